@@ -1,0 +1,3 @@
+#include "config.h"
+#include <snodo/snodo.h>
+int main (void) { return 0; }

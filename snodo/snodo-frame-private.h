@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/*
+ * Decoding one received message (a line without its '\n', or an HTTP body)
+ * and encoding the messages the server sends. Pure: no I/O, no state.
+ *
+ * Decoding rules, in order:
+ *  - a trailing '\r' is removed; an empty line (or only JSON white space) is
+ *    IGNORE;
+ *  - invalid UTF-8 or unparseable JSON: ERROR -32700, id null;
+ *  - valid JSON that is not an object (array, number, string, ...): ERROR
+ *    -32600, id null;
+ *  - an object's "id", when present, must be a string or an integer
+ *    (MCP forbids null); an id that is present but of another type makes the
+ *    message ERROR -32600 with id null;
+ *  - "jsonrpc" must be the string "2.0";
+ *  - with "method" (a non-empty string) and a valid id: REQUEST; without id:
+ *    NOTIFICATION;
+ *  - without "method", with a valid id and exactly one of "result" (an
+ *    object) or "error" (an object with an integer "code"): RESPONSE;
+ *  - "params", when present, must be an object;
+ *  - anything else is ERROR -32600, with the id when it was valid, id null
+ *    otherwise; except that a message with no id but a "method" member (a
+ *    notification, however malformed) is DROP: notifications are never
+ *    answered.
+ */
+
+typedef enum
+{
+  SNODO_FRAME_IGNORE,
+  SNODO_FRAME_REQUEST,
+  SNODO_FRAME_NOTIFICATION,
+  SNODO_FRAME_RESPONSE,
+  SNODO_FRAME_ERROR,
+  SNODO_FRAME_DROP,
+} SnodoFrameKind;
+
+typedef struct
+{
+  SnodoFrameKind  kind;
+  /* The whole message object (REQUEST, NOTIFICATION, RESPONSE); owned. */
+  JsonNode       *message;
+  /* "method", borrowed from message (REQUEST, NOTIFICATION). */
+  const char     *method;
+  /* "params" object, borrowed from message; NULL when absent. */
+  JsonObject     *params;
+  /* A copy of "id" (REQUEST, RESPONSE, and ERROR when it was readable);
+   * NULL means the error answer carries "id": null. Owned. */
+  JsonNode       *id;
+  /* snodo_frame_id_key (id) when id is set. Owned. */
+  char           *key;
+  /* ERROR only: the code and message to answer with. Owned. */
+  int             error_code;
+  char           *error_message;
+} SnodoFrame;
+
+void      snodo_frame_decode             (const char  *data,
+                                          gsize        len,
+                                          SnodoFrame  *frame);
+void      snodo_frame_clear              (SnodoFrame  *frame);
+
+/* "i:<n>" for an integer id, "s:<string>" for a string id, NULL otherwise.
+ * String and integer ids with the same text are different ids. */
+char     *snodo_frame_id_key             (JsonNode    *id);
+
+/* Encoders: each returns one complete line, ending with '\n'. @id NULL
+ * writes "id": null. @result and @params are not modified. */
+GBytes   *snodo_frame_encode_result      (JsonNode    *id,
+                                          JsonNode    *result);
+GBytes   *snodo_frame_encode_error       (JsonNode    *id,
+                                          int          code,
+                                          const char  *message,
+                                          JsonNode    *data);
+GBytes   *snodo_frame_encode_notification (const char *method,
+                                          JsonNode    *params);
+GBytes   *snodo_frame_encode_request     (JsonNode    *id,
+                                          const char  *method,
+                                          JsonNode    *params);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SnodoFrame, snodo_frame_clear)
+
+G_END_DECLS

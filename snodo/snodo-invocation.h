@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#if !defined(SNODO_INSIDE) && !defined(SNODO_COMPILATION)
+# error "Only <snodo/snodo.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "snodo-protocol-version.h"
+#include "snodo-types.h"
+#include "snodo-version-macros.h"
+
+G_BEGIN_DECLS
+
+#define SNODO_TYPE_INVOCATION (snodo_invocation_get_type ())
+
+SNODO_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (SnodoInvocation, snodo_invocation, SNODO, INVOCATION, GObject)
+
+SNODO_AVAILABLE_IN_ALL
+const char           *snodo_invocation_get_method           (SnodoInvocation *self);
+SNODO_AVAILABLE_IN_ALL
+const char           *snodo_invocation_get_name             (SnodoInvocation *self);
+SNODO_AVAILABLE_IN_ALL
+JsonNode             *snodo_invocation_get_params           (SnodoInvocation *self);
+SNODO_AVAILABLE_IN_ALL
+JsonObject           *snodo_invocation_get_arguments        (SnodoInvocation *self);
+SNODO_AVAILABLE_IN_ALL
+GCancellable         *snodo_invocation_get_cancellable      (SnodoInvocation *self);
+SNODO_AVAILABLE_IN_ALL
+SnodoProtocolVersion  snodo_invocation_get_protocol_version (SnodoInvocation *self);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_result        (SnodoInvocation *self,
+                                                             JsonNode        *result);
+SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_invocation_return_result_from_string
+                                                            (SnodoInvocation *self,
+                                                             const char      *json,
+                                                             GError         **error);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_text          (SnodoInvocation *self,
+                                                             const char      *text);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_tool_error    (SnodoInvocation *self,
+                                                             const char      *message);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_gerror        (SnodoInvocation *self,
+                                                             const GError    *error);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_error_literal (SnodoInvocation *self,
+                                                             GQuark           domain,
+                                                             int              code,
+                                                             const char      *message);
+
+G_END_DECLS

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/*
+ * A strict JSON reader and a compact writer, used for every message on the
+ * wire instead of json-glib's parser and generator, which in 1.6 accept
+ * single quotes and comments, stop after the first value, wrap integers
+ * silently, cut strings at U+0000 and write infinite numbers as `inf.0`.
+ *
+ * Reading (RFC 8259, strictly):
+ *  - the input must be valid UTF-8 (no NUL byte); anything else is an error;
+ *  - exactly one value, optionally surrounded by JSON white space
+ *    (space, \t, \r, \n); anything after it is an error;
+ *  - nesting deeper than SNODO_JSON_MAX_DEPTH arrays/objects is an error;
+ *  - integers (no fraction, no exponent) that fit in gint64 become
+ *    G_TYPE_INT64 values; every other number becomes a G_TYPE_DOUBLE value;
+ *    a number that overflows to infinity is an error;
+ *  - escapes: \" \\ \/ \b \f \n \r \t \uXXXX with surrogate pairs; a lone or
+ *    mismatched surrogate is an error; raw control characters (< 0x20) in a
+ *    string are an error;
+ *  - U+0000 (written `\u0000`) is stored in the JsonNode string as the two
+ *    bytes 0xC0 0x80 ("modified UTF-8"), because json-glib strings are NUL
+ *    terminated; 0xC0 never occurs in valid UTF-8, so the writer maps it
+ *    back to `\u0000` without ambiguity;
+ *  - duplicate member names: the last one wins.
+ * Errors are SNODO_RPC_ERROR_PARSE_ERROR, with a message naming the byte
+ * offset and the problem.
+ *
+ * Writing: compact (no white space), members in insertion order, raw UTF-8
+ * except `"`, `\` and control characters, which are escaped (\n, \r, \t, \b,
+ * \f, else \u00XX); the bytes 0xC0 0x80 are written as `\u0000`; other
+ * invalid UTF-8 in a string is written as U+FFFD; a non-finite double is
+ * written as `null`; doubles use the shortest form that reads back the same
+ * (at most 17 significant digits) and always look like a number JSON allows.
+ * The output never contains a raw newline.
+ */
+
+#define SNODO_JSON_MAX_DEPTH 128
+
+JsonNode *snodo_json_parse     (const char  *data,
+                                gsize        len,
+                                GError     **error);
+char     *snodo_json_to_string (JsonNode    *node,
+                                gsize       *len);
+GBytes   *snodo_json_to_line   (JsonNode    *node);
+
+G_END_DECLS

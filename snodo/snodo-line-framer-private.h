@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/*
+ * The line framer turns chunks of bytes into lines. It does no I/O.
+ *
+ * A line's size counts its terminating '\n'. A line whose size is at most
+ * max_line_bytes is delivered as SNODO_LINE_FRAMER_LINE, without the '\n'
+ * (a trailing '\r' is left for the decoder). As soon as a line is known to be
+ * larger (its content reaches max_line_bytes bytes without a newline) it is
+ * delivered once as SNODO_LINE_FRAMER_OVERSIZED (line NULL, len the number of
+ * bytes seen so far), and the rest of it, up to and including the next '\n',
+ * is dropped as it arrives.
+ *
+ * At end of input, snodo_line_framer_finish() delivers a last line without
+ * '\n', measured as if it had one (so its content must be shorter than
+ * max_line_bytes), unless it is empty or is the tail of an oversized line.
+ *
+ * The framer never holds more than max_line_bytes - 1 bytes of a line: every
+ * chunk is consumed whole by snodo_line_framer_push(). Complete lines inside a
+ * chunk are delivered straight from the chunk without copying.
+ *
+ * A change of max_line_bytes applies from the next line on.
+ */
+
+typedef enum
+{
+  SNODO_LINE_FRAMER_LINE,
+  SNODO_LINE_FRAMER_OVERSIZED,
+} SnodoLineFramerEvent;
+
+typedef struct _SnodoLineFramer SnodoLineFramer;
+
+typedef void (*SnodoLineFramerFunc) (SnodoLineFramerEvent  event,
+                                     const char           *line,
+                                     gsize                 len,
+                                     gpointer              user_data);
+
+SnodoLineFramer *snodo_line_framer_new                (gsize                max_line_bytes);
+void             snodo_line_framer_free               (SnodoLineFramer     *self);
+void             snodo_line_framer_set_max_line_bytes (SnodoLineFramer     *self,
+                                                       gsize                max_line_bytes);
+gsize            snodo_line_framer_get_max_line_bytes (SnodoLineFramer     *self);
+void             snodo_line_framer_push               (SnodoLineFramer     *self,
+                                                       const guint8        *data,
+                                                       gsize                len,
+                                                       SnodoLineFramerFunc  func,
+                                                       gpointer             user_data);
+void             snodo_line_framer_finish             (SnodoLineFramer     *self,
+                                                       SnodoLineFramerFunc  func,
+                                                       gpointer             user_data);
+gsize            snodo_line_framer_get_buffered       (SnodoLineFramer     *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoLineFramer, snodo_line_framer_free)
+
+G_END_DECLS

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#ifndef GETTEXT_PACKAGE
+# error "config.h must be included before snodo-private.h"
+#endif
+
+#include <glib/gi18n-lib.h>
+
+#include "snodo.h"
+
+#include "snodo-connection-private.h"
+#include "snodo-frame-private.h"
+#include "snodo-json-private.h"
+#include "snodo-line-framer-private.h"

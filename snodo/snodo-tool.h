@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#if !defined(SNODO_INSIDE) && !defined(SNODO_COMPILATION)
+# error "Only <snodo/snodo.h> can be included directly."
+#endif
+
+#include <json-glib/json-glib.h>
+
+#include "snodo-types.h"
+#include "snodo-version-macros.h"
+
+G_BEGIN_DECLS
+
+#define SNODO_TYPE_TOOL (snodo_tool_get_type ())
+
+SNODO_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (SnodoTool, snodo_tool, SNODO, TOOL, GObject)
+
+SNODO_AVAILABLE_IN_ALL
+SnodoTool  *snodo_tool_new                          (const char  *name,
+                                                     const char  *description);
+SNODO_AVAILABLE_IN_ALL
+const char *snodo_tool_get_name                     (SnodoTool   *self);
+SNODO_AVAILABLE_IN_ALL
+const char *snodo_tool_get_title                    (SnodoTool   *self);
+SNODO_AVAILABLE_IN_ALL
+void        snodo_tool_set_title                    (SnodoTool   *self,
+                                                     const char  *title);
+SNODO_AVAILABLE_IN_ALL
+const char *snodo_tool_get_description              (SnodoTool   *self);
+SNODO_AVAILABLE_IN_ALL
+void        snodo_tool_set_description              (SnodoTool   *self,
+                                                     const char  *description);
+SNODO_AVAILABLE_IN_ALL
+JsonNode   *snodo_tool_get_input_schema             (SnodoTool   *self);
+SNODO_AVAILABLE_IN_ALL
+gboolean    snodo_tool_set_input_schema             (SnodoTool   *self,
+                                                     JsonNode    *schema,
+                                                     GError     **error);
+SNODO_AVAILABLE_IN_ALL
+gboolean    snodo_tool_set_input_schema_from_string (SnodoTool   *self,
+                                                     const char  *json,
+                                                     GError     **error);
+SNODO_AVAILABLE_IN_ALL
+JsonNode   *snodo_tool_get_output_schema            (SnodoTool   *self);
+SNODO_AVAILABLE_IN_ALL
+gboolean    snodo_tool_set_output_schema            (SnodoTool   *self,
+                                                     JsonNode    *schema,
+                                                     GError     **error);
+SNODO_AVAILABLE_IN_ALL
+JsonNode   *snodo_tool_get_annotations              (SnodoTool   *self);
+SNODO_AVAILABLE_IN_ALL
+void        snodo_tool_set_annotations              (SnodoTool   *self,
+                                                     JsonNode    *annotations);
+SNODO_AVAILABLE_IN_ALL
+gboolean    snodo_tool_get_run_in_thread            (SnodoTool   *self);
+SNODO_AVAILABLE_IN_ALL
+void        snodo_tool_set_run_in_thread            (SnodoTool   *self,
+                                                     gboolean     run_in_thread);
+
+G_END_DECLS

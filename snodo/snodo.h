@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#define SNODO_INSIDE
+# include "snodo-version.h"
+# include "snodo-version-macros.h"
+# include "snodo-types.h"
+# include "snodo-enum-types.h"
+# include "snodo-error.h"
+# include "snodo-protocol-version.h"
+# include "snodo-work.h"
+# include "snodo-executor.h"
+# include "snodo-tool.h"
+# include "snodo-invocation.h"
+# include "snodo-server.h"
+# include "snodo-stdio-transport.h"
+#undef SNODO_INSIDE
