@@ -1,3 +1,445 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/*
+ * snodo-demo: an MCP server on standard input and output, with a few tools
+ * whose behaviour other programs (the test suite, the benchmarks) rely on:
+ *
+ *   echo  {text: string}   one text content equal to text
+ *   add   {a, b: number}   the sum as text, and structuredContent {"sum": …}
+ *   sleep {ms: integer}    waits on a timer (no thread held), cancellable,
+ *                          then the text "slept <ms>"
+ *   fail  {}               a tool result with isError: true
+ *   blob  {bytes: integer} one text content of exactly that many characters
+ *
+ * It exits 0 after the end of input once every answer is written, or after
+ * SIGINT/SIGTERM; and 1, with one line on standard error, when the output
+ * fails or a write takes longer than --write-timeout.
+ */
+
 #include "config.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
 #include <snodo/snodo.h>
-int main (void) { return 0; }
+
+#ifdef G_OS_UNIX
+# include <glib-unix.h>
+#endif
+
+#define BLOB_MAX_BYTES (64 * 1024 * 1024)
+#define SLEEP_MAX_MS (24 * 60 * 60 * 1000)
+
+typedef struct
+{
+  GApplication         *app;
+  SnodoStdioTransport  *transport;
+  int                   status;
+} Demo;
+
+/* Reads an argument of a JSON number type; integers and doubles both count. */
+static gboolean
+get_number (JsonObject *arguments,
+            const char *name,
+            JsonNode  **out)
+{
+  JsonNode *node = json_object_get_member (arguments, name);
+  GType type;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+  type = json_node_get_value_type (node);
+  if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
+    return FALSE;
+  *out = node;
+  return TRUE;
+}
+
+static gboolean
+get_integer (JsonObject *arguments,
+             const char *name,
+             gint64      min,
+             gint64      max,
+             gint64     *out)
+{
+  JsonNode *node = NULL;
+  double value;
+
+  if (!get_number (arguments, name, &node))
+    return FALSE;
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    *out = json_node_get_int (node);
+  else
+    {
+      /* 5.0 is an integer in JSON Schema. */
+      value = json_node_get_double (node);
+      if (value != (double) (gint64) value)
+        return FALSE;
+      *out = (gint64) value;
+    }
+  return *out >= min && *out <= max;
+}
+
+static void
+echo_cb (SnodoInvocation *invocation,
+         gpointer         user_data)
+{
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+  JsonNode *text = json_object_get_member (arguments, "text");
+
+  if (text == NULL || !JSON_NODE_HOLDS_VALUE (text) ||
+      json_node_get_value_type (text) != G_TYPE_STRING)
+    snodo_invocation_return_tool_error (invocation, "echo: \"text\" must be a string");
+  else
+    snodo_invocation_return_text (invocation, json_node_get_string (text));
+}
+
+static void
+add_cb (SnodoInvocation *invocation,
+        gpointer         user_data)
+{
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+  JsonNode *a = NULL;
+  JsonNode *b = NULL;
+  g_autoptr(JsonNode) result = NULL;
+  JsonObject *object;
+  JsonObject *structured;
+  JsonArray *content;
+  JsonObject *block;
+  g_autofree char *text = NULL;
+  gint64 ia, ib, isum;
+
+  if (!get_number (arguments, "a", &a) || !get_number (arguments, "b", &b))
+    {
+      snodo_invocation_return_tool_error (invocation, "add: \"a\" and \"b\" must be numbers");
+      return;
+    }
+
+  structured = json_object_new ();
+  if (json_node_get_value_type (a) == G_TYPE_INT64 &&
+      json_node_get_value_type (b) == G_TYPE_INT64 &&
+      !g_add_overflow ((ia = json_node_get_int (a)), (ib = json_node_get_int (b)), &isum))
+    {
+      json_object_set_int_member (structured, "sum", isum);
+      text = g_strdup_printf ("%" G_GINT64_FORMAT, isum);
+    }
+  else
+    {
+      double sum = json_node_get_double (a) + json_node_get_double (b);
+      char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+      if (!isfinite (sum))
+        {
+          json_object_unref (structured);
+          snodo_invocation_return_tool_error (invocation, "add: the sum is not a finite number");
+          return;
+        }
+      json_object_set_double_member (structured, "sum", sum);
+      text = g_strdup (g_ascii_dtostr (buffer, sizeof buffer, sum));
+    }
+
+  object = json_object_new ();
+  content = json_array_new ();
+  block = json_object_new ();
+  json_object_set_string_member (block, "type", "text");
+  json_object_set_string_member (block, "text", text);
+  json_array_add_object_element (content, block);
+  json_object_set_array_member (object, "content", content);
+  json_object_set_object_member (object, "structuredContent", structured);
+  result = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (result, object);
+  snodo_invocation_return_result (invocation, result);
+}
+
+typedef struct
+{
+  SnodoInvocation *invocation;
+  gint64           ms;
+  GSource         *timer;
+  GSource         *cancelled;
+} Sleep;
+
+static void
+sleep_finish (Sleep   *sleep,
+              gboolean cancelled)
+{
+  g_source_destroy (sleep->timer);
+  g_source_destroy (sleep->cancelled);
+  g_source_unref (sleep->timer);
+  g_source_unref (sleep->cancelled);
+
+  if (cancelled)
+    snodo_invocation_return_tool_error (sleep->invocation, "sleep: cancelled");
+  else
+    {
+      g_autofree char *text = g_strdup_printf ("slept %" G_GINT64_FORMAT, sleep->ms);
+
+      snodo_invocation_return_text (sleep->invocation, text);
+    }
+  g_free (sleep);
+}
+
+static gboolean
+sleep_timer_cb (gpointer data)
+{
+  sleep_finish (data, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+sleep_cancelled_cb (GCancellable *cancellable,
+                    gpointer      data)
+{
+  sleep_finish (data, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+sleep_cb (SnodoInvocation *invocation,
+          gpointer         user_data)
+{
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+  GMainContext *context = g_main_context_get_thread_default ();
+  Sleep *sleep;
+  gint64 ms;
+
+  if (!get_integer (arguments, "ms", 0, SLEEP_MAX_MS, &ms))
+    {
+      snodo_invocation_return_tool_error (invocation,
+                                          "sleep: \"ms\" must be an integer from 0 to 86400000");
+      return;
+    }
+
+  /* A timer on the main context: waiting holds no thread. */
+  sleep = g_new0 (Sleep, 1);
+  sleep->invocation = invocation;
+  sleep->ms = ms;
+  sleep->timer = g_timeout_source_new ((guint) ms);
+  g_source_set_callback (sleep->timer, sleep_timer_cb, sleep, NULL);
+  sleep->cancelled = g_cancellable_source_new (snodo_invocation_get_cancellable (invocation));
+  g_source_set_callback (sleep->cancelled, G_SOURCE_FUNC (sleep_cancelled_cb), sleep, NULL);
+  g_source_attach (sleep->timer, context);
+  g_source_attach (sleep->cancelled, context);
+}
+
+static void
+fail_cb (SnodoInvocation *invocation,
+         gpointer         user_data)
+{
+  snodo_invocation_return_tool_error (invocation, "fail: this tool always fails");
+}
+
+static void
+blob_cb (SnodoInvocation *invocation,
+         gpointer         user_data)
+{
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+  g_autofree char *text = NULL;
+  gint64 bytes;
+
+  if (!get_integer (arguments, "bytes", 0, BLOB_MAX_BYTES, &bytes))
+    {
+      snodo_invocation_return_tool_error (invocation,
+                                          "blob: \"bytes\" must be an integer from 0 to 67108864");
+      return;
+    }
+
+  text = g_malloc (bytes + 1);
+  for (gint64 i = 0; i < bytes; i++)
+    text[i] = alphabet[i % (sizeof alphabet - 1)];
+  text[bytes] = '\0';
+  snodo_invocation_return_text (invocation, text);
+}
+
+typedef struct
+{
+  const char    *name;
+  const char    *description;
+  const char    *input_schema;
+  const char    *output_schema;
+  SnodoToolFunc  func;
+} DemoTool;
+
+static const DemoTool demo_tools[] = {
+  { "echo", "Returns its text unchanged",
+    "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}",
+    NULL, echo_cb },
+  { "add", "Adds two numbers",
+    "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"number\"},\"b\":{\"type\":\"number\"}},\"required\":[\"a\",\"b\"]}",
+    "{\"type\":\"object\",\"properties\":{\"sum\":{\"type\":\"number\"}},\"required\":[\"sum\"]}",
+    add_cb },
+  { "sleep", "Waits for ms milliseconds, then says so",
+    "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"ms\"]}",
+    NULL, sleep_cb },
+  { "fail", "Always fails",
+    "{\"type\":\"object\",\"properties\":{}}",
+    NULL, fail_cb },
+  { "blob", "Returns a text of exactly bytes characters",
+    "{\"type\":\"object\",\"properties\":{\"bytes\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"bytes\"]}",
+    NULL, blob_cb },
+};
+
+static SnodoServer *
+demo_server_new (void)
+{
+  g_autoptr(SnodoServer) server = snodo_server_new ("snodo-demo", SNODO_VERSION_S);
+
+  snodo_server_set_title (server, "Snodo demo");
+  snodo_server_set_instructions (server,
+                                 "A demonstration server: echo, add, sleep, fail and blob.");
+
+  for (guint i = 0; i < G_N_ELEMENTS (demo_tools); i++)
+    {
+      const DemoTool *t = &demo_tools[i];
+      g_autoptr(SnodoTool) tool = snodo_tool_new (t->name, t->description);
+      g_autoptr(GError) error = NULL;
+
+      if (!snodo_tool_set_input_schema_from_string (tool, t->input_schema, &error))
+        g_error ("%s: %s", t->name, error->message);
+      if (t->output_schema != NULL)
+        {
+          g_autoptr(JsonNode) schema = json_from_string (t->output_schema, &error);
+
+          if (schema == NULL || !snodo_tool_set_output_schema (tool, schema, &error))
+            g_error ("%s: %s", t->name, error->message);
+        }
+      if (!snodo_server_add_tool (server, tool, t->func, NULL, NULL, &error))
+        g_error ("%s: %s", t->name, error->message);
+    }
+
+  return g_steal_pointer (&server);
+}
+
+static void
+closed_cb (SnodoStdioTransport *transport,
+           const GError        *error,
+           Demo                *demo)
+{
+  if (error != NULL)
+    {
+      g_printerr ("snodo-demo: %s\n", error->message);
+      demo->status = 1;
+    }
+  g_application_release (demo->app);
+}
+
+#ifdef G_OS_UNIX
+static gboolean
+signal_cb (gpointer data)
+{
+  Demo *demo = data;
+
+  if (demo->transport != NULL)
+    snodo_stdio_transport_close_async (demo->transport, NULL, NULL, NULL);
+  return G_SOURCE_CONTINUE;
+}
+#endif
+
+static int
+command_line_cb (GApplication            *app,
+                 GApplicationCommandLine *command_line,
+                 Demo                    *demo)
+{
+  GVariantDict *options = g_application_command_line_get_options_dict (command_line);
+  g_autoptr(SnodoServer) server = NULL;
+  SnodoExecutor *executor;
+  guint32 write_timeout = 5000;
+  gint64 max_line_bytes = 2000000;
+  gint32 max_running = -1;
+  gint32 max_queued = -1;
+
+  g_variant_dict_lookup (options, "write-timeout", "i", &write_timeout);
+  g_variant_dict_lookup (options, "max-line-bytes", "x", &max_line_bytes);
+  g_variant_dict_lookup (options, "max-running", "i", &max_running);
+  g_variant_dict_lookup (options, "max-queued", "i", &max_queued);
+
+  if ((gint32) write_timeout < 1)
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: --write-timeout must be at least 1\n");
+      return 2;
+    }
+  if (max_line_bytes < 2)
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: --max-line-bytes must be at least 2\n");
+      return 2;
+    }
+  if (g_variant_dict_contains (options, "max-running") && max_running < 1)
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: --max-running must be at least 1\n");
+      return 2;
+    }
+  if (g_variant_dict_contains (options, "max-queued") && max_queued < 0)
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: --max-queued must not be negative\n");
+      return 2;
+    }
+
+  server = demo_server_new ();
+  demo->transport = snodo_stdio_transport_new_for_stdio (server);
+  snodo_stdio_transport_set_write_timeout (demo->transport, write_timeout);
+  snodo_stdio_transport_set_max_line_bytes (demo->transport, (guint64) max_line_bytes);
+  executor = snodo_stdio_transport_get_executor (demo->transport);
+  if (max_running > 0)
+    snodo_executor_set_max_running (executor, (guint) max_running);
+  if (max_queued >= 0)
+    snodo_executor_set_max_queued (executor, (guint) max_queued);
+
+  g_signal_connect (demo->transport, "closed", G_CALLBACK (closed_cb), demo);
+  g_application_hold (app);
+  snodo_stdio_transport_start (demo->transport);
+
+  return 0;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  static const GOptionEntry entries[] = {
+    { "write-timeout", 0, 0, G_OPTION_ARG_INT, NULL,
+      "How long writing one message may take, in milliseconds (default 5000)", "MS" },
+    { "max-line-bytes", 0, 0, G_OPTION_ARG_INT64, NULL,
+      "The largest message accepted, in bytes, its newline included (default 2000000)", "N" },
+    { "max-running", 0, 0, G_OPTION_ARG_INT, NULL,
+      "How many requests may run at once (default 1024)", "N" },
+    { "max-queued", 0, 0, G_OPTION_ARG_INT, NULL,
+      "How many requests may wait for a slot (default 256)", "N" },
+    { NULL }
+  };
+  g_autoptr(GApplication) app = NULL;
+  Demo demo = { 0, };
+  int status;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+
+#ifdef G_OS_UNIX
+  /* A closed standard output must be an output error, not a killed
+   * process. */
+  signal (SIGPIPE, SIG_IGN);
+#endif
+
+  app = g_application_new ("org.snodo.Demo", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
+  g_application_set_option_context_summary (app, "Serves a demonstration MCP server on standard input and output.");
+  g_application_add_main_option_entries (app, entries);
+  demo.app = app;
+  g_signal_connect (app, "command-line", G_CALLBACK (command_line_cb), &demo);
+
+#ifdef G_OS_UNIX
+  g_unix_signal_add (SIGINT, signal_cb, &demo);
+  g_unix_signal_add (SIGTERM, signal_cb, &demo);
+#endif
+
+  status = g_application_run (app, argc, argv);
+  g_clear_object (&demo.transport);
+
+  return status != 0 ? status : demo.status;
+}

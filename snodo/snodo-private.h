@@ -12,6 +12,9 @@
 #include "snodo.h"
 
 #include "snodo-connection-private.h"
+#include "snodo-dialect-private.h"
 #include "snodo-frame-private.h"
 #include "snodo-json-private.h"
 #include "snodo-line-framer-private.h"
+#include "snodo-server-private.h"
+#include "snodo-writer-private.h"

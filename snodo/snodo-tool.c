@@ -2,3 +2,611 @@
 /* Copyright 2026 The Snodo authors */
 
 #include "config.h"
+
+#include <string.h>
+
+#include "snodo-tool.h"
+#include "snodo-private.h"
+
+/**
+ * SnodoTool:
+ *
+ * The description of a tool a [class@Snodo.Server] offers: its name, title,
+ * description, the JSON Schema of its arguments and of its structured
+ * result, and its annotations. The handler is given to
+ * [method@Snodo.Server.add_tool].
+ *
+ * A tool's description must not change while it is registered; to change
+ * it, remove the tool and add it again (clients are told of the change).
+ *
+ * ```c
+ * g_autoptr(SnodoTool) tool = snodo_tool_new ("echo", "Returns its text");
+ *
+ * snodo_tool_set_input_schema_from_string (tool,
+ *     "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}",
+ *     NULL);
+ * snodo_server_add_tool (server, tool, echo_cb, NULL, NULL, NULL);
+ * ```
+ *
+ * Since: 1.0
+ */
+
+struct _SnodoTool
+{
+  GObject   parent_instance;
+
+  char     *name;
+  char     *title;
+  char     *description;
+  /* Sealed JSON objects; input_schema is never NULL. */
+  JsonNode *input_schema;
+  JsonNode *output_schema;
+  JsonNode *annotations;
+  gboolean  run_in_thread;
+};
+
+G_DEFINE_FINAL_TYPE (SnodoTool, snodo_tool, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_NAME,
+  PROP_TITLE,
+  PROP_DESCRIPTION,
+  PROP_INPUT_SCHEMA,
+  PROP_OUTPUT_SCHEMA,
+  PROP_ANNOTATIONS,
+  PROP_RUN_IN_THREAD,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static gboolean
+check_schema (JsonNode  *schema,
+              gboolean   require_object_type,
+              GError   **error)
+{
+  JsonObject *object;
+  JsonNode *type;
+
+  if (schema == NULL || !JSON_NODE_HOLDS_OBJECT (schema))
+    {
+      g_set_error_literal (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                           _("A JSON Schema must be a JSON object"));
+      return FALSE;
+    }
+  if (!require_object_type)
+    return TRUE;
+
+  object = json_node_get_object (schema);
+  type = json_object_get_member (object, "type");
+  if (type == NULL || !JSON_NODE_HOLDS_VALUE (type) ||
+      json_node_get_value_type (type) != G_TYPE_STRING ||
+      !g_str_equal (json_node_get_string (type), "object"))
+    {
+      g_set_error_literal (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                           _("The schema of a tool's arguments must have \"type\": \"object\""));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static JsonNode *
+sealed_copy (JsonNode *node)
+{
+  JsonNode *copy = json_node_copy (node);
+
+  json_node_seal (copy);
+  return copy;
+}
+
+static void
+snodo_tool_finalize (GObject *object)
+{
+  SnodoTool *self = SNODO_TOOL (object);
+
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->description, g_free);
+  g_clear_pointer (&self->input_schema, json_node_unref);
+  g_clear_pointer (&self->output_schema, json_node_unref);
+  g_clear_pointer (&self->annotations, json_node_unref);
+
+  G_OBJECT_CLASS (snodo_tool_parent_class)->finalize (object);
+}
+
+static void
+snodo_tool_get_property (GObject    *object,
+                         guint       prop_id,
+                         GValue     *value,
+                         GParamSpec *pspec)
+{
+  SnodoTool *self = SNODO_TOOL (object);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    case PROP_DESCRIPTION:
+      g_value_set_string (value, self->description);
+      break;
+    case PROP_INPUT_SCHEMA:
+      g_value_set_boxed (value, self->input_schema);
+      break;
+    case PROP_OUTPUT_SCHEMA:
+      g_value_set_boxed (value, self->output_schema);
+      break;
+    case PROP_ANNOTATIONS:
+      g_value_set_boxed (value, self->annotations);
+      break;
+    case PROP_RUN_IN_THREAD:
+      g_value_set_boolean (value, self->run_in_thread);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+snodo_tool_set_property (GObject      *object,
+                         guint         prop_id,
+                         const GValue *value,
+                         GParamSpec   *pspec)
+{
+  SnodoTool *self = SNODO_TOOL (object);
+  g_autoptr(GError) error = NULL;
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      self->name = g_value_dup_string (value);
+      break;
+    case PROP_TITLE:
+      snodo_tool_set_title (self, g_value_get_string (value));
+      break;
+    case PROP_DESCRIPTION:
+      snodo_tool_set_description (self, g_value_get_string (value));
+      break;
+    case PROP_INPUT_SCHEMA:
+      if (g_value_get_boxed (value) != NULL &&
+          !snodo_tool_set_input_schema (self, g_value_get_boxed (value), &error))
+        g_warning ("%s", error->message);
+      break;
+    case PROP_OUTPUT_SCHEMA:
+      if (!snodo_tool_set_output_schema (self, g_value_get_boxed (value), &error))
+        g_warning ("%s", error->message);
+      break;
+    case PROP_ANNOTATIONS:
+      snodo_tool_set_annotations (self, g_value_get_boxed (value));
+      break;
+    case PROP_RUN_IN_THREAD:
+      snodo_tool_set_run_in_thread (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+snodo_tool_class_init (SnodoToolClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = snodo_tool_finalize;
+  object_class->get_property = snodo_tool_get_property;
+  object_class->set_property = snodo_tool_set_property;
+
+  /**
+   * SnodoTool:name: (getter get_name)
+   *
+   * The tool's name, unique within a server: 1 to 128 characters of
+   * `A-Z a-z 0-9 _ . -`, as MCP recommends.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_NAME] =
+    g_param_spec_string ("name", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoTool:title: (getter get_title) (setter set_title)
+   *
+   * A human-readable name for the tool, or %NULL.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_TITLE] =
+    g_param_spec_string ("title", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoTool:description: (getter get_description) (setter set_description)
+   *
+   * What the tool does, for the model to read, or %NULL.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_DESCRIPTION] =
+    g_param_spec_string ("description", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoTool:input-schema: (getter get_input_schema)
+   *
+   * The JSON Schema of the tool's arguments: an object with
+   * `"type": "object"`. The default accepts any object.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_INPUT_SCHEMA] =
+    g_param_spec_boxed ("input-schema", NULL, NULL, JSON_TYPE_NODE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoTool:output-schema: (getter get_output_schema)
+   *
+   * The JSON Schema of the tool's `structuredContent`, or %NULL.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_OUTPUT_SCHEMA] =
+    g_param_spec_boxed ("output-schema", NULL, NULL, JSON_TYPE_NODE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoTool:annotations: (getter get_annotations) (setter set_annotations)
+   *
+   * Hints about the tool's behaviour (`readOnlyHint`, `destructiveHint`,
+   * `idempotentHint`, `openWorldHint`, `title`), as a JSON object, or %NULL.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ANNOTATIONS] =
+    g_param_spec_boxed ("annotations", NULL, NULL, JSON_TYPE_NODE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoTool:run-in-thread: (getter get_run_in_thread) (setter set_run_in_thread)
+   *
+   * Whether the handler runs on one of the executor's worker threads,
+   * where it may block. Only for handlers written in C (or another language
+   * whose callbacks may run on any thread); handlers in Python or
+   * JavaScript run on the main context and must not block. %FALSE by default.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_RUN_IN_THREAD] =
+    g_param_spec_boolean ("run-in-thread", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+snodo_tool_init (SnodoTool *self)
+{
+  JsonObject *schema = json_object_new ();
+
+  json_object_set_string_member (schema, "type", "object");
+  self->input_schema = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (self->input_schema, schema);
+  json_node_seal (self->input_schema);
+}
+
+/**
+ * snodo_tool_new:
+ * @name: the tool's name
+ * @description: (nullable): what the tool does
+ *
+ * Makes the description of a tool whose arguments may be any object.
+ *
+ * Returns: (transfer full): a new tool
+ *
+ * Since: 1.0
+ */
+SnodoTool *
+snodo_tool_new (const char *name,
+                const char *description)
+{
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return g_object_new (SNODO_TYPE_TOOL,
+                       "name", name,
+                       "description", description,
+                       NULL);
+}
+
+/**
+ * snodo_tool_get_name:
+ * @self: a tool
+ *
+ * Gets the tool's name.
+ *
+ * Returns: (transfer none): the name
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_tool_get_name (SnodoTool *self)
+{
+  g_return_val_if_fail (SNODO_IS_TOOL (self), NULL);
+  return self->name;
+}
+
+/**
+ * snodo_tool_get_title:
+ * @self: a tool
+ *
+ * Gets the tool's human-readable title.
+ *
+ * Returns: (transfer none) (nullable): the title
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_tool_get_title (SnodoTool *self)
+{
+  g_return_val_if_fail (SNODO_IS_TOOL (self), NULL);
+  return self->title;
+}
+
+/**
+ * snodo_tool_set_title:
+ * @self: a tool
+ * @title: (nullable): the title
+ *
+ * Sets the tool's human-readable title.
+ *
+ * Since: 1.0
+ */
+void
+snodo_tool_set_title (SnodoTool  *self,
+                      const char *title)
+{
+  g_return_if_fail (SNODO_IS_TOOL (self));
+
+  if (g_strcmp0 (self->title, title) == 0)
+    return;
+  g_free (self->title);
+  self->title = g_strdup (title);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+}
+
+/**
+ * snodo_tool_get_description:
+ * @self: a tool
+ *
+ * Gets what the tool does.
+ *
+ * Returns: (transfer none) (nullable): the description
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_tool_get_description (SnodoTool *self)
+{
+  g_return_val_if_fail (SNODO_IS_TOOL (self), NULL);
+  return self->description;
+}
+
+/**
+ * snodo_tool_set_description:
+ * @self: a tool
+ * @description: (nullable): the description
+ *
+ * Sets what the tool does.
+ *
+ * Since: 1.0
+ */
+void
+snodo_tool_set_description (SnodoTool  *self,
+                            const char *description)
+{
+  g_return_if_fail (SNODO_IS_TOOL (self));
+
+  if (g_strcmp0 (self->description, description) == 0)
+    return;
+  g_free (self->description);
+  self->description = g_strdup (description);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESCRIPTION]);
+}
+
+/**
+ * snodo_tool_get_input_schema:
+ * @self: a tool
+ *
+ * Gets the JSON Schema of the tool's arguments.
+ *
+ * Returns: (transfer none): the schema, a sealed JSON object
+ *
+ * Since: 1.0
+ */
+JsonNode *
+snodo_tool_get_input_schema (SnodoTool *self)
+{
+  g_return_val_if_fail (SNODO_IS_TOOL (self), NULL);
+  return self->input_schema;
+}
+
+/**
+ * snodo_tool_set_input_schema:
+ * @self: a tool
+ * @schema: a JSON Schema: an object with `"type": "object"`
+ * @error: return location for an error
+ *
+ * Sets the JSON Schema of the tool's arguments. A copy is kept.
+ *
+ * Returns: %TRUE if @schema was usable
+ *
+ * Since: 1.0
+ */
+gboolean
+snodo_tool_set_input_schema (SnodoTool  *self,
+                             JsonNode   *schema,
+                             GError    **error)
+{
+  g_return_val_if_fail (SNODO_IS_TOOL (self), FALSE);
+
+  if (!check_schema (schema, TRUE, error))
+    return FALSE;
+  g_clear_pointer (&self->input_schema, json_node_unref);
+  self->input_schema = sealed_copy (schema);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INPUT_SCHEMA]);
+  return TRUE;
+}
+
+/**
+ * snodo_tool_set_input_schema_from_string:
+ * @self: a tool
+ * @json: a JSON Schema as JSON text
+ * @error: return location for an error
+ *
+ * Like [method@Snodo.Tool.set_input_schema], from JSON text.
+ *
+ * Returns: %TRUE if @json was a usable schema
+ *
+ * Since: 1.0
+ */
+gboolean
+snodo_tool_set_input_schema_from_string (SnodoTool   *self,
+                                         const char  *json,
+                                         GError     **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  g_return_val_if_fail (SNODO_IS_TOOL (self), FALSE);
+  g_return_val_if_fail (json != NULL, FALSE);
+
+  node = snodo_json_parse (json, strlen (json), error);
+  if (node == NULL)
+    return FALSE;
+  return snodo_tool_set_input_schema (self, node, error);
+}
+
+/**
+ * snodo_tool_get_output_schema:
+ * @self: a tool
+ *
+ * Gets the JSON Schema of the tool's structured result.
+ *
+ * Returns: (transfer none) (nullable): the schema, a sealed JSON object
+ *
+ * Since: 1.0
+ */
+JsonNode *
+snodo_tool_get_output_schema (SnodoTool *self)
+{
+  g_return_val_if_fail (SNODO_IS_TOOL (self), NULL);
+  return self->output_schema;
+}
+
+/**
+ * snodo_tool_set_output_schema:
+ * @self: a tool
+ * @schema: (nullable): a JSON Schema object, or %NULL for none
+ * @error: return location for an error
+ *
+ * Sets the JSON Schema of the tool's `structuredContent`. A copy is kept.
+ *
+ * Returns: %TRUE if @schema was usable
+ *
+ * Since: 1.0
+ */
+gboolean
+snodo_tool_set_output_schema (SnodoTool  *self,
+                              JsonNode   *schema,
+                              GError    **error)
+{
+  g_return_val_if_fail (SNODO_IS_TOOL (self), FALSE);
+
+  if (schema != NULL && !check_schema (schema, FALSE, error))
+    return FALSE;
+  g_clear_pointer (&self->output_schema, json_node_unref);
+  if (schema != NULL)
+    self->output_schema = sealed_copy (schema);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OUTPUT_SCHEMA]);
+  return TRUE;
+}
+
+/**
+ * snodo_tool_get_annotations:
+ * @self: a tool
+ *
+ * Gets the tool's behaviour hints.
+ *
+ * Returns: (transfer none) (nullable): the annotations, a sealed JSON object
+ *
+ * Since: 1.0
+ */
+JsonNode *
+snodo_tool_get_annotations (SnodoTool *self)
+{
+  g_return_val_if_fail (SNODO_IS_TOOL (self), NULL);
+  return self->annotations;
+}
+
+/**
+ * snodo_tool_set_annotations:
+ * @self: a tool
+ * @annotations: (nullable): a JSON object of hints, or %NULL
+ *
+ * Sets the tool's behaviour hints. A copy is kept.
+ *
+ * Since: 1.0
+ */
+void
+snodo_tool_set_annotations (SnodoTool *self,
+                            JsonNode  *annotations)
+{
+  g_return_if_fail (SNODO_IS_TOOL (self));
+  g_return_if_fail (annotations == NULL || JSON_NODE_HOLDS_OBJECT (annotations));
+
+  g_clear_pointer (&self->annotations, json_node_unref);
+  if (annotations != NULL)
+    self->annotations = sealed_copy (annotations);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANNOTATIONS]);
+}
+
+/**
+ * snodo_tool_get_run_in_thread:
+ * @self: a tool
+ *
+ * Gets whether the handler runs on a worker thread.
+ *
+ * Returns: %TRUE if the handler may block
+ *
+ * Since: 1.0
+ */
+gboolean
+snodo_tool_get_run_in_thread (SnodoTool *self)
+{
+  g_return_val_if_fail (SNODO_IS_TOOL (self), FALSE);
+  return self->run_in_thread;
+}
+
+/**
+ * snodo_tool_set_run_in_thread:
+ * @self: a tool
+ * @run_in_thread: whether the handler runs on a worker thread
+ *
+ * Sets whether the handler runs on one of the executor's worker threads,
+ * where it may block. Only for C handlers.
+ *
+ * Since: 1.0
+ */
+void
+snodo_tool_set_run_in_thread (SnodoTool *self,
+                              gboolean   run_in_thread)
+{
+  g_return_if_fail (SNODO_IS_TOOL (self));
+
+  run_in_thread = !!run_in_thread;
+  if (self->run_in_thread == run_in_thread)
+    return;
+  self->run_in_thread = run_in_thread;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUN_IN_THREAD]);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#include "snodo-connection-private.h"
+#include "snodo-dialect-private.h"
+#include "snodo-invocation.h"
+#include "snodo-work.h"
+
+G_BEGIN_DECLS
+
+/* Called after the dialect shaped @result and before it is encoded, on the
+ * thread that returns; may modify @result. */
+typedef void (*SnodoInvocationResultHook) (SnodoInvocation *invocation,
+                                           JsonObject      *result);
+
+SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server,
+                                                      SnodoConnection    *connection,
+                                                      const SnodoDialect *dialect,
+                                                      JsonNode           *message,
+                                                      JsonNode           *id,
+                                                      const char         *method,
+                                                      JsonObject         *params);
+void                snodo_invocation_set_work        (SnodoInvocation    *self,
+                                                      SnodoWork          *work);
+void                snodo_invocation_set_name        (SnodoInvocation    *self,
+                                                      const char         *name);
+void                snodo_invocation_set_tool_call   (SnodoInvocation    *self,
+                                                      gboolean            tool_call);
+SnodoConnection    *snodo_invocation_get_connection  (SnodoInvocation    *self);
+const SnodoDialect *snodo_invocation_get_dialect     (SnodoInvocation    *self);
+SnodoServer        *snodo_invocation_get_server      (SnodoInvocation    *self);
+
+G_END_DECLS
