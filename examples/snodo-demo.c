@@ -113,7 +113,7 @@ add_cb (SnodoInvocation *invocation,
   JsonArray *content;
   JsonObject *block;
   g_autofree char *text = NULL;
-  gint64 ia, ib, isum;
+  gint64 ia, ib;
 
   if (!get_number (arguments, "a", &a) || !get_number (arguments, "b", &b))
     {
@@ -122,12 +122,14 @@ add_cb (SnodoInvocation *invocation,
     }
 
   structured = json_object_new ();
+  ia = JSON_NODE_HOLDS_VALUE (a) && json_node_get_value_type (a) == G_TYPE_INT64 ? json_node_get_int (a) : 0;
+  ib = JSON_NODE_HOLDS_VALUE (b) && json_node_get_value_type (b) == G_TYPE_INT64 ? json_node_get_int (b) : 0;
   if (json_node_get_value_type (a) == G_TYPE_INT64 &&
       json_node_get_value_type (b) == G_TYPE_INT64 &&
-      !g_add_overflow ((ia = json_node_get_int (a)), (ib = json_node_get_int (b)), &isum))
+      !(ib > 0 && ia > G_MAXINT64 - ib) && !(ib < 0 && ia < G_MININT64 - ib))
     {
-      json_object_set_int_member (structured, "sum", isum);
-      text = g_strdup_printf ("%" G_GINT64_FORMAT, isum);
+      json_object_set_int_member (structured, "sum", ia + ib);
+      text = g_strdup_printf ("%" G_GINT64_FORMAT, ia + ib);
     }
   else
     {
