@@ -1,3 +1,542 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* SnodoStdioTransport in-process, with streams that record what is done to
+ * them. */
+
 #include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+
 #include "snodo-test-util.h"
-int main (int argc, char **argv) { g_test_init (&argc, &argv, NULL); return g_test_run (); }
+
+/* ---- An output stream that records writes and closes ------------------ */
+
+typedef enum
+{
+  OUTPUT_OK,
+  OUTPUT_FAIL,
+  OUTPUT_BLOCK,
+} OutputMode;
+
+#define TEST_TYPE_OUTPUT (test_output_get_type ())
+G_DECLARE_FINAL_TYPE (TestOutput, test_output, TEST, OUTPUT, GOutputStream)
+
+struct _TestOutput
+{
+  GOutputStream  parent_instance;
+  GMutex         lock;
+  GCond          cond;
+  OutputMode     mode;
+  gboolean       released;
+  GString       *data;
+  guint          n_writes;
+  guint          n_closes;
+};
+
+G_DEFINE_FINAL_TYPE (TestOutput, test_output, G_TYPE_OUTPUT_STREAM)
+
+static gssize
+test_output_write (GOutputStream  *stream,
+                   const void     *buffer,
+                   gsize           count,
+                   GCancellable   *cancellable,
+                   GError        **error)
+{
+  TestOutput *self = TEST_OUTPUT (stream);
+  gssize result = count;
+
+  g_mutex_lock (&self->lock);
+  self->n_writes++;
+  switch (self->mode)
+    {
+    case OUTPUT_FAIL:
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE, "the pipe is gone");
+      result = -1;
+      break;
+    case OUTPUT_BLOCK:
+      while (!self->released)
+        g_cond_wait (&self->cond, &self->lock);
+      g_string_append_len (self->data, buffer, count);
+      break;
+    case OUTPUT_OK:
+    default:
+      g_string_append_len (self->data, buffer, count);
+      break;
+    }
+  g_mutex_unlock (&self->lock);
+  return result;
+}
+
+static gboolean
+test_output_close (GOutputStream  *stream,
+                   GCancellable   *cancellable,
+                   GError        **error)
+{
+  TestOutput *self = TEST_OUTPUT (stream);
+
+  g_mutex_lock (&self->lock);
+  self->n_closes++;
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+static void
+test_output_finalize (GObject *object)
+{
+  TestOutput *self = TEST_OUTPUT (object);
+
+  g_string_free (self->data, TRUE);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+  G_OBJECT_CLASS (test_output_parent_class)->finalize (object);
+}
+
+static void
+test_output_class_init (TestOutputClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = test_output_finalize;
+  G_OUTPUT_STREAM_CLASS (klass)->write_fn = test_output_write;
+  G_OUTPUT_STREAM_CLASS (klass)->close_fn = test_output_close;
+}
+
+static void
+test_output_init (TestOutput *self)
+{
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  self->data = g_string_new (NULL);
+}
+
+static void
+test_output_release (TestOutput *self)
+{
+  g_mutex_lock (&self->lock);
+  self->released = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+static char *
+test_output_dup_data (TestOutput *self)
+{
+  char *data;
+
+  g_mutex_lock (&self->lock);
+  data = g_strdup (self->data->str);
+  g_mutex_unlock (&self->lock);
+  return data;
+}
+
+static guint
+test_output_count_lines (TestOutput *self)
+{
+  g_autofree char *data = test_output_dup_data (self);
+  guint n = 0;
+
+  for (const char *p = data; *p; p++)
+    n += (*p == '\n');
+  return n;
+}
+
+/* ---- An input stream over a pipe that records closes ----------------- */
+
+#define TEST_TYPE_INPUT (test_input_get_type ())
+G_DECLARE_FINAL_TYPE (TestInput, test_input, TEST, INPUT, GFilterInputStream)
+
+struct _TestInput
+{
+  GFilterInputStream  parent_instance;
+  guint               n_closes;
+};
+
+G_DEFINE_FINAL_TYPE (TestInput, test_input, G_TYPE_FILTER_INPUT_STREAM)
+
+static gboolean
+test_input_close (GInputStream  *stream,
+                  GCancellable  *cancellable,
+                  GError       **error)
+{
+  TEST_INPUT (stream)->n_closes++;
+  return TRUE;
+}
+
+static void
+test_input_class_init (TestInputClass *klass)
+{
+  G_INPUT_STREAM_CLASS (klass)->close_fn = test_input_close;
+}
+
+static void
+test_input_init (TestInput *self)
+{
+}
+
+/* ---- Fixture ------------------------------------------------------------ */
+
+typedef struct
+{
+  SnodoServer         *server;
+  SnodoStdioTransport *transport;
+  TestInput           *input;
+  TestOutput          *output;
+  /* The test's end of the input pipe. */
+  int                  write_fd;
+  gboolean             closed;
+  GError              *closed_error;
+} Fixture;
+
+static void
+protocol_version_cb (SnodoInvocation *invocation,
+                     gpointer         user_data)
+{
+  snodo_invocation_return_text (invocation,
+                                snodo_protocol_version_to_string (snodo_invocation_get_protocol_version (invocation)));
+}
+
+static void
+thread_name_cb (SnodoInvocation *invocation,
+                gpointer         user_data)
+{
+  GThread *main_thread = user_data;
+
+  snodo_invocation_return_text (invocation, g_thread_self () == main_thread ? "main" : "worker");
+}
+
+static void
+closed_cb (SnodoStdioTransport *transport,
+           const GError        *error,
+           Fixture             *fixture)
+{
+  g_assert_false (fixture->closed);
+  fixture->closed = TRUE;
+  if (error != NULL)
+    fixture->closed_error = g_error_copy (error);
+}
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(SnodoTool) version_tool = snodo_tool_new ("version", NULL);
+  g_autoptr(SnodoTool) thread_tool = snodo_tool_new ("thread", NULL);
+  g_autoptr(GInputStream) base = NULL;
+  int fds[2];
+
+  fixture->server = snodo_server_new ("test", "1");
+  g_assert_true (snodo_server_add_tool (fixture->server, version_tool, protocol_version_cb, NULL, NULL, NULL));
+  snodo_tool_set_run_in_thread (thread_tool, TRUE);
+  g_assert_true (snodo_server_add_tool (fixture->server, thread_tool, thread_name_cb, g_thread_self (), NULL, NULL));
+
+  g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, NULL));
+  base = g_unix_input_stream_new (fds[0], TRUE);
+  fixture->write_fd = fds[1];
+  fixture->input = g_object_new (TEST_TYPE_INPUT, "base-stream", base, "close-base-stream", FALSE, NULL);
+  fixture->output = g_object_new (TEST_TYPE_OUTPUT, NULL);
+  fixture->output->mode = GPOINTER_TO_INT (data);
+
+  fixture->transport = snodo_stdio_transport_new (fixture->server,
+                                                  G_INPUT_STREAM (fixture->input),
+                                                  G_OUTPUT_STREAM (fixture->output));
+  g_signal_connect (fixture->transport, "closed", G_CALLBACK (closed_cb), fixture);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  if (fixture->write_fd >= 0)
+    close (fixture->write_fd);
+  test_output_release (fixture->output);
+  g_clear_error (&fixture->closed_error);
+  g_clear_object (&fixture->transport);
+  g_clear_object (&fixture->server);
+  /* Let the transport finish with the streams, then check that nothing of
+   * the library keeps them. */
+  for (guint i = 0; i < 50; i++)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (2000);
+    }
+  g_assert_finalize_object (fixture->input);
+  g_assert_finalize_object (fixture->output);
+}
+
+static void
+fixture_send (Fixture    *fixture,
+              const char *line)
+{
+  gsize len = strlen (line);
+
+  g_assert_cmpint (write (fixture->write_fd, line, len), ==, (gssize) len);
+  g_assert_cmpint (write (fixture->write_fd, "\n", 1), ==, 1);
+}
+
+static void
+fixture_end_input (Fixture *fixture)
+{
+  close (fixture->write_fd);
+  fixture->write_fd = -1;
+}
+
+static gboolean
+wait_lines (Fixture *fixture,
+            guint    n,
+            guint    timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  while (test_output_count_lines (fixture->output) < n && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE), g_usleep (1000);
+  return test_output_count_lines (fixture->output) >= n;
+}
+
+static void
+test_eof_never_closes (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  GWeakRef weak;
+
+  g_test_summary ("After end of input every answer is written, closed reports no error, "
+                  "neither stream is closed, and the transport goes away");
+
+  snodo_stdio_transport_start (fixture->transport);
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+  fixture_end_input (fixture);
+
+  /* The transport holds itself while it serves. */
+  g_weak_ref_init (&weak, fixture->transport);
+  g_clear_object (&fixture->transport);
+
+  g_assert_true (snodo_test_wait_for (&fixture->closed, 10000));
+  g_assert_no_error (fixture->closed_error);
+  g_assert_cmpuint (test_output_count_lines (fixture->output), ==, 2);
+  g_assert_cmpuint (fixture->output->n_closes, ==, 0);
+  g_assert_cmpuint (fixture->input->n_closes, ==, 0);
+  g_assert_false (g_output_stream_is_closed (G_OUTPUT_STREAM (fixture->output)));
+  g_assert_false (g_input_stream_is_closed (G_INPUT_STREAM (fixture->input)));
+
+  for (guint i = 0; i < 200 && g_weak_ref_get (&weak) != NULL; i++)
+    {
+      g_object_unref (g_weak_ref_get (&weak));
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  g_assert_null (g_weak_ref_get (&weak));
+  g_weak_ref_clear (&weak);
+}
+
+static void
+close_done_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (snodo_stdio_transport_close_finish (SNODO_STDIO_TRANSPORT (object), result, &error));
+  g_assert_no_error (error);
+  *(gboolean *) user_data = TRUE;
+}
+
+static void
+test_close_async (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  gboolean done = FALSE;
+
+  g_test_summary ("close_async() ends a transport whose input is still open, without closing any stream");
+
+  snodo_stdio_transport_start (fixture->transport);
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+  g_assert_true (wait_lines (fixture, 1, 10000));
+
+  snodo_stdio_transport_close_async (fixture->transport, NULL, close_done_cb, &done);
+  g_assert_true (snodo_test_wait_for (&done, 10000));
+  g_assert_true (fixture->closed);
+  g_assert_no_error (fixture->closed_error);
+  g_assert_cmpuint (fixture->output->n_closes, ==, 0);
+  g_assert_cmpuint (fixture->input->n_closes, ==, 0);
+
+  /* Input after the close is not read. */
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+  for (guint i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+  g_assert_cmpuint (test_output_count_lines (fixture->output), ==, 1);
+}
+
+static void
+test_output_error (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_test_summary ("An output error is terminal: closed carries it, nothing more is written, "
+                  "no stream is closed");
+
+  snodo_stdio_transport_start (fixture->transport);
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+  g_assert_true (snodo_test_wait_for (&fixture->closed, 10000));
+  g_assert_error (fixture->closed_error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE);
+  g_assert_true (g_str_has_prefix (fixture->closed_error->message, "Could not write to the output"));
+
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}");
+  for (guint i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+  g_assert_cmpuint (fixture->output->n_writes, ==, 1);
+  g_assert_cmpuint (fixture->output->n_closes, ==, 0);
+  g_assert_cmpuint (fixture->input->n_closes, ==, 0);
+}
+
+static void
+test_write_timeout (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  gint64 start, elapsed;
+
+  g_test_summary ("A write that blocks longer than write-timeout is terminal: G_IO_ERROR_TIMED_OUT, "
+                  "nothing written after, not retried, no stream closed");
+
+  snodo_stdio_transport_set_write_timeout (fixture->transport, 200);
+  snodo_stdio_transport_start (fixture->transport);
+  start = g_get_monotonic_time ();
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+  g_assert_true (snodo_test_wait_for (&fixture->closed, 10000));
+  elapsed = (g_get_monotonic_time () - start) / 1000;
+  g_assert_error (fixture->closed_error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
+  g_assert_cmpint (elapsed, >=, 190);
+  g_assert_cmpint (elapsed, <, 5000);
+
+  /* The stuck write completes later; nothing follows it. */
+  test_output_release (fixture->output);
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}");
+  for (guint i = 0; i < 100; i++)
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+  g_assert_cmpuint (fixture->output->n_writes, ==, 1);
+  g_assert_cmpuint (test_output_count_lines (fixture->output), ==, 1);
+  g_assert_cmpuint (fixture->output->n_closes, ==, 0);
+  g_assert_cmpuint (fixture->input->n_closes, ==, 0);
+}
+
+static JsonNode *
+output_line (Fixture *fixture,
+             guint    index)
+{
+  g_autofree char *data = test_output_dup_data (fixture->output);
+  g_auto(GStrv) lines = g_strsplit (data, "\n", -1);
+
+  g_assert_cmpuint (g_strv_length (lines), >, index);
+  return snodo_test_parse (lines[index]);
+}
+
+static const char *
+result_text (JsonNode *message)
+{
+  JsonObject *result = json_object_get_object_member (json_node_get_object (message), "result");
+  JsonArray *content = json_object_get_array_member (result, "content");
+
+  return json_object_get_string_member (json_array_get_object_element (content, 0), "text");
+}
+
+static void
+test_version_header (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autoptr(JsonNode) before = NULL;
+  g_autoptr(JsonNode) after = NULL;
+
+  g_test_summary ("After a successful initialize, the transport hands every message to the "
+                  "server with an mcp-protocol-version header, which selects the dialect");
+
+  snodo_stdio_transport_start (fixture->transport);
+  g_assert_null (snodo_stdio_transport_get_protocol_version (fixture->transport));
+
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"version\"}}");
+  g_assert_true (wait_lines (fixture, 1, 10000));
+  before = output_line (fixture, 0);
+  g_assert_cmpstr (result_text (before), ==, "2025-06-18");
+
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":"
+                         "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                         "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+  g_assert_true (wait_lines (fixture, 2, 10000));
+  g_assert_cmpstr (snodo_stdio_transport_get_protocol_version (fixture->transport), ==, "2025-11-25");
+
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"version\"}}");
+  g_assert_true (wait_lines (fixture, 3, 10000));
+  after = output_line (fixture, 2);
+  g_assert_cmpstr (result_text (after), ==, "2025-11-25");
+}
+
+static void
+test_threaded_tool (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autoptr(JsonNode) answer = NULL;
+
+  g_test_summary ("A tool with run-in-thread runs on a worker thread and answers from there");
+
+  snodo_stdio_transport_start (fixture->transport);
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"thread\"}}");
+  g_assert_true (wait_lines (fixture, 1, 10000));
+  answer = output_line (fixture, 0);
+  g_assert_cmpstr (result_text (answer), ==, "worker");
+}
+
+static void
+test_protect_stdout (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(SnodoServer) server = snodo_server_new ("test", "1");
+      g_autoptr(SnodoStdioTransport) transport = snodo_stdio_transport_new_for_stdio (server);
+      Fixture fixture = { 0, };
+
+      g_assert_true (snodo_stdio_transport_get_protect_stdout (transport));
+      g_signal_connect (transport, "closed", G_CALLBACK (closed_cb), &fixture);
+      snodo_stdio_transport_start (transport);
+      printf ("stray output\n");
+      fflush (stdout);
+      /* Standard input is /dev/null: the transport ends at once. */
+      g_assert_true (snodo_test_wait_for (&fixture.closed, 10000));
+      printf ("restored output\n");
+      fflush (stdout);
+      return;
+    }
+
+  g_test_summary ("While the transport serves the process's stdio, a stray printf goes to stderr; "
+                  "fd 1 is restored afterwards");
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout ("restored output\n");
+  g_test_trap_assert_stderr ("*stray output*");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, mode, func) \
+  g_test_add ("/snodo/stdio/" path, Fixture, GINT_TO_POINTER (mode), fixture_set_up, func, fixture_tear_down)
+
+  ADD ("eof-never-closes", OUTPUT_OK, test_eof_never_closes);
+  ADD ("close-async", OUTPUT_OK, test_close_async);
+  ADD ("output-error", OUTPUT_FAIL, test_output_error);
+  ADD ("write-timeout", OUTPUT_BLOCK, test_write_timeout);
+  ADD ("version-header", OUTPUT_OK, test_version_header);
+  ADD ("threaded-tool", OUTPUT_OK, test_threaded_tool);
+#undef ADD
+  g_test_add_func ("/snodo/stdio/protect-stdout", test_protect_stdout);
+
+  return g_test_run ();
+}
