@@ -18,7 +18,7 @@ G_BEGIN_DECLS
 
 /**
  * SnodoToolFunc:
- * @invocation: the call to answer
+ * @invocation: (transfer full): the call to answer
  * @user_data: the data given to [method@Snodo.Server.add_tool]
  *
  * Handles one call of a tool. The handler answers by calling one of the
