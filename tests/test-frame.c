@@ -26,8 +26,9 @@ static void
 assert_decodes (const DecodeCase *c)
 {
   g_auto(SnodoFrame) frame = { 0, };
+  g_autofree char *escaped = g_strescape (c->input, NULL);
 
-  g_test_message ("decoding %s", c->input);
+  g_test_message ("decoding %s", escaped);
   snodo_frame_decode (c->input, strlen (c->input), &frame);
 
   g_assert_cmpint (frame.kind, ==, c->kind);
