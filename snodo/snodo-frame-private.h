@@ -56,7 +56,8 @@ typedef struct
   JsonNode       *id;
   /* snodo_frame_id_key (id) when id is set. Owned. */
   char           *key;
-  /* ERROR only: the code and message to answer with. Owned. */
+  /* ERROR: the code and message to answer with. DROP: error_message says
+   * why, for logging only (error_code is 0). Owned. */
   int             error_code;
   char           *error_message;
 } SnodoFrame;

@@ -2,3 +2,335 @@
 /* Copyright 2026 The Snodo authors */
 
 #include "config.h"
+
+#include <string.h>
+
+#include "snodo-frame-private.h"
+#include "snodo-private.h"
+
+/* Decoding */
+
+static gboolean
+snodo_frame_is_blank (const char *data,
+                      gsize       len)
+{
+  for (gsize i = 0; i < len; i++)
+    if (data[i] != ' ' && data[i] != '\t' && data[i] != '\r' && data[i] != '\n')
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+snodo_frame_is_string (JsonNode *node)
+{
+  return node != NULL &&
+         JSON_NODE_HOLDS_VALUE (node) &&
+         json_node_get_value_type (node) == G_TYPE_STRING;
+}
+
+static gboolean
+snodo_frame_is_integer (JsonNode *node)
+{
+  return node != NULL &&
+         JSON_NODE_HOLDS_VALUE (node) &&
+         json_node_get_value_type (node) == G_TYPE_INT64;
+}
+
+static void
+snodo_frame_set_error (SnodoFrame *frame,
+                       int         code,
+                       char       *message)
+{
+  frame->kind = SNODO_FRAME_ERROR;
+  frame->error_code = code;
+  frame->error_message = message;
+}
+
+/* Checks the shape of an object whose "id" is valid or absent. Returns NULL
+ * when it is fine, else what is wrong (to be prefixed). */
+static const char *
+snodo_frame_check_shape (JsonObject *object,
+                         gboolean    has_id)
+{
+  JsonNode *jsonrpc = json_object_get_member (object, "jsonrpc");
+  JsonNode *method = json_object_get_member (object, "method");
+  JsonNode *params = json_object_get_member (object, "params");
+  JsonNode *result;
+  JsonNode *error;
+
+  if (!snodo_frame_is_string (jsonrpc) ||
+      strcmp (json_node_get_string (jsonrpc), "2.0") != 0)
+    return _("\"jsonrpc\" must be \"2.0\"");
+
+  if (method != NULL)
+    {
+      if (!snodo_frame_is_string (method) || json_node_get_string (method)[0] == '\0')
+        return _("\"method\" must be a non-empty string");
+    }
+  else
+    {
+      result = json_object_get_member (object, "result");
+      error = json_object_get_member (object, "error");
+
+      if (!has_id)
+        {
+          if (result != NULL || error != NULL)
+            return _("a response must have an \"id\"");
+          return _("\"method\" is missing");
+        }
+
+      if (result != NULL && error != NULL)
+        return _("a response must not have both \"result\" and \"error\"");
+      if (result == NULL && error == NULL)
+        return _("\"method\" is missing");
+
+      if (result != NULL && !JSON_NODE_HOLDS_OBJECT (result))
+        return _("\"result\" must be an object");
+
+      if (error != NULL &&
+          (!JSON_NODE_HOLDS_OBJECT (error) ||
+           !snodo_frame_is_integer (json_object_get_member (json_node_get_object (error),
+                                                            "code"))))
+        return _("\"error\" must be an object with an integer \"code\"");
+    }
+
+  if (params != NULL && !JSON_NODE_HOLDS_OBJECT (params))
+    return _("\"params\" must be an object");
+
+  return NULL;
+}
+
+void
+snodo_frame_decode (const char *data,
+                    gsize       len,
+                    SnodoFrame *frame)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *object;
+  JsonNode *id;
+  JsonNode *method;
+  JsonNode *params;
+  const char *problem;
+  gboolean has_id;
+
+  g_return_if_fail (data != NULL || len == 0);
+  g_return_if_fail (frame != NULL);
+
+  memset (frame, 0, sizeof *frame);
+  frame->kind = SNODO_FRAME_IGNORE;
+
+  if (len > 0 && data[len - 1] == '\r')
+    len--;
+
+  if (snodo_frame_is_blank (data, len))
+    return;
+
+  root = snodo_json_parse (data, len, &error);
+  if (root == NULL)
+    {
+      snodo_frame_set_error (frame, SNODO_RPC_ERROR_PARSE_ERROR,
+                             g_strdup_printf (_("Parse error: %s"), error->message));
+      return;
+    }
+
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    {
+      snodo_frame_set_error (frame, SNODO_RPC_ERROR_INVALID_REQUEST,
+                             JSON_NODE_HOLDS_ARRAY (root)
+                             ? g_strdup (_("Invalid request: batches are not supported"))
+                             : g_strdup (_("Invalid request: a message must be an object")));
+      return;
+    }
+
+  object = json_node_get_object (root);
+  id = json_object_get_member (object, "id");
+  method = json_object_get_member (object, "method");
+  has_id = id != NULL;
+
+  if (has_id && !snodo_frame_is_string (id) && !snodo_frame_is_integer (id))
+    {
+      snodo_frame_set_error (frame, SNODO_RPC_ERROR_INVALID_REQUEST,
+                             g_strdup (_("Invalid request: \"id\" must be a string or an integer")));
+      return;
+    }
+
+  problem = snodo_frame_check_shape (object, has_id);
+  if (problem != NULL)
+    {
+      char *message = g_strdup_printf (_("Invalid request: %s"), problem);
+
+      if (!has_id && method != NULL)
+        {
+          /* A notification, however malformed, is never answered; the
+           * message is kept for logging. */
+          frame->kind = SNODO_FRAME_DROP;
+          frame->error_message = message;
+          return;
+        }
+
+      snodo_frame_set_error (frame, SNODO_RPC_ERROR_INVALID_REQUEST, message);
+      if (has_id)
+        {
+          frame->id = json_node_copy (id);
+          frame->key = snodo_frame_id_key (id);
+        }
+      return;
+    }
+
+  params = json_object_get_member (object, "params");
+
+  if (method != NULL)
+    {
+      frame->kind = has_id ? SNODO_FRAME_REQUEST : SNODO_FRAME_NOTIFICATION;
+      frame->method = json_node_get_string (method);
+      frame->params = params != NULL ? json_node_get_object (params) : NULL;
+    }
+  else
+    frame->kind = SNODO_FRAME_RESPONSE;
+
+  if (has_id)
+    {
+      frame->id = json_node_copy (id);
+      frame->key = snodo_frame_id_key (id);
+    }
+
+  frame->message = g_steal_pointer (&root);
+}
+
+void
+snodo_frame_clear (SnodoFrame *frame)
+{
+  g_return_if_fail (frame != NULL);
+
+  g_clear_pointer (&frame->message, json_node_unref);
+  g_clear_pointer (&frame->id, json_node_unref);
+  g_clear_pointer (&frame->key, g_free);
+  g_clear_pointer (&frame->error_message, g_free);
+  memset (frame, 0, sizeof *frame);
+  frame->kind = SNODO_FRAME_IGNORE;
+}
+
+char *
+snodo_frame_id_key (JsonNode *id)
+{
+  if (snodo_frame_is_integer (id))
+    return g_strdup_printf ("i:%" G_GINT64_FORMAT, json_node_get_int (id));
+  if (snodo_frame_is_string (id))
+    return g_strconcat ("s:", json_node_get_string (id), NULL);
+  return NULL;
+}
+
+/* Encoding: the envelope is written around the compact text of each part,
+ * so that @result and @params are only read, never re-parented. */
+
+static void
+snodo_frame_append_node (GString  *out,
+                         JsonNode *node)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+
+  if (node == NULL)
+    {
+      g_string_append_len (out, "null", 4);
+      return;
+    }
+
+  text = snodo_json_to_string (node, &len);
+  g_string_append_len (out, text, len);
+}
+
+static void
+snodo_frame_append_string (GString    *out,
+                           const char *str)
+{
+  g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), str != NULL ? str : "");
+
+  snodo_frame_append_node (out, node);
+}
+
+static GString *
+snodo_frame_begin (JsonNode *id,
+                   gboolean  with_id)
+{
+  GString *out = g_string_sized_new (128);
+
+  g_string_append_len (out, "{\"jsonrpc\":\"2.0\"", 16);
+  if (with_id)
+    {
+      g_string_append_len (out, ",\"id\":", 6);
+      snodo_frame_append_node (out, id);
+    }
+  return out;
+}
+
+static GBytes *
+snodo_frame_end (GString *out)
+{
+  g_string_append_len (out, "}\n", 2);
+  return g_string_free_to_bytes (out);
+}
+
+GBytes *
+snodo_frame_encode_result (JsonNode *id,
+                           JsonNode *result)
+{
+  GString *out = snodo_frame_begin (id, TRUE);
+
+  g_string_append_len (out, ",\"result\":", 10);
+  snodo_frame_append_node (out, result);
+  return snodo_frame_end (out);
+}
+
+GBytes *
+snodo_frame_encode_error (JsonNode   *id,
+                          int         code,
+                          const char *message,
+                          JsonNode   *data)
+{
+  GString *out = snodo_frame_begin (id, TRUE);
+
+  g_string_append_printf (out, ",\"error\":{\"code\":%d,\"message\":", code);
+  snodo_frame_append_string (out, message);
+  if (data != NULL)
+    {
+      g_string_append_len (out, ",\"data\":", 8);
+      snodo_frame_append_node (out, data);
+    }
+  g_string_append_c (out, '}');
+  return snodo_frame_end (out);
+}
+
+GBytes *
+snodo_frame_encode_notification (const char *method,
+                                 JsonNode   *params)
+{
+  GString *out = snodo_frame_begin (NULL, FALSE);
+
+  g_string_append_len (out, ",\"method\":", 10);
+  snodo_frame_append_string (out, method);
+  if (params != NULL)
+    {
+      g_string_append_len (out, ",\"params\":", 10);
+      snodo_frame_append_node (out, params);
+    }
+  return snodo_frame_end (out);
+}
+
+GBytes *
+snodo_frame_encode_request (JsonNode   *id,
+                            const char *method,
+                            JsonNode   *params)
+{
+  GString *out = snodo_frame_begin (id, TRUE);
+
+  g_string_append_len (out, ",\"method\":", 10);
+  snodo_frame_append_string (out, method);
+  if (params != NULL)
+    {
+      g_string_append_len (out, ",\"params\":", 10);
+      snodo_frame_append_node (out, params);
+    }
+  return snodo_frame_end (out);
+}

@@ -29,16 +29,21 @@ G_BEGIN_DECLS
  *    terminated; 0xC0 never occurs in valid UTF-8, so the writer maps it
  *    back to `\u0000` without ambiguity;
  *  - duplicate member names: the last one wins.
- * Errors are SNODO_RPC_ERROR_PARSE_ERROR, with a message naming the byte
- * offset and the problem.
+ * The input is @len bytes and need not be NUL-terminated. The reader keeps
+ * no C recursion (an explicit stack of SNODO_JSON_MAX_DEPTH levels) and never
+ * emits a critical for any input. Errors are SNODO_RPC_ERROR_PARSE_ERROR,
+ * with a message naming the problem and its byte offset (counted from 0),
+ * such as "unexpected character 'x' at byte 3".
  *
  * Writing: compact (no white space), members in insertion order, raw UTF-8
  * except `"`, `\` and control characters, which are escaped (\n, \r, \t, \b,
  * \f, else \u00XX); the bytes 0xC0 0x80 are written as `\u0000`; other
- * invalid UTF-8 in a string is written as U+FFFD; a non-finite double is
- * written as `null`; doubles use the shortest form that reads back the same
- * (at most 17 significant digits) and always look like a number JSON allows.
- * The output never contains a raw newline.
+ * invalid UTF-8 in a string is written as U+FFFD, one per byte that does not
+ * start a valid sequence; a non-finite double is written as `null`; doubles
+ * use the shortest of 15, 16 or 17 significant digits that reads back the
+ * same, and always look like a double JSON allows (1.0, -0.0, 1e+300, never
+ * a bare 1); integers are written in full. The output never contains a raw
+ * newline. The writer does not recurse either, so any tree can be written.
  */
 
 #define SNODO_JSON_MAX_DEPTH 128

@@ -2,3 +2,874 @@
 /* Copyright 2026 The Snodo authors */
 
 #include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "snodo-json-private.h"
+#include "snodo-private.h"
+
+/*
+ * The reader is a loop over an explicit stack of at most
+ * SNODO_JSON_MAX_DEPTH open containers, so the depth of the input never
+ * reaches the C stack. Every new node is attached to its parent (or becomes
+ * the root) as soon as it is created, so on error freeing the root frees
+ * everything built so far.
+ *
+ * The writer walks the tree with a heap-allocated stack for the same reason:
+ * a tree built by the application may be deeper than the reader allows.
+ */
+
+typedef enum
+{
+  READ_VALUE,
+  READ_AFTER_VALUE,
+  READ_MEMBER_NAME,
+} ReadState;
+
+typedef struct
+{
+  /* Exactly one of the two is set; both are borrowed from the node held by
+   * the parent (or by the root). */
+  JsonArray  *array;
+  JsonObject *object;
+  JsonNode   *node;
+} ReadFrame;
+
+typedef struct
+{
+  const char *start;
+  const char *p;
+  const char *end;
+  /* Scratch buffers reused for every string and number: value holds the
+   * decoded string or number text, name the pending member name. */
+  GString    *value;
+  GString    *name;
+  GError    **error;
+} Reader;
+
+static gsize
+snodo_json_reader_offset (Reader     *reader,
+                          const char *at)
+{
+  return (gsize) (at - reader->start);
+}
+
+static gboolean
+snodo_json_reader_fail (Reader     *reader,
+                        const char *at,
+                        const char *what)
+{
+  g_set_error (reader->error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_PARSE_ERROR,
+               /* Translators: %s describes a problem in a JSON text
+                * ("unexpected end of input"), %lu is a byte offset */
+               _("%s at byte %lu"),
+               what, (gulong) snodo_json_reader_offset (reader, at));
+  return FALSE;
+}
+
+static gboolean
+snodo_json_reader_unexpected (Reader     *reader,
+                              const char *at)
+{
+  g_autofree char *what = NULL;
+  gunichar c;
+
+  if (at >= reader->end)
+    return snodo_json_reader_fail (reader, at, _("unexpected end of input"));
+
+  /* The whole input was validated as UTF-8 before reading started. */
+  c = g_utf8_get_char (at);
+  if (c >= 0x20 && c < 0x7f && c != '\'')
+    what = g_strdup_printf (_("unexpected character '%c'"), (char) c);
+  else
+    what = g_strdup_printf (_("unexpected character U+%04X"), c);
+
+  return snodo_json_reader_fail (reader, at, what);
+}
+
+static inline void
+snodo_json_reader_skip_space (Reader *reader)
+{
+  const char *p = reader->p;
+
+  while (p < reader->end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    p++;
+  reader->p = p;
+}
+
+static gboolean
+snodo_json_reader_hex4 (Reader   *reader,
+                        gunichar *out)
+{
+  gunichar value = 0;
+
+  if (reader->end - reader->p < 4)
+    {
+      const char *q;
+
+      /* Point at the first byte that is not a hex digit, or at the end. */
+      for (q = reader->p; q < reader->end && g_ascii_isxdigit (*q); q++)
+        ;
+      return snodo_json_reader_fail (reader, q,
+                                     q < reader->end ? _("invalid \\u escape")
+                                                     : _("unexpected end of input"));
+    }
+
+  for (int i = 0; i < 4; i++)
+    {
+      int digit = g_ascii_xdigit_value (reader->p[i]);
+
+      if (digit < 0)
+        return snodo_json_reader_fail (reader, reader->p + i, _("invalid \\u escape"));
+      value = (value << 4) | (gunichar) digit;
+    }
+
+  reader->p += 4;
+  *out = value;
+  return TRUE;
+}
+
+/* Called with reader->p just after the opening quote; leaves it just after
+ * the closing quote. */
+static gboolean
+snodo_json_reader_string (Reader  *reader,
+                          GString *out)
+{
+  const char *end = reader->end;
+
+  g_string_truncate (out, 0);
+
+  for (;;)
+    {
+      const char *run = reader->p;
+      const char *p = run;
+      const char *escape;
+      gunichar c;
+
+      while (p < end && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
+        p++;
+      if (p > run)
+        g_string_append_len (out, run, p - run);
+      reader->p = p;
+
+      if (p >= end)
+        return snodo_json_reader_fail (reader, p, _("unterminated string"));
+
+      if (*p == '"')
+        {
+          reader->p = p + 1;
+          return TRUE;
+        }
+
+      if (*p != '\\')
+        return snodo_json_reader_fail (reader, p, _("raw control character in a string"));
+
+      escape = p;
+      reader->p = p + 2;
+      if (p + 1 >= end)
+        return snodo_json_reader_fail (reader, p + 1, _("unexpected end of input"));
+
+      switch (p[1])
+        {
+        case '"':
+          g_string_append_c (out, '"');
+          break;
+        case '\\':
+          g_string_append_c (out, '\\');
+          break;
+        case '/':
+          g_string_append_c (out, '/');
+          break;
+        case 'b':
+          g_string_append_c (out, '\b');
+          break;
+        case 'f':
+          g_string_append_c (out, '\f');
+          break;
+        case 'n':
+          g_string_append_c (out, '\n');
+          break;
+        case 'r':
+          g_string_append_c (out, '\r');
+          break;
+        case 't':
+          g_string_append_c (out, '\t');
+          break;
+        case 'u':
+          if (!snodo_json_reader_hex4 (reader, &c))
+            return FALSE;
+
+          if (c >= 0xdc00 && c <= 0xdfff)
+            return snodo_json_reader_fail (reader, escape, _("lone low surrogate"));
+
+          if (c >= 0xd800 && c <= 0xdbff)
+            {
+              gunichar low;
+
+              if (reader->end - reader->p < 2 || reader->p[0] != '\\' || reader->p[1] != 'u')
+                return snodo_json_reader_fail (reader, escape, _("lone high surrogate"));
+              reader->p += 2;
+              if (!snodo_json_reader_hex4 (reader, &low))
+                return FALSE;
+              if (low < 0xdc00 || low > 0xdfff)
+                return snodo_json_reader_fail (reader, escape, _("lone high surrogate"));
+              c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
+            }
+
+          if (c == 0)
+            g_string_append_len (out, "\xc0\x80", 2);
+          else
+            g_string_append_unichar (out, c);
+          break;
+        default:
+          return snodo_json_reader_fail (reader, p + 1, _("invalid escape"));
+        }
+    }
+}
+
+static JsonNode *
+snodo_json_reader_number (Reader *reader)
+{
+  const char *start = reader->p;
+  const char *p = start;
+  const char *end = reader->end;
+  gboolean negative = FALSE;
+  gboolean integral = TRUE;
+  gboolean overflow = FALSE;
+  guint64 magnitude = 0;
+  double d;
+
+  if (*p == '-')
+    {
+      negative = TRUE;
+      p++;
+    }
+
+  if (p >= end || !g_ascii_isdigit (*p))
+    {
+      snodo_json_reader_fail (reader, p, p >= end ? _("unexpected end of input")
+                                                  : _("expected a digit"));
+      return NULL;
+    }
+
+  if (*p == '0')
+    {
+      p++;
+      if (p < end && g_ascii_isdigit (*p))
+        {
+          snodo_json_reader_fail (reader, start, _("leading zeros are not allowed"));
+          return NULL;
+        }
+    }
+  else
+    {
+      while (p < end && g_ascii_isdigit (*p))
+        {
+          guint digit = *p - '0';
+
+          if (magnitude > (G_MAXUINT64 - digit) / 10)
+            overflow = TRUE;
+          else
+            magnitude = magnitude * 10 + digit;
+          p++;
+        }
+    }
+
+  if (p < end && *p == '.')
+    {
+      integral = FALSE;
+      p++;
+      if (p >= end || !g_ascii_isdigit (*p))
+        {
+          snodo_json_reader_fail (reader, p, _("expected a digit after '.'"));
+          return NULL;
+        }
+      while (p < end && g_ascii_isdigit (*p))
+        p++;
+    }
+
+  if (p < end && (*p == 'e' || *p == 'E'))
+    {
+      integral = FALSE;
+      p++;
+      if (p < end && (*p == '+' || *p == '-'))
+        p++;
+      if (p >= end || !g_ascii_isdigit (*p))
+        {
+          snodo_json_reader_fail (reader, p, _("expected a digit in the exponent"));
+          return NULL;
+        }
+      while (p < end && g_ascii_isdigit (*p))
+        p++;
+    }
+
+  reader->p = p;
+
+  if (integral && !overflow)
+    {
+      if (!negative && magnitude <= (guint64) G_MAXINT64)
+        return json_node_init_int (json_node_alloc (), (gint64) magnitude);
+      if (negative && magnitude <= (guint64) G_MAXINT64)
+        return json_node_init_int (json_node_alloc (), -(gint64) magnitude);
+      if (negative && magnitude == (guint64) G_MAXINT64 + 1)
+        return json_node_init_int (json_node_alloc (), G_MININT64);
+    }
+
+  /* The input is not NUL-terminated: g_ascii_strtod needs a copy. */
+  g_string_truncate (reader->value, 0);
+  g_string_append_len (reader->value, start, p - start);
+  d = g_ascii_strtod (reader->value->str, NULL);
+  if (!isfinite (d))
+    {
+      snodo_json_reader_fail (reader, start, _("number out of range"));
+      return NULL;
+    }
+
+  return json_node_init_double (json_node_alloc (), d);
+}
+
+static gboolean
+snodo_json_reader_literal (Reader     *reader,
+                           const char *word,
+                           gsize       len)
+{
+  if ((gsize) (reader->end - reader->p) < len || memcmp (reader->p, word, len) != 0)
+    {
+      const char *p = reader->p;
+
+      /* Point at the first byte that differs. */
+      for (gsize i = 0; i < len && p < reader->end && *p == word[i]; i++)
+        p++;
+      return snodo_json_reader_unexpected (reader, p);
+    }
+
+  reader->p += len;
+  return TRUE;
+}
+
+JsonNode *
+snodo_json_parse (const char  *data,
+                  gsize        len,
+                  GError     **error)
+{
+  g_autoptr(GString) value = NULL;
+  g_autoptr(GString) name = NULL;
+  ReadFrame stack[SNODO_JSON_MAX_DEPTH];
+  ReadState state = READ_VALUE;
+  JsonNode *root = NULL;
+  const char *invalid = NULL;
+  guint depth = 0;
+  Reader reader;
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+
+  if (data == NULL)
+    data = "";
+
+  if (!g_utf8_validate_len (data, len, &invalid))
+    {
+      g_set_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_PARSE_ERROR,
+                   *invalid == '\0' ? _("NUL byte at byte %lu")
+                                    : _("invalid UTF-8 at byte %lu"),
+                   (gulong) (invalid - data));
+      return NULL;
+    }
+
+  value = g_string_sized_new (64);
+  name = g_string_sized_new (64);
+
+  reader.start = data;
+  reader.p = data;
+  reader.end = data + len;
+  reader.value = value;
+  reader.name = name;
+  reader.error = error;
+
+  for (;;)
+    {
+      JsonNode *node = NULL;
+      ReadFrame *top = depth > 0 ? &stack[depth - 1] : NULL;
+      gboolean container = FALSE;
+
+      switch (state)
+        {
+        case READ_VALUE:
+          snodo_json_reader_skip_space (&reader);
+          if (reader.p >= reader.end)
+            {
+              snodo_json_reader_unexpected (&reader, reader.p);
+              goto fail;
+            }
+
+          switch (*reader.p)
+            {
+            case '{':
+              node = json_node_alloc ();
+              json_node_take_object (json_node_init (node, JSON_NODE_OBJECT), json_object_new ());
+              container = TRUE;
+              break;
+            case '[':
+              node = json_node_alloc ();
+              json_node_take_array (json_node_init (node, JSON_NODE_ARRAY), json_array_new ());
+              container = TRUE;
+              break;
+            case '"':
+              reader.p++;
+              if (!snodo_json_reader_string (&reader, value))
+                goto fail;
+              node = json_node_init_string (json_node_alloc (), value->str);
+              break;
+            case 't':
+              if (!snodo_json_reader_literal (&reader, "true", 4))
+                goto fail;
+              node = json_node_init_boolean (json_node_alloc (), TRUE);
+              break;
+            case 'f':
+              if (!snodo_json_reader_literal (&reader, "false", 5))
+                goto fail;
+              node = json_node_init_boolean (json_node_alloc (), FALSE);
+              break;
+            case 'n':
+              if (!snodo_json_reader_literal (&reader, "null", 4))
+                goto fail;
+              node = json_node_init_null (json_node_alloc ());
+              break;
+            case '-':
+            case '0': case '1': case '2': case '3': case '4':
+            case '5': case '6': case '7': case '8': case '9':
+              node = snodo_json_reader_number (&reader);
+              if (node == NULL)
+                goto fail;
+              break;
+            default:
+              snodo_json_reader_unexpected (&reader, reader.p);
+              goto fail;
+            }
+
+          if (container && depth == SNODO_JSON_MAX_DEPTH)
+            {
+              g_autofree char *what = NULL;
+
+              json_node_unref (node);
+              what = g_strdup_printf (_("nesting deeper than %d levels"), SNODO_JSON_MAX_DEPTH);
+              snodo_json_reader_fail (&reader, reader.p, what);
+              goto fail;
+            }
+
+          /* Attach the node at once, so that the root owns everything. */
+          if (top == NULL)
+            root = node;
+          else
+            {
+              json_node_set_parent (node, top->node);
+              if (top->array != NULL)
+                json_array_add_element (top->array, node);
+              else
+                json_object_set_member (top->object, name->str, node);
+            }
+
+          if (!container)
+            {
+              state = READ_AFTER_VALUE;
+              break;
+            }
+
+          top = &stack[depth++];
+          top->node = node;
+          top->array = NULL;
+          top->object = NULL;
+          reader.p++;
+          snodo_json_reader_skip_space (&reader);
+
+          if (JSON_NODE_HOLDS_OBJECT (node))
+            {
+              top->object = json_node_get_object (node);
+              if (reader.p < reader.end && *reader.p == '}')
+                {
+                  reader.p++;
+                  depth--;
+                  state = READ_AFTER_VALUE;
+                }
+              else
+                state = READ_MEMBER_NAME;
+            }
+          else
+            {
+              top->array = json_node_get_array (node);
+              if (reader.p < reader.end && *reader.p == ']')
+                {
+                  reader.p++;
+                  depth--;
+                  state = READ_AFTER_VALUE;
+                }
+              else
+                state = READ_VALUE;
+            }
+          break;
+
+        case READ_MEMBER_NAME:
+          /* White space before the name is already skipped. */
+          if (reader.p >= reader.end || *reader.p != '"')
+            {
+              if (reader.p >= reader.end)
+                snodo_json_reader_unexpected (&reader, reader.p);
+              else
+                snodo_json_reader_fail (&reader, reader.p, _("expected a member name"));
+              goto fail;
+            }
+          reader.p++;
+          if (!snodo_json_reader_string (&reader, name))
+            goto fail;
+          snodo_json_reader_skip_space (&reader);
+          if (reader.p >= reader.end || *reader.p != ':')
+            {
+              if (reader.p >= reader.end)
+                snodo_json_reader_unexpected (&reader, reader.p);
+              else
+                snodo_json_reader_fail (&reader, reader.p, _("expected ':'"));
+              goto fail;
+            }
+          reader.p++;
+          state = READ_VALUE;
+          break;
+
+        case READ_AFTER_VALUE:
+          snodo_json_reader_skip_space (&reader);
+
+          if (top == NULL)
+            {
+              if (reader.p < reader.end)
+                {
+                  snodo_json_reader_fail (&reader, reader.p,
+                                          _("unexpected data after the value"));
+                  goto fail;
+                }
+              return root;
+            }
+
+          if (reader.p >= reader.end)
+            {
+              snodo_json_reader_unexpected (&reader, reader.p);
+              goto fail;
+            }
+
+          if (*reader.p == ',')
+            {
+              reader.p++;
+              snodo_json_reader_skip_space (&reader);
+              state = top->array != NULL ? READ_VALUE : READ_MEMBER_NAME;
+            }
+          else if (*reader.p == (top->array != NULL ? ']' : '}'))
+            {
+              reader.p++;
+              depth--;
+            }
+          else
+            {
+              snodo_json_reader_fail (&reader, reader.p,
+                                      top->array != NULL ? _("expected ',' or ']'")
+                                                         : _("expected ',' or '}'"));
+              goto fail;
+            }
+          break;
+
+        default:
+          g_assert_not_reached ();
+        }
+    }
+
+fail:
+  g_clear_pointer (&root, json_node_unref);
+  return NULL;
+}
+
+/* Writing */
+
+typedef struct
+{
+  /* Exactly one of the two is set, borrowed from the tree being written. */
+  JsonArray      *array;
+  JsonObject     *object;
+  guint           index;
+  guint           length;
+  JsonObjectIter  iter;
+} WriteFrame;
+
+static void
+snodo_json_write_string (GString    *out,
+                         const char *str)
+{
+  static const char hex[] = "0123456789abcdef";
+  const guchar *p = (const guchar *) str;
+  const guchar *run = p;
+
+  for (;;)
+    {
+      guchar c = *p;
+
+      if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80)
+        {
+          p++;
+          continue;
+        }
+
+      if (c >= 0x80)
+        {
+          gunichar u;
+
+          if (c == 0xc0 && p[1] == 0x80)
+            {
+              g_string_append_len (out, (const char *) run, p - run);
+              g_string_append_len (out, "\\u0000", 6);
+              p += 2;
+              run = p;
+              continue;
+            }
+
+          /* The string is NUL-terminated, so a truncated sequence is
+           * reported as invalid rather than read past. */
+          u = g_utf8_get_char_validated ((const char *) p, -1);
+          if (u < 0x110000)
+            {
+              p += g_utf8_skip[c];
+              continue;
+            }
+
+          g_string_append_len (out, (const char *) run, p - run);
+          g_string_append_len (out, "\xef\xbf\xbd", 3);
+          p++;
+          run = p;
+          continue;
+        }
+
+      g_string_append_len (out, (const char *) run, p - run);
+      if (c == '\0')
+        break;
+
+      switch (c)
+        {
+        case '"':
+          g_string_append_len (out, "\\\"", 2);
+          break;
+        case '\\':
+          g_string_append_len (out, "\\\\", 2);
+          break;
+        case '\n':
+          g_string_append_len (out, "\\n", 2);
+          break;
+        case '\r':
+          g_string_append_len (out, "\\r", 2);
+          break;
+        case '\t':
+          g_string_append_len (out, "\\t", 2);
+          break;
+        case '\b':
+          g_string_append_len (out, "\\b", 2);
+          break;
+        case '\f':
+          g_string_append_len (out, "\\f", 2);
+          break;
+        default:
+          g_string_append_len (out, "\\u00", 4);
+          g_string_append_c (out, hex[c >> 4]);
+          g_string_append_c (out, hex[c & 0xf]);
+          break;
+        }
+      p++;
+      run = p;
+    }
+}
+
+static gboolean
+snodo_json_double_reads_back (const char *text,
+                              double      d)
+{
+  double back = g_ascii_strtod (text, NULL);
+
+  return memcmp (&back, &d, sizeof d) == 0;
+}
+
+static void
+snodo_json_write_double (GString *out,
+                         double   d)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (d))
+    {
+      g_string_append_len (out, "null", 4);
+      return;
+    }
+
+  /* The shortest of 15, 16 or 17 significant digits that reads back to the
+   * same bits; 17 always does. */
+  g_ascii_formatd (buf, sizeof buf, "%.15g", d);
+  if (!snodo_json_double_reads_back (buf, d))
+    {
+      g_ascii_formatd (buf, sizeof buf, "%.16g", d);
+      if (!snodo_json_double_reads_back (buf, d))
+        g_ascii_formatd (buf, sizeof buf, "%.17g", d);
+    }
+
+  g_string_append (out, buf);
+
+  /* "%g" writes integral values without a point ("1", "-0"): keep them
+   * doubles for the next reader. "1e+300" is already valid JSON. */
+  if (strpbrk (buf, ".eE") == NULL)
+    g_string_append_len (out, ".0", 2);
+}
+
+static void
+snodo_json_write_value (GString  *out,
+                        JsonNode *node)
+{
+  GType type = json_node_get_value_type (node);
+
+  if (type == G_TYPE_INT64)
+    g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
+  else if (type == G_TYPE_DOUBLE)
+    snodo_json_write_double (out, json_node_get_double (node));
+  else if (type == G_TYPE_BOOLEAN)
+    {
+      if (json_node_get_boolean (node))
+        g_string_append_len (out, "true", 4);
+      else
+        g_string_append_len (out, "false", 5);
+    }
+  else if (type == G_TYPE_STRING && json_node_get_string (node) != NULL)
+    {
+      g_string_append_c (out, '"');
+      snodo_json_write_string (out, json_node_get_string (node));
+      g_string_append_c (out, '"');
+    }
+  else
+    g_string_append_len (out, "null", 4);
+}
+
+/* Writes a scalar, or opens a container and pushes its frame. */
+static void
+snodo_json_write_node (GString  *out,
+                       GArray   *stack,
+                       JsonNode *node)
+{
+  WriteFrame frame = { 0, };
+
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      frame.object = json_node_get_object (node);
+      if (frame.object == NULL)
+        {
+          g_string_append_len (out, "{}", 2);
+          return;
+        }
+      g_string_append_c (out, '{');
+      json_object_iter_init_ordered (&frame.iter, frame.object);
+      g_array_append_val (stack, frame);
+      break;
+
+    case JSON_NODE_ARRAY:
+      frame.array = json_node_get_array (node);
+      if (frame.array == NULL)
+        {
+          g_string_append_len (out, "[]", 2);
+          return;
+        }
+      g_string_append_c (out, '[');
+      frame.length = json_array_get_length (frame.array);
+      g_array_append_val (stack, frame);
+      break;
+
+    case JSON_NODE_VALUE:
+      snodo_json_write_value (out, node);
+      break;
+
+    case JSON_NODE_NULL:
+    default:
+      g_string_append_len (out, "null", 4);
+      break;
+    }
+}
+
+static GString *
+snodo_json_write (JsonNode *node,
+                  gsize     reserve)
+{
+  g_autoptr(GArray) stack = g_array_sized_new (FALSE, FALSE, sizeof (WriteFrame), 16);
+  GString *out = g_string_sized_new (256 + reserve);
+
+  snodo_json_write_node (out, stack, node);
+
+  while (stack->len > 0)
+    {
+      WriteFrame *top = &g_array_index (stack, WriteFrame, stack->len - 1);
+      JsonNode *child = NULL;
+
+      if (top->array != NULL)
+        {
+          if (top->index < top->length)
+            {
+              if (top->index > 0)
+                g_string_append_c (out, ',');
+              child = json_array_get_element (top->array, top->index++);
+            }
+          else
+            {
+              g_string_append_c (out, ']');
+              g_array_set_size (stack, stack->len - 1);
+              continue;
+            }
+        }
+      else
+        {
+          const char *member = NULL;
+
+          if (json_object_iter_next_ordered (&top->iter, &member, &child))
+            {
+              if (top->index++ > 0)
+                g_string_append_c (out, ',');
+              g_string_append_c (out, '"');
+              snodo_json_write_string (out, member);
+              g_string_append_len (out, "\":", 2);
+            }
+          else
+            {
+              g_string_append_c (out, '}');
+              g_array_set_size (stack, stack->len - 1);
+              continue;
+            }
+        }
+
+      /* This may grow the stack and move top; it is not used after. */
+      snodo_json_write_node (out, stack, child);
+    }
+
+  return out;
+}
+
+char *
+snodo_json_to_string (JsonNode *node,
+                      gsize    *len)
+{
+  GString *out;
+
+  g_return_val_if_fail (node != NULL, NULL);
+
+  out = snodo_json_write (node, 0);
+  if (len != NULL)
+    *len = out->len;
+  return g_string_free (out, FALSE);
+}
+
+GBytes *
+snodo_json_to_line (JsonNode *node)
+{
+  GString *out;
+
+  g_return_val_if_fail (node != NULL, NULL);
+
+  out = snodo_json_write (node, 1);
+  g_string_append_c (out, '\n');
+  return g_string_free_to_bytes (out);
+}

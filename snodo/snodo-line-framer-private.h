@@ -15,8 +15,9 @@ G_BEGIN_DECLS
  * (a trailing '\r' is left for the decoder). As soon as a line is known to be
  * larger (its content reaches max_line_bytes bytes without a newline) it is
  * delivered once as SNODO_LINE_FRAMER_OVERSIZED (line NULL, len the number of
- * bytes seen so far), and the rest of it, up to and including the next '\n',
- * is dropped as it arrives.
+ * bytes seen when that became known, which is max_line_bytes: the same
+ * however the input was split), and the rest of it, up to and including the
+ * next '\n', is dropped as it arrives.
  *
  * At end of input, snodo_line_framer_finish() delivers a last line without
  * '\n', measured as if it had one (so its content must be shorter than
@@ -24,9 +25,12 @@ G_BEGIN_DECLS
  *
  * The framer never holds more than max_line_bytes - 1 bytes of a line: every
  * chunk is consumed whole by snodo_line_framer_push(). Complete lines inside a
- * chunk are delivered straight from the chunk without copying.
+ * chunk are delivered straight from the chunk without copying. The line
+ * passed to the callback is not NUL-terminated and is valid only during the
+ * call; the callback must not push to or finish the same framer.
  *
- * A change of max_line_bytes applies from the next line on.
+ * A change of max_line_bytes (at least 1) applies from the next line on.
+ * After snodo_line_framer_finish() the framer is empty and can be reused.
  */
 
 typedef enum

@@ -1,3 +1,484 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
 #include "config.h"
+
 #include "snodo-test-util.h"
-int main (int argc, char **argv) { g_test_init (&argc, &argv, NULL); return g_test_run (); }
+
+#include <string.h>
+
+#include "snodo-frame-private.h"
+#include "snodo-json-private.h"
+
+typedef struct
+{
+  const char     *input;
+  SnodoFrameKind  kind;
+  /* ERROR only */
+  int             code;
+  /* The id as JSON text, or NULL for none (an error answered with null). */
+  const char     *id;
+  /* A part of error_message, when not NULL. */
+  const char     *message;
+} DecodeCase;
+
+static void
+assert_decodes (const DecodeCase *c)
+{
+  g_auto(SnodoFrame) frame = { 0, };
+  g_autofree char *escaped = g_strescape (c->input, NULL);
+
+  g_test_message ("decoding %s", escaped);
+  snodo_frame_decode (c->input, strlen (c->input), &frame);
+
+  g_assert_cmpint (frame.kind, ==, c->kind);
+
+  if (c->id == NULL)
+    {
+      g_assert_null (frame.id);
+      g_assert_null (frame.key);
+    }
+  else
+    {
+      g_autoptr(JsonNode) id = snodo_test_parse (c->id);
+      g_autofree char *key = snodo_frame_id_key (id);
+
+      g_assert_true (snodo_test_json_equal (frame.id, id));
+      g_assert_cmpstr (frame.key, ==, key);
+    }
+
+  switch (frame.kind)
+    {
+    case SNODO_FRAME_ERROR:
+      g_assert_cmpint (frame.error_code, ==, c->code);
+      g_assert_nonnull (frame.error_message);
+      g_assert_null (frame.message);
+      g_assert_null (frame.method);
+      g_assert_null (frame.params);
+      if (c->message != NULL && strstr (frame.error_message, c->message) == NULL)
+        g_error ("message \"%s\" lacks \"%s\"", frame.error_message, c->message);
+      break;
+
+    case SNODO_FRAME_DROP:
+      g_assert_cmpint (frame.error_code, ==, 0);
+      g_assert_null (frame.message);
+      g_assert_null (frame.method);
+      g_assert_null (frame.params);
+      if (c->message != NULL && strstr (frame.error_message, c->message) == NULL)
+        g_error ("message \"%s\" lacks \"%s\"", frame.error_message, c->message);
+      break;
+
+    case SNODO_FRAME_IGNORE:
+      g_assert_null (frame.message);
+      g_assert_null (frame.error_message);
+      break;
+
+    case SNODO_FRAME_REQUEST:
+    case SNODO_FRAME_NOTIFICATION:
+      g_assert_true (JSON_NODE_HOLDS_OBJECT (frame.message));
+      g_assert_nonnull (frame.method);
+      g_assert_cmpstr (frame.method, ==,
+                       json_object_get_string_member (json_node_get_object (frame.message),
+                                                      "method"));
+      g_assert_null (frame.error_message);
+      break;
+
+    case SNODO_FRAME_RESPONSE:
+      g_assert_true (JSON_NODE_HOLDS_OBJECT (frame.message));
+      g_assert_null (frame.method);
+      g_assert_null (frame.error_message);
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+assert_decodes_all (const DecodeCase *cases,
+                    gsize             n)
+{
+  for (gsize i = 0; i < n; i++)
+    assert_decodes (&cases[i]);
+}
+
+static void
+test_request (void)
+{
+  g_auto(SnodoFrame) frame = { 0, };
+  const char *line = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+                     "\"params\":{\"name\":\"echo\"}}";
+
+  snodo_frame_decode (line, strlen (line), &frame);
+  g_assert_cmpint (frame.kind, ==, SNODO_FRAME_REQUEST);
+  g_assert_cmpstr (frame.method, ==, "tools/call");
+  g_assert_nonnull (frame.params);
+  g_assert_true (frame.params ==
+                 json_object_get_object_member (json_node_get_object (frame.message), "params"));
+  g_assert_cmpstr (json_object_get_string_member (frame.params, "name"), ==, "echo");
+  g_assert_cmpint (json_node_get_int (frame.id), ==, 7);
+  g_assert_cmpstr (frame.key, ==, "i:7");
+
+  snodo_frame_clear (&frame);
+  g_assert_cmpint (frame.kind, ==, SNODO_FRAME_IGNORE);
+  g_assert_null (frame.message);
+  g_assert_null (frame.id);
+  g_assert_null (frame.key);
+  /* Clearing twice is harmless. */
+  snodo_frame_clear (&frame);
+}
+
+static void
+test_valid (void)
+{
+  static const DecodeCase cases[] = {
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", SNODO_FRAME_REQUEST, 0, "1", NULL },
+    { "{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"method\":\"ping\",\"params\":{}}",
+      SNODO_FRAME_REQUEST, 0, "\"abc\"", NULL },
+    { "{\"method\":\"ping\",\"id\":-5,\"jsonrpc\":\"2.0\"}", SNODO_FRAME_REQUEST, 0, "-5", NULL },
+    { "{\"jsonrpc\":\"2.0\",\"id\":\"\",\"method\":\"ping\"}", SNODO_FRAME_REQUEST, 0, "\"\"", NULL },
+    { "{\"jsonrpc\":\"2.0\",\"id\":9223372036854775807,\"method\":\"x\"}",
+      SNODO_FRAME_REQUEST, 0, "9223372036854775807", NULL },
+    { "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+      SNODO_FRAME_NOTIFICATION, 0, NULL, NULL },
+    { "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}",
+      SNODO_FRAME_NOTIFICATION, 0, NULL, NULL },
+    { "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}", SNODO_FRAME_RESPONSE, 0, "3", NULL },
+    { "{\"jsonrpc\":\"2.0\",\"id\":\"r\",\"error\":{\"code\":-32601,\"message\":\"no\"}}",
+      SNODO_FRAME_RESPONSE, 0, "\"r\"", NULL },
+    { "  {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}  ", SNODO_FRAME_REQUEST, 0, "1", NULL },
+  };
+
+  assert_decodes_all (cases, G_N_ELEMENTS (cases));
+}
+
+static void
+test_line_endings (void)
+{
+  static const DecodeCase cases[] = {
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r", SNODO_FRAME_REQUEST, 0, "1", NULL },
+    { "", SNODO_FRAME_IGNORE, 0, NULL, NULL },
+    { "\r", SNODO_FRAME_IGNORE, 0, NULL, NULL },
+    { " \t \r", SNODO_FRAME_IGNORE, 0, NULL, NULL },
+    { "\t\t", SNODO_FRAME_IGNORE, 0, NULL, NULL },
+  };
+
+  g_test_summary ("A trailing '\\r' is removed; blank and white-space-only "
+                  "lines are ignored");
+
+  assert_decodes_all (cases, G_N_ELEMENTS (cases));
+}
+
+static void
+test_parse_errors (void)
+{
+  static const DecodeCase cases[] = {
+    { "{", SNODO_FRAME_ERROR, -32700, NULL, "Parse error: unexpected end of input at byte 1" },
+    { "[1,x]", SNODO_FRAME_ERROR, -32700, NULL, "Parse error: unexpected character 'x' at byte 3" },
+    { "{'jsonrpc':'2.0'}", SNODO_FRAME_ERROR, -32700, NULL, "Parse error:" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}{}", SNODO_FRAME_ERROR, -32700, NULL, NULL },
+    { "\xff", SNODO_FRAME_ERROR, -32700, NULL, "Parse error: invalid UTF-8 at byte 0" },
+    { "\r\r", SNODO_FRAME_IGNORE, 0, NULL, NULL },
+    { "\x0b", SNODO_FRAME_ERROR, -32700, NULL, "unexpected character U+000B" },
+  };
+
+  assert_decodes_all (cases, G_N_ELEMENTS (cases));
+}
+
+static void
+test_nul_byte (void)
+{
+  const char line[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\0b\"}";
+  g_auto(SnodoFrame) frame = { 0, };
+
+  snodo_frame_decode (line, sizeof line - 1, &frame);
+  g_assert_cmpint (frame.kind, ==, SNODO_FRAME_ERROR);
+  g_assert_cmpint (frame.error_code, ==, -32700);
+  g_assert_null (frame.id);
+}
+
+static void
+test_not_object (void)
+{
+  static const DecodeCase cases[] = {
+    { "[]", SNODO_FRAME_ERROR, -32600, NULL, "Invalid request: batches are not supported" },
+    { "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]",
+      SNODO_FRAME_ERROR, -32600, NULL, "batches are not supported" },
+    { "1", SNODO_FRAME_ERROR, -32600, NULL, "Invalid request: a message must be an object" },
+    { "\"ping\"", SNODO_FRAME_ERROR, -32600, NULL, "must be an object" },
+    { "null", SNODO_FRAME_ERROR, -32600, NULL, "must be an object" },
+    { "true", SNODO_FRAME_ERROR, -32600, NULL, "must be an object" },
+  };
+
+  assert_decodes_all (cases, G_N_ELEMENTS (cases));
+}
+
+static void
+test_bad_id (void)
+{
+  static const DecodeCase cases[] = {
+    { "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, NULL,
+      "Invalid request: \"id\" must be a string or an integer" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1e2,\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":18446744073709551615,\"method\":\"ping\"}",
+      SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
+    { "{\"jsonrpc\":\"1.0\",\"id\":null}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
+  };
+
+  g_test_summary ("An id that is present but neither a string nor an integer "
+                  "(MCP forbids null) is answered with id null, even when the "
+                  "message has a method");
+
+  assert_decodes_all (cases, G_N_ELEMENTS (cases));
+}
+
+static void
+test_bad_shape (void)
+{
+  static const DecodeCase cases[] = {
+    { "{\"jsonrpc\":\"2.0\",\"id\":1}", SNODO_FRAME_ERROR, -32600, "1",
+      "Invalid request: \"method\" is missing" },
+    { "{\"id\":1,\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, "1",
+      "Invalid request: \"jsonrpc\" must be \"2.0\"" },
+    { "{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, "\"a\"",
+      "Invalid request: \"jsonrpc\" must be \"2.0\"" },
+    { "{\"jsonrpc\":2.0,\"id\":1,\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, "1", "\"jsonrpc\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}", SNODO_FRAME_ERROR, -32600, "1",
+      "Invalid request: \"method\" must be a non-empty string" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}", SNODO_FRAME_ERROR, -32600, "1", "\"method\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":{}}", SNODO_FRAME_ERROR, -32600, "1", "\"method\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":null}", SNODO_FRAME_ERROR, -32600, "1", "\"method\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":[1]}", SNODO_FRAME_ERROR, -32600, "1",
+      "Invalid request: \"params\" must be an object" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":null}", SNODO_FRAME_ERROR, -32600, "1",
+      "\"params\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"ping\",\"params\":\"x\"}", SNODO_FRAME_ERROR, -32600,
+      "\"s\"", "\"params\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{\"code\":1}}", SNODO_FRAME_ERROR, -32600, "1",
+      "both \"result\" and \"error\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":[]}", SNODO_FRAME_ERROR, -32600, "1",
+      "\"result\" must be an object" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":null}", SNODO_FRAME_ERROR, -32600, "1", "\"result\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"message\":\"x\"}}", SNODO_FRAME_ERROR, -32600, "1",
+      "\"error\" must be an object with an integer \"code\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":\"1\"}}", SNODO_FRAME_ERROR, -32600, "1", "\"error\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1.5}}", SNODO_FRAME_ERROR, -32600, "1", "\"error\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":-32600}", SNODO_FRAME_ERROR, -32600, "1", "\"error\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"params\":[]}", SNODO_FRAME_ERROR, -32600, "1", "\"params\"" },
+    { "{\"jsonrpc\":\"2.0\",\"result\":{}}", SNODO_FRAME_ERROR, -32600, NULL,
+      "Invalid request: a response must have an \"id\"" },
+    { "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":1}}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
+    { "{\"jsonrpc\":\"2.0\"}", SNODO_FRAME_ERROR, -32600, NULL, "\"method\" is missing" },
+    { "{}", SNODO_FRAME_ERROR, -32600, NULL, "\"jsonrpc\"" },
+  };
+
+  g_test_summary ("A malformed object is answered -32600, with its id when "
+                  "the id was valid and with null otherwise");
+
+  assert_decodes_all (cases, G_N_ELEMENTS (cases));
+}
+
+static void
+test_drop (void)
+{
+  static const DecodeCase cases[] = {
+    { "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":[1]}", SNODO_FRAME_DROP, 0, NULL,
+      "\"params\"" },
+    { "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":null}", SNODO_FRAME_DROP, 0, NULL, NULL },
+    { "{\"jsonrpc\":\"1.0\",\"method\":\"notifications/x\"}", SNODO_FRAME_DROP, 0, NULL, "\"jsonrpc\"" },
+    { "{\"method\":\"notifications/x\"}", SNODO_FRAME_DROP, 0, NULL, NULL },
+    { "{\"jsonrpc\":\"2.0\",\"method\":5}", SNODO_FRAME_DROP, 0, NULL, "\"method\"" },
+    { "{\"jsonrpc\":\"2.0\",\"method\":\"\"}", SNODO_FRAME_DROP, 0, NULL, NULL },
+    { "{\"jsonrpc\":\"2.0\",\"method\":null}", SNODO_FRAME_DROP, 0, NULL, NULL },
+  };
+
+  g_test_summary ("A malformed notification (no id, a method member) is "
+                  "dropped: notifications are never answered");
+
+  assert_decodes_all (cases, G_N_ELEMENTS (cases));
+}
+
+static void
+test_response (void)
+{
+  g_auto(SnodoFrame) ok = { 0, };
+  g_auto(SnodoFrame) err = { 0, };
+  const char *ok_line = "{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"result\":{\"v\":1}}";
+  const char *err_line = "{\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32000,\"message\":\"m\"}}";
+  JsonObject *object;
+
+  snodo_frame_decode (ok_line, strlen (ok_line), &ok);
+  g_assert_cmpint (ok.kind, ==, SNODO_FRAME_RESPONSE);
+  g_assert_cmpstr (ok.key, ==, "s:q");
+  object = json_node_get_object (ok.message);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (object, "result"), "v"),
+                   ==, 1);
+  g_assert_null (ok.params);
+
+  snodo_frame_decode (err_line, strlen (err_line), &err);
+  g_assert_cmpint (err.kind, ==, SNODO_FRAME_RESPONSE);
+  g_assert_cmpstr (err.key, ==, "i:4");
+  object = json_node_get_object (err.message);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (object, "error"), "code"),
+                   ==, -32000);
+}
+
+static void
+test_id_key (void)
+{
+  g_autoptr(JsonNode) s = snodo_test_parse ("\"1\"");
+  g_autoptr(JsonNode) i = snodo_test_parse ("1");
+  g_autoptr(JsonNode) neg = snodo_test_parse ("-12");
+  g_autoptr(JsonNode) colon = snodo_test_parse ("\"i:1\"");
+  g_autoptr(JsonNode) d = snodo_test_parse ("1.5");
+  g_autoptr(JsonNode) b = snodo_test_parse ("true");
+  g_autoptr(JsonNode) n = snodo_test_parse ("null");
+  g_autoptr(JsonNode) o = snodo_test_parse ("{}");
+  g_autofree char *s_key = snodo_frame_id_key (s);
+  g_autofree char *i_key = snodo_frame_id_key (i);
+  g_autofree char *neg_key = snodo_frame_id_key (neg);
+  g_autofree char *colon_key = snodo_frame_id_key (colon);
+
+  g_test_summary ("String and integer ids with the same text are different "
+                  "ids; other types have no key");
+
+  g_assert_cmpstr (s_key, ==, "s:1");
+  g_assert_cmpstr (i_key, ==, "i:1");
+  g_assert_cmpstr (neg_key, ==, "i:-12");
+  g_assert_cmpstr (colon_key, ==, "s:i:1");
+  g_assert_cmpstr (s_key, !=, i_key);
+  g_assert_null (snodo_frame_id_key (d));
+  g_assert_null (snodo_frame_id_key (b));
+  g_assert_null (snodo_frame_id_key (n));
+  g_assert_null (snodo_frame_id_key (o));
+  g_assert_null (snodo_frame_id_key (NULL));
+}
+
+/* Checks that @line is one JSON object text ending in exactly one '\n', and
+ * that it reads as @expected_json with the members in the same order. */
+static void
+assert_line (GBytes     *line,
+             const char *expected_json)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(JsonNode) expected_node = NULL;
+  gsize len = 0;
+  const char *data = g_bytes_get_data (line, &len);
+
+  g_assert_cmpuint (len, >, 1);
+  g_assert_cmpint (data[len - 1], ==, '\n');
+  g_assert_null (memchr (data, '\n', len - 1));
+
+  node = snodo_json_parse (data, len - 1, &error);
+  g_assert_no_error (error);
+  expected_node = snodo_test_parse (expected_json);
+  g_assert_true (snodo_test_json_equal (node, expected_node));
+
+  /* Same members in the same order: compare the compact texts. */
+  expected = snodo_json_to_string (expected_node, NULL);
+  g_assert_cmpmem (data, len - 1, expected, strlen (expected));
+}
+
+static void
+test_encode_result (void)
+{
+  g_autoptr(JsonNode) id = snodo_test_parse ("7");
+  g_autoptr(JsonNode) sid = snodo_test_parse ("\"x\\ny\"");
+  g_autoptr(JsonNode) result = snodo_test_parse ("{\"content\":[{\"type\":\"text\",\"text\":\"a\\nb\"}],\"z\":1,\"a\":2}");
+  g_autofree char *before = snodo_json_to_string (result, NULL);
+  g_autofree char *after = NULL;
+  g_autoptr(GBytes) line = snodo_frame_encode_result (id, result);
+  g_autoptr(GBytes) sline = snodo_frame_encode_result (sid, result);
+  g_autoptr(GBytes) nline = snodo_frame_encode_result (NULL, result);
+
+  assert_line (line, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\\nb\"}],\"z\":1,\"a\":2}}");
+  assert_line (sline, "{\"jsonrpc\":\"2.0\",\"id\":\"x\\ny\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\\nb\"}],\"z\":1,\"a\":2}}");
+  assert_line (nline, "{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\\nb\"}],\"z\":1,\"a\":2}}");
+
+  /* The result is not modified, nor adopted. */
+  after = snodo_json_to_string (result, NULL);
+  g_assert_cmpstr (before, ==, after);
+  g_assert_null (json_node_get_parent (result));
+}
+
+static void
+test_encode_error (void)
+{
+  g_autoptr(JsonNode) id = snodo_test_parse ("\"abc\"");
+  g_autoptr(JsonNode) data = snodo_test_parse ("{\"detail\":[1,2]}");
+  g_autoptr(GBytes) plain = snodo_frame_encode_error (id, -32601, "Method not found: \"x\"\n", NULL);
+  g_autoptr(GBytes) with_data = snodo_frame_encode_error (NULL, -32600, "Invalid request", data);
+
+  assert_line (plain, "{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"error\":{\"code\":-32601,"
+                      "\"message\":\"Method not found: \\\"x\\\"\\n\"}}");
+  assert_line (with_data, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
+                          "\"message\":\"Invalid request\",\"data\":{\"detail\":[1,2]}}}");
+}
+
+static void
+test_encode_notification (void)
+{
+  g_autoptr(JsonNode) params = snodo_test_parse ("{\"level\":\"info\",\"data\":\"x\"}");
+  g_autoptr(GBytes) with_params = snodo_frame_encode_notification ("notifications/message", params);
+  g_autoptr(GBytes) bare = snodo_frame_encode_notification ("notifications/tools/list_changed", NULL);
+
+  assert_line (with_params, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
+                            "\"params\":{\"level\":\"info\",\"data\":\"x\"}}");
+  assert_line (bare, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
+}
+
+static void
+test_encode_request (void)
+{
+  g_autoptr(JsonNode) id = snodo_test_parse ("\"srv-1\"");
+  g_autoptr(JsonNode) params = snodo_test_parse ("{\"b\":1,\"a\":2}");
+  g_autoptr(GBytes) with_params = snodo_frame_encode_request (id, "sampling/createMessage", params);
+  g_autoptr(GBytes) bare = snodo_frame_encode_request (id, "ping", NULL);
+  g_auto(SnodoFrame) frame = { 0, };
+  gsize len = 0;
+  const char *data;
+
+  assert_line (with_params, "{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"sampling/createMessage\","
+                            "\"params\":{\"b\":1,\"a\":2}}");
+  assert_line (bare, "{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"ping\"}");
+
+  /* What the encoder writes, the decoder reads. */
+  data = g_bytes_get_data (with_params, &len);
+  snodo_frame_decode (data, len - 1, &frame);
+  g_assert_cmpint (frame.kind, ==, SNODO_FRAME_REQUEST);
+  g_assert_cmpstr (frame.method, ==, "sampling/createMessage");
+  g_assert_cmpstr (frame.key, ==, "s:srv-1");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/snodo/frame/request", test_request);
+  g_test_add_func ("/snodo/frame/valid", test_valid);
+  g_test_add_func ("/snodo/frame/line-endings", test_line_endings);
+  g_test_add_func ("/snodo/frame/parse-errors", test_parse_errors);
+  g_test_add_func ("/snodo/frame/nul-byte", test_nul_byte);
+  g_test_add_func ("/snodo/frame/not-object", test_not_object);
+  g_test_add_func ("/snodo/frame/bad-id", test_bad_id);
+  g_test_add_func ("/snodo/frame/bad-shape", test_bad_shape);
+  g_test_add_func ("/snodo/frame/drop", test_drop);
+  g_test_add_func ("/snodo/frame/response", test_response);
+  g_test_add_func ("/snodo/frame/id-key", test_id_key);
+  g_test_add_func ("/snodo/frame/encode-result", test_encode_result);
+  g_test_add_func ("/snodo/frame/encode-error", test_encode_error);
+  g_test_add_func ("/snodo/frame/encode-notification", test_encode_notification);
+  g_test_add_func ("/snodo/frame/encode-request", test_encode_request);
+
+  return g_test_run ();
+}
