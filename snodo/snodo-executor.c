@@ -2,3 +2,1767 @@
 /* Copyright 2026 The Snodo authors */
 
 #include "config.h"
+
+#include "snodo-executor.h"
+#include "snodo-private.h"
+#include "snodo-work-private.h"
+
+/**
+ * SnodoExecutor:
+ *
+ * Transport-neutral admission of work: how many handlers run at once, how
+ * many may wait, and what happens when both are full.
+ *
+ * A transport decodes a request and hands the work of answering it to an
+ * executor with [method@Snodo.Executor.submit]. The call never blocks and
+ * never runs the work itself: the work is either started, queued, or
+ * refused at once with %SNODO_ERROR_OVERLOADED, so the transport can answer
+ * with an error and go on reading (cancellations and end of input always get
+ * through).
+ *
+ * ## Two kinds of work
+ *
+ * - %SNODO_WORK_KIND_ASYNC: the function is called on the [struct@GLib.MainContext]
+ *   that was the thread-default one when submit() was called (the global
+ *   default context if none was pushed), from a source attached to it (never
+ *   from inside submit()). It must not block; it starts
+ *   its work (a timer, a socket, a subprocess…) and completes it later. This
+ *   is how handlers written in Python or JavaScript run. That context must
+ *   keep being iterated until the work completes.
+ * - %SNODO_WORK_KIND_BLOCKING: the function is called on one of the
+ *   executor's own worker threads and may block.
+ *
+ * Either way the function must call [method@Snodo.Work.complete] exactly once,
+ * from any thread, before or after it returns.
+ *
+ * ## Running and queued work
+ *
+ * A work is *running* from the moment it is handed to its context or thread
+ * until it has been completed *and* its function has returned. At most
+ * [property@Snodo.Executor:max-running] works run at once, and at most
+ * [property@Snodo.Executor:max-threads] blocking functions execute at once.
+ *
+ * Work that cannot start at once waits in a FIFO queue, as long as fewer than
+ * [property@Snodo.Executor:max-queued] works wait and their `cost_bytes`
+ * (typically the size of the request) add up to at most
+ * [property@Snodo.Executor:max-queued-bytes]. Otherwise submit() fails with
+ * %SNODO_ERROR_OVERLOADED and [property@Snodo.Executor:rejected] grows. The
+ * cost of a work only counts while it is queued.
+ *
+ * Whenever a running slot or a thread frees up, queued works start in FIFO
+ * order among those that can start: a blocking work waiting for a thread does
+ * not hold back asynchronous work queued behind it.
+ *
+ * The limits may be changed at any time from any thread; they apply to
+ * later admissions (raising a limit also starts queued work at once).
+ *
+ * ## Owners, keys and cancellation
+ *
+ * Each work belongs to an *owner*, typically the transport or session that
+ * submitted it. The owner is only an identity: the executor does not
+ * reference it and never uses it as an object. A work may also carry a *key*
+ * (the JSON-RPC request id, say): one owner cannot have two live (queued or
+ * running) works with the same key, and submit() fails with
+ * %SNODO_ERROR_DUPLICATE_KEY if it tries.
+ *
+ * Each work has its own [class@Gio.Cancellable].
+ * [method@Snodo.Executor.cancel] addresses one work by owner and key:
+ *
+ * - a queued work is dropped: its cancellable is cancelled, its function is
+ *   never called and its destroy notify is called;
+ * - a running work has its cancellable cancelled (once), and must still
+ *   complete normally.
+ *
+ * Both count once in [property@Snodo.Executor:cancelled].
+ * [method@Snodo.Executor.cancel_owner] does the same for all of an owner's
+ * live work (a transport that closes), and
+ * [method@Snodo.Executor.wait_owner_async] tells when the owner has no live
+ * work left.
+ *
+ * ## Threads and lifetime
+ *
+ * Every method may be called from any thread. The executor never calls a
+ * work function, a destroy notify or a cancellable handler while it holds its
+ * lock, so any of them may call back into the executor.
+ *
+ * The destroy notify of a work's user data is called once the work is no
+ * longer live: in the thread that completed it or where its function
+ * returned, whichever came last (or in the thread that cancelled it while it
+ * was queued). It is never called when submit() fails: then the caller keeps
+ * the user data.
+ *
+ * Every live work holds a reference on its executor, so an executor is only
+ * disposed of once all its work has finished; it may then be finalized on one
+ * of its worker threads. If [method@GObject.Object.run_dispose] is called
+ * earlier, queued work is dropped and running work is cancelled, as by
+ * cancel_owner() on every owner.
+ *
+ * ## Example
+ *
+ * ```c
+ * static void
+ * handle_request (SnodoWork *work,
+ *                 gpointer   user_data)
+ * {
+ *   Request *request = user_data;
+ *
+ *   // A worker thread: blocking calls are fine here
+ *   request->reply = compute_reply (request, snodo_work_get_cancellable (work));
+ *   send_reply (request);
+ *   snodo_work_complete (work);
+ * }
+ *
+ * static void
+ * on_request (Transport *transport,
+ *             Request   *request)
+ * {
+ *   g_autoptr(GError) error = NULL;
+ *
+ *   if (!snodo_executor_submit (transport->executor, G_OBJECT (transport),
+ *                               request->id, SNODO_WORK_KIND_BLOCKING,
+ *                               request->size, handle_request,
+ *                               request, (GDestroyNotify) request_free,
+ *                               &error))
+ *     {
+ *       // Still ours: answer at once and keep reading
+ *       send_error (request, error);
+ *       request_free (request);
+ *     }
+ * }
+ * ```
+ *
+ * Since: 1.0
+ */
+
+#define DEFAULT_MAX_RUNNING      1024
+#define DEFAULT_MAX_QUEUED       256
+#define DEFAULT_MAX_QUEUED_BYTES (G_GUINT64_CONSTANT (64) * 1024 * 1024)
+
+/* The live works of one owner. */
+typedef struct
+{
+  /* Every live work of the owner, oldest first, linked through
+   * work->owner_link. Holds the executor's strong reference on each work. */
+  GQueue works;
+  /* Nullable (created on the first keyed work). Key (borrowed from the work)
+   * → SnodoWork (borrowed), for the live works that have a key. */
+  GHashTable *keys;
+} SnodoExecutorOwner;
+
+/* What a state change asks for once the lock is released. Every member is
+ * NULL until needed. */
+typedef struct
+{
+  /* GCancellable, one reference each: to cancel. */
+  GPtrArray *cancel;
+  /* SnodoWork, one reference each: just moved to RUNNING, to hand to their
+   * context or to the thread pool (the reference goes with them). */
+  GPtrArray *start;
+  /* SnodoWork, borrowed (kept alive by @unref): no longer live; their
+   * destroy notify is to be called. */
+  GPtrArray *finished;
+  /* GTask, one reference each: wait_owner_async() calls to complete. */
+  GPtrArray *waiters;
+  /* GObject, one reference each: dropped last, which may finalize the
+   * executor itself. */
+  GPtrArray *unref;
+} SnodoExecutorActions;
+
+/* The task data of snodo_executor_wait_owner_async(). */
+typedef struct
+{
+  /* The owner waited for; identity only. */
+  GObject *owner;
+  /* Owned, nullable: watches the task's cancellable; destroyed when the
+   * task completes otherwise. */
+  GSource *cancel_source;
+} WaitOwnerState;
+
+struct _SnodoExecutor
+{
+  GObject parent_instance;
+
+  /* Guards every field below except @pool, and the executor's part of each
+   * live work (see snodo-work-private.h). Never held while calling a work
+   * function, a destroy notify, g_cancellable_cancel(), a GTask return,
+   * g_object_notify() or while attaching a source. */
+  GMutex lock;
+
+  /* Owned; thread-safe on its own. The worker threads of BLOCKING work.
+   * Not exclusive, so threads are created on demand and shared with other
+   * pools when idle. Its thread limit follows @max_threads. Freed without
+   * waiting in finalize, which may run on one of its own threads. */
+  GThreadPool *pool;
+
+  /* The limits (properties). */
+  guint max_threads;
+  guint max_running;
+  guint max_queued;
+  guint64 max_queued_bytes;
+
+  /* Works in the RUNNING state. */
+  guint n_running;
+  /* BLOCKING works handed to the pool whose thread has not yet been given
+   * back: from the push until the function returned and the work's
+   * bookkeeping (destroy notify included) is done. */
+  guint n_threads;
+
+  /* Queued works in admission order, one queue per kind (linked through
+   * work->queue_link), so that the next startable work is always at the
+   * head of one of them; works that are not startable wait behind the same
+   * limit. Borrowed: the owner lists hold the references. */
+  GQueue queued_async;
+  GQueue queued_blocking;
+  /* Sum of cost_bytes of the queued works. */
+  guint64 queued_bytes;
+  /* Admission counter for work->seq. */
+  guint64 next_seq;
+
+  /* Owned. Owner (identity, not referenced) → SnodoExecutorOwner (owned).
+   * An owner is present exactly while it has live work. */
+  GHashTable *owners;
+  /* GTask, one reference each: pending wait_owner_async() calls whose owner
+   * has live work. */
+  GQueue waiters;
+
+  /* Statistics (read-only properties). */
+  guint64 admitted;
+  guint64 rejected;
+  guint64 cancelled;
+  guint64 completed;
+};
+
+G_DEFINE_FINAL_TYPE (SnodoExecutor, snodo_executor, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_MAX_THREADS,
+  PROP_MAX_RUNNING,
+  PROP_MAX_QUEUED,
+  PROP_MAX_QUEUED_BYTES,
+  PROP_N_RUNNING,
+  PROP_N_QUEUED,
+  PROP_ADMITTED,
+  PROP_REJECTED,
+  PROP_CANCELLED,
+  PROP_COMPLETED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static gboolean snodo_executor_dispatch_cb            (gpointer      user_data);
+static void     snodo_executor_thread_cb              (gpointer      data,
+                                                       gpointer      user_data);
+static gboolean snodo_executor_wait_owner_idle_cb     (gpointer      user_data);
+static gboolean snodo_executor_wait_owner_cancelled_cb (GCancellable *cancellable,
+                                                        gpointer      user_data);
+
+static guint
+snodo_executor_default_max_threads (void)
+{
+  return MAX (4, 4 * g_get_num_processors ());
+}
+
+static void
+snodo_executor_owner_free (gpointer data)
+{
+  SnodoExecutorOwner *owner = data;
+
+  g_assert (owner->works.length == 0);
+  g_clear_pointer (&owner->keys, g_hash_table_unref);
+  g_free (owner);
+}
+
+static void
+wait_owner_state_free (gpointer data)
+{
+  WaitOwnerState *state = data;
+
+  g_clear_pointer (&state->cancel_source, g_source_unref);
+  g_free (state);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WaitOwnerState, wait_owner_state_free)
+
+static void
+snodo_executor_actions_add (GPtrArray **array,
+                            gpointer    item)
+{
+  if (*array == NULL)
+    *array = g_ptr_array_new ();
+  g_ptr_array_add (*array, item);
+}
+
+/* Moves @work from its queue (or from nowhere, for a new work) to RUNNING,
+ * taking a running slot and, for BLOCKING work, a thread. */
+static void
+snodo_executor_start_locked (SnodoExecutor        *self,
+                             SnodoWork            *work,
+                             SnodoExecutorActions *actions)
+{
+  work->state = SNODO_WORK_STATE_RUNNING;
+  self->n_running++;
+  if (work->kind == SNODO_WORK_KIND_BLOCKING)
+    self->n_threads++;
+  snodo_executor_actions_add (&actions->start, g_object_ref (work));
+}
+
+static GQueue *
+snodo_executor_queue_for (SnodoExecutor *self,
+                          SnodoWork     *work)
+{
+  return work->kind == SNODO_WORK_KIND_BLOCKING ? &self->queued_blocking : &self->queued_async;
+}
+
+/* Starts queued works, oldest first, while they can start. Called after
+ * anything that frees a running slot or a thread, or raises a limit, so that
+ * no queued work is ever startable once the lock is released. */
+static void
+snodo_executor_take_startable_locked (SnodoExecutor        *self,
+                                      SnodoExecutorActions *actions)
+{
+  while (self->n_running < self->max_running)
+    {
+      SnodoWork *async = g_queue_peek_head (&self->queued_async);
+      SnodoWork *blocking = NULL;
+      SnodoWork *next;
+
+      if (self->n_threads < self->max_threads)
+        blocking = g_queue_peek_head (&self->queued_blocking);
+
+      if (async != NULL && blocking != NULL)
+        next = async->seq < blocking->seq ? async : blocking;
+      else
+        next = async != NULL ? async : blocking;
+
+      if (next == NULL)
+        break;
+
+      g_queue_unlink (snodo_executor_queue_for (self, next), &next->queue_link);
+      self->queued_bytes -= next->cost_bytes;
+      snodo_executor_start_locked (self, next, actions);
+    }
+}
+
+/* Takes @work off its owner's list; @work is no longer live. Completes the
+ * wait_owner_async() calls of the owner if it has no live work left. The
+ * executor's reference on @work and @work's reference on the executor go to
+ * @actions. */
+static void
+snodo_executor_retire_locked (SnodoExecutor        *self,
+                              SnodoWork            *work,
+                              SnodoExecutorActions *actions)
+{
+  SnodoExecutorOwner *owner = g_hash_table_lookup (self->owners, work->owner);
+
+  g_assert (owner != NULL);
+
+  work->state = SNODO_WORK_STATE_FINISHED;
+
+  g_queue_unlink (&owner->works, &work->owner_link);
+  if (work->key != NULL)
+    g_hash_table_remove (owner->keys, work->key);
+
+  if (owner->works.length == 0)
+    {
+      GList *l = self->waiters.head;
+
+      g_hash_table_remove (self->owners, work->owner);
+
+      while (l != NULL)
+        {
+          GList *next = l->next;
+          GTask *task = l->data;
+          WaitOwnerState *state = g_task_get_task_data (task);
+
+          if (state->owner == work->owner)
+            {
+              g_queue_delete_link (&self->waiters, l);
+              snodo_executor_actions_add (&actions->waiters, task);
+            }
+          l = next;
+        }
+    }
+
+  snodo_executor_actions_add (&actions->finished, work);
+  snodo_executor_actions_add (&actions->unref, work);
+  snodo_executor_actions_add (&actions->unref, g_steal_pointer (&work->executor));
+}
+
+/* State on entry: RUNNING, completed and returned. */
+static void
+snodo_executor_finish_locked (SnodoExecutor        *self,
+                              SnodoWork            *work,
+                              SnodoExecutorActions *actions)
+{
+  g_assert (work->state == SNODO_WORK_STATE_RUNNING);
+  g_assert (work->completed && work->returned);
+
+  self->n_running--;
+  self->completed++;
+  snodo_executor_retire_locked (self, work, actions);
+  snodo_executor_take_startable_locked (self, actions);
+}
+
+/* State on entry: QUEUED or RUNNING. */
+static void
+snodo_executor_cancel_work_locked (SnodoExecutor        *self,
+                                   SnodoWork            *work,
+                                   SnodoExecutorActions *actions)
+{
+  switch (work->state)
+    {
+    case SNODO_WORK_STATE_QUEUED:
+      g_queue_unlink (snodo_executor_queue_for (self, work), &work->queue_link);
+      self->queued_bytes -= work->cost_bytes;
+      self->cancelled++;
+      snodo_executor_actions_add (&actions->cancel, g_object_ref (work->cancellable));
+      snodo_executor_retire_locked (self, work, actions);
+      break;
+
+    case SNODO_WORK_STATE_RUNNING:
+      if (!work->cancel_requested)
+        {
+          work->cancel_requested = TRUE;
+          self->cancelled++;
+          snodo_executor_actions_add (&actions->cancel, g_object_ref (work->cancellable));
+        }
+      break;
+
+    case SNODO_WORK_STATE_FINISHED:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Cancels every live work of @owner; returns how many there were. */
+static guint
+snodo_executor_cancel_owner_locked (SnodoExecutor        *self,
+                                    GObject              *owner,
+                                    SnodoExecutorActions *actions)
+{
+  SnodoExecutorOwner *entry = g_hash_table_lookup (self->owners, owner);
+  GList *l;
+  guint n;
+
+  if (entry == NULL)
+    return 0;
+
+  n = entry->works.length;
+
+  /* Dropping a queued work unlinks it, and dropping the last one frees
+   * @entry: read the next link first, and never touch @entry again after
+   * the last element. */
+  l = entry->works.head;
+  while (l != NULL)
+    {
+      GList *next = l->next;
+
+      snodo_executor_cancel_work_locked (self, l->data, actions);
+      l = next;
+    }
+
+  return n;
+}
+
+/* Hands a work that just started to its main context or to a worker thread.
+ * Takes the reference in @work. */
+static void
+snodo_executor_deliver (SnodoExecutor *self,
+                        SnodoWork     *work)
+{
+  if (work->kind == SNODO_WORK_KIND_ASYNC)
+    {
+      GSource *source = g_idle_source_new ();
+
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_static_name (source, "[snodo] executor work");
+      g_source_set_callback (source, snodo_executor_dispatch_cb, work, g_object_unref);
+      g_source_attach (source, work->context);
+      g_source_unref (source);
+    }
+  else
+    {
+      g_autoptr(GError) error = NULL;
+
+      /* On failure the work stays in the pool's queue for a thread that
+       * already exists; say so, there is nothing better to do. */
+      if (!g_thread_pool_push (self->pool, work, &error))
+        g_warning ("Could not start a worker thread: %s", error->message);
+    }
+}
+
+/* Does, without the lock, what the state changes recorded in @actions ask
+ * for, and resets @actions. @self may be finalized by the last step, so the
+ * caller must not touch it afterwards unless it holds a reference. */
+static void
+snodo_executor_actions_run (SnodoExecutor        *self,
+                            SnodoExecutorActions *actions)
+{
+  if (actions->cancel != NULL)
+    {
+      for (guint i = 0; i < actions->cancel->len; i++)
+        {
+          GCancellable *cancellable = g_ptr_array_index (actions->cancel, i);
+
+          g_cancellable_cancel (cancellable);
+          g_object_unref (cancellable);
+        }
+      g_clear_pointer (&actions->cancel, g_ptr_array_unref);
+    }
+
+  if (actions->start != NULL)
+    {
+      for (guint i = 0; i < actions->start->len; i++)
+        snodo_executor_deliver (self, g_ptr_array_index (actions->start, i));
+      g_clear_pointer (&actions->start, g_ptr_array_unref);
+    }
+
+  if (actions->finished != NULL)
+    {
+      for (guint i = 0; i < actions->finished->len; i++)
+        {
+          SnodoWork *work = g_ptr_array_index (actions->finished, i);
+          GDestroyNotify destroy = g_steal_pointer (&work->destroy);
+          gpointer user_data = g_steal_pointer (&work->user_data);
+
+          work->func = NULL;
+          if (destroy != NULL)
+            destroy (user_data);
+        }
+      g_clear_pointer (&actions->finished, g_ptr_array_unref);
+    }
+
+  /* After the destroy notifies: an owner that waited for its work may free
+   * what the user data pointed to. */
+  if (actions->waiters != NULL)
+    {
+      for (guint i = 0; i < actions->waiters->len; i++)
+        {
+          GTask *task = g_ptr_array_index (actions->waiters, i);
+          WaitOwnerState *state = g_task_get_task_data (task);
+
+          if (state->cancel_source != NULL)
+            g_source_destroy (state->cancel_source);
+          g_task_return_boolean (task, TRUE);
+          g_object_unref (task);
+        }
+      g_clear_pointer (&actions->waiters, g_ptr_array_unref);
+    }
+
+  if (actions->unref != NULL)
+    {
+      GPtrArray *unref = g_steal_pointer (&actions->unref);
+
+      for (guint i = 0; i < unref->len; i++)
+        g_object_unref (g_ptr_array_index (unref, i));
+      g_ptr_array_unref (unref);
+    }
+}
+
+/* Calls the function of a RUNNING work, in its context or worker thread.
+ * @work is kept alive by the caller. */
+static void
+snodo_executor_run_work (SnodoWork *work)
+{
+  /* Stable until the work finishes, which needs the function to return. */
+  SnodoExecutor *self = g_object_ref (work->executor);
+  SnodoExecutorActions actions = { NULL, };
+
+  work->func (work, work->user_data);
+
+  g_mutex_lock (&self->lock);
+  work->returned = TRUE;
+  if (work->completed)
+    snodo_executor_finish_locked (self, work, &actions);
+  g_mutex_unlock (&self->lock);
+
+  snodo_executor_actions_run (self, &actions);
+
+  /* The thread is given back only now, after the destroy notify that may
+   * have run above, so that no more than max-threads pool threads are ever
+   * busy with this executor. */
+  if (work->kind == SNODO_WORK_KIND_BLOCKING)
+    {
+      g_mutex_lock (&self->lock);
+      self->n_threads--;
+      snodo_executor_take_startable_locked (self, &actions);
+      g_mutex_unlock (&self->lock);
+
+      snodo_executor_actions_run (self, &actions);
+    }
+
+  g_object_unref (self);
+}
+
+static gboolean
+snodo_executor_dispatch_cb (gpointer user_data)
+{
+  SnodoWork *work = user_data;
+
+  snodo_executor_run_work (work);
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+snodo_executor_thread_cb (gpointer data,
+                          gpointer user_data)
+{
+  g_autoptr(SnodoWork) work = data;
+
+  snodo_executor_run_work (work);
+}
+
+static void
+snodo_executor_dispose (GObject *object)
+{
+  SnodoExecutor *self = (SnodoExecutor *)object;
+  SnodoExecutorActions actions = { NULL, };
+  GList *owners;
+
+  /* Only reached with live work through g_object_run_dispose(), as every
+   * live work holds a reference; the caller of that holds another, so
+   * running the actions cannot finalize @self here. */
+  g_mutex_lock (&self->lock);
+  owners = g_hash_table_get_keys (self->owners);
+  for (const GList *l = owners; l != NULL; l = l->next)
+    snodo_executor_cancel_owner_locked (self, l->data, &actions);
+  g_mutex_unlock (&self->lock);
+  g_list_free (owners);
+
+  snodo_executor_actions_run (self, &actions);
+
+  G_OBJECT_CLASS (snodo_executor_parent_class)->dispose (object);
+}
+
+static void
+snodo_executor_finalize (GObject *object)
+{
+  SnodoExecutor *self = (SnodoExecutor *)object;
+
+  g_warn_if_fail (g_hash_table_size (self->owners) == 0);
+  g_warn_if_fail (self->waiters.length == 0);
+  g_warn_if_fail (self->n_running == 0);
+  g_warn_if_fail (self->n_threads == 0);
+
+  /* Without waiting: this may run on one of the pool's threads, right after
+   * the last work function returned. The pool is freed by its last thread. */
+  g_thread_pool_free (self->pool, FALSE, FALSE);
+  g_hash_table_unref (self->owners);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (snodo_executor_parent_class)->finalize (object);
+}
+
+static void
+snodo_executor_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  SnodoExecutor *self = SNODO_EXECUTOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_MAX_THREADS:
+      g_value_set_uint (value, snodo_executor_get_max_threads (self));
+      break;
+
+    case PROP_MAX_RUNNING:
+      g_value_set_uint (value, snodo_executor_get_max_running (self));
+      break;
+
+    case PROP_MAX_QUEUED:
+      g_value_set_uint (value, snodo_executor_get_max_queued (self));
+      break;
+
+    case PROP_MAX_QUEUED_BYTES:
+      g_value_set_uint64 (value, snodo_executor_get_max_queued_bytes (self));
+      break;
+
+    case PROP_N_RUNNING:
+      g_value_set_uint (value, snodo_executor_get_n_running (self));
+      break;
+
+    case PROP_N_QUEUED:
+      g_value_set_uint (value, snodo_executor_get_n_queued (self));
+      break;
+
+    case PROP_ADMITTED:
+      g_value_set_uint64 (value, snodo_executor_get_admitted (self));
+      break;
+
+    case PROP_REJECTED:
+      g_value_set_uint64 (value, snodo_executor_get_rejected (self));
+      break;
+
+    case PROP_CANCELLED:
+      g_value_set_uint64 (value, snodo_executor_get_cancelled (self));
+      break;
+
+    case PROP_COMPLETED:
+      g_value_set_uint64 (value, snodo_executor_get_completed (self));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+snodo_executor_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  SnodoExecutor *self = SNODO_EXECUTOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_MAX_THREADS:
+      snodo_executor_set_max_threads (self, g_value_get_uint (value));
+      break;
+
+    case PROP_MAX_RUNNING:
+      snodo_executor_set_max_running (self, g_value_get_uint (value));
+      break;
+
+    case PROP_MAX_QUEUED:
+      snodo_executor_set_max_queued (self, g_value_get_uint (value));
+      break;
+
+    case PROP_MAX_QUEUED_BYTES:
+      snodo_executor_set_max_queued_bytes (self, g_value_get_uint64 (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+snodo_executor_class_init (SnodoExecutorClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = snodo_executor_dispose;
+  object_class->finalize = snodo_executor_finalize;
+  object_class->get_property = snodo_executor_get_property;
+  object_class->set_property = snodo_executor_set_property;
+
+  /**
+   * SnodoExecutor:max-threads: (getter get_max_threads) (setter set_max_threads)
+   *
+   * The largest number of blocking work functions that execute at once,
+   * each on its own worker thread. Blocking work that finds them all busy
+   * waits in the queue; asynchronous work is not affected.
+   *
+   * The default, `MAX (4, 4 * g_get_num_processors ())`, is a few threads per
+   * core: blocking handlers spend much of their time waiting on I/O rather
+   * than computing.
+   *
+   * It may be set from any thread; the notification is emitted in that
+   * thread.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_MAX_THREADS] =
+    g_param_spec_uint ("max-threads", NULL, NULL,
+                       1, G_MAXINT, snodo_executor_default_max_threads (),
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SnodoExecutor:max-running: (getter get_max_running) (setter set_max_running)
+   *
+   * The largest number of works running at once, of both kinds. A work
+   * runs from the moment it is handed to its context or thread until it has
+   * been completed and its function has returned.
+   *
+   * The default is 1024: a running asynchronous work that waits on a timer
+   * or a socket costs little more than its memory, so the limit is there to
+   * bound memory, not to ration the processor (which
+   * [property@Snodo.Executor:max-threads] does for blocking work).
+   *
+   * It may be set from any thread; the notification is emitted in that
+   * thread.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_MAX_RUNNING] =
+    g_param_spec_uint ("max-running", NULL, NULL,
+                       1, G_MAXUINT, DEFAULT_MAX_RUNNING,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SnodoExecutor:max-queued: (getter get_max_queued) (setter set_max_queued)
+   *
+   * The largest number of works waiting to start. When it is reached,
+   * [method@Snodo.Executor.submit] fails with %SNODO_ERROR_OVERLOADED instead
+   * of queuing more. Zero means that work which cannot start at once is
+   * refused.
+   *
+   * The default is 256: enough to absorb a burst, short enough that a
+   * client is told quickly that the server is busy rather than waiting
+   * behind a long line.
+   *
+   * It may be set from any thread; the notification is emitted in that
+   * thread.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_MAX_QUEUED] =
+    g_param_spec_uint ("max-queued", NULL, NULL,
+                       0, G_MAXUINT, DEFAULT_MAX_QUEUED,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SnodoExecutor:max-queued-bytes: (getter get_max_queued_bytes) (setter set_max_queued_bytes)
+   *
+   * The largest sum of the `cost_bytes` of the works waiting to start. A
+   * work that would take the sum over it is refused with
+   * %SNODO_ERROR_OVERLOADED. The cost of a work only counts while it waits.
+   *
+   * The default is 64 MiB, which bounds the memory held by requests that
+   * are waiting (a transport passes the size of each request) whatever
+   * their number.
+   *
+   * It may be set from any thread; the notification is emitted in that
+   * thread.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_MAX_QUEUED_BYTES] =
+    g_param_spec_uint64 ("max-queued-bytes", NULL, NULL,
+                         0, G_MAXUINT64, DEFAULT_MAX_QUEUED_BYTES,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SnodoExecutor:n-running: (getter get_n_running)
+   *
+   * The number of works running now.
+   *
+   * It changes from any thread at any time and is never notified: read it
+   * when you need it.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_N_RUNNING] =
+    g_param_spec_uint ("n-running", NULL, NULL,
+                       0, G_MAXUINT, 0,
+                       (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SnodoExecutor:n-queued: (getter get_n_queued)
+   *
+   * The number of works waiting to start.
+   *
+   * It changes from any thread at any time and is never notified: read it
+   * when you need it.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_N_QUEUED] =
+    g_param_spec_uint ("n-queued", NULL, NULL,
+                       0, G_MAXUINT, 0,
+                       (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SnodoExecutor:admitted: (getter get_admitted)
+   *
+   * The number of works accepted by [method@Snodo.Executor.submit] so far.
+   *
+   * It changes from any thread at any time and is never notified: read it
+   * when you need it.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ADMITTED] =
+    g_param_spec_uint64 ("admitted", NULL, NULL,
+                         0, G_MAXUINT64, 0,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SnodoExecutor:rejected: (getter get_rejected)
+   *
+   * The number of submissions refused with %SNODO_ERROR_OVERLOADED so far.
+   * Duplicate keys are not counted.
+   *
+   * It changes from any thread at any time and is never notified: read it
+   * when you need it.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_REJECTED] =
+    g_param_spec_uint64 ("rejected", NULL, NULL,
+                         0, G_MAXUINT64, 0,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SnodoExecutor:cancelled: (getter get_cancelled)
+   *
+   * The number of works cancelled so far, queued or running; each work
+   * counts at most once however often it is cancelled. A running work that
+   * was cancelled also counts in [property@Snodo.Executor:completed] once it
+   * completes.
+   *
+   * It changes from any thread at any time and is never notified: read it
+   * when you need it.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_CANCELLED] =
+    g_param_spec_uint64 ("cancelled", NULL, NULL,
+                         0, G_MAXUINT64, 0,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SnodoExecutor:completed: (getter get_completed)
+   *
+   * The number of works that ran and finished (were completed and whose
+   * function returned) so far.
+   *
+   * It changes from any thread at any time and is never notified: read it
+   * when you need it.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_COMPLETED] =
+    g_param_spec_uint64 ("completed", NULL, NULL,
+                         0, G_MAXUINT64, 0,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+snodo_executor_init (SnodoExecutor *self)
+{
+  g_mutex_init (&self->lock);
+
+  self->max_threads = snodo_executor_default_max_threads ();
+  self->max_running = DEFAULT_MAX_RUNNING;
+  self->max_queued = DEFAULT_MAX_QUEUED;
+  self->max_queued_bytes = DEFAULT_MAX_QUEUED_BYTES;
+
+  self->owners = g_hash_table_new_full (NULL, NULL, NULL, snodo_executor_owner_free);
+
+  /* Not exclusive, so this cannot fail. */
+  self->pool = g_thread_pool_new (snodo_executor_thread_cb, NULL,
+                                  (int) self->max_threads, FALSE, NULL);
+}
+
+/**
+ * snodo_executor_new:
+ *
+ * Creates an executor with the default limits.
+ *
+ * Returns: (transfer full): a new executor
+ *
+ * Since: 1.0
+ */
+SnodoExecutor *
+snodo_executor_new (void)
+{
+  return g_object_new (SNODO_TYPE_EXECUTOR, NULL);
+}
+
+/**
+ * snodo_executor_get_max_threads: (get-property max-threads)
+ * @self: an executor
+ *
+ * Gets the largest number of blocking work functions that execute at once.
+ *
+ * Returns: the thread limit
+ *
+ * Since: 1.0
+ */
+guint
+snodo_executor_get_max_threads (SnodoExecutor *self)
+{
+  guint ret;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+
+  g_mutex_lock (&self->lock);
+  ret = self->max_threads;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
+/**
+ * snodo_executor_set_max_threads: (set-property max-threads)
+ * @self: an executor
+ * @max_threads: the new limit, at least 1
+ *
+ * Sets the largest number of blocking work functions that execute at once.
+ * Functions already executing are not interrupted when it is lowered;
+ * queued blocking work starts at once when it is raised.
+ *
+ * Since: 1.0
+ */
+void
+snodo_executor_set_max_threads (SnodoExecutor *self,
+                                guint          max_threads)
+{
+  SnodoExecutorActions actions = { NULL, };
+  gboolean changed;
+
+  g_return_if_fail (SNODO_IS_EXECUTOR (self));
+  g_return_if_fail (max_threads >= 1 && max_threads <= G_MAXINT);
+
+  g_mutex_lock (&self->lock);
+  changed = self->max_threads != max_threads;
+  if (changed)
+    {
+      g_autoptr(GError) error = NULL;
+
+      self->max_threads = max_threads;
+      /* Under the lock so that concurrent setters leave the pool with the
+       * last value; the pool never calls back into the executor while it
+       * holds its own lock. Only a failure to create a thread for a task
+       * already in the pool can be reported here. */
+      if (!g_thread_pool_set_max_threads (self->pool, (int) max_threads, &error))
+        g_warning ("Could not start a worker thread: %s", error->message);
+      snodo_executor_take_startable_locked (self, &actions);
+    }
+  g_mutex_unlock (&self->lock);
+
+  snodo_executor_actions_run (self, &actions);
+
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_THREADS]);
+}
+
+/**
+ * snodo_executor_get_max_running: (get-property max-running)
+ * @self: an executor
+ *
+ * Gets the largest number of works running at once.
+ *
+ * Returns: the running limit
+ *
+ * Since: 1.0
+ */
+guint
+snodo_executor_get_max_running (SnodoExecutor *self)
+{
+  guint ret;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+
+  g_mutex_lock (&self->lock);
+  ret = self->max_running;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
+/**
+ * snodo_executor_set_max_running: (set-property max-running)
+ * @self: an executor
+ * @max_running: the new limit, at least 1
+ *
+ * Sets the largest number of works running at once. Running work is not
+ * affected when it is lowered; queued work starts at once when it is raised.
+ *
+ * Since: 1.0
+ */
+void
+snodo_executor_set_max_running (SnodoExecutor *self,
+                                guint          max_running)
+{
+  SnodoExecutorActions actions = { NULL, };
+  gboolean changed;
+
+  g_return_if_fail (SNODO_IS_EXECUTOR (self));
+  g_return_if_fail (max_running >= 1);
+
+  g_mutex_lock (&self->lock);
+  changed = self->max_running != max_running;
+  if (changed)
+    {
+      self->max_running = max_running;
+      snodo_executor_take_startable_locked (self, &actions);
+    }
+  g_mutex_unlock (&self->lock);
+
+  snodo_executor_actions_run (self, &actions);
+
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_RUNNING]);
+}
+
+/**
+ * snodo_executor_get_max_queued: (get-property max-queued)
+ * @self: an executor
+ *
+ * Gets the largest number of works waiting to start.
+ *
+ * Returns: the queue limit
+ *
+ * Since: 1.0
+ */
+guint
+snodo_executor_get_max_queued (SnodoExecutor *self)
+{
+  guint ret;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+
+  g_mutex_lock (&self->lock);
+  ret = self->max_queued;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
+/**
+ * snodo_executor_set_max_queued: (set-property max-queued)
+ * @self: an executor
+ * @max_queued: the new limit
+ *
+ * Sets the largest number of works waiting to start. Lowering it does not
+ * drop work that is already queued; it only refuses new work until the
+ * queue is short enough.
+ *
+ * Since: 1.0
+ */
+void
+snodo_executor_set_max_queued (SnodoExecutor *self,
+                               guint          max_queued)
+{
+  gboolean changed;
+
+  g_return_if_fail (SNODO_IS_EXECUTOR (self));
+
+  g_mutex_lock (&self->lock);
+  changed = self->max_queued != max_queued;
+  self->max_queued = max_queued;
+  g_mutex_unlock (&self->lock);
+
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_QUEUED]);
+}
+
+/**
+ * snodo_executor_get_max_queued_bytes: (get-property max-queued-bytes)
+ * @self: an executor
+ *
+ * Gets the largest sum of the costs of the works waiting to start.
+ *
+ * Returns: the queue limit, in bytes
+ *
+ * Since: 1.0
+ */
+guint64
+snodo_executor_get_max_queued_bytes (SnodoExecutor *self)
+{
+  guint64 ret;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+
+  g_mutex_lock (&self->lock);
+  ret = self->max_queued_bytes;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
+/**
+ * snodo_executor_set_max_queued_bytes: (set-property max-queued-bytes)
+ * @self: an executor
+ * @max_queued_bytes: the new limit, in bytes
+ *
+ * Sets the largest sum of the costs of the works waiting to start. Lowering
+ * it does not drop work that is already queued.
+ *
+ * Since: 1.0
+ */
+void
+snodo_executor_set_max_queued_bytes (SnodoExecutor *self,
+                                     guint64        max_queued_bytes)
+{
+  gboolean changed;
+
+  g_return_if_fail (SNODO_IS_EXECUTOR (self));
+
+  g_mutex_lock (&self->lock);
+  changed = self->max_queued_bytes != max_queued_bytes;
+  self->max_queued_bytes = max_queued_bytes;
+  g_mutex_unlock (&self->lock);
+
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_QUEUED_BYTES]);
+}
+
+/**
+ * snodo_executor_submit:
+ * @self: an executor
+ * @owner: the identity the work belongs to, such as the submitting transport
+ *   (not referenced; only compared)
+ * @key: (nullable): the key of the work among @owner's live work, such as
+ *   the request id, or %NULL if the work need not be addressed
+ * @kind: how the work runs
+ * @cost_bytes: what the work costs while it waits, usually the size of the
+ *   request; counted against [property@Snodo.Executor:max-queued-bytes]
+ * @func: (scope notified) (closure user_data) (destroy destroy): the work
+ *   function
+ * @user_data: data for @func
+ * @destroy: (nullable): called on @user_data once the work is no longer live
+ * @error: return location for a #GError
+ *
+ * Admits a piece of work. It starts at once if a running slot (and, for
+ * blocking work, a thread) is free, is queued if the queue has room, and is
+ * refused otherwise. This function never blocks and never calls @func
+ * itself.
+ *
+ * Asynchronous work runs on the thread-default main context of the caller,
+ * captured now; blocking work runs on a worker thread. See
+ * [class@Snodo.Executor] for the rules.
+ *
+ * On success the executor owns @user_data and calls @destroy on it exactly
+ * once, when the work has finished or was cancelled before it started. On
+ * failure, @destroy is not called and the caller keeps @user_data.
+ *
+ * Returns: %TRUE if the work was admitted; %FALSE with
+ *   %SNODO_ERROR_OVERLOADED if there is no room for it, or with
+ *   %SNODO_ERROR_DUPLICATE_KEY if @owner has live work with the same @key
+ *
+ * Since: 1.0
+ */
+gboolean
+snodo_executor_submit (SnodoExecutor   *self,
+                       GObject         *owner,
+                       const char      *key,
+                       SnodoWorkKind    kind,
+                       gsize            cost_bytes,
+                       SnodoWorkFunc    func,
+                       gpointer         user_data,
+                       GDestroyNotify   destroy,
+                       GError         **error)
+{
+  SnodoExecutorActions actions = { NULL, };
+  SnodoExecutorOwner *entry;
+  SnodoWork *work;
+  gboolean can_start;
+  guint n_running;
+  guint n_queued;
+  guint64 queued_bytes;
+  guint64 max_queued_bytes;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), FALSE);
+  g_return_val_if_fail (owner != NULL, FALSE);
+  g_return_val_if_fail (kind == SNODO_WORK_KIND_ASYNC || kind == SNODO_WORK_KIND_BLOCKING, FALSE);
+  g_return_val_if_fail (func != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  g_mutex_lock (&self->lock);
+
+  entry = g_hash_table_lookup (self->owners, owner);
+
+  if (key != NULL && entry != NULL && entry->keys != NULL &&
+      g_hash_table_contains (entry->keys, key))
+    {
+      g_mutex_unlock (&self->lock);
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_DUPLICATE_KEY,
+                   _("Work with the key “%s” is already in progress"), key);
+      return FALSE;
+    }
+
+  /* No queued work can start (see take_startable), so a new work that can
+   * start does not overtake any. */
+  can_start = self->n_running < self->max_running &&
+              (kind == SNODO_WORK_KIND_ASYNC || self->n_threads < self->max_threads);
+
+  n_running = self->n_running;
+  n_queued = self->queued_async.length + self->queued_blocking.length;
+  queued_bytes = self->queued_bytes;
+  max_queued_bytes = self->max_queued_bytes;
+
+  if (!can_start && n_queued >= self->max_queued)
+    {
+      self->rejected++;
+      g_mutex_unlock (&self->lock);
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_OVERLOADED,
+                   _("Too much work in progress: %u running and %u waiting"),
+                   n_running, n_queued);
+      return FALSE;
+    }
+
+  if (!can_start &&
+      (queued_bytes > max_queued_bytes || cost_bytes > max_queued_bytes - queued_bytes))
+    {
+      g_autofree char *limit = NULL;
+
+      self->rejected++;
+      g_mutex_unlock (&self->lock);
+      limit = g_format_size_full (max_queued_bytes, G_FORMAT_SIZE_IEC_UNITS);
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_OVERLOADED,
+                   _("Too much work in progress: the waiting work would take more than %s"),
+                   limit);
+      return FALSE;
+    }
+
+  work = snodo_work_new (self, owner, key, kind, cost_bytes, func, user_data, destroy);
+  work->seq = self->next_seq++;
+
+  if (entry == NULL)
+    {
+      entry = g_new0 (SnodoExecutorOwner, 1);
+      g_hash_table_insert (self->owners, owner, entry);
+    }
+  g_queue_push_tail_link (&entry->works, &work->owner_link);
+  if (key != NULL)
+    {
+      if (entry->keys == NULL)
+        entry->keys = g_hash_table_new (g_str_hash, g_str_equal);
+      g_hash_table_insert (entry->keys, work->key, work);
+    }
+
+  self->admitted++;
+
+  if (can_start)
+    {
+      snodo_executor_start_locked (self, work, &actions);
+    }
+  else
+    {
+      g_queue_push_tail_link (snodo_executor_queue_for (self, work), &work->queue_link);
+      self->queued_bytes += cost_bytes;
+    }
+
+  g_mutex_unlock (&self->lock);
+
+  snodo_executor_actions_run (self, &actions);
+
+  return TRUE;
+}
+
+/*
+ * snodo_executor_complete_work:
+ *
+ * The executor's side of snodo_work_complete(). State on entry: RUNNING and
+ * not yet completed.
+ */
+void
+snodo_executor_complete_work (SnodoExecutor *self,
+                              SnodoWork     *work)
+{
+  SnodoExecutorActions actions = { NULL, };
+
+  g_return_if_fail (SNODO_IS_EXECUTOR (self));
+  g_return_if_fail (SNODO_IS_WORK (work));
+
+  /* Finishing drops the executor's reference on @work and @work's on
+   * @self: keep both alive until the end. */
+  g_object_ref (self);
+  g_object_ref (work);
+
+  g_mutex_lock (&self->lock);
+  g_assert (work->state == SNODO_WORK_STATE_RUNNING);
+  g_assert (!work->completed);
+  work->completed = TRUE;
+  if (work->returned)
+    snodo_executor_finish_locked (self, work, &actions);
+  g_mutex_unlock (&self->lock);
+
+  snodo_executor_actions_run (self, &actions);
+
+  g_object_unref (work);
+  g_object_unref (self);
+}
+
+/**
+ * snodo_executor_cancel:
+ * @self: an executor
+ * @owner: the owner the work was submitted for
+ * @key: the key the work was submitted with
+ *
+ * Cancels the live work of @owner with @key.
+ *
+ * If it is queued, it is dropped: its cancellable is cancelled, its function
+ * is never called and its destroy notify is called before this function
+ * returns. If it is running, its cancellable is cancelled (the first time
+ * only) and it still completes as usual. Either way it counts once in
+ * [property@Snodo.Executor:cancelled].
+ *
+ * Returns: %TRUE if @owner had live work with @key
+ *
+ * Since: 1.0
+ */
+gboolean
+snodo_executor_cancel (SnodoExecutor *self,
+                       GObject       *owner,
+                       const char    *key)
+{
+  SnodoExecutorActions actions = { NULL, };
+  SnodoExecutorOwner *entry;
+  SnodoWork *work = NULL;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), FALSE);
+  g_return_val_if_fail (owner != NULL, FALSE);
+  g_return_val_if_fail (key != NULL, FALSE);
+
+  g_mutex_lock (&self->lock);
+  entry = g_hash_table_lookup (self->owners, owner);
+  if (entry != NULL && entry->keys != NULL)
+    work = g_hash_table_lookup (entry->keys, key);
+  if (work != NULL)
+    snodo_executor_cancel_work_locked (self, work, &actions);
+  g_mutex_unlock (&self->lock);
+
+  snodo_executor_actions_run (self, &actions);
+
+  return work != NULL;
+}
+
+/**
+ * snodo_executor_cancel_owner:
+ * @self: an executor
+ * @owner: the owner whose work to cancel
+ *
+ * Cancels all the live work of @owner, with or without a key, as
+ * [method@Snodo.Executor.cancel] does for one work: queued work is dropped,
+ * running work has its cancellable cancelled and completes as usual. A
+ * transport calls this when it closes, then waits with
+ * [method@Snodo.Executor.wait_owner_async].
+ *
+ * Returns: the number of live works @owner had
+ *
+ * Since: 1.0
+ */
+guint
+snodo_executor_cancel_owner (SnodoExecutor *self,
+                             GObject       *owner)
+{
+  SnodoExecutorActions actions = { NULL, };
+  guint n;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+  g_return_val_if_fail (owner != NULL, 0);
+
+  g_mutex_lock (&self->lock);
+  n = snodo_executor_cancel_owner_locked (self, owner, &actions);
+  g_mutex_unlock (&self->lock);
+
+  snodo_executor_actions_run (self, &actions);
+
+  return n;
+}
+
+/**
+ * snodo_executor_get_n_live_for_owner:
+ * @self: an executor
+ * @owner: an owner
+ *
+ * Counts the live (queued or running) works of @owner.
+ *
+ * Returns: the number of live works of @owner
+ *
+ * Since: 1.0
+ */
+guint
+snodo_executor_get_n_live_for_owner (SnodoExecutor *self,
+                                     GObject       *owner)
+{
+  SnodoExecutorOwner *entry;
+  guint ret = 0;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+  g_return_val_if_fail (owner != NULL, 0);
+
+  g_mutex_lock (&self->lock);
+  entry = g_hash_table_lookup (self->owners, owner);
+  if (entry != NULL)
+    ret = entry->works.length;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
+/**
+ * snodo_executor_wait_owner_async:
+ * @self: an executor
+ * @owner: the owner to wait for
+ * @cancellable: (nullable): a cancellable
+ * @callback: (scope async) (closure user_data): called when @owner has no
+ *   live work
+ * @user_data: data for @callback
+ *
+ * Waits until @owner has no live work: every work submitted for it has
+ * finished (its destroy notify included) or was dropped from the queue.
+ * If @owner has no live work now, the wait completes at the next iteration of
+ * the main context, never from inside this call.
+ *
+ * Waiting does not stop new work from being admitted; a transport that
+ * closes cancels its work with [method@Snodo.Executor.cancel_owner] and stops
+ * submitting first. @callback is called in the thread-default main context
+ * of the caller.
+ *
+ * Since: 1.0
+ */
+void
+snodo_executor_wait_owner_async (SnodoExecutor       *self,
+                                 GObject             *owner,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  WaitOwnerState *state;
+  gboolean waiting = FALSE;
+
+  g_return_if_fail (SNODO_IS_EXECUTOR (self));
+  g_return_if_fail (owner != NULL);
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, snodo_executor_wait_owner_async);
+  g_task_set_name (task, G_STRFUNC);
+
+  state = g_new0 (WaitOwnerState, 1);
+  state->owner = owner;
+  g_task_set_task_data (task, state, wait_owner_state_free);
+
+  /* Attach the cancellation watch before the task can be completed by
+   * another thread. It only fires after the cancellable has been cancelled,
+   * so checking the cancellable under the lock below is enough to never
+   * miss a cancellation. */
+  if (cancellable != NULL)
+    {
+      state->cancel_source = g_cancellable_source_new (cancellable);
+      g_task_attach_source (task, state->cancel_source,
+                            G_SOURCE_FUNC (snodo_executor_wait_owner_cancelled_cb));
+    }
+
+  g_mutex_lock (&self->lock);
+  if (g_hash_table_contains (self->owners, owner) &&
+      !g_cancellable_is_cancelled (cancellable))
+    {
+      g_queue_push_tail (&self->waiters, g_object_ref (task));
+      waiting = TRUE;
+    }
+  g_mutex_unlock (&self->lock);
+
+  if (!waiting)
+    {
+      GSource *source;
+
+      if (state->cancel_source != NULL)
+        g_source_destroy (state->cancel_source);
+
+      /* Completes with TRUE, or with G_IO_ERROR_CANCELLED if @cancellable
+       * is cancelled by then (the task checks it). */
+      source = g_idle_source_new ();
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_task_attach_source (task, source, snodo_executor_wait_owner_idle_cb);
+      g_source_unref (source);
+    }
+}
+
+static gboolean
+snodo_executor_wait_owner_idle_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+
+  g_task_return_boolean (task, TRUE);
+
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+snodo_executor_wait_owner_cancelled_cb (GCancellable *cancellable,
+                                        gpointer      user_data)
+{
+  GTask *task = user_data;
+  SnodoExecutor *self = g_task_get_source_object (task);
+  gboolean found;
+
+  /* If the owner's last work finished meanwhile, the task has been taken
+   * from the queue and completes (with the cancellation error, since the
+   * task checks its cancellable); otherwise complete it here. */
+  g_mutex_lock (&self->lock);
+  found = g_queue_remove (&self->waiters, task);
+  g_mutex_unlock (&self->lock);
+
+  if (found)
+    {
+      g_task_return_error_if_cancelled (task);
+      g_object_unref (task);
+    }
+
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * snodo_executor_wait_owner_finish:
+ * @self: an executor
+ * @result: the result given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Executor.wait_owner_async].
+ *
+ * Returns: %TRUE once the owner has no live work; %FALSE with
+ *   %G_IO_ERROR_CANCELLED if the wait was cancelled
+ *
+ * Since: 1.0
+ */
+gboolean
+snodo_executor_wait_owner_finish (SnodoExecutor  *self,
+                                  GAsyncResult   *result,
+                                  GError        **error)
+{
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == snodo_executor_wait_owner_async,
+                        FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * snodo_executor_get_n_running: (get-property n-running)
+ * @self: an executor
+ *
+ * Gets the number of works running now.
+ *
+ * Returns: the number of running works
+ *
+ * Since: 1.0
+ */
+guint
+snodo_executor_get_n_running (SnodoExecutor *self)
+{
+  guint ret;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+
+  g_mutex_lock (&self->lock);
+  ret = self->n_running;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
+/**
+ * snodo_executor_get_n_queued: (get-property n-queued)
+ * @self: an executor
+ *
+ * Gets the number of works waiting to start.
+ *
+ * Returns: the number of queued works
+ *
+ * Since: 1.0
+ */
+guint
+snodo_executor_get_n_queued (SnodoExecutor *self)
+{
+  guint ret;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+
+  g_mutex_lock (&self->lock);
+  ret = self->queued_async.length + self->queued_blocking.length;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
+/**
+ * snodo_executor_get_admitted: (get-property admitted)
+ * @self: an executor
+ *
+ * Gets the number of works admitted so far.
+ *
+ * Returns: the number of admitted works
+ *
+ * Since: 1.0
+ */
+guint64
+snodo_executor_get_admitted (SnodoExecutor *self)
+{
+  guint64 ret;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+
+  g_mutex_lock (&self->lock);
+  ret = self->admitted;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
+/**
+ * snodo_executor_get_rejected: (get-property rejected)
+ * @self: an executor
+ *
+ * Gets the number of submissions refused because the executor was full.
+ *
+ * Returns: the number of rejected submissions
+ *
+ * Since: 1.0
+ */
+guint64
+snodo_executor_get_rejected (SnodoExecutor *self)
+{
+  guint64 ret;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+
+  g_mutex_lock (&self->lock);
+  ret = self->rejected;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
+/**
+ * snodo_executor_get_cancelled: (get-property cancelled)
+ * @self: an executor
+ *
+ * Gets the number of works cancelled so far.
+ *
+ * Returns: the number of cancelled works
+ *
+ * Since: 1.0
+ */
+guint64
+snodo_executor_get_cancelled (SnodoExecutor *self)
+{
+  guint64 ret;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+
+  g_mutex_lock (&self->lock);
+  ret = self->cancelled;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
+/**
+ * snodo_executor_get_completed: (get-property completed)
+ * @self: an executor
+ *
+ * Gets the number of works that ran and finished so far.
+ *
+ * Returns: the number of completed works
+ *
+ * Since: 1.0
+ */
+guint64
+snodo_executor_get_completed (SnodoExecutor *self)
+{
+  guint64 ret;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+
+  g_mutex_lock (&self->lock);
+  ret = self->completed;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}

@@ -2,3 +2,215 @@
 /* Copyright 2026 The Snodo authors */
 
 #include "config.h"
+
+#include "snodo-work.h"
+#include "snodo-private.h"
+#include "snodo-work-private.h"
+
+/**
+ * SnodoWork:
+ *
+ * One piece of work admitted by a [class@Snodo.Executor].
+ *
+ * A `SnodoWork` is created by [method@Snodo.Executor.submit] and handed to
+ * the work function when the work starts. The function finds the work's
+ * [class@Gio.Cancellable], key and kind here, and reports the end of the
+ * work with [method@Snodo.Work.complete], exactly once, from any thread,
+ * before or after it returns.
+ *
+ * The executor keeps the work alive until it has been completed and its
+ * function has returned, so a function that completes the work later (from
+ * a timer or another thread) does not need a reference of its own to do so.
+ * Take one with g_object_ref() to use the work after completing it.
+ *
+ * Since: 1.0
+ */
+
+/* The instance struct is in snodo-work-private.h: the executor that owns
+ * the work manages most of it under its own lock. */
+
+G_DEFINE_FINAL_TYPE (SnodoWork, snodo_work, G_TYPE_OBJECT)
+
+static void
+snodo_work_finalize (GObject *object)
+{
+  SnodoWork *self = (SnodoWork *)object;
+
+  /* The executor holds a reference on every live work, so a work can only
+   * be finalized once it has finished and given its user data back. */
+  g_warn_if_fail (self->state == SNODO_WORK_STATE_FINISHED);
+  g_warn_if_fail (self->executor == NULL);
+  g_warn_if_fail (self->destroy == NULL);
+
+  g_clear_pointer (&self->key, g_free);
+  g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->context, g_main_context_unref);
+
+  G_OBJECT_CLASS (snodo_work_parent_class)->finalize (object);
+}
+
+static void
+snodo_work_class_init (SnodoWorkClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = snodo_work_finalize;
+}
+
+static void
+snodo_work_init (SnodoWork *self)
+{
+  self->cancellable = g_cancellable_new ();
+  self->state = SNODO_WORK_STATE_QUEUED;
+  self->queue_link.data = self;
+  self->owner_link.data = self;
+}
+
+/*
+ * snodo_work_new:
+ *
+ * Creates the record of one admitted piece of work. The work takes a strong
+ * reference on @executor, kept until the work finishes, and captures the
+ * caller's thread-default main context for ASYNC work.
+ *
+ * Returns: (transfer full): a new work, in the QUEUED state
+ */
+SnodoWork *
+snodo_work_new (SnodoExecutor  *executor,
+                GObject        *owner,
+                const char     *key,
+                SnodoWorkKind   kind,
+                gsize           cost_bytes,
+                SnodoWorkFunc   func,
+                gpointer        user_data,
+                GDestroyNotify  destroy)
+{
+  SnodoWork *self;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (executor), NULL);
+  g_return_val_if_fail (func != NULL, NULL);
+
+  self = g_object_new (SNODO_TYPE_WORK, NULL);
+  self->executor = g_object_ref (executor);
+  self->owner = owner;
+  self->key = g_strdup (key);
+  self->kind = kind;
+  self->cost_bytes = cost_bytes;
+  self->func = func;
+  self->user_data = user_data;
+  self->destroy = destroy;
+
+  if (kind == SNODO_WORK_KIND_ASYNC)
+    self->context = g_main_context_ref_thread_default ();
+
+  return self;
+}
+
+/**
+ * snodo_work_get_cancellable:
+ * @self: a work
+ *
+ * The cancellable of this work. The executor cancels it when the work is
+ * cancelled with [method@Snodo.Executor.cancel] or
+ * [method@Snodo.Executor.cancel_owner]; a well-behaved function then ends
+ * early, but it still calls [method@Snodo.Work.complete].
+ *
+ * Returns: (transfer none): the work's cancellable
+ *
+ * Since: 1.0
+ */
+GCancellable *
+snodo_work_get_cancellable (SnodoWork *self)
+{
+  g_return_val_if_fail (SNODO_IS_WORK (self), NULL);
+
+  return self->cancellable;
+}
+
+/**
+ * snodo_work_get_key:
+ * @self: a work
+ *
+ * The key the work was submitted with, which addresses it in
+ * [method@Snodo.Executor.cancel].
+ *
+ * Returns: (nullable): the key, or %NULL if the work has none
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_work_get_key (SnodoWork *self)
+{
+  g_return_val_if_fail (SNODO_IS_WORK (self), NULL);
+
+  return self->key;
+}
+
+/**
+ * snodo_work_get_kind:
+ * @self: a work
+ *
+ * How the work runs: on the submitter's main context or on a worker thread.
+ *
+ * Returns: the kind of the work
+ *
+ * Since: 1.0
+ */
+SnodoWorkKind
+snodo_work_get_kind (SnodoWork *self)
+{
+  g_return_val_if_fail (SNODO_IS_WORK (self), SNODO_WORK_KIND_ASYNC);
+
+  return self->kind;
+}
+
+/**
+ * snodo_work_is_cancelled:
+ * @self: a work
+ *
+ * Whether the work's cancellable has been cancelled. This is a shortcut for
+ * g_cancellable_is_cancelled() on [method@Snodo.Work.get_cancellable], and
+ * may be called from any thread.
+ *
+ * Returns: %TRUE if the work has been cancelled
+ *
+ * Since: 1.0
+ */
+gboolean
+snodo_work_is_cancelled (SnodoWork *self)
+{
+  g_return_val_if_fail (SNODO_IS_WORK (self), FALSE);
+
+  return g_cancellable_is_cancelled (self->cancellable);
+}
+
+/**
+ * snodo_work_complete:
+ * @self: a work
+ *
+ * Reports that the work is done. Every work function must call this exactly
+ * once, whether the work succeeded, failed or was cancelled; calling it a
+ * second time is a programmer error.
+ *
+ * It may be called from any thread, inside the work function or after it
+ * returned. Once the work has been completed and its function has returned,
+ * the executor frees the running slot, calls the destroy notify given to
+ * [method@Snodo.Executor.submit] (in the thread that does this, with no
+ * lock held) and starts queued work.
+ *
+ * Since: 1.0
+ */
+void
+snodo_work_complete (SnodoWork *self)
+{
+  g_return_if_fail (SNODO_IS_WORK (self));
+
+  if (!g_atomic_int_compare_and_exchange (&self->complete_called, FALSE, TRUE))
+    {
+      g_critical ("%s: the work %p (key “%s”) was already completed",
+                  G_STRFUNC, self, self->key ? self->key : "(none)");
+      return;
+    }
+
+  snodo_executor_complete_work (self->executor, self);
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#include "snodo-executor.h"
+#include "snodo-work.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The contract between a SnodoWork and the SnodoExecutor that admitted it.
+ *
+ * A work is a record owned by its executor: the executor creates it in
+ * snodo_executor_submit(), keeps one strong reference on it while it is live
+ * (queued or running) and moves it through its states under its own lock.
+ * The instance struct is therefore shared with snodo-executor.c; nothing
+ * else may touch it.
+ */
+
+/*
+ * SnodoWorkState:
+ * @SNODO_WORK_STATE_QUEUED: admitted, waiting in the executor's queue
+ * @SNODO_WORK_STATE_RUNNING: handed to its context or thread, until it has
+ *   been completed and its function has returned
+ * @SNODO_WORK_STATE_FINISHED: no longer live: it finished, or was dropped
+ *   from the queue by a cancellation
+ */
+typedef enum
+{
+  SNODO_WORK_STATE_QUEUED,
+  SNODO_WORK_STATE_RUNNING,
+  SNODO_WORK_STATE_FINISHED,
+} SnodoWorkState;
+
+struct _SnodoWork
+{
+  GObject parent_instance;
+
+  /* Fixed at construction; readable from any thread without a lock. */
+
+  /* The submitter's identity. Not referenced and never dereferenced: the
+   * executor only compares pointers, so the owner may die before its work. */
+  GObject *owner;
+  /* Owned, nullable. NULL means the work cannot be addressed by cancel(). */
+  char *key;
+  SnodoWorkKind kind;
+  /* Counted against max-queued-bytes while the work is queued. */
+  gsize cost_bytes;
+  /* Owned, never NULL. Cancelled (once) by the executor on cancel(). */
+  GCancellable *cancellable;
+  /* Owned. For ASYNC work, the thread-default context of submit(), where
+   * the function is dispatched; NULL for BLOCKING work. */
+  GMainContext *context;
+  /* Order of admission, to keep the two per-kind queues FIFO as a whole. */
+  guint64 seq;
+  SnodoWorkFunc func;
+  /* Given back to @destroy once the work is no longer live, by whichever
+   * thread made it so; both are cleared then. */
+  gpointer user_data;
+  GDestroyNotify destroy;
+
+  /* Set by the first snodo_work_complete() with an atomic
+   * compare-and-exchange, so that a second call is caught even after the
+   * executor has let go of the work. */
+  gint complete_called;
+
+  /* Everything below is guarded by the executor's lock. */
+
+  /* Strong reference while the work is live (so the executor outlives all
+   * of its work); stolen when the work finishes. */
+  SnodoExecutor *executor;
+  SnodoWorkState state;
+  /* The executor has seen snodo_work_complete(). */
+  gboolean completed;
+  /* The function has returned. */
+  gboolean returned;
+  /* cancel() already cancelled @cancellable and counted it. */
+  gboolean cancel_requested;
+  /* Link in the executor's queue for @kind while QUEUED; data is the work. */
+  GList queue_link;
+  /* Link in the owner's list of live work while live; data is the work.
+   * This list holds the executor's strong reference on the work. */
+  GList owner_link;
+};
+
+SnodoWork *snodo_work_new                (SnodoExecutor  *executor,
+                                          GObject        *owner,
+                                          const char     *key,
+                                          SnodoWorkKind   kind,
+                                          gsize           cost_bytes,
+                                          SnodoWorkFunc   func,
+                                          gpointer        user_data,
+                                          GDestroyNotify  destroy);
+
+/* Implemented in snodo-executor.c. Called by snodo_work_complete() exactly
+ * once per work, from any thread, while the work is running. */
+void       snodo_executor_complete_work  (SnodoExecutor  *self,
+                                          SnodoWork      *work);
+
+G_END_DECLS
