@@ -70,8 +70,15 @@ if (closedWith !== null)
 
 // The transport never closes its streams: end the second pipe ourselves.
 fromServer.get_stdin_pipe().close(null);
-const [, stdout] = fromServer.communicate(null, null);
-const lines = new TextDecoder().decode(stdout.toArray()).trim().split('\n');
+const stdoutPipe = fromServer.get_stdout_pipe();
+const chunks = [];
+for (;;) {
+    const bytes = stdoutPipe.read_bytes(65536, null);
+    if (bytes.get_size() === 0)
+        break;
+    chunks.push(...bytes.toArray());
+}
+const lines = new TextDecoder().decode(new Uint8Array(chunks)).trim().split('\n');
 const answers = {};
 for (const line of lines) {
     const message = JSON.parse(line);

@@ -333,6 +333,9 @@ snodo_server_dispatch_request (SnodoServer     *self,
   if (!snodo_executor_submit (connection->executor, connection->owner, frame->key, kind, cost,
                               snodo_server_run_cb, call, (GDestroyNotify) call_free, &error))
     {
+      /* A refused submission leaves the call to us. */
+      call_free (call);
+
       if (g_error_matches (error, SNODO_ERROR, SNODO_ERROR_DUPLICATE_KEY))
         {
           g_autofree char *message = g_strdup (_("Invalid request: the id is already in use by a request in progress"));

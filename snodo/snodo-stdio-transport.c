@@ -380,7 +380,7 @@ static void
 snodo_stdio_transport_write_done_cb (const GError *error,
                                      gpointer      user_data)
 {
-  g_autoptr(SnodoStdioTransport) self = user_data;
+  SnodoStdioTransport *self = user_data;
   PendingSend *send;
 
   if (self->state == STATE_FAILED || self->state == STATE_CLOSED)
@@ -428,8 +428,10 @@ snodo_stdio_transport_pump (SnodoStdioTransport *self)
                              snodo_stdio_transport_write_timeout_cb, self, NULL);
       g_source_attach (self->write_timeout_source, self->context);
 
+      /* No reference for the helper: it never calls back once abandoned,
+       * which the transport does at the latest when it is finalized. */
       snodo_writer_write (self->writer, send->line,
-                          snodo_stdio_transport_write_done_cb, g_object_ref (self));
+                          snodo_stdio_transport_write_done_cb, self);
     }
 
   if (self->read_paused && g_queue_get_length (&self->pending) <= MAX_PENDING_LINES / 2)

@@ -17,6 +17,8 @@ struct _TestProcess
   guint8            stderr_buffer[4096];
   gboolean          stderr_done;
   GCancellable     *cancellable;
+  /* The raw text of the last message read. */
+  char             *last_line;
 };
 
 static void stderr_read (TestProcess *self);
@@ -89,6 +91,7 @@ test_process_free (TestProcess *self)
   g_clear_object (&self->process);
   g_clear_object (&self->cancellable);
   g_string_free (self->stderr_text, TRUE);
+  g_free (self->last_line);
   g_free (self);
 }
 
@@ -202,7 +205,8 @@ test_process_read (TestProcess *self,
   node = json_from_string (read.line, &error);
   if (node == NULL)
     g_error ("The server wrote a line that is not JSON (%s): %.200s", error ? error->message : "empty", read.line);
-  g_free (read.line);
+  g_free (self->last_line);
+  self->last_line = read.line;
   return node;
 }
 
@@ -266,6 +270,12 @@ test_process_wait (TestProcess *self,
   if (g_subprocess_get_if_signaled (self->process))
     return 128 + g_subprocess_get_term_sig (self->process);
   return g_subprocess_get_exit_status (self->process);
+}
+
+const char *
+test_process_get_last_line (TestProcess *self)
+{
+  return self->last_line;
 }
 
 char *

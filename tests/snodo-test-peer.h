@@ -33,6 +33,8 @@ JsonNode    *test_process_read          (TestProcess  *self,
 JsonNode    *test_process_read_id       (TestProcess  *self,
                                          gint64        id,
                                          guint         timeout_ms);
+/* The raw text of the last message returned by the read functions. */
+const char  *test_process_get_last_line (TestProcess *self);
 /* Waits for the process to exit; returns its exit status, -1 on timeout. */
 int          test_process_wait          (TestProcess  *self,
                                          guint         timeout_ms);

@@ -87,12 +87,8 @@ test_scripted_exchange (void)
   echo = call (demo, 3, "echo", "{\"text\":\"h\\u00e9llo \\\"w\\\"\\norld \\u0000 end\"}");
   g_assert_nonnull (echo);
   g_assert_cmpstr (test_message_get_text (echo), ==, "h\xc3\xa9llo \"w\"\norld ");
-  {
-    /* json-glib cuts at U+0000, so check the raw form survived. */
-    g_autofree char *raw = json_to_string (echo, FALSE);
-
-    g_assert_nonnull (strstr (raw, "\\u0000 end"));
-  }
+  /* json-glib cuts at U+0000, so check that the raw line kept it. */
+  g_assert_nonnull (strstr (test_process_get_last_line (demo), "\\u0000 end\""));
 
   add = call (demo, 4, "add", "{\"a\":2,\"b\":40}");
   g_assert_nonnull (add);
