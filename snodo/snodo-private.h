@@ -11,6 +11,7 @@
 
 #include "snodo.h"
 
+#include "snodo-catalog-private.h"
 #include "snodo-connection-private.h"
 #include "snodo-dialect-private.h"
 #include "snodo-frame-private.h"

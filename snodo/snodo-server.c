@@ -60,6 +60,9 @@ struct _SnodoServer
   GHashTable *tools;
   /* ToolEntry, in the order they were added: tools/list is deterministic. */
   GPtrArray  *tool_order;
+
+  /* Resources, templates, prompts and completion. Owned. */
+  SnodoCatalog *catalog;
 };
 
 G_DEFINE_FINAL_TYPE (SnodoServer, snodo_server, G_TYPE_OBJECT)
@@ -150,6 +153,7 @@ snodo_server_dup_capabilities (SnodoServer *self)
 
   json_object_set_boolean_member (tools, "listChanged", TRUE);
   json_object_set_object_member (capabilities, "tools", tools);
+  snodo_catalog_add_capabilities (self->catalog, capabilities);
   return capabilities;
 }
 
@@ -398,6 +402,7 @@ snodo_server_finalize (GObject *object)
 {
   SnodoServer *self = SNODO_SERVER (object);
 
+  g_clear_pointer (&self->catalog, snodo_catalog_free);
   g_clear_pointer (&self->tools, g_hash_table_unref);
   g_clear_pointer (&self->tool_order, g_ptr_array_unref);
   g_clear_pointer (&self->name, g_free);
@@ -526,6 +531,13 @@ snodo_server_init (SnodoServer *self)
   self->tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) tool_entry_unref);
   self->tool_order = g_ptr_array_new ();
+  self->catalog = snodo_catalog_new (self);
+}
+
+SnodoCatalog *
+snodo_server_get_catalog (SnodoServer *self)
+{
+  return self->catalog;
 }
 
 /**
