@@ -33,3 +33,88 @@ snodo_catalog_add_capabilities (SnodoCatalog *self,
                                 JsonObject   *capabilities)
 {
 }
+
+gboolean
+snodo_catalog_has_resources (SnodoCatalog *self)
+{
+  return FALSE;
+}
+
+gboolean
+snodo_catalog_has_prompts (SnodoCatalog *self)
+{
+  return FALSE;
+}
+
+gboolean
+snodo_catalog_has_completion (SnodoCatalog *self)
+{
+  return FALSE;
+}
+
+char *
+snodo_cursor_encode (const char *list,
+                     guint       offset)
+{
+  return g_strdup_printf ("%s:%u", list, offset);
+}
+
+gboolean
+snodo_cursor_decode (const char  *list,
+                     const char  *cursor,
+                     guint       *offset,
+                     GError     **error)
+{
+  g_set_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+               _("Invalid params: invalid cursor"));
+  return FALSE;
+}
+
+static void
+not_yet (SnodoInvocation *invocation)
+{
+  snodo_invocation_return_error_literal (invocation, SNODO_RPC_ERROR, SNODO_RPC_ERROR_METHOD_NOT_FOUND,
+                                         _("Method not found"));
+}
+
+void
+snodo_server_method_resources_list (SnodoServer     *server,
+                                    SnodoInvocation *invocation)
+{
+  not_yet (invocation);
+}
+
+void
+snodo_server_method_resources_templates_list (SnodoServer     *server,
+                                              SnodoInvocation *invocation)
+{
+  not_yet (invocation);
+}
+
+void
+snodo_server_method_resources_read (SnodoServer     *server,
+                                    SnodoInvocation *invocation)
+{
+  not_yet (invocation);
+}
+
+void
+snodo_server_method_prompts_list (SnodoServer     *server,
+                                  SnodoInvocation *invocation)
+{
+  not_yet (invocation);
+}
+
+void
+snodo_server_method_prompts_get (SnodoServer     *server,
+                                 SnodoInvocation *invocation)
+{
+  not_yet (invocation);
+}
+
+void
+snodo_server_method_completion_complete (SnodoServer     *server,
+                                         SnodoInvocation *invocation)
+{
+  not_yet (invocation);
+}

@@ -36,12 +36,23 @@ typedef enum
   SNODO_METHOD_FLAGS_TOOL_CALL = 1 << 0,
 } SnodoMethodFlags;
 
+/* The server capability a method needs; without it the method does not
+ * exist (-32601). */
+typedef enum
+{
+  SNODO_NEEDS_NOTHING,
+  SNODO_NEEDS_RESOURCES,
+  SNODO_NEEDS_PROMPTS,
+  SNODO_NEEDS_COMPLETIONS,
+} SnodoNeeds;
+
 typedef struct
 {
   const char       *name;
   /* NULL for SNODO_METHOD_FLAGS_TOOL_CALL. */
   SnodoMethodFunc   func;
   SnodoMethodFlags  flags;
+  SnodoNeeds        needs;
 } SnodoMethod;
 
 struct _SnodoDialect

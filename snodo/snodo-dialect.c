@@ -8,11 +8,17 @@
 
 /* The initialize era: 2025-06-18 and 2025-11-25 share their methods. */
 static const SnodoMethod legacy_methods[] = {
-  { "initialize", snodo_server_method_initialize, 0 },
-  { "ping", snodo_server_method_ping, 0 },
-  { "tools/list", snodo_server_method_tools_list, 0 },
-  { "tools/call", NULL, SNODO_METHOD_FLAGS_TOOL_CALL },
-  { NULL, NULL, 0 },
+  { "initialize", snodo_server_method_initialize, 0, SNODO_NEEDS_NOTHING },
+  { "ping", snodo_server_method_ping, 0, SNODO_NEEDS_NOTHING },
+  { "tools/list", snodo_server_method_tools_list, 0, SNODO_NEEDS_NOTHING },
+  { "tools/call", NULL, SNODO_METHOD_FLAGS_TOOL_CALL, SNODO_NEEDS_NOTHING },
+  { "resources/list", snodo_server_method_resources_list, 0, SNODO_NEEDS_RESOURCES },
+  { "resources/templates/list", snodo_server_method_resources_templates_list, 0, SNODO_NEEDS_RESOURCES },
+  { "resources/read", snodo_server_method_resources_read, 0, SNODO_NEEDS_RESOURCES },
+  { "prompts/list", snodo_server_method_prompts_list, 0, SNODO_NEEDS_PROMPTS },
+  { "prompts/get", snodo_server_method_prompts_get, 0, SNODO_NEEDS_PROMPTS },
+  { "completion/complete", snodo_server_method_completion_complete, 0, SNODO_NEEDS_COMPLETIONS },
+  { NULL, NULL, 0, SNODO_NEEDS_NOTHING },
 };
 
 static const SnodoDialect dialect_2025_06_18 = {
