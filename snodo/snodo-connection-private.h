@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 #include "snodo-executor.h"
 #include "snodo-protocol-version.h"
@@ -22,6 +23,16 @@ G_BEGIN_DECLS
  */
 
 typedef struct _SnodoConnection SnodoConnection;
+
+/* Which era a connection speaks: decided by its first real request. */
+typedef enum
+{
+  SNODO_ERA_UNDECIDED,
+  /* initialize succeeded: 2025-06-18 or 2025-11-25. */
+  SNODO_ERA_LEGACY,
+  /* A request with the 2026-07-28 envelope was served. */
+  SNODO_ERA_MODERN,
+} SnodoEra;
 
 /* Called on the connection's context once (if not NULL), when the line has been written
  * (error NULL) or can never be (error set). */
@@ -59,9 +70,27 @@ struct _SnodoConnection
   /* Sends on their way to the context (atomic). */
   gint                         n_in_transit;
 
-  /* Protocol state, touched on the context only. */
+  /* Protocol state, touched on the context only unless said otherwise. */
+  SnodoEra                     era;
   SnodoProtocolVersion         legacy_version;
   guint                        initialized : 1;
+  /* The connection carries many requests (stdio), so its era is pinned;
+   * FALSE for a connection made for one stateless request. */
+  guint                        persistent : 1;
+  /* The transport is draining or gone: no new subscriptions. */
+  guint                        ending : 1;
+  /* From initialize; sealed. Read from any thread under lock. */
+  JsonObject                  *client_capabilities;
+  /* logging/setLevel's minimum, a SnodoLogLevel (atomic). */
+  gint                         log_level;
+  /* resources/subscribe: URI -> URI. */
+  GHashTable                  *resource_subscriptions;
+  /* Requests this server sent (2025 era), id key -> pending request,
+   * owned by the server. Under lock. */
+  GHashTable                  *outgoing;
+  gint64                       next_outgoing_id;
+  /* subscriptions/listen in progress (2026-07-28), owned by the server. */
+  GPtrArray                   *subscriptions;
 };
 
 SnodoConnection *snodo_connection_new    (const SnodoConnectionVTable *vtable,
@@ -74,6 +103,9 @@ void             snodo_connection_unref  (SnodoConnection             *self);
 void             snodo_connection_detach (SnodoConnection             *self);
 void             snodo_connection_negotiated (SnodoConnection     *self,
                                               SnodoProtocolVersion version);
+JsonObject      *snodo_connection_dup_client_capabilities (SnodoConnection *self);
+void             snodo_connection_set_client_capabilities (SnodoConnection *self,
+                                                           JsonObject      *capabilities);
 guint            snodo_connection_get_n_in_transit (SnodoConnection  *self);
 void             snodo_connection_send   (SnodoConnection             *self,
                                           GBytes                      *line,

@@ -39,6 +39,11 @@ snodo_connection_new (const SnodoConnectionVTable *vtable,
   self->owner = owner;
   self->executor = g_object_ref (executor);
   self->context = g_main_context_ref (context);
+  self->persistent = TRUE;
+  self->resource_subscriptions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->outgoing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->subscriptions = g_ptr_array_new ();
+  self->next_outgoing_id = 1;
   return self;
 }
 
@@ -56,6 +61,10 @@ snodo_connection_unref (SnodoConnection *self)
     return;
 
   g_mutex_clear (&self->lock);
+  g_clear_pointer (&self->client_capabilities, json_object_unref);
+  g_clear_pointer (&self->resource_subscriptions, g_hash_table_unref);
+  g_clear_pointer (&self->outgoing, g_hash_table_unref);
+  g_clear_pointer (&self->subscriptions, g_ptr_array_unref);
   g_clear_object (&self->executor);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_free (self);
@@ -150,4 +159,30 @@ snodo_connection_negotiated (SnodoConnection      *self,
 
   if (transport != NULL && self->vtable->negotiated != NULL)
     self->vtable->negotiated (transport, version);
+}
+
+/* The client's capabilities from initialize, or NULL. Any thread. */
+JsonObject *
+snodo_connection_dup_client_capabilities (SnodoConnection *self)
+{
+  JsonObject *capabilities;
+
+  g_mutex_lock (&self->lock);
+  capabilities = self->client_capabilities ? json_object_ref (self->client_capabilities) : NULL;
+  g_mutex_unlock (&self->lock);
+  return capabilities;
+}
+
+void
+snodo_connection_set_client_capabilities (SnodoConnection *self,
+                                          JsonObject      *capabilities)
+{
+  g_mutex_lock (&self->lock);
+  g_clear_pointer (&self->client_capabilities, json_object_unref);
+  if (capabilities != NULL)
+    {
+      self->client_capabilities = json_object_ref (capabilities);
+      json_object_seal (self->client_capabilities);
+    }
+  g_mutex_unlock (&self->lock);
 }
