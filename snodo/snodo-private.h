@@ -17,5 +17,6 @@
 #include "snodo-frame-private.h"
 #include "snodo-json-private.h"
 #include "snodo-line-framer-private.h"
+#include "snodo-request-state-private.h"
 #include "snodo-server-private.h"
 #include "snodo-writer-private.h"
