@@ -34,6 +34,10 @@ typedef enum
   /* tools/call: the tool's handler is the method, and decides the kind of
    * work (it may run on a worker thread). */
   SNODO_METHOD_FLAGS_TOOL_CALL = 1 << 0,
+  /* The result may be cached (2026-07-28: ttlMs and cacheScope). */
+  SNODO_METHOD_FLAGS_CACHEABLE = 1 << 1,
+  /* The method may answer input_required (2026-07-28). */
+  SNODO_METHOD_FLAGS_INPUT = 1 << 2,
 } SnodoMethodFlags;
 
 /* The server capability a method needs; without it the method does not
@@ -58,25 +62,74 @@ typedef struct
 struct _SnodoDialect
 {
   SnodoProtocolVersion  version;
+  /* 2026-07-28: every request carries its own envelope; results carry
+   * resultType and serverInfo. */
+  gboolean              stateless;
   /* NULL-terminated by name. */
   const SnodoMethod    *methods;
 };
 
-const SnodoDialect *snodo_dialect_for_version (SnodoProtocolVersion  version);
-const SnodoMethod  *snodo_dialect_lookup      (const SnodoDialect   *self,
-                                               const char           *method);
-const SnodoDialect *snodo_dialect_select      (SnodoServer          *server,
-                                               SnodoConnection      *connection,
-                                               SnodoFrame           *frame,
-                                               GHashTable           *headers,
-                                               GError              **error);
+/* What snodo_dialect_select() decided. On failure, the error to answer
+ * with (data may be NULL). */
+typedef struct
+{
+  const SnodoDialect *dialect;
+  int                 error_code;
+  char               *error_message;
+  JsonNode           *error_data;
+} SnodoSelection;
+
+void                snodo_selection_clear         (SnodoSelection       *selection);
+
+const SnodoDialect *snodo_dialect_for_version     (SnodoProtocolVersion  version);
+const SnodoMethod  *snodo_dialect_lookup          (const SnodoDialect   *self,
+                                                   SnodoServer          *server,
+                                                   const char           *method);
+gboolean            snodo_dialect_select          (SnodoServer          *server,
+                                                   SnodoConnection      *connection,
+                                                   SnodoFrame           *frame,
+                                                   GHashTable           *headers,
+                                                   SnodoSelection       *selection);
+
+/* The envelope of a 2026-07-28 request: params._meta, when it claims the
+ * modern protocol (has the protocol version key); else NULL. */
+JsonObject         *snodo_dialect_get_envelope    (JsonObject           *params);
+
+/* Encodes the answer to a request in this dialect's shape. */
+GBytes             *snodo_dialect_encode_result   (const SnodoDialect   *self,
+                                                   SnodoServer          *server,
+                                                   const SnodoMethod    *method,
+                                                   JsonNode             *id,
+                                                   JsonNode             *result);
+GBytes             *snodo_dialect_encode_error    (const SnodoDialect   *self,
+                                                   JsonNode             *id,
+                                                   int                   code,
+                                                   const char           *message,
+                                                   JsonNode             *data);
+
+#define SNODO_META_PROTOCOL_VERSION     "io.modelcontextprotocol/protocolVersion"
+#define SNODO_META_CLIENT_CAPABILITIES  "io.modelcontextprotocol/clientCapabilities"
+#define SNODO_META_CLIENT_INFO          "io.modelcontextprotocol/clientInfo"
+#define SNODO_META_LOG_LEVEL            "io.modelcontextprotocol/logLevel"
+#define SNODO_META_SERVER_INFO          "io.modelcontextprotocol/serverInfo"
+#define SNODO_META_SUBSCRIPTION_ID      "io.modelcontextprotocol/subscriptionId"
 
 /* The methods, implemented by SnodoServer. */
-void snodo_server_method_initialize (SnodoServer     *server,
-                                     SnodoInvocation *invocation);
-void snodo_server_method_ping       (SnodoServer     *server,
-                                     SnodoInvocation *invocation);
-void snodo_server_method_tools_list (SnodoServer     *server,
-                                     SnodoInvocation *invocation);
+void snodo_server_method_initialize          (SnodoServer     *server,
+                                              SnodoInvocation *invocation);
+void snodo_server_method_ping                (SnodoServer     *server,
+                                              SnodoInvocation *invocation);
+void snodo_server_method_discover            (SnodoServer     *server,
+                                              SnodoInvocation *invocation);
+void snodo_server_method_logging_set_level   (SnodoServer     *server,
+                                              SnodoInvocation *invocation);
+void snodo_server_method_tools_list          (SnodoServer     *server,
+                                              SnodoInvocation *invocation);
+void snodo_server_method_resources_subscribe (SnodoServer     *server,
+                                              SnodoInvocation *invocation);
+void snodo_server_method_resources_unsubscribe (SnodoServer   *server,
+                                              SnodoInvocation *invocation);
+void snodo_server_method_subscriptions_listen (SnodoServer    *server,
+                                              SnodoInvocation *invocation);
 
 G_END_DECLS

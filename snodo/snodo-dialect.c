@@ -6,30 +6,74 @@
 #include "snodo-dialect-private.h"
 #include "snodo-private.h"
 
-/* The initialize era: 2025-06-18 and 2025-11-25 share their methods. */
+/*
+ * The protocol versions as tables, in the spirit of libsoup's HTTP/1 and
+ * HTTP/2 backends: which methods exist, and how a result is shaped.
+ *
+ * 2025-06-18 and 2025-11-25 (the initialize era) share their methods; their
+ * differences (icons, -32042) are few enough to be asked of the invocation's
+ * version where they matter. 2026-07-28 removes the handshake, ping,
+ * logging/setLevel and resources/subscribe, adds server/discover and
+ * subscriptions/listen, and shapes every result.
+ */
+
 static const SnodoMethod legacy_methods[] = {
   { "initialize", snodo_server_method_initialize, 0, SNODO_NEEDS_NOTHING },
   { "ping", snodo_server_method_ping, 0, SNODO_NEEDS_NOTHING },
+  { "logging/setLevel", snodo_server_method_logging_set_level, 0, SNODO_NEEDS_NOTHING },
   { "tools/list", snodo_server_method_tools_list, 0, SNODO_NEEDS_NOTHING },
   { "tools/call", NULL, SNODO_METHOD_FLAGS_TOOL_CALL, SNODO_NEEDS_NOTHING },
   { "resources/list", snodo_server_method_resources_list, 0, SNODO_NEEDS_RESOURCES },
   { "resources/templates/list", snodo_server_method_resources_templates_list, 0, SNODO_NEEDS_RESOURCES },
   { "resources/read", snodo_server_method_resources_read, 0, SNODO_NEEDS_RESOURCES },
+  { "resources/subscribe", snodo_server_method_resources_subscribe, 0, SNODO_NEEDS_RESOURCES },
+  { "resources/unsubscribe", snodo_server_method_resources_unsubscribe, 0, SNODO_NEEDS_RESOURCES },
   { "prompts/list", snodo_server_method_prompts_list, 0, SNODO_NEEDS_PROMPTS },
   { "prompts/get", snodo_server_method_prompts_get, 0, SNODO_NEEDS_PROMPTS },
   { "completion/complete", snodo_server_method_completion_complete, 0, SNODO_NEEDS_COMPLETIONS },
   { NULL, NULL, 0, SNODO_NEEDS_NOTHING },
 };
 
+static const SnodoMethod modern_methods[] = {
+  { "server/discover", snodo_server_method_discover, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_NOTHING },
+  { "tools/list", snodo_server_method_tools_list, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_NOTHING },
+  { "tools/call", NULL, SNODO_METHOD_FLAGS_TOOL_CALL | SNODO_METHOD_FLAGS_INPUT, SNODO_NEEDS_NOTHING },
+  { "resources/list", snodo_server_method_resources_list, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_RESOURCES },
+  { "resources/templates/list", snodo_server_method_resources_templates_list, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_RESOURCES },
+  { "resources/read", snodo_server_method_resources_read, SNODO_METHOD_FLAGS_CACHEABLE | SNODO_METHOD_FLAGS_INPUT, SNODO_NEEDS_RESOURCES },
+  { "prompts/list", snodo_server_method_prompts_list, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_PROMPTS },
+  { "prompts/get", snodo_server_method_prompts_get, SNODO_METHOD_FLAGS_INPUT, SNODO_NEEDS_PROMPTS },
+  { "completion/complete", snodo_server_method_completion_complete, 0, SNODO_NEEDS_COMPLETIONS },
+  { "subscriptions/listen", snodo_server_method_subscriptions_listen, 0, SNODO_NEEDS_NOTHING },
+  { NULL, NULL, 0, SNODO_NEEDS_NOTHING },
+};
+
 static const SnodoDialect dialect_2025_06_18 = {
   .version = SNODO_PROTOCOL_VERSION_2025_06_18,
+  .stateless = FALSE,
   .methods = legacy_methods,
 };
 
 static const SnodoDialect dialect_2025_11_25 = {
   .version = SNODO_PROTOCOL_VERSION_2025_11_25,
+  .stateless = FALSE,
   .methods = legacy_methods,
 };
+
+static const SnodoDialect dialect_2026_07_28 = {
+  .version = SNODO_PROTOCOL_VERSION_2026_07_28,
+  .stateless = TRUE,
+  .methods = modern_methods,
+};
+
+void
+snodo_selection_clear (SnodoSelection *selection)
+{
+  g_clear_pointer (&selection->error_message, g_free);
+  g_clear_pointer (&selection->error_data, json_node_unref);
+  selection->dialect = NULL;
+  selection->error_code = 0;
+}
 
 const SnodoDialect *
 snodo_dialect_for_version (SnodoProtocolVersion version)
@@ -41,58 +85,341 @@ snodo_dialect_for_version (SnodoProtocolVersion version)
     case SNODO_PROTOCOL_VERSION_2025_11_25:
       return &dialect_2025_11_25;
     case SNODO_PROTOCOL_VERSION_2026_07_28:
+      return &dialect_2026_07_28;
     case SNODO_PROTOCOL_VERSION_UNKNOWN:
     default:
       return NULL;
     }
 }
 
+static gboolean
+server_has (SnodoServer *server,
+            SnodoNeeds   needs)
+{
+  SnodoCatalog *catalog = snodo_server_get_catalog (server);
+
+  switch (needs)
+    {
+    case SNODO_NEEDS_RESOURCES:
+      return snodo_catalog_has_resources (catalog);
+    case SNODO_NEEDS_PROMPTS:
+      return snodo_catalog_has_prompts (catalog);
+    case SNODO_NEEDS_COMPLETIONS:
+      return snodo_catalog_has_completion (catalog);
+    case SNODO_NEEDS_NOTHING:
+    default:
+      return TRUE;
+    }
+}
+
+/* The method, if it exists in this version and the server offers what it
+ * needs; a method behind a capability the server does not advertise does
+ * not exist. */
 const SnodoMethod *
 snodo_dialect_lookup (const SnodoDialect *self,
+                      SnodoServer        *server,
                       const char         *method)
 {
   for (const SnodoMethod *m = self->methods; m->name != NULL; m++)
     if (g_str_equal (m->name, method))
-      return m;
+      return server_has (server, m->needs) ? m : NULL;
   return NULL;
 }
 
+JsonObject *
+snodo_dialect_get_envelope (JsonObject *params)
+{
+  JsonNode *meta;
+  JsonObject *object;
+
+  if (params == NULL)
+    return NULL;
+  meta = json_object_get_member (params, "_meta");
+  if (meta == NULL || !JSON_NODE_HOLDS_OBJECT (meta))
+    return NULL;
+  object = json_node_get_object (meta);
+  return json_object_has_member (object, SNODO_META_PROTOCOL_VERSION) ? object : NULL;
+}
+
+static gboolean
+fail (SnodoSelection *selection,
+      int             code,
+      JsonNode       *data,
+      const char     *format,
+      ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
+fail (SnodoSelection *selection,
+      int             code,
+      JsonNode       *data,
+      const char     *format,
+      ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  selection->dialect = NULL;
+  selection->error_code = code;
+  selection->error_message = g_strdup_vprintf (format, args);
+  selection->error_data = data;
+  va_end (args);
+  return FALSE;
+}
+
+static const char *
+string_member (JsonObject *object,
+               const char *name)
+{
+  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+/* -32022, naming the versions served in the 2026-07-28 way. */
+static gboolean
+fail_unsupported (SnodoSelection *selection,
+                  SnodoServer    *server,
+                  const char     *requested)
+{
+  JsonObject *data = json_object_new ();
+  JsonNode *node;
+
+  json_object_set_member (data, "supported", snodo_server_dup_supported_modern (server));
+  json_object_set_string_member (data, "requested", requested != NULL ? requested : "");
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, data);
+  return fail (selection, SNODO_RPC_ERROR_UNSUPPORTED_PROTOCOL_VERSION, node,
+               _("Unsupported protocol version: %s"), requested != NULL ? requested : "");
+}
+
+/* Entry: a request carrying the 2026-07-28 envelope. */
+static gboolean
+select_modern (SnodoServer     *server,
+               SnodoConnection *connection,
+               SnodoFrame      *frame,
+               JsonObject      *envelope,
+               const char      *header,
+               SnodoSelection  *selection)
+{
+  JsonNode *version_node = json_object_get_member (envelope, SNODO_META_PROTOCOL_VERSION);
+  JsonNode *capabilities = json_object_get_member (envelope, SNODO_META_CLIENT_CAPABILITIES);
+  const char *version;
+
+  if (connection->persistent && connection->era == SNODO_ERA_LEGACY)
+    return fail (selection, SNODO_RPC_ERROR_INVALID_REQUEST, NULL,
+                 _("Invalid request: this connection was initialized for protocol version %s; "
+                   "requests with a 2026-07-28 envelope are not served on it"),
+                 snodo_protocol_version_to_string (connection->legacy_version));
+
+  if (!JSON_NODE_HOLDS_VALUE (version_node) ||
+      json_node_get_value_type (version_node) != G_TYPE_STRING)
+    return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
+                 _("Invalid params: _meta[\"%s\"] must be a string"), SNODO_META_PROTOCOL_VERSION);
+  version = json_node_get_string (version_node);
+
+  /* The header is checked against the body before the version itself. */
+  if (header != NULL && !g_str_equal (header, version))
+    return fail (selection, SNODO_RPC_ERROR_HEADER_MISMATCH, NULL,
+                 _("Header mismatch: the %s header says %s but _meta says %s"),
+                 SNODO_HEADER_PROTOCOL_VERSION, header, version);
+
+  if (capabilities == NULL || !JSON_NODE_HOLDS_OBJECT (capabilities))
+    return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
+                 _("Invalid params: _meta[\"%s\"] must be an object"), SNODO_META_CLIENT_CAPABILITIES);
+
+  if (json_object_has_member (envelope, SNODO_META_LOG_LEVEL) &&
+      snodo_log_level_from_string (string_member (envelope, SNODO_META_LOG_LEVEL)) < 0)
+    return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
+                 _("Invalid params: _meta[\"%s\"] is not a log level"), SNODO_META_LOG_LEVEL);
+
+  if (!snodo_protocol_version_is_stateless (snodo_protocol_version_from_string (version)) ||
+      !snodo_server_is_version_enabled (server, snodo_protocol_version_from_string (version)))
+    return fail_unsupported (selection, server, version);
+
+  selection->dialect = snodo_dialect_for_version (snodo_protocol_version_from_string (version));
+  return TRUE;
+}
+
 /*
- * The one place where a request's protocol version is decided.
+ * The one place where a request's protocol version is decided, from the
+ * message and its headers, the same way for every transport.
  *
- * - With an `mcp-protocol-version` header (stamped by the stdio transport
- *   after initialize, or sent by an HTTP client), that version, which must
- *   be one of the initialize era;
- * - otherwise, before any initialize, the oldest version of the initialize
- *   era, so that `initialize` itself and a lenient client's early requests
- *   are served. A `server/discover` probe is then answered -32601, which
- *   tells a 2026 client to fall back to initialize.
+ * - A request whose params._meta has the protocol version key is a
+ *   2026-07-28 request (when that version is enabled): its envelope is
+ *   validated (-32602), an mcp-protocol-version header must agree with it
+ *   (-32020, checked before support), and its version must be served
+ *   (-32022). On a connection pinned to the initialize era it is refused
+ *   (-32600).
+ * - Otherwise the request is of the initialize era: the version of its
+ *   mcp-protocol-version header (stamped by the stdio transport after
+ *   initialize, or sent by an HTTP client), or, before any initialize, the
+ *   oldest served version of that era, so that initialize itself and a
+ *   lenient client's early requests are served. On a connection pinned to
+ *   2026-07-28 (or a server that serves only 2026-07-28), initialize is
+ *   answered -32022 naming the versions served, and other requests -32602
+ *   for their missing envelope.
+ *
+ * When 2026-07-28 is disabled the envelope is no signal at all, as for a
+ * server that never heard of it: a server/discover probe gets -32601, which
+ * tells a 2026 client to fall back to initialize.
  */
-const SnodoDialect *
-snodo_dialect_select (SnodoServer      *server,
-                      SnodoConnection  *connection,
-                      SnodoFrame       *frame,
-                      GHashTable       *headers,
-                      GError          **error)
+gboolean
+snodo_dialect_select (SnodoServer     *server,
+                      SnodoConnection *connection,
+                      SnodoFrame      *frame,
+                      GHashTable      *headers,
+                      SnodoSelection  *selection)
 {
   const char *header = NULL;
+  JsonObject *envelope;
+  gboolean modern_enabled;
   SnodoProtocolVersion version;
-  const SnodoDialect *dialect;
 
   if (headers != NULL)
     header = g_hash_table_lookup (headers, SNODO_HEADER_PROTOCOL_VERSION);
 
-  if (header == NULL)
-    return &dialect_2025_06_18;
+  modern_enabled = snodo_server_is_version_enabled (server, SNODO_PROTOCOL_VERSION_2026_07_28);
+  envelope = modern_enabled ? snodo_dialect_get_envelope (frame->params) : NULL;
 
-  version = snodo_protocol_version_from_string (header);
-  dialect = snodo_dialect_for_version (version);
-  if (dialect == NULL)
+  if (envelope != NULL)
+    return select_modern (server, connection, frame, envelope, header, selection);
+
+  /* The initialize era. */
+  if (header != NULL)
     {
-      g_set_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_REQUEST,
-                   _("Unsupported protocol version in the %s header: %s"),
-                   SNODO_HEADER_PROTOCOL_VERSION, header);
-      return NULL;
+      version = snodo_protocol_version_from_string (header);
+      if (snodo_protocol_version_is_stateless (version) && modern_enabled)
+        return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
+                     _("Invalid params: a %s request must carry _meta[\"%s\"] and _meta[\"%s\"]"),
+                     header, SNODO_META_PROTOCOL_VERSION, SNODO_META_CLIENT_CAPABILITIES);
+      if (version == SNODO_PROTOCOL_VERSION_UNKNOWN || snodo_protocol_version_is_stateless (version) ||
+          !snodo_server_is_version_enabled (server, version))
+        return fail (selection, SNODO_RPC_ERROR_INVALID_REQUEST, NULL,
+                     _("Invalid request: unsupported protocol version in the %s header: %s"),
+                     SNODO_HEADER_PROTOCOL_VERSION, header);
+      selection->dialect = snodo_dialect_for_version (version);
+      return TRUE;
     }
-  return dialect;
+
+  version = snodo_server_get_oldest_legacy (server);
+  if ((connection->persistent && connection->era == SNODO_ERA_MODERN) ||
+      version == SNODO_PROTOCOL_VERSION_UNKNOWN)
+    {
+      if (g_str_equal (frame->method, "initialize"))
+        return fail_unsupported (selection, server, string_member (frame->params, "protocolVersion"));
+      return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
+                   _("Invalid params: a 2026-07-28 request must carry _meta[\"%s\"] and _meta[\"%s\"]"),
+                   SNODO_META_PROTOCOL_VERSION, SNODO_META_CLIENT_CAPABILITIES);
+    }
+
+  if (connection->era == SNODO_ERA_LEGACY)
+    version = connection->legacy_version;
+  selection->dialect = snodo_dialect_for_version (version);
+  return TRUE;
+}
+
+static JsonNode *
+object_node (JsonObject *object)
+{
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, object);
+  return node;
+}
+
+/*
+ * 2026-07-28: every result has resultType (a handler's own value, such as
+ * input_required, is kept) and serverInfo in _meta (merged with the
+ * handler's _meta); complete results of cacheable methods have ttlMs and
+ * cacheScope. The initialize era: none of these fields, whatever a handler
+ * put there.
+ */
+GBytes *
+snodo_dialect_encode_result (const SnodoDialect *self,
+                             SnodoServer        *server,
+                             const SnodoMethod  *method,
+                             JsonNode           *id,
+                             JsonNode           *result)
+{
+  static const char * const modern_only[] = { "resultType", "ttlMs", "cacheScope", NULL };
+  g_autoptr(JsonObject) extra = NULL;
+  JsonObject *object = json_node_get_object (result);
+  JsonObject *meta;
+  JsonNode *handler_meta;
+  const char *result_type;
+
+  if (!self->stateless)
+    {
+      for (guint i = 0; modern_only[i] != NULL; i++)
+        if (json_object_has_member (object, modern_only[i]))
+          return snodo_frame_encode_result_shaped (id, result, modern_only, NULL);
+      return snodo_frame_encode_result (id, result);
+    }
+
+  extra = json_object_new ();
+  result_type = string_member (object, "resultType");
+  if (result_type == NULL)
+    result_type = "complete";
+  json_object_set_string_member (extra, "resultType", result_type);
+
+  meta = json_object_new ();
+  handler_meta = json_object_get_member (object, "_meta");
+  if (handler_meta != NULL && JSON_NODE_HOLDS_OBJECT (handler_meta))
+    {
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *member;
+
+      json_object_iter_init_ordered (&iter, json_node_get_object (handler_meta));
+      while (json_object_iter_next_ordered (&iter, &name, &member))
+        json_object_set_member (meta, name, json_node_copy (member));
+    }
+  json_object_set_member (meta, SNODO_META_SERVER_INFO, object_node (snodo_server_dup_info (server)));
+  json_object_set_object_member (extra, "_meta", meta);
+
+  if (method != NULL && (method->flags & SNODO_METHOD_FLAGS_CACHEABLE) &&
+      g_str_equal (result_type, "complete"))
+    {
+      if (!json_object_has_member (object, "ttlMs"))
+        json_object_set_int_member (extra, "ttlMs", snodo_server_get_cache_ttl (server));
+      if (!json_object_has_member (object, "cacheScope"))
+        json_object_set_string_member (extra, "cacheScope", "private");
+    }
+
+  return snodo_frame_encode_result_shaped (id, result, NULL, extra);
+}
+
+/*
+ * Error codes by version: 2026-07-28 has no -32002 (a missing resource is
+ * -32602) and no -32042; the initialize era has none of -32020..-32022,
+ * which are then internal errors.
+ */
+GBytes *
+snodo_dialect_encode_error (const SnodoDialect *self,
+                            JsonNode           *id,
+                            int                 code,
+                            const char         *message,
+                            JsonNode           *data)
+{
+  if (self != NULL && self->stateless)
+    {
+      if (code == SNODO_RPC_ERROR_RESOURCE_NOT_FOUND)
+        code = SNODO_RPC_ERROR_INVALID_PARAMS;
+      else if (code == SNODO_RPC_ERROR_URL_ELICITATION_REQUIRED)
+        code = SNODO_RPC_ERROR_INTERNAL_ERROR;
+    }
+  else
+    {
+      if (code == SNODO_RPC_ERROR_HEADER_MISMATCH ||
+          code == SNODO_RPC_ERROR_MISSING_REQUIRED_CLIENT_CAPABILITY ||
+          code == SNODO_RPC_ERROR_UNSUPPORTED_PROTOCOL_VERSION)
+        code = SNODO_RPC_ERROR_INTERNAL_ERROR;
+      if (code == SNODO_RPC_ERROR_URL_ELICITATION_REQUIRED && self != NULL &&
+          self->version < SNODO_PROTOCOL_VERSION_2025_11_25)
+        code = SNODO_RPC_ERROR_INTERNAL_ERROR;
+    }
+  return snodo_frame_encode_error (id, code, message, data);
 }

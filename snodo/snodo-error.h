@@ -39,6 +39,9 @@ G_BEGIN_DECLS
  * @SNODO_ERROR_DUPLICATE_KEY: work with the same key is already live for the owner
  * @SNODO_ERROR_INVALID_SCHEMA: a JSON schema or other description is not usable
  * @SNODO_ERROR_ALREADY_REGISTERED: an item with that name is already registered
+ * @SNODO_ERROR_INPUT_REQUIRED: the request was answered with `input_required`
+ *   (2026-07-28): the client will send it again with the input, and the
+ *   handler will run again; the handler must not answer now
  *
  * Errors of the library itself. More codes may be added in later versions.
  *
@@ -51,6 +54,7 @@ typedef enum
   SNODO_ERROR_DUPLICATE_KEY,
   SNODO_ERROR_INVALID_SCHEMA,
   SNODO_ERROR_ALREADY_REGISTERED,
+  SNODO_ERROR_INPUT_REQUIRED,
 } SnodoError;
 
 /**

@@ -334,3 +334,63 @@ snodo_frame_encode_request (JsonNode   *id,
     }
   return snodo_frame_end (out);
 }
+
+static gboolean
+name_in (const char         *name,
+         const char * const *names)
+{
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    if (g_str_equal (name, names[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/*
+ * Like snodo_frame_encode_result(), but the top-level members of @result
+ * named in @drop are left out, and the members of @extra are written after
+ * the others, replacing members of the same name. @result is only read.
+ */
+GBytes *
+snodo_frame_encode_result_shaped (JsonNode           *id,
+                                  JsonNode           *result,
+                                  const char * const *drop,
+                                  JsonObject         *extra)
+{
+  GString *out = snodo_frame_begin (id, TRUE);
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+  gboolean first = TRUE;
+
+  g_string_append_len (out, ",\"result\":{", 11);
+
+  json_object_iter_init_ordered (&iter, json_node_get_object (result));
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    {
+      if (name_in (name, drop) || (extra != NULL && json_object_has_member (extra, name)))
+        continue;
+      if (!first)
+        g_string_append_c (out, ',');
+      first = FALSE;
+      snodo_frame_append_string (out, name);
+      g_string_append_c (out, ':');
+      snodo_frame_append_node (out, member);
+    }
+
+  if (extra != NULL)
+    {
+      json_object_iter_init_ordered (&iter, extra);
+      while (json_object_iter_next_ordered (&iter, &name, &member))
+        {
+          if (!first)
+            g_string_append_c (out, ',');
+          first = FALSE;
+          snodo_frame_append_string (out, name);
+          g_string_append_c (out, ':');
+          snodo_frame_append_node (out, member);
+        }
+    }
+
+  g_string_append_c (out, '}');
+  return snodo_frame_end (out);
+}

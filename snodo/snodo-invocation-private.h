@@ -15,9 +15,13 @@ G_BEGIN_DECLS
 typedef void (*SnodoInvocationResultHook) (SnodoInvocation *invocation,
                                            JsonObject      *result);
 
+int                 snodo_log_level_from_string      (const char         *string);
+const char         *snodo_log_level_to_string        (SnodoLogLevel       level);
+
 SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server,
                                                       SnodoConnection    *connection,
                                                       const SnodoDialect *dialect,
+                                                      const SnodoMethod  *method_entry,
                                                       JsonNode           *message,
                                                       JsonNode           *id,
                                                       const char         *method,
@@ -31,5 +35,12 @@ void                snodo_invocation_set_tool_call   (SnodoInvocation    *self,
 SnodoConnection    *snodo_invocation_get_connection  (SnodoInvocation    *self);
 const SnodoDialect *snodo_invocation_get_dialect     (SnodoInvocation    *self);
 SnodoServer        *snodo_invocation_get_server      (SnodoInvocation    *self);
+JsonNode           *snodo_invocation_get_id          (SnodoInvocation    *self);
+/* 2026-07-28: the answers to earlier input requests (from the verified
+ * requestState and this request's inputResponses). */
+void                snodo_invocation_set_input_answers (SnodoInvocation  *self,
+                                                        JsonObject       *answers);
+/* Ends the invocation without an answer (a cancelled request). */
+void                snodo_invocation_drop            (SnodoInvocation    *self);
 
 G_END_DECLS

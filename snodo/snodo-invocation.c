@@ -3,6 +3,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "snodo-invocation.h"
@@ -65,10 +66,51 @@ struct _SnodoInvocation
   /* The executor's work, set before the handler runs. */
   SnodoWork          *work;
   gboolean            tool_call;
+  /* The method's entry in the dialect table, for shaping the result. */
+  const SnodoMethod  *method_entry;
+  /* 2026-07-28: the answers to input requests made in earlier rounds. */
+  JsonObject         *input_answers;
 
   /* Set once by the first return (atomic). */
   gint                returned;
+
+  /* Progress: the token ("progressToken" in the request's _meta), the last
+   * value sent, and how many notifications are not written yet (atomic),
+   * which bounds what a chatty handler can queue. Under lock. */
+  GMutex              lock;
+  JsonNode           *progress_token;
+  double              last_progress;
+  gboolean            progress_sent;
+  gint                progress_in_flight;
+  /* The capability a failed input request lacked, for the -32021 data. */
+  char               *missing_capability;
 };
+
+#define MAX_PROGRESS_IN_FLIGHT 16
+#define INPUT_STATE_TTL_US (G_USEC_PER_SEC * 60 * 30)
+
+static const char * const log_level_names[] = {
+  "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+};
+
+int
+snodo_log_level_from_string (const char *string)
+{
+  if (string == NULL)
+    return -1;
+  for (guint i = 0; i < G_N_ELEMENTS (log_level_names); i++)
+    if (g_str_equal (string, log_level_names[i]))
+      return (int) i;
+  return -1;
+}
+
+const char *
+snodo_log_level_to_string (SnodoLogLevel level)
+{
+  if ((guint) level >= G_N_ELEMENTS (log_level_names))
+    return "emergency";
+  return log_level_names[level];
+}
 
 G_DEFINE_FINAL_TYPE (SnodoInvocation, snodo_invocation, G_TYPE_OBJECT)
 
@@ -85,6 +127,10 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->arguments, json_object_unref);
   g_clear_pointer (&self->method, g_free);
   g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->input_answers, json_object_unref);
+  g_clear_pointer (&self->progress_token, json_node_unref);
+  g_clear_pointer (&self->missing_capability, g_free);
+  g_mutex_clear (&self->lock);
   g_clear_object (&self->work);
 
   G_OBJECT_CLASS (snodo_invocation_parent_class)->finalize (object);
@@ -101,12 +147,14 @@ snodo_invocation_class_init (SnodoInvocationClass *klass)
 static void
 snodo_invocation_init (SnodoInvocation *self)
 {
+  g_mutex_init (&self->lock);
 }
 
 SnodoInvocation *
 snodo_invocation_new (SnodoServer        *server,
                       SnodoConnection    *connection,
                       const SnodoDialect *dialect,
+                      const SnodoMethod  *method_entry,
                       JsonNode           *message,
                       JsonNode           *id,
                       const char         *method,
@@ -117,6 +165,7 @@ snodo_invocation_new (SnodoServer        *server,
   self->server = g_object_ref (server);
   self->connection = snodo_connection_ref (connection);
   self->dialect = dialect;
+  self->method_entry = method_entry;
   self->message = json_node_ref (message);
   json_node_seal (self->message);
   self->id = json_node_copy (id);
@@ -127,7 +176,35 @@ snodo_invocation_new (SnodoServer        *server,
   else
     json_node_take_object (self->params, json_object_new ());
   json_node_seal (self->params);
+
+  if (params != NULL)
+    {
+      JsonNode *meta = json_object_get_member (params, "_meta");
+      JsonNode *token = NULL;
+
+      if (meta != NULL && JSON_NODE_HOLDS_OBJECT (meta))
+        token = json_object_get_member (json_node_get_object (meta), "progressToken");
+      if (token != NULL && JSON_NODE_HOLDS_VALUE (token) &&
+          (json_node_get_value_type (token) == G_TYPE_STRING ||
+           json_node_get_value_type (token) == G_TYPE_INT64))
+        self->progress_token = json_node_copy (token);
+    }
   return self;
+}
+
+JsonNode *
+snodo_invocation_get_id (SnodoInvocation *self)
+{
+  return self->id;
+}
+
+void
+snodo_invocation_set_input_answers (SnodoInvocation *self,
+                                    JsonObject      *answers)
+{
+  g_clear_pointer (&self->input_answers, json_object_unref);
+  if (answers != NULL)
+    self->input_answers = json_object_ref (answers);
 }
 
 void
@@ -357,7 +434,8 @@ snodo_invocation_return_result (SnodoInvocation *self,
   if (!snodo_invocation_claim (self))
     return;
 
-  line = snodo_frame_encode_result (self->id, result);
+  line = snodo_dialect_encode_result (self->dialect, self->server, self->method_entry,
+                                      self->id, result);
   snodo_invocation_finish (self, line);
 }
 
@@ -485,7 +563,9 @@ snodo_invocation_return_gerror (SnodoInvocation *self,
   g_return_if_fail (SNODO_IS_INVOCATION (self));
   g_return_if_fail (error != NULL);
 
-  if (error->domain != SNODO_RPC_ERROR && self->tool_call)
+  if (self->tool_call &&
+      (error->domain != SNODO_RPC_ERROR ||
+       (!self->dialect->stateless && error->code == SNODO_RPC_ERROR_MISSING_REQUIRED_CLIENT_CAPABILITY)))
     {
       snodo_invocation_return_tool_error (self, error->message);
       return;
@@ -494,9 +574,33 @@ snodo_invocation_return_gerror (SnodoInvocation *self,
   if (!snodo_invocation_claim (self))
     return;
 
-  line = snodo_frame_encode_error (self->id,
-                                   error->domain == SNODO_RPC_ERROR ? error->code : SNODO_RPC_ERROR_INTERNAL_ERROR,
-                                   error->message, NULL);
+  {
+    int code = error->domain == SNODO_RPC_ERROR ? error->code : SNODO_RPC_ERROR_INTERNAL_ERROR;
+    g_autoptr(JsonNode) data = NULL;
+
+    if (code == SNODO_RPC_ERROR_RESOURCE_NOT_FOUND && self->dialect->stateless)
+      {
+        JsonObject *object = json_object_new ();
+        JsonNode *uri = json_object_get_member (json_node_get_object (self->params), "uri");
+
+        if (uri != NULL)
+          json_object_set_member (object, "uri", json_node_copy (uri));
+        data = json_node_init_object (json_node_alloc (), object);
+        json_object_unref (object);
+      }
+    else if (code == SNODO_RPC_ERROR_MISSING_REQUIRED_CLIENT_CAPABILITY && self->missing_capability != NULL)
+      {
+        JsonObject *object = json_object_new ();
+        JsonObject *required = json_object_new ();
+
+        json_object_set_object_member (required, self->missing_capability, json_object_new ());
+        json_object_set_object_member (object, "requiredCapabilities", required);
+        data = json_node_init_object (json_node_alloc (), object);
+        json_object_unref (object);
+      }
+
+    line = snodo_dialect_encode_error (self->dialect, self->id, code, error->message, data);
+  }
   snodo_invocation_finish (self, line);
 }
 
@@ -524,4 +628,431 @@ snodo_invocation_return_error_literal (SnodoInvocation *self,
 
   error = g_error_new_literal (domain, code, message);
   snodo_invocation_return_gerror (self, error);
+}
+
+/* Ends the invocation without an answer: the request was cancelled, or a
+ * subscription ended with its transport. Takes the invocation's reference. */
+void
+snodo_invocation_drop (SnodoInvocation *self)
+{
+  if (!snodo_invocation_claim (self))
+    return;
+  if (self->work != NULL)
+    snodo_work_complete (self->work);
+  g_object_unref (self);
+}
+
+static gboolean
+snodo_invocation_is_live (SnodoInvocation *self)
+{
+  if (g_atomic_int_get (&self->returned))
+    return FALSE;
+  return self->work == NULL || !snodo_work_is_cancelled (self->work);
+}
+
+static void
+progress_sent_cb (const GError *error,
+                  gpointer      user_data)
+{
+  g_autoptr(SnodoInvocation) self = user_data;
+
+  g_atomic_int_dec_and_test (&self->progress_in_flight);
+}
+
+/**
+ * snodo_invocation_report_progress:
+ * @self: an invocation
+ * @progress: how far the work is; it must grow with every report
+ * @total: the total @progress will reach, or a negative number if unknown
+ * @message: (nullable): what is being done, for a person to read
+ *
+ * Tells the client how far the request has come, if it asked for progress
+ * (a `progressToken` in the request's `_meta`). Reports whose @progress does
+ * not grow are not sent, nor are reports after the answer or after a
+ * cancellation. Progress is advisory: when the client reads slowly and 16
+ * reports are still waiting to be written, further ones are dropped until
+ * they are. Callable from any thread.
+ *
+ * Returns: %TRUE if the report was sent
+ *
+ * Since: 1.0
+ */
+gboolean
+snodo_invocation_report_progress (SnodoInvocation *self,
+                                  double           progress,
+                                  double           total,
+                                  const char      *message)
+{
+  g_autoptr(GBytes) line = NULL;
+  g_autoptr(JsonNode) params = NULL;
+  JsonObject *object;
+
+  g_return_val_if_fail (SNODO_IS_INVOCATION (self), FALSE);
+
+  if (self->progress_token == NULL || !isfinite (progress) || !snodo_invocation_is_live (self))
+    return FALSE;
+
+  g_mutex_lock (&self->lock);
+  if ((self->progress_sent && progress <= self->last_progress) ||
+      g_atomic_int_get (&self->progress_in_flight) >= MAX_PROGRESS_IN_FLIGHT)
+    {
+      g_mutex_unlock (&self->lock);
+      return FALSE;
+    }
+  self->progress_sent = TRUE;
+  self->last_progress = progress;
+  g_atomic_int_inc (&self->progress_in_flight);
+  g_mutex_unlock (&self->lock);
+
+  object = json_object_new ();
+  json_object_set_member (object, "progressToken", json_node_copy (self->progress_token));
+  if (progress == (double) (gint64) progress)
+    json_object_set_int_member (object, "progress", (gint64) progress);
+  else
+    json_object_set_double_member (object, "progress", progress);
+  if (total >= 0 && isfinite (total))
+    {
+      if (total == (double) (gint64) total)
+        json_object_set_int_member (object, "total", (gint64) total);
+      else
+        json_object_set_double_member (object, "total", total);
+    }
+  if (message != NULL)
+    json_object_set_string_member (object, "message", message);
+  params = json_node_init_object (json_node_alloc (), object);
+  json_object_unref (object);
+
+  line = snodo_frame_encode_notification ("notifications/progress", params);
+  snodo_connection_send (self->connection, line, progress_sent_cb, g_object_ref (self));
+  return TRUE;
+}
+
+/* The least severe level the client wants for this request, or -1 for
+ * none: 2026-07-28 asks per request (_meta logLevel, no messages without
+ * it); the initialize era per connection (logging/setLevel). */
+static int
+snodo_invocation_get_log_threshold (SnodoInvocation *self)
+{
+  if (self->dialect->stateless)
+    {
+      JsonObject *envelope = snodo_dialect_get_envelope (json_node_get_object (self->params));
+      JsonNode *level = envelope ? json_object_get_member (envelope, SNODO_META_LOG_LEVEL) : NULL;
+
+      if (level == NULL || !JSON_NODE_HOLDS_VALUE (level) ||
+          json_node_get_value_type (level) != G_TYPE_STRING)
+        return -1;
+      return snodo_log_level_from_string (json_node_get_string (level));
+    }
+  return g_atomic_int_get (&self->connection->log_level);
+}
+
+/**
+ * snodo_invocation_log:
+ * @self: an invocation
+ * @level: how severe the message is
+ * @logger: (nullable): the name of what logs
+ * @data: any JSON value to log
+ *
+ * Sends a log message (`notifications/message`) about this request, if the
+ * client wants messages of @level: in 2025-06-18 and 2025-11-25, at or above
+ * the level set with `logging/setLevel` (all levels until it is used); in
+ * 2026-07-28 only when the request asked for them with a `logLevel` in its
+ * `_meta`, at or above that level. Callable from any thread while the
+ * request is unanswered.
+ *
+ * Returns: %TRUE if the message was sent
+ *
+ * Since: 1.0
+ */
+gboolean
+snodo_invocation_log (SnodoInvocation *self,
+                      SnodoLogLevel    level,
+                      const char      *logger,
+                      JsonNode        *data)
+{
+  g_autoptr(GBytes) line = NULL;
+  g_autoptr(JsonNode) params = NULL;
+  JsonObject *object;
+  int threshold;
+
+  g_return_val_if_fail (SNODO_IS_INVOCATION (self), FALSE);
+  g_return_val_if_fail (data != NULL, FALSE);
+
+  threshold = snodo_invocation_get_log_threshold (self);
+  if (threshold < 0 || (int) level < threshold || !snodo_invocation_is_live (self))
+    return FALSE;
+
+  object = json_object_new ();
+  json_object_set_string_member (object, "level", snodo_log_level_to_string (level));
+  if (logger != NULL)
+    json_object_set_string_member (object, "logger", logger);
+  json_object_set_member (object, "data", json_node_copy (data));
+  params = json_node_init_object (json_node_alloc (), object);
+  json_object_unref (object);
+
+  line = snodo_frame_encode_notification ("notifications/message", params);
+  snodo_connection_send (self->connection, line, NULL, NULL);
+  return TRUE;
+}
+
+/**
+ * snodo_invocation_log_text:
+ * @self: an invocation
+ * @level: how severe the message is
+ * @logger: (nullable): the name of what logs
+ * @text: the message
+ *
+ * Like [method@Snodo.Invocation.log], with a string as the data.
+ *
+ * Returns: %TRUE if the message was sent
+ *
+ * Since: 1.0
+ */
+gboolean
+snodo_invocation_log_text (SnodoInvocation *self,
+                           SnodoLogLevel    level,
+                           const char      *logger,
+                           const char      *text)
+{
+  g_autoptr(JsonNode) data = NULL;
+
+  g_return_val_if_fail (SNODO_IS_INVOCATION (self), FALSE);
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  data = json_node_init_string (json_node_alloc (), text);
+  return snodo_invocation_log (self, level, logger, data);
+}
+
+/**
+ * snodo_invocation_dup_client_capabilities:
+ * @self: an invocation
+ *
+ * Gets what the client declared it can do: in 2026-07-28 from this
+ * request's `_meta`, before that from `initialize`.
+ *
+ * Returns: (transfer full): the client's capabilities (an empty object if
+ *   it declared none)
+ *
+ * Since: 1.0
+ */
+JsonObject *
+snodo_invocation_dup_client_capabilities (SnodoInvocation *self)
+{
+  JsonObject *capabilities = NULL;
+
+  g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
+
+  if (self->dialect->stateless)
+    {
+      JsonObject *envelope = snodo_dialect_get_envelope (json_node_get_object (self->params));
+      JsonNode *node = envelope ? json_object_get_member (envelope, SNODO_META_CLIENT_CAPABILITIES) : NULL;
+
+      if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+        capabilities = json_object_ref (json_node_get_object (node));
+    }
+  else
+    capabilities = snodo_connection_dup_client_capabilities (self->connection);
+
+  return capabilities != NULL ? capabilities : json_object_new ();
+}
+
+/* The client capability an input request needs. */
+static const char *
+capability_for_method (const char *method)
+{
+  if (g_str_equal (method, "elicitation/create"))
+    return "elicitation";
+  if (g_str_equal (method, "sampling/createMessage"))
+    return "sampling";
+  if (g_str_equal (method, "roots/list"))
+    return "roots";
+  return NULL;
+}
+
+static void
+request_input_return_answer (GTask      *task,
+                             JsonObject *answers,
+                             const char *key)
+{
+  JsonNode *answer = json_object_get_member (answers, key);
+
+  g_task_return_pointer (task, json_node_copy (answer), (GDestroyNotify) json_node_unref);
+}
+
+/* 2026-07-28: answers the request with input_required. */
+static void
+snodo_invocation_return_input_required (SnodoInvocation *self,
+                                        const char      *key,
+                                        const char      *method,
+                                        JsonNode        *params,
+                                        GTask           *task)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) result = NULL;
+  g_autofree char *state = NULL;
+  JsonObject *object;
+  JsonObject *requests;
+  JsonObject *request;
+
+  state = snodo_request_state_seal (snodo_server_get_request_state_key (self->server),
+                                    self->method, json_node_get_object (self->params),
+                                    self->input_answers, g_get_real_time (),
+                                    INPUT_STATE_TTL_US, &error);
+  if (state == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  request = json_object_new ();
+  json_object_set_string_member (request, "method", method);
+  if (params != NULL)
+    json_object_set_member (request, "params", json_node_copy (params));
+  requests = json_object_new ();
+  json_object_set_object_member (requests, key, request);
+  object = json_object_new ();
+  json_object_set_string_member (object, "resultType", "input_required");
+  json_object_set_object_member (object, "inputRequests", requests);
+  json_object_set_string_member (object, "requestState", state);
+  result = json_node_init_object (json_node_alloc (), object);
+  json_object_unref (object);
+
+  snodo_invocation_return_result (self, result);
+
+  g_task_return_new_error (task, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED,
+                           _("The request was answered with input_required; "
+                             "the client will send it again with the input"));
+}
+
+/**
+ * snodo_invocation_request_input_async:
+ * @self: an invocation
+ * @key: a name for this input, unique within the request
+ * @method: `"elicitation/create"`, `"sampling/createMessage"` or `"roots/list"`
+ * @params: (nullable): the parameters of that request
+ * @cancellable: (nullable): a cancellable
+ * @callback: (scope async) (closure user_data): called with the client's answer
+ * @user_data: data for @callback
+ *
+ * Asks the client for input — a confirmation from the user, a sample from
+ * the model, the roots — in the way of the request's protocol version:
+ *
+ * - 2025-06-18 and 2025-11-25: a request from the server to the client,
+ *   with the server's own ids, bounded by [property@Snodo.Server:request-timeout],
+ *   and cancelled (with `notifications/cancelled`) when @cancellable or the
+ *   invocation's cancellable fires;
+ * - 2026-07-28 (for `tools/call`, `prompts/get` and `resources/read`): the
+ *   request is answered at once with `resultType: "input_required"`, and
+ *   this call fails with %SNODO_ERROR_INPUT_REQUIRED: the handler must then
+ *   stop without answering (that answer took the invocation's reference, as
+ *   any answer does). The client sends the request again with the
+ *   answer, the handler runs again, and this time the same call (with the
+ *   same @key) returns the answer at once. Answers of earlier rounds travel
+ *   in an integrity-protected, expiring `requestState` bound to the request,
+ *   so the server keeps nothing between rounds.
+ *
+ * If the client did not declare the capability the method needs, the call
+ * fails with %SNODO_RPC_ERROR_MISSING_REQUIRED_CLIENT_CAPABILITY; passing
+ * that error to [method@Snodo.Invocation.return_gerror] answers as the
+ * protocol version says (-32021 with the capability in 2026-07-28, a failed
+ * tool result before).
+ *
+ * Since: 1.0
+ */
+void
+snodo_invocation_request_input_async (SnodoInvocation     *self,
+                                      const char          *key,
+                                      const char          *method,
+                                      JsonNode            *params,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(JsonObject) capabilities = NULL;
+  const char *capability;
+
+  g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (key != NULL);
+  g_return_if_fail (method != NULL);
+  g_return_if_fail (params == NULL || JSON_NODE_HOLDS_OBJECT (params));
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, snodo_invocation_request_input_async);
+  g_task_set_name (task, G_STRFUNC);
+
+  capability = capability_for_method (method);
+  if (capability == NULL)
+    {
+      g_task_return_new_error (task, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+                               _("Not a request for input: %s"), method);
+      return;
+    }
+
+  capabilities = snodo_invocation_dup_client_capabilities (self);
+  if (!json_object_has_member (capabilities, capability))
+    {
+      g_mutex_lock (&self->lock);
+      g_free (self->missing_capability);
+      self->missing_capability = g_strdup (capability);
+      g_mutex_unlock (&self->lock);
+      g_task_return_new_error (task, SNODO_RPC_ERROR, SNODO_RPC_ERROR_MISSING_REQUIRED_CLIENT_CAPABILITY,
+                               _("The client did not declare the %s capability"), capability);
+      return;
+    }
+
+  if (!snodo_invocation_is_live (self))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                               _("The request was cancelled or answered"));
+      return;
+    }
+
+  if (self->dialect->stateless)
+    {
+      if (self->method_entry == NULL || !(self->method_entry->flags & SNODO_METHOD_FLAGS_INPUT))
+        {
+          g_task_return_new_error (task, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INTERNAL_ERROR,
+                                   _("%s cannot ask the client for input"), self->method);
+          return;
+        }
+      if (self->input_answers != NULL && json_object_has_member (self->input_answers, key))
+        {
+          request_input_return_answer (task, self->input_answers, key);
+          return;
+        }
+      /* Answers with input_required in place of the handler, which takes
+       * the invocation's reference as any answer does. */
+      snodo_invocation_return_input_required (self, key, method, params, task);
+      return;
+    }
+
+  snodo_server_request_input (self->server, self->connection, method, params,
+                              self->work ? snodo_work_get_cancellable (self->work) : NULL,
+                              g_steal_pointer (&task));
+}
+
+/**
+ * snodo_invocation_request_input_finish:
+ * @self: an invocation
+ * @result: the result given to the callback
+ * @error: return location for an error
+ *
+ * Finishes [method@Snodo.Invocation.request_input_async].
+ *
+ * Returns: (transfer full): the client's answer: an `ElicitResult`,
+ *   `CreateMessageResult` or `ListRootsResult` object
+ *
+ * Since: 1.0
+ */
+JsonNode *
+snodo_invocation_request_input_finish (SnodoInvocation  *self,
+                                       GAsyncResult     *result,
+                                       GError          **error)
+{
+  g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

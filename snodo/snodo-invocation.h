@@ -16,6 +16,34 @@
 
 G_BEGIN_DECLS
 
+/**
+ * SnodoLogLevel:
+ * @SNODO_LOG_LEVEL_DEBUG: detailed debugging information
+ * @SNODO_LOG_LEVEL_INFO: general information
+ * @SNODO_LOG_LEVEL_NOTICE: normal but significant events
+ * @SNODO_LOG_LEVEL_WARNING: warnings
+ * @SNODO_LOG_LEVEL_ERROR: errors
+ * @SNODO_LOG_LEVEL_CRITICAL: critical conditions
+ * @SNODO_LOG_LEVEL_ALERT: action must be taken at once
+ * @SNODO_LOG_LEVEL_EMERGENCY: the system is unusable
+ *
+ * The severities of MCP log messages (those of RFC 5424), from the least to
+ * the most severe.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  SNODO_LOG_LEVEL_DEBUG,
+  SNODO_LOG_LEVEL_INFO,
+  SNODO_LOG_LEVEL_NOTICE,
+  SNODO_LOG_LEVEL_WARNING,
+  SNODO_LOG_LEVEL_ERROR,
+  SNODO_LOG_LEVEL_CRITICAL,
+  SNODO_LOG_LEVEL_ALERT,
+  SNODO_LOG_LEVEL_EMERGENCY,
+} SnodoLogLevel;
+
 #define SNODO_TYPE_INVOCATION (snodo_invocation_get_type ())
 
 SNODO_AVAILABLE_IN_ALL
@@ -33,6 +61,36 @@ SNODO_AVAILABLE_IN_ALL
 GCancellable         *snodo_invocation_get_cancellable      (SnodoInvocation *self);
 SNODO_AVAILABLE_IN_ALL
 SnodoProtocolVersion  snodo_invocation_get_protocol_version (SnodoInvocation *self);
+SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_invocation_report_progress      (SnodoInvocation *self,
+                                                             double           progress,
+                                                             double           total,
+                                                             const char      *message);
+SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_invocation_log                  (SnodoInvocation *self,
+                                                             SnodoLogLevel    level,
+                                                             const char      *logger,
+                                                             JsonNode        *data);
+SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_invocation_log_text             (SnodoInvocation *self,
+                                                             SnodoLogLevel    level,
+                                                             const char      *logger,
+                                                             const char      *text);
+SNODO_AVAILABLE_IN_ALL
+JsonObject           *snodo_invocation_dup_client_capabilities
+                                                            (SnodoInvocation *self);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_request_input_async  (SnodoInvocation     *self,
+                                                             const char          *key,
+                                                             const char          *method,
+                                                             JsonNode            *params,
+                                                             GCancellable        *cancellable,
+                                                             GAsyncReadyCallback  callback,
+                                                             gpointer             user_data);
+SNODO_AVAILABLE_IN_ALL
+JsonNode             *snodo_invocation_request_input_finish (SnodoInvocation  *self,
+                                                             GAsyncResult     *result,
+                                                             GError          **error);
 SNODO_AVAILABLE_IN_ALL
 void                  snodo_invocation_return_result        (SnodoInvocation *self,
                                                              JsonNode        *result);

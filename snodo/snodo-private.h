@@ -15,6 +15,7 @@
 #include "snodo-connection-private.h"
 #include "snodo-dialect-private.h"
 #include "snodo-frame-private.h"
+#include "snodo-invocation-private.h"
 #include "snodo-json-private.h"
 #include "snodo-line-framer-private.h"
 #include "snodo-request-state-private.h"

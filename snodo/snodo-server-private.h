@@ -5,6 +5,7 @@
 
 #include "snodo-connection-private.h"
 #include "snodo-frame-private.h"
+#include "snodo-request-state-private.h"
 #include "snodo-server.h"
 
 G_BEGIN_DECLS
@@ -25,6 +26,30 @@ void snodo_server_dispatch         (SnodoServer     *self,
                                     SnodoFrame      *frame,
                                     GHashTable      *headers,
                                     gsize            cost);
+
+/* A transport starts serving @connection: it hears of changes. */
+void snodo_server_connection_started  (SnodoServer     *self,
+                                       SnodoConnection *connection);
+/* The input of @connection ended: no new subscriptions, and the current
+ * ones end gracefully (with their result) so that the transport can drain. */
+void snodo_server_connection_draining (SnodoServer     *self,
+                                       SnodoConnection *connection);
+
+gboolean              snodo_server_is_version_enabled    (SnodoServer          *self,
+                                                          SnodoProtocolVersion  version);
+SnodoProtocolVersion  snodo_server_get_oldest_legacy     (SnodoServer          *self);
+JsonNode             *snodo_server_dup_supported_modern  (SnodoServer          *self);
+JsonObject           *snodo_server_dup_info              (SnodoServer          *self);
+SnodoRequestStateKey *snodo_server_get_request_state_key (SnodoServer          *self);
+
+/* Sends a request to the client (2025 era) and completes @task (transfer
+ * full) with its result (a JsonNode) or error. Any thread. */
+void snodo_server_request_input (SnodoServer     *self,
+                                 SnodoConnection *connection,
+                                 const char      *method,
+                                 JsonNode        *params,
+                                 GCancellable    *cancellable,
+                                 GTask           *task);
 
 /* The transport of @connection ended; @graceful when it drains (EOF, close)
  * rather than failed. Ends the connection's subscriptions. */

@@ -63,7 +63,48 @@ struct _SnodoServer
 
   /* Resources, templates, prompts and completion. Owned. */
   SnodoCatalog *catalog;
+
+  /* The versions served, as 1 << SnodoProtocolVersion, and as strings for
+   * the property. */
+  guint         enabled_versions;
+  GStrv         protocol_versions;
+  guint         cache_ttl;
+  guint         request_timeout;
+  /* Protects 2026-07-28 requestState; made at random unless the
+   * application gives a secret. Owned. */
+  SnodoRequestStateKey *request_state_key;
+  /* The connections being served (SnodoConnection, owned). */
+  GPtrArray    *connections;
 };
+
+/* A request this server sent to a client (2025 era). */
+typedef struct
+{
+  SnodoServer     *server;
+  SnodoConnection *connection;
+  GTask           *task;
+  char            *method;
+  JsonNode        *params;
+  JsonNode        *id;
+  char            *key;
+  GCancellable    *cancellable;
+  GSource         *timeout_source;
+  GSource         *cancel_source;
+} Outgoing;
+
+/* A subscriptions/listen in progress (2026-07-28). */
+typedef struct
+{
+  /* The listen request; its reference is the one a handler would own. */
+  SnodoInvocation *invocation;
+  SnodoConnection *connection;
+  gboolean         tools;
+  gboolean         prompts;
+  gboolean         resources;
+  /* URI -> URI, or NULL. */
+  GHashTable      *uris;
+  GSource         *cancel_source;
+} Subscription;
 
 G_DEFINE_FINAL_TYPE (SnodoServer, snodo_server, G_TYPE_OBJECT)
 
@@ -73,6 +114,9 @@ enum {
   PROP_VERSION,
   PROP_TITLE,
   PROP_INSTRUCTIONS,
+  PROP_PROTOCOL_VERSIONS,
+  PROP_CACHE_TTL,
+  PROP_REQUEST_TIMEOUT,
   N_PROPS
 };
 
@@ -105,19 +149,6 @@ node_take_object (JsonObject *object)
   return node;
 }
 
-/* Answers at once, without admitted work: dialect errors, unknown methods,
- * overload. */
-static void
-snodo_server_send_error (SnodoConnection *connection,
-                         JsonNode        *id,
-                         int              code,
-                         const char      *message)
-{
-  g_autoptr(GBytes) line = snodo_frame_encode_error (id, code, message, NULL);
-
-  snodo_connection_send (connection, line, NULL, NULL);
-}
-
 static const char *
 get_string_member (JsonObject *object,
                    const char *name)
@@ -133,7 +164,7 @@ get_string_member (JsonObject *object,
   return json_node_get_string (node);
 }
 
-static JsonObject *
+JsonObject *
 snodo_server_dup_info (SnodoServer *self)
 {
   JsonObject *info = json_object_new ();
@@ -153,6 +184,7 @@ snodo_server_dup_capabilities (SnodoServer *self)
 
   json_object_set_boolean_member (tools, "listChanged", TRUE);
   json_object_set_object_member (capabilities, "tools", tools);
+  json_object_set_object_member (capabilities, "logging", json_object_new ());
   snodo_catalog_add_capabilities (self->catalog, capabilities);
   return capabilities;
 }
@@ -166,6 +198,7 @@ snodo_server_method_initialize (SnodoServer     *self,
   JsonObject *params = json_node_get_object (snodo_invocation_get_params (invocation));
   SnodoConnection *connection = snodo_invocation_get_connection (invocation);
   const char *requested = get_string_member (params, "protocolVersion");
+  JsonNode *capabilities = json_object_get_member (params, "capabilities");
   SnodoProtocolVersion version;
   g_autoptr(JsonNode) result = NULL;
   JsonObject *object;
@@ -177,10 +210,23 @@ snodo_server_method_initialize (SnodoServer     *self,
                                              _("Invalid params: \"protocolVersion\" must be a string"));
       return;
     }
+  if (capabilities != NULL && !JSON_NODE_HOLDS_OBJECT (capabilities))
+    {
+      snodo_invocation_return_error_literal (invocation, SNODO_RPC_ERROR,
+                                             SNODO_RPC_ERROR_INVALID_PARAMS,
+                                             _("Invalid params: \"capabilities\" must be an object"));
+      return;
+    }
 
   version = snodo_protocol_version_from_string (requested);
-  if (snodo_dialect_for_version (version) == NULL)
-    version = SNODO_PROTOCOL_VERSION_2025_11_25;
+  if (snodo_protocol_version_is_stateless (version) || !snodo_server_is_version_enabled (self, version))
+    {
+      /* The latest of the initialize era that is served. */
+      version = SNODO_PROTOCOL_VERSION_UNKNOWN;
+      for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2025_06_18; v <= SNODO_PROTOCOL_VERSION_2025_11_25; v++)
+        if (snodo_server_is_version_enabled (self, v))
+          version = v;
+    }
 
   object = json_object_new ();
   json_object_set_string_member (object, "protocolVersion", snodo_protocol_version_to_string (version));
@@ -190,10 +236,88 @@ snodo_server_method_initialize (SnodoServer     *self,
     json_object_set_string_member (object, "instructions", self->instructions);
   result = node_take_object (object);
 
+  snodo_connection_set_client_capabilities (connection,
+                                            capabilities ? json_node_get_object (capabilities) : NULL);
   connection->legacy_version = version;
+  if (connection->persistent)
+    connection->era = SNODO_ERA_LEGACY;
   snodo_connection_negotiated (connection, version);
 
   snodo_invocation_return_result (invocation, result);
+}
+
+/* server/discover (2026-07-28): what the server serves. */
+void
+snodo_server_method_discover (SnodoServer     *self,
+                              SnodoInvocation *invocation)
+{
+  g_autoptr(JsonNode) result = NULL;
+  JsonObject *object = json_object_new ();
+
+  json_object_set_member (object, "supportedVersions", snodo_server_dup_supported_modern (self));
+  json_object_set_object_member (object, "capabilities", snodo_server_dup_capabilities (self));
+  if (self->instructions != NULL)
+    json_object_set_string_member (object, "instructions", self->instructions);
+  result = node_take_object (object);
+  snodo_invocation_return_result (invocation, result);
+}
+
+void
+snodo_server_method_logging_set_level (SnodoServer     *self,
+                                       SnodoInvocation *invocation)
+{
+  JsonObject *params = json_node_get_object (snodo_invocation_get_params (invocation));
+  int level = snodo_log_level_from_string (get_string_member (params, "level"));
+  g_autoptr(JsonNode) result = NULL;
+
+  if (level < 0)
+    {
+      snodo_invocation_return_error_literal (invocation, SNODO_RPC_ERROR,
+                                             SNODO_RPC_ERROR_INVALID_PARAMS,
+                                             _("Invalid params: \"level\" must be a log level"));
+      return;
+    }
+  g_atomic_int_set (&snodo_invocation_get_connection (invocation)->log_level, level);
+  result = node_take_object (json_object_new ());
+  snodo_invocation_return_result (invocation, result);
+}
+
+static void
+subscribe_or_unsubscribe (SnodoInvocation *invocation,
+                          gboolean         subscribe)
+{
+  JsonObject *params = json_node_get_object (snodo_invocation_get_params (invocation));
+  SnodoConnection *connection = snodo_invocation_get_connection (invocation);
+  const char *uri = get_string_member (params, "uri");
+  g_autoptr(JsonNode) result = NULL;
+
+  if (uri == NULL)
+    {
+      snodo_invocation_return_error_literal (invocation, SNODO_RPC_ERROR,
+                                             SNODO_RPC_ERROR_INVALID_PARAMS,
+                                             _("Invalid params: \"uri\" must be a string"));
+      return;
+    }
+  if (subscribe)
+    g_hash_table_replace (connection->resource_subscriptions, g_strdup (uri), NULL);
+  else
+    g_hash_table_remove (connection->resource_subscriptions, uri);
+  result = node_take_object (json_object_new ());
+  snodo_invocation_return_result (invocation, result);
+}
+
+void
+snodo_server_method_resources_subscribe (SnodoServer     *self,
+                                         SnodoInvocation *invocation)
+{
+  subscribe_or_unsubscribe (invocation, TRUE);
+}
+
+void
+snodo_server_method_resources_unsubscribe (SnodoServer     *self,
+                                           SnodoInvocation *invocation)
+{
+  subscribe_or_unsubscribe (invocation, FALSE);
 }
 
 void
@@ -242,6 +366,596 @@ snodo_server_method_tools_list (SnodoServer     *self,
   snodo_invocation_return_result (invocation, result);
 }
 
+/* ---- subscriptions/listen (2026-07-28) ---------------------------------- */
+
+static JsonNode *
+subscription_meta (Subscription *subscription)
+{
+  JsonObject *meta = json_object_new ();
+  JsonObject *params = json_object_new ();
+
+  json_object_set_member (meta, SNODO_META_SUBSCRIPTION_ID,
+                          json_node_copy (snodo_invocation_get_id (subscription->invocation)));
+  json_object_set_object_member (params, "_meta", meta);
+  return node_take_object (params);
+}
+
+static void
+subscription_free (Subscription *subscription)
+{
+  if (subscription->cancel_source != NULL)
+    {
+      g_source_destroy (subscription->cancel_source);
+      g_source_unref (subscription->cancel_source);
+    }
+  g_clear_pointer (&subscription->uris, g_hash_table_unref);
+  g_clear_pointer (&subscription->connection, snodo_connection_unref);
+  g_free (subscription);
+}
+
+/* Ends a subscription: @graceful with its result (the server ends it),
+ * else without an answer (cancelled, or its transport is gone). */
+static void
+subscription_end (Subscription *subscription,
+                  gboolean      graceful)
+{
+  SnodoInvocation *invocation = g_steal_pointer (&subscription->invocation);
+
+  g_ptr_array_remove (subscription->connection->subscriptions, subscription);
+  if (graceful)
+    {
+      JsonObject *meta = json_object_new ();
+      JsonObject *result = json_object_new ();
+      g_autoptr(JsonNode) node = NULL;
+
+      json_object_set_member (meta, SNODO_META_SUBSCRIPTION_ID,
+                              json_node_copy (snodo_invocation_get_id (invocation)));
+      json_object_set_object_member (result, "_meta", meta);
+      node = node_take_object (result);
+      snodo_invocation_return_result (invocation, node);
+    }
+  else
+    snodo_invocation_drop (invocation);
+  subscription_free (subscription);
+}
+
+static gboolean
+subscription_cancelled_cb (GCancellable *cancellable,
+                           gpointer      user_data)
+{
+  Subscription *subscription = user_data;
+
+  g_clear_pointer (&subscription->cancel_source, g_source_unref);
+  subscription_end (subscription, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+get_bool_filter (JsonObject  *filters,
+                 const char  *name,
+                 gboolean    *out,
+                 char       **message)
+{
+  JsonNode *node = json_object_get_member (filters, name);
+
+  *out = FALSE;
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    {
+      *message = g_strdup_printf (_("Invalid params: \"notifications.%s\" must be a boolean"), name);
+      return FALSE;
+    }
+  *out = json_node_get_boolean (node);
+  return TRUE;
+}
+
+void
+snodo_server_method_subscriptions_listen (SnodoServer     *self,
+                                          SnodoInvocation *invocation)
+{
+  JsonObject *params = json_node_get_object (snodo_invocation_get_params (invocation));
+  SnodoConnection *connection = snodo_invocation_get_connection (invocation);
+  JsonNode *filters_node = json_object_get_member (params, "notifications");
+  JsonObject *filters = NULL;
+  JsonNode *uris_node = NULL;
+  g_autofree char *message = NULL;
+  gboolean tools = FALSE, prompts = FALSE, resources = FALSE;
+  Subscription *subscription;
+  JsonObject *honoured;
+  g_autoptr(JsonNode) ack = NULL;
+  g_autoptr(GBytes) line = NULL;
+  gboolean can_subscribe = snodo_catalog_has_resources (self->catalog);
+
+  if (filters_node != NULL && !JSON_NODE_HOLDS_OBJECT (filters_node))
+    message = g_strdup (_("Invalid params: \"notifications\" must be an object"));
+  else if (filters_node != NULL)
+    {
+      filters = json_node_get_object (filters_node);
+      if (get_bool_filter (filters, "toolsListChanged", &tools, &message) &&
+          get_bool_filter (filters, "promptsListChanged", &prompts, &message) &&
+          get_bool_filter (filters, "resourcesListChanged", &resources, &message))
+        {
+          uris_node = json_object_get_member (filters, "resourceSubscriptions");
+          if (uris_node != NULL && !JSON_NODE_HOLDS_ARRAY (uris_node))
+            message = g_strdup (_("Invalid params: \"notifications.resourceSubscriptions\" must be an array of strings"));
+          for (guint i = 0; message == NULL && uris_node != NULL &&
+               i < json_array_get_length (json_node_get_array (uris_node)); i++)
+            {
+              JsonNode *uri = json_array_get_element (json_node_get_array (uris_node), i);
+
+              if (!JSON_NODE_HOLDS_VALUE (uri) || json_node_get_value_type (uri) != G_TYPE_STRING)
+                message = g_strdup (_("Invalid params: \"notifications.resourceSubscriptions\" must be an array of strings"));
+            }
+        }
+    }
+  if (message != NULL)
+    {
+      snodo_invocation_return_error_literal (invocation, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS, message);
+      return;
+    }
+
+  subscription = g_new0 (Subscription, 1);
+  subscription->invocation = invocation;
+  subscription->connection = snodo_connection_ref (connection);
+  /* Only what the server can serve is honoured. */
+  subscription->tools = tools;
+  subscription->prompts = prompts && snodo_catalog_has_prompts (self->catalog);
+  subscription->resources = resources && can_subscribe;
+
+  honoured = json_object_new ();
+  if (subscription->tools)
+    json_object_set_boolean_member (honoured, "toolsListChanged", TRUE);
+  if (subscription->prompts)
+    json_object_set_boolean_member (honoured, "promptsListChanged", TRUE);
+  if (subscription->resources)
+    json_object_set_boolean_member (honoured, "resourcesListChanged", TRUE);
+  if (uris_node != NULL && can_subscribe && json_array_get_length (json_node_get_array (uris_node)) > 0)
+    {
+      JsonArray *uris = json_node_get_array (uris_node);
+      JsonArray *copy = json_array_new ();
+
+      subscription->uris = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      for (guint i = 0; i < json_array_get_length (uris); i++)
+        {
+          const char *uri = json_array_get_string_element (uris, i);
+
+          if (!g_hash_table_contains (subscription->uris, uri))
+            json_array_add_string_element (copy, uri);
+          g_hash_table_replace (subscription->uris, g_strdup (uri), NULL);
+        }
+      json_object_set_array_member (honoured, "resourceSubscriptions", copy);
+    }
+
+  /* The acknowledgement comes first. */
+  ack = subscription_meta (subscription);
+  json_object_set_object_member (json_node_get_object (ack), "notifications", honoured);
+  line = snodo_frame_encode_notification ("notifications/subscriptions/acknowledged", ack);
+  snodo_connection_send (connection, line, NULL, NULL);
+
+  g_ptr_array_add (connection->subscriptions, subscription);
+
+  if (connection->ending)
+    {
+      subscription_end (subscription, TRUE);
+      return;
+    }
+
+  subscription->cancel_source = g_cancellable_source_new (snodo_invocation_get_cancellable (invocation));
+  g_source_set_callback (subscription->cancel_source, G_SOURCE_FUNC (subscription_cancelled_cb),
+                         subscription, NULL);
+  g_source_attach (subscription->cancel_source, connection->context);
+}
+
+/* ---- Requests to the client (2025 era) ---------------------------------- */
+
+static void
+outgoing_free (Outgoing *outgoing)
+{
+  if (outgoing->timeout_source != NULL)
+    {
+      g_source_destroy (outgoing->timeout_source);
+      g_source_unref (outgoing->timeout_source);
+    }
+  if (outgoing->cancel_source != NULL)
+    {
+      g_source_destroy (outgoing->cancel_source);
+      g_source_unref (outgoing->cancel_source);
+    }
+  g_clear_object (&outgoing->server);
+  g_clear_pointer (&outgoing->connection, snodo_connection_unref);
+  g_clear_object (&outgoing->task);
+  g_clear_object (&outgoing->cancellable);
+  g_clear_pointer (&outgoing->method, g_free);
+  g_clear_pointer (&outgoing->params, json_node_unref);
+  g_clear_pointer (&outgoing->id, json_node_unref);
+  g_clear_pointer (&outgoing->key, g_free);
+  g_free (outgoing);
+}
+
+/* Takes @outgoing out of its connection's table; FALSE if it was gone. */
+static gboolean
+outgoing_take (Outgoing *outgoing)
+{
+  SnodoConnection *connection = outgoing->connection;
+  gboolean found;
+
+  if (outgoing->key == NULL)
+    return TRUE;
+  g_mutex_lock (&connection->lock);
+  found = g_hash_table_lookup (connection->outgoing, outgoing->key) == outgoing;
+  if (found)
+    g_hash_table_remove (connection->outgoing, outgoing->key);
+  g_mutex_unlock (&connection->lock);
+  return found;
+}
+
+/* The request will not be answered: tells the client so, and fails. */
+static void
+outgoing_abandon (Outgoing   *outgoing,
+                  GError     *error,
+                  const char *reason)
+{
+  if (reason != NULL)
+    {
+      JsonObject *params = json_object_new ();
+      g_autoptr(JsonNode) node = NULL;
+      g_autoptr(GBytes) line = NULL;
+
+      json_object_set_member (params, "requestId", json_node_copy (outgoing->id));
+      json_object_set_string_member (params, "reason", reason);
+      node = node_take_object (params);
+      line = snodo_frame_encode_notification ("notifications/cancelled", node);
+      snodo_connection_send (outgoing->connection, line, NULL, NULL);
+    }
+  g_task_return_error (outgoing->task, error);
+  outgoing_free (outgoing);
+}
+
+static gboolean
+outgoing_timeout_cb (gpointer user_data)
+{
+  Outgoing *outgoing = user_data;
+
+  g_clear_pointer (&outgoing->timeout_source, g_source_unref);
+  if (!outgoing_take (outgoing))
+    return G_SOURCE_REMOVE;
+  outgoing_abandon (outgoing,
+                    g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                                 _("The client did not answer %s within %u ms"),
+                                 outgoing->method, outgoing->server->request_timeout),
+                    "timed out");
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+outgoing_cancelled_cb (GCancellable *cancellable,
+                       gpointer      user_data)
+{
+  Outgoing *outgoing = user_data;
+
+  g_clear_pointer (&outgoing->cancel_source, g_source_unref);
+  if (!outgoing_take (outgoing))
+    return G_SOURCE_REMOVE;
+  outgoing_abandon (outgoing,
+                    g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The request was cancelled")),
+                    "cancelled");
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+outgoing_start_cb (gpointer user_data)
+{
+  Outgoing *outgoing = user_data;
+  SnodoConnection *connection = outgoing->connection;
+  g_autoptr(GBytes) line = NULL;
+  gboolean attached;
+
+  g_mutex_lock (&connection->lock);
+  attached = connection->transport != NULL && !connection->ending;
+  if (attached)
+    {
+      outgoing->id = json_node_init_int (json_node_alloc (), connection->next_outgoing_id++);
+      outgoing->key = snodo_frame_id_key (outgoing->id);
+      g_hash_table_insert (connection->outgoing, g_strdup (outgoing->key), outgoing);
+    }
+  g_mutex_unlock (&connection->lock);
+
+  if (!attached)
+    {
+      outgoing_abandon (outgoing,
+                        g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The connection is closed")),
+                        NULL);
+      return G_SOURCE_REMOVE;
+    }
+
+  outgoing->timeout_source = g_timeout_source_new (outgoing->server->request_timeout);
+  g_source_set_callback (outgoing->timeout_source, outgoing_timeout_cb, outgoing, NULL);
+  g_source_attach (outgoing->timeout_source, connection->context);
+  if (outgoing->cancellable != NULL)
+    {
+      outgoing->cancel_source = g_cancellable_source_new (outgoing->cancellable);
+      g_source_set_callback (outgoing->cancel_source, G_SOURCE_FUNC (outgoing_cancelled_cb), outgoing, NULL);
+      g_source_attach (outgoing->cancel_source, connection->context);
+    }
+
+  line = snodo_frame_encode_request (outgoing->id, outgoing->method, outgoing->params);
+  snodo_connection_send (connection, line, NULL, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+void
+snodo_server_request_input (SnodoServer     *self,
+                            SnodoConnection *connection,
+                            const char      *method,
+                            JsonNode        *params,
+                            GCancellable    *cancellable,
+                            GTask           *task)
+{
+  Outgoing *outgoing = g_new0 (Outgoing, 1);
+  GCancellable *task_cancellable = g_task_get_cancellable (task);
+
+  outgoing->server = g_object_ref (self);
+  outgoing->connection = snodo_connection_ref (connection);
+  outgoing->task = task;
+  outgoing->method = g_strdup (method);
+  outgoing->params = params ? json_node_copy (params) : NULL;
+  /* Either the caller's cancellable or the request's ends the wait. */
+  if (task_cancellable != NULL && cancellable != NULL)
+    {
+      outgoing->cancellable = g_cancellable_new ();
+      g_signal_connect_object (task_cancellable, "cancelled", G_CALLBACK (g_cancellable_cancel),
+                               outgoing->cancellable, G_CONNECT_SWAPPED);
+      g_signal_connect_object (cancellable, "cancelled", G_CALLBACK (g_cancellable_cancel),
+                               outgoing->cancellable, G_CONNECT_SWAPPED);
+      if (g_cancellable_is_cancelled (task_cancellable) || g_cancellable_is_cancelled (cancellable))
+        g_cancellable_cancel (outgoing->cancellable);
+    }
+  else if (task_cancellable != NULL || cancellable != NULL)
+    outgoing->cancellable = g_object_ref (task_cancellable ? task_cancellable : cancellable);
+
+  g_main_context_invoke_full (connection->context, G_PRIORITY_DEFAULT, outgoing_start_cb, outgoing, NULL);
+}
+
+/* On the context: a response from the client to one of our requests. */
+static void
+snodo_server_handle_response (SnodoServer     *self,
+                              SnodoConnection *connection,
+                              SnodoFrame      *frame)
+{
+  JsonObject *message = json_node_get_object (frame->message);
+  Outgoing *outgoing;
+
+  g_mutex_lock (&connection->lock);
+  outgoing = frame->key ? g_hash_table_lookup (connection->outgoing, frame->key) : NULL;
+  if (outgoing != NULL)
+    g_hash_table_remove (connection->outgoing, frame->key);
+  g_mutex_unlock (&connection->lock);
+
+  if (outgoing == NULL)
+    {
+      g_debug ("Ignored a response to no request of ours (%s)", frame->key);
+      return;
+    }
+
+  if (json_object_has_member (message, "result"))
+    g_task_return_pointer (outgoing->task, json_node_copy (json_object_get_member (message, "result")),
+                           (GDestroyNotify) json_node_unref);
+  else
+    {
+      JsonObject *error = json_object_get_object_member (message, "error");
+      const char *text = get_string_member (error, "message");
+
+      g_task_return_new_error (outgoing->task, SNODO_RPC_ERROR,
+                               (int) json_object_get_int_member (error, "code"),
+                               "%s", text != NULL ? text : _("The client answered with an error"));
+    }
+  outgoing_free (outgoing);
+}
+
+/* ---- Connections and announcements --------------------------------------- */
+
+void
+snodo_server_connection_started (SnodoServer     *self,
+                                 SnodoConnection *connection)
+{
+  g_return_if_fail (SNODO_IS_SERVER (self));
+
+  g_ptr_array_add (self->connections, snodo_connection_ref (connection));
+}
+
+static void
+end_subscriptions (SnodoConnection *connection,
+                   gboolean         graceful)
+{
+  while (connection->subscriptions->len > 0)
+    subscription_end (g_ptr_array_index (connection->subscriptions, 0), graceful);
+}
+
+void
+snodo_server_connection_draining (SnodoServer     *self,
+                                  SnodoConnection *connection)
+{
+  g_return_if_fail (SNODO_IS_SERVER (self));
+
+  connection->ending = TRUE;
+  end_subscriptions (connection, TRUE);
+}
+
+void
+snodo_server_connection_ended (SnodoServer     *self,
+                               SnodoConnection *connection,
+                               gboolean         graceful)
+{
+  g_autoptr(GList) pending = NULL;
+
+  g_return_if_fail (SNODO_IS_SERVER (self));
+
+  connection->ending = TRUE;
+  end_subscriptions (connection, FALSE);
+
+  g_mutex_lock (&connection->lock);
+  pending = g_hash_table_get_values (connection->outgoing);
+  g_hash_table_steal_all (connection->outgoing);
+  g_mutex_unlock (&connection->lock);
+  for (GList *l = pending; l != NULL; l = l->next)
+    outgoing_abandon (l->data,
+                      g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The connection is closed")),
+                      NULL);
+
+  g_hash_table_remove_all (connection->resource_subscriptions);
+  g_ptr_array_remove (self->connections, connection);
+}
+
+/* Sends @method to every 2025 connection that completed initialize, and to
+ * every 2026 subscription that @wants it. */
+static void
+snodo_server_announce (SnodoServer *self,
+                       const char  *method,
+                       JsonNode    *legacy_params,
+                       gboolean   (*wants) (Subscription *subscription,
+                                            gpointer      data),
+                       gpointer     data,
+                       const char  *uri)
+{
+  g_autoptr(GBytes) legacy_line = NULL;
+
+  for (guint i = 0; i < self->connections->len; i++)
+    {
+      SnodoConnection *connection = g_ptr_array_index (self->connections, i);
+
+      if (connection->era == SNODO_ERA_LEGACY && connection->initialized &&
+          (uri == NULL || g_hash_table_contains (connection->resource_subscriptions, uri)))
+        {
+          if (legacy_line == NULL)
+            legacy_line = snodo_frame_encode_notification (method, legacy_params);
+          snodo_connection_send (connection, legacy_line, NULL, NULL);
+        }
+
+      for (guint j = 0; j < connection->subscriptions->len; j++)
+        {
+          Subscription *subscription = g_ptr_array_index (connection->subscriptions, j);
+          g_autoptr(JsonNode) params = NULL;
+          g_autoptr(GBytes) line = NULL;
+
+          if (!wants (subscription, data))
+            continue;
+          params = subscription_meta (subscription);
+          if (uri != NULL)
+            json_object_set_string_member (json_node_get_object (params), "uri", uri);
+          line = snodo_frame_encode_notification (method, params);
+          snodo_connection_send (connection, line, NULL, NULL);
+        }
+    }
+}
+
+static gboolean
+wants_tools (Subscription *subscription,
+             gpointer      data)
+{
+  return subscription->tools;
+}
+
+static gboolean
+wants_prompts (Subscription *subscription,
+               gpointer      data)
+{
+  return subscription->prompts;
+}
+
+static gboolean
+wants_resources (Subscription *subscription,
+                 gpointer      data)
+{
+  return subscription->resources;
+}
+
+static gboolean
+wants_uri (Subscription *subscription,
+           gpointer      data)
+{
+  return subscription->uris != NULL && g_hash_table_contains (subscription->uris, data);
+}
+
+/**
+ * snodo_server_notify_tools_changed:
+ * @self: a server
+ *
+ * Tells clients that the list of tools changed: every 2025 client with
+ * `notifications/tools/list_changed`, and every 2026-07-28 subscription
+ * that asked for tool changes. Adding or removing a tool does this by
+ * itself; call it when a tool's description changed in another way. Call
+ * it on the server's main context.
+ *
+ * Since: 1.0
+ */
+void
+snodo_server_notify_tools_changed (SnodoServer *self)
+{
+  g_return_if_fail (SNODO_IS_SERVER (self));
+  snodo_server_announce (self, "notifications/tools/list_changed", NULL, wants_tools, NULL, NULL);
+}
+
+/**
+ * snodo_server_notify_prompts_changed:
+ * @self: a server
+ *
+ * Tells clients that the list of prompts changed, like
+ * [method@Snodo.Server.notify_tools_changed].
+ *
+ * Since: 1.0
+ */
+void
+snodo_server_notify_prompts_changed (SnodoServer *self)
+{
+  g_return_if_fail (SNODO_IS_SERVER (self));
+  snodo_server_announce (self, "notifications/prompts/list_changed", NULL, wants_prompts, NULL, NULL);
+}
+
+/**
+ * snodo_server_notify_resources_changed:
+ * @self: a server
+ *
+ * Tells clients that the list of resources changed, like
+ * [method@Snodo.Server.notify_tools_changed].
+ *
+ * Since: 1.0
+ */
+void
+snodo_server_notify_resources_changed (SnodoServer *self)
+{
+  g_return_if_fail (SNODO_IS_SERVER (self));
+  snodo_server_announce (self, "notifications/resources/list_changed", NULL, wants_resources, NULL, NULL);
+}
+
+/**
+ * snodo_server_notify_resource_updated:
+ * @self: a server
+ * @uri: the resource that changed
+ *
+ * Tells the clients that subscribed to @uri that it changed:
+ * `notifications/resources/updated` to 2025 clients that used
+ * `resources/subscribe`, and to 2026-07-28 subscriptions that listed it.
+ * Call it on the server's main context.
+ *
+ * Since: 1.0
+ */
+void
+snodo_server_notify_resource_updated (SnodoServer *self,
+                                      const char  *uri)
+{
+  g_autoptr(JsonNode) params = NULL;
+  JsonObject *object;
+
+  g_return_if_fail (SNODO_IS_SERVER (self));
+  g_return_if_fail (uri != NULL);
+
+  object = json_object_new ();
+  json_object_set_string_member (object, "uri", uri);
+  params = node_take_object (object);
+  snodo_server_announce (self, "notifications/resources/updated", params, wants_uri, (gpointer) uri, uri);
+}
+
 typedef struct
 {
   SnodoInvocation   *invocation;
@@ -273,6 +987,82 @@ snodo_server_run_cb (SnodoWork *work,
                         g_object_ref (call->invocation));
 }
 
+/* Answers at once in the request's dialect, without admitted work. */
+static void
+snodo_server_send_dialect_error (SnodoConnection    *connection,
+                                 const SnodoDialect *dialect,
+                                 JsonNode           *id,
+                                 int                 code,
+                                 const char         *message,
+                                 JsonNode           *data)
+{
+  g_autoptr(GBytes) line = snodo_dialect_encode_error (dialect, id, code, message, data);
+
+  snodo_connection_send (connection, line, NULL, NULL);
+}
+
+/* 2026-07-28, for a method that may ask for input: the answers of earlier
+ * rounds, from a requestState that must be ours, unaltered, unexpired and
+ * bound to this very request, plus this round's inputResponses. */
+static gboolean
+snodo_server_collect_answers (SnodoServer  *self,
+                              SnodoFrame   *frame,
+                              JsonObject  **answers,
+                              GError      **error)
+{
+  JsonNode *state = frame->params ? json_object_get_member (frame->params, "requestState") : NULL;
+  JsonNode *responses = frame->params ? json_object_get_member (frame->params, "inputResponses") : NULL;
+  g_autoptr(JsonObject) collected = NULL;
+
+  *answers = NULL;
+  if (state == NULL && responses == NULL)
+    return TRUE;
+
+  if (state != NULL)
+    {
+      if (!JSON_NODE_HOLDS_VALUE (state) || json_node_get_value_type (state) != G_TYPE_STRING)
+        {
+          g_set_error_literal (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+                               _("Invalid params: \"requestState\" must be a string"));
+          return FALSE;
+        }
+      collected = snodo_request_state_open (self->request_state_key, json_node_get_string (state),
+                                            frame->method, frame->params, g_get_real_time (), error);
+      if (collected == NULL)
+        return FALSE;
+    }
+  else
+    collected = json_object_new ();
+
+  if (responses != NULL)
+    {
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *member;
+
+      if (!JSON_NODE_HOLDS_OBJECT (responses))
+        {
+          g_set_error_literal (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+                               _("Invalid params: \"inputResponses\" must be an object"));
+          return FALSE;
+        }
+      json_object_iter_init_ordered (&iter, json_node_get_object (responses));
+      while (json_object_iter_next_ordered (&iter, &name, &member))
+        {
+          if (!JSON_NODE_HOLDS_OBJECT (member))
+            {
+              g_set_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+                           _("Invalid params: inputResponses[\"%s\"] must be an object"), name);
+              return FALSE;
+            }
+          json_object_set_member (collected, name, json_node_copy (member));
+        }
+    }
+
+  *answers = g_steal_pointer (&collected);
+  return TRUE;
+}
+
 static void
 snodo_server_dispatch_request (SnodoServer     *self,
                                SnodoConnection *connection,
@@ -281,31 +1071,52 @@ snodo_server_dispatch_request (SnodoServer     *self,
                                gsize            cost)
 {
   g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answers = NULL;
+  SnodoSelection selection = { 0, };
   const SnodoDialect *dialect;
   const SnodoMethod *method;
   Call *call;
   SnodoWorkKind kind = SNODO_WORK_KIND_ASYNC;
 
-  dialect = snodo_dialect_select (self, connection, frame, headers, &error);
-  if (dialect == NULL)
+  if (!snodo_dialect_select (self, connection, frame, headers, &selection))
     {
-      snodo_server_send_error (connection, frame->id, error->code, error->message);
+      g_autoptr(GBytes) line = snodo_frame_encode_error (frame->id, selection.error_code,
+                                                         selection.error_message, selection.error_data);
+
+      snodo_connection_send (connection, line, NULL, NULL);
+      snodo_selection_clear (&selection);
       return;
     }
+  dialect = selection.dialect;
+  snodo_selection_clear (&selection);
 
-  method = snodo_dialect_lookup (dialect, frame->method);
+  method = snodo_dialect_lookup (dialect, self, frame->method);
   if (method == NULL)
     {
       g_autofree char *message = g_strdup_printf (_("Method not found: %s"), frame->method);
 
-      snodo_server_send_error (connection, frame->id, SNODO_RPC_ERROR_METHOD_NOT_FOUND, message);
+      snodo_server_send_dialect_error (connection, dialect, frame->id,
+                                       SNODO_RPC_ERROR_METHOD_NOT_FOUND, message, NULL);
+      return;
+    }
+
+  /* A real 2026-07-28 request pins a stdio connection to that era; a
+   * server/discover probe does not. */
+  if (dialect->stateless && connection->persistent && method->func != snodo_server_method_discover)
+    connection->era = SNODO_ERA_MODERN;
+
+  if (dialect->stateless && (method->flags & SNODO_METHOD_FLAGS_INPUT) &&
+      !snodo_server_collect_answers (self, frame, &answers, &error))
+    {
+      snodo_server_send_dialect_error (connection, dialect, frame->id, error->code, error->message, NULL);
       return;
     }
 
   call = g_new0 (Call, 1);
   call->method = method;
-  call->invocation = snodo_invocation_new (self, connection, dialect, frame->message,
+  call->invocation = snodo_invocation_new (self, connection, dialect, method, frame->message,
                                            frame->id, frame->method, frame->params);
+  snodo_invocation_set_input_answers (call->invocation, answers);
 
   if (method->flags & SNODO_METHOD_FLAGS_TOOL_CALL)
     {
@@ -322,7 +1133,8 @@ snodo_server_dispatch_request (SnodoServer     *self,
 
       if (message != NULL)
         {
-          snodo_server_send_error (connection, frame->id, SNODO_RPC_ERROR_INVALID_PARAMS, message);
+          snodo_server_send_dialect_error (connection, dialect, frame->id,
+                                           SNODO_RPC_ERROR_INVALID_PARAMS, message, NULL);
           call_free (call);
           return;
         }
@@ -341,16 +1153,15 @@ snodo_server_dispatch_request (SnodoServer     *self,
       call_free (call);
 
       if (g_error_matches (error, SNODO_ERROR, SNODO_ERROR_DUPLICATE_KEY))
-        {
-          g_autofree char *message = g_strdup (_("Invalid request: the id is already in use by a request in progress"));
-
-          snodo_server_send_error (connection, frame->id, SNODO_RPC_ERROR_INVALID_REQUEST, message);
-        }
+        snodo_server_send_dialect_error (connection, dialect, frame->id, SNODO_RPC_ERROR_INVALID_REQUEST,
+                                         _("Invalid request: the id is already in use by a request in progress"),
+                                         NULL);
       else
         {
           g_autofree char *message = g_strdup_printf (_("Server overloaded: %s"), error->message);
 
-          snodo_server_send_error (connection, frame->id, SNODO_RPC_ERROR_SERVER_OVERLOADED, message);
+          snodo_server_send_dialect_error (connection, dialect, frame->id,
+                                           SNODO_RPC_ERROR_SERVER_OVERLOADED, message, NULL);
         }
     }
 }
@@ -378,7 +1189,7 @@ snodo_server_dispatch (SnodoServer     *self,
       break;
 
     case SNODO_FRAME_RESPONSE:
-      g_debug ("Ignored a response: this server sends no requests");
+      snodo_server_handle_response (self, connection, frame);
       break;
 
     case SNODO_FRAME_IGNORE:
@@ -389,20 +1200,15 @@ snodo_server_dispatch (SnodoServer     *self,
     }
 }
 
-void
-snodo_server_connection_ended (SnodoServer     *self,
-                               SnodoConnection *connection,
-                               gboolean         graceful)
-{
-  g_return_if_fail (SNODO_IS_SERVER (self));
-}
-
 static void
 snodo_server_finalize (GObject *object)
 {
   SnodoServer *self = SNODO_SERVER (object);
 
   g_clear_pointer (&self->catalog, snodo_catalog_free);
+  g_clear_pointer (&self->connections, g_ptr_array_unref);
+  g_clear_pointer (&self->protocol_versions, g_strfreev);
+  g_clear_pointer (&self->request_state_key, snodo_request_state_key_unref);
   g_clear_pointer (&self->tools, g_hash_table_unref);
   g_clear_pointer (&self->tool_order, g_ptr_array_unref);
   g_clear_pointer (&self->name, g_free);
@@ -435,6 +1241,15 @@ snodo_server_get_property (GObject    *object,
     case PROP_INSTRUCTIONS:
       g_value_set_string (value, self->instructions);
       break;
+    case PROP_PROTOCOL_VERSIONS:
+      g_value_set_boxed (value, self->protocol_versions);
+      break;
+    case PROP_CACHE_TTL:
+      g_value_set_uint (value, self->cache_ttl);
+      break;
+    case PROP_REQUEST_TIMEOUT:
+      g_value_set_uint (value, self->request_timeout);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -463,6 +1278,15 @@ snodo_server_set_property (GObject      *object,
       break;
     case PROP_INSTRUCTIONS:
       snodo_server_set_instructions (self, g_value_get_string (value));
+      break;
+    case PROP_PROTOCOL_VERSIONS:
+      snodo_server_set_protocol_versions (self, g_value_get_boxed (value));
+      break;
+    case PROP_CACHE_TTL:
+      snodo_server_set_cache_ttl (self, g_value_get_uint (value));
+      break;
+    case PROP_REQUEST_TIMEOUT:
+      snodo_server_set_request_timeout (self, g_value_get_uint (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -522,12 +1346,68 @@ snodo_server_class_init (SnodoServerClass *klass)
     g_param_spec_string ("instructions", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * SnodoServer:protocol-versions: (getter get_protocol_versions) (setter set_protocol_versions)
+   *
+   * The protocol versions the server serves, as written on the wire; by
+   * default all three: `2025-06-18`, `2025-11-25` and `2026-07-28`.
+   *
+   * A client of the initialize era that asks for a version not served is
+   * answered with the latest one of that era that is (and with -32022 if
+   * none is); a 2026-07-28 request when that version is not served is
+   * treated as a server that never heard of it would: its `server/discover`
+   * probe gets -32601, and the client falls back to `initialize`.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_PROTOCOL_VERSIONS] =
+    g_param_spec_boxed ("protocol-versions", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoServer:cache-ttl: (getter get_cache_ttl) (setter set_cache_ttl)
+   *
+   * How long, in milliseconds, a 2026-07-28 client may reuse the results of
+   * `server/discover`, the lists and `resources/read` (`ttlMs`; the scope is
+   * always `private`). 0, the default, means at once stale: the server's
+   * lists may change at any time.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_CACHE_TTL] =
+    g_param_spec_uint ("cache-ttl", NULL, NULL, 0, G_MAXINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoServer:request-timeout: (getter get_request_timeout) (setter set_request_timeout)
+   *
+   * How long, in milliseconds, the server waits for a 2025 client to answer
+   * a request of its own (an elicitation, a sample, the roots) before it
+   * gives up and cancels it. At least 1; 60000 by default, as a person may
+   * be answering.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_REQUEST_TIMEOUT] =
+    g_param_spec_uint ("request-timeout", NULL, NULL, 1, G_MAXUINT, 60000,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 snodo_server_init (SnodoServer *self)
 {
+  static const char * const all_versions[] = { "2025-06-18", "2025-11-25", "2026-07-28", NULL };
+  g_autoptr(GError) error = NULL;
+
+  self->request_timeout = 60000;
+  self->connections = g_ptr_array_new_with_free_func ((GDestroyNotify) snodo_connection_unref);
+  snodo_server_set_protocol_versions (self, all_versions);
+  self->request_state_key = snodo_request_state_key_new_random (&error);
+  if (self->request_state_key == NULL)
+    g_warning ("No key for 2026-07-28 request states (%s); requests that need input will fail",
+               error->message);
   self->tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) tool_entry_unref);
   self->tool_order = g_ptr_array_new ();
@@ -750,6 +1630,7 @@ snodo_server_add_tool (SnodoServer    *self,
 
   g_hash_table_insert (self->tools, g_strdup (name), entry);
   g_ptr_array_add (self->tool_order, entry);
+  snodo_server_notify_tools_changed (self);
   return TRUE;
 }
 
@@ -778,6 +1659,7 @@ snodo_server_remove_tool (SnodoServer *self,
     return FALSE;
   g_ptr_array_remove (self->tool_order, entry);
   g_hash_table_remove (self->tools, name);
+  snodo_server_notify_tools_changed (self);
   return TRUE;
 }
 
@@ -803,4 +1685,208 @@ snodo_server_lookup_tool (SnodoServer *self,
 
   entry = g_hash_table_lookup (self->tools, name);
   return entry != NULL ? entry->tool : NULL;
+}
+
+gboolean
+snodo_server_is_version_enabled (SnodoServer          *self,
+                                 SnodoProtocolVersion  version)
+{
+  return version != SNODO_PROTOCOL_VERSION_UNKNOWN && (self->enabled_versions & (1u << version)) != 0;
+}
+
+/* The oldest served version of the initialize era, or UNKNOWN. */
+SnodoProtocolVersion
+snodo_server_get_oldest_legacy (SnodoServer *self)
+{
+  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2025_06_18; v <= SNODO_PROTOCOL_VERSION_2025_11_25; v++)
+    if (snodo_server_is_version_enabled (self, v))
+      return v;
+  return SNODO_PROTOCOL_VERSION_UNKNOWN;
+}
+
+/* The served versions of the stateless era, as a JSON array: what
+ * server/discover lists and -32022 names. The initialize era's versions are
+ * left out, as a client would then send them in a 2026-07-28 envelope. */
+JsonNode *
+snodo_server_dup_supported_modern (SnodoServer *self)
+{
+  JsonArray *array = json_array_new ();
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2026_07_28; v <= SNODO_PROTOCOL_VERSION_2026_07_28; v++)
+    if (snodo_server_is_version_enabled (self, v))
+      json_array_add_string_element (array, snodo_protocol_version_to_string (v));
+  json_node_take_array (node, array);
+  return node;
+}
+
+SnodoRequestStateKey *
+snodo_server_get_request_state_key (SnodoServer *self)
+{
+  return self->request_state_key;
+}
+
+/**
+ * snodo_server_get_protocol_versions:
+ * @self: a server
+ *
+ * Gets the protocol versions the server serves.
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the versions
+ *
+ * Since: 1.0
+ */
+const char * const *
+snodo_server_get_protocol_versions (SnodoServer *self)
+{
+  g_return_val_if_fail (SNODO_IS_SERVER (self), NULL);
+  return (const char * const *) self->protocol_versions;
+}
+
+/**
+ * snodo_server_set_protocol_versions:
+ * @self: a server
+ * @versions: (array zero-terminated=1): the versions to serve, as written
+ *   on the wire; at least one, each one Snodo knows
+ *
+ * Sets the protocol versions the server serves. Connections already in
+ * progress keep the version they negotiated.
+ *
+ * Since: 1.0
+ */
+void
+snodo_server_set_protocol_versions (SnodoServer        *self,
+                                    const char * const *versions)
+{
+  guint enabled = 0;
+
+  g_return_if_fail (SNODO_IS_SERVER (self));
+  g_return_if_fail (versions != NULL && versions[0] != NULL);
+
+  for (guint i = 0; versions[i] != NULL; i++)
+    {
+      SnodoProtocolVersion version = snodo_protocol_version_from_string (versions[i]);
+
+      g_return_if_fail (version != SNODO_PROTOCOL_VERSION_UNKNOWN);
+      enabled |= 1u << version;
+    }
+
+  if (enabled == self->enabled_versions)
+    return;
+  self->enabled_versions = enabled;
+  g_strfreev (self->protocol_versions);
+  self->protocol_versions = g_strdupv ((char **) versions);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROTOCOL_VERSIONS]);
+}
+
+/**
+ * snodo_server_get_cache_ttl:
+ * @self: a server
+ *
+ * Gets how long 2026-07-28 clients may reuse list and read results.
+ *
+ * Returns: the time in milliseconds
+ *
+ * Since: 1.0
+ */
+guint
+snodo_server_get_cache_ttl (SnodoServer *self)
+{
+  g_return_val_if_fail (SNODO_IS_SERVER (self), 0);
+  return self->cache_ttl;
+}
+
+/**
+ * snodo_server_set_cache_ttl:
+ * @self: a server
+ * @cache_ttl: the time in milliseconds
+ *
+ * Sets how long 2026-07-28 clients may reuse list and read results.
+ *
+ * Since: 1.0
+ */
+void
+snodo_server_set_cache_ttl (SnodoServer *self,
+                            guint        cache_ttl)
+{
+  g_return_if_fail (SNODO_IS_SERVER (self));
+  g_return_if_fail (cache_ttl <= G_MAXINT);
+
+  if (self->cache_ttl == cache_ttl)
+    return;
+  self->cache_ttl = cache_ttl;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CACHE_TTL]);
+}
+
+/**
+ * snodo_server_get_request_timeout:
+ * @self: a server
+ *
+ * Gets how long the server waits for a client to answer its requests.
+ *
+ * Returns: the time in milliseconds
+ *
+ * Since: 1.0
+ */
+guint
+snodo_server_get_request_timeout (SnodoServer *self)
+{
+  g_return_val_if_fail (SNODO_IS_SERVER (self), 0);
+  return self->request_timeout;
+}
+
+/**
+ * snodo_server_set_request_timeout:
+ * @self: a server
+ * @request_timeout: the time in milliseconds, at least 1
+ *
+ * Sets how long the server waits for a client to answer its requests.
+ *
+ * Since: 1.0
+ */
+void
+snodo_server_set_request_timeout (SnodoServer *self,
+                                  guint        request_timeout)
+{
+  g_return_if_fail (SNODO_IS_SERVER (self));
+  g_return_if_fail (request_timeout >= 1);
+
+  if (self->request_timeout == request_timeout)
+    return;
+  self->request_timeout = request_timeout;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REQUEST_TIMEOUT]);
+}
+
+/**
+ * snodo_server_set_request_state_secret:
+ * @self: a server
+ * @secret: at least 32 bytes of secret
+ * @error: return location for an error
+ *
+ * Sets the secret that protects the `requestState` of 2026-07-28 requests
+ * that need input. By default each server makes a random one, which is
+ * right for one process; several processes that serve the same clients
+ * behind a load balancer share a secret, so that a retry may reach any of
+ * them.
+ *
+ * Returns: %TRUE if @secret was usable
+ *
+ * Since: 1.0
+ */
+gboolean
+snodo_server_set_request_state_secret (SnodoServer  *self,
+                                       GBytes       *secret,
+                                       GError      **error)
+{
+  SnodoRequestStateKey *key;
+
+  g_return_val_if_fail (SNODO_IS_SERVER (self), FALSE);
+  g_return_val_if_fail (secret != NULL, FALSE);
+
+  key = snodo_request_state_key_new (secret, error);
+  if (key == NULL)
+    return FALSE;
+  g_clear_pointer (&self->request_state_key, snodo_request_state_key_unref);
+  self->request_state_key = key;
+  return TRUE;
 }

@@ -53,6 +53,34 @@ SNODO_AVAILABLE_IN_ALL
 void         snodo_server_set_instructions (SnodoServer    *self,
                                             const char     *instructions);
 SNODO_AVAILABLE_IN_ALL
+const char * const *snodo_server_get_protocol_versions (SnodoServer        *self);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_set_protocol_versions (SnodoServer        *self,
+                                                 const char * const *versions);
+SNODO_AVAILABLE_IN_ALL
+guint        snodo_server_get_cache_ttl    (SnodoServer    *self);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_set_cache_ttl    (SnodoServer    *self,
+                                            guint           cache_ttl);
+SNODO_AVAILABLE_IN_ALL
+guint        snodo_server_get_request_timeout (SnodoServer *self);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_set_request_timeout (SnodoServer *self,
+                                               guint        request_timeout);
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_set_request_state_secret (SnodoServer  *self,
+                                                    GBytes       *secret,
+                                                    GError      **error);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_notify_tools_changed     (SnodoServer  *self);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_notify_prompts_changed   (SnodoServer  *self);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_notify_resources_changed (SnodoServer  *self);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_notify_resource_updated  (SnodoServer  *self,
+                                                    const char   *uri);
+SNODO_AVAILABLE_IN_ALL
 gboolean     snodo_server_add_tool         (SnodoServer    *self,
                                             SnodoTool      *tool,
                                             SnodoToolFunc   func,

@@ -637,6 +637,8 @@ snodo_stdio_transport_begin_drain (SnodoStdioTransport *self,
   if (error != NULL)
     self->input_error = g_error_copy (error);
   g_debug ("End of input; draining");
+  /* Subscriptions end gracefully now, or the drain would wait for them. */
+  snodo_server_connection_draining (self->server, self->connection);
   snodo_executor_wait_owner_async (self->executor, G_OBJECT (self), NULL,
                                    snodo_stdio_transport_drain_work_cb, g_object_ref (self));
   snodo_stdio_transport_check_done (self);
@@ -1304,6 +1306,7 @@ snodo_stdio_transport_start (SnodoStdioTransport *self)
   self->framer = snodo_line_framer_new (self->max_line_bytes);
   self->read_buffer = g_malloc (READ_BUFFER_SIZE);
   self->writer = snodo_writer_new (self->output, self->context);
+  snodo_server_connection_started (self->server, self->connection);
 
 #ifdef G_OS_UNIX
   if (self->for_stdio && self->protect_stdout)
