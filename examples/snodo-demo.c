@@ -11,6 +11,12 @@
  *                          then the text "slept <ms>"
  *   fail  {}               a tool result with isError: true
  *   blob  {bytes: integer} one text content of exactly that many characters
+ *   progress {steps: integer} reports progress at each step (one every
+ *                          20 ms), then the text "done <steps> steps"
+ *   ask   {question?: string} asks the user to confirm (an elicitation in
+ *                          2025, input_required in 2026-07-28), then the
+ *                          text "confirmed", "not confirmed", "declined"
+ *                          or "cancelled"
  *
  * It exits 0 after the end of input once every answer is written, or after
  * SIGINT/SIGTERM; and 1, with one line on standard error, when the output
@@ -262,6 +268,160 @@ blob_cb (SnodoInvocation *invocation,
 
 typedef struct
 {
+  SnodoInvocation *invocation;
+  gint64           steps;
+  gint64           done;
+  GSource         *timer;
+  GSource         *cancelled;
+} Progress;
+
+static void
+progress_finish (Progress *progress,
+                 gboolean  cancelled)
+{
+  g_source_destroy (progress->timer);
+  g_source_destroy (progress->cancelled);
+  g_source_unref (progress->timer);
+  g_source_unref (progress->cancelled);
+
+  if (cancelled)
+    snodo_invocation_return_tool_error (progress->invocation, "progress: cancelled");
+  else
+    {
+      g_autofree char *text = g_strdup_printf ("done %" G_GINT64_FORMAT " steps", progress->steps);
+
+      snodo_invocation_return_text (progress->invocation, text);
+    }
+  g_free (progress);
+}
+
+static gboolean
+progress_step_cb (gpointer data)
+{
+  Progress *progress = data;
+  g_autofree char *message = NULL;
+
+  progress->done++;
+  message = g_strdup_printf ("step %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT, progress->done, progress->steps);
+  snodo_invocation_report_progress (progress->invocation, progress->done, progress->steps, message);
+  if (progress->done < progress->steps)
+    return G_SOURCE_CONTINUE;
+  progress_finish (progress, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+progress_cancelled_cb (GCancellable *cancellable,
+                       gpointer      data)
+{
+  progress_finish (data, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+progress_cb (SnodoInvocation *invocation,
+             gpointer         user_data)
+{
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+  GMainContext *context = g_main_context_get_thread_default ();
+  Progress *progress;
+  gint64 steps;
+
+  if (!get_integer (arguments, "steps", 1, 1000, &steps))
+    {
+      snodo_invocation_return_tool_error (invocation, "progress: \"steps\" must be an integer from 1 to 1000");
+      return;
+    }
+
+  progress = g_new0 (Progress, 1);
+  progress->invocation = invocation;
+  progress->steps = steps;
+  progress->timer = g_timeout_source_new (20);
+  g_source_set_callback (progress->timer, progress_step_cb, progress, NULL);
+  progress->cancelled = g_cancellable_source_new (snodo_invocation_get_cancellable (invocation));
+  g_source_set_callback (progress->cancelled, G_SOURCE_FUNC (progress_cancelled_cb), progress, NULL);
+  g_source_attach (progress->timer, context);
+  g_source_attach (progress->cancelled, context);
+}
+
+static void
+ask_answered_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  SnodoInvocation *invocation = SNODO_INVOCATION (object);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) answer = NULL;
+  JsonObject *object_answer;
+  JsonNode *action;
+  JsonNode *content;
+  const char *text = "cancelled";
+
+  answer = snodo_invocation_request_input_finish (invocation, result, &error);
+  if (answer == NULL)
+    {
+      /* 2026-07-28: the request was answered with input_required and will
+       * come back with the answer; nothing to do now. */
+      if (g_error_matches (error, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED))
+        return;
+      snodo_invocation_return_gerror (invocation, error);
+      return;
+    }
+
+  if (!JSON_NODE_HOLDS_OBJECT (answer))
+    {
+      snodo_invocation_return_tool_error (invocation, "ask: the client's answer is not an object");
+      return;
+    }
+  object_answer = json_node_get_object (answer);
+  action = json_object_get_member (object_answer, "action");
+  content = json_object_get_member (object_answer, "content");
+  if (action != NULL && JSON_NODE_HOLDS_VALUE (action) && json_node_get_value_type (action) == G_TYPE_STRING)
+    {
+      const char *value = json_node_get_string (action);
+
+      if (g_str_equal (value, "accept"))
+        {
+          JsonNode *confirm = NULL;
+
+          if (content != NULL && JSON_NODE_HOLDS_OBJECT (content))
+            confirm = json_object_get_member (json_node_get_object (content), "confirm");
+          text = (confirm != NULL && JSON_NODE_HOLDS_VALUE (confirm) &&
+                  json_node_get_value_type (confirm) == G_TYPE_BOOLEAN &&
+                  json_node_get_boolean (confirm)) ? "confirmed" : "not confirmed";
+        }
+      else if (g_str_equal (value, "decline"))
+        text = "declined";
+    }
+  snodo_invocation_return_text (invocation, text);
+}
+
+static void
+ask_cb (SnodoInvocation *invocation,
+        gpointer         user_data)
+{
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+  JsonNode *question = json_object_get_member (arguments, "question");
+  g_autofree char *params = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonNode) message = NULL;
+  g_autofree char *message_json = NULL;
+
+  message = json_node_init_string (json_node_alloc (),
+                                   question != NULL && JSON_NODE_HOLDS_VALUE (question) &&
+                                   json_node_get_value_type (question) == G_TYPE_STRING
+                                   ? json_node_get_string (question) : "Do you confirm?");
+  message_json = json_to_string (message, FALSE);
+  params = g_strdup_printf ("{\"message\":%s,\"requestedSchema\":{\"type\":\"object\","
+                            "\"properties\":{\"confirm\":{\"type\":\"boolean\",\"title\":\"Confirm\"}},"
+                            "\"required\":[\"confirm\"]}}", message_json);
+  node = json_from_string (params, NULL);
+  snodo_invocation_request_input_async (invocation, "confirm", "elicitation/create", node,
+                                        NULL, ask_answered_cb, NULL);
+}
+
+typedef struct
+{
   const char    *name;
   const char    *description;
   const char    *input_schema;
@@ -286,6 +446,12 @@ static const DemoTool demo_tools[] = {
   { "blob", "Returns a text of exactly bytes characters",
     "{\"type\":\"object\",\"properties\":{\"bytes\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"bytes\"]}",
     NULL, blob_cb },
+  { "progress", "Reports progress at each of its steps",
+    "{\"type\":\"object\",\"properties\":{\"steps\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000}},\"required\":[\"steps\"]}",
+    NULL, progress_cb },
+  { "ask", "Asks the user to confirm",
+    "{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\"}}}",
+    NULL, ask_cb },
 };
 
 static SnodoServer *
@@ -295,7 +461,7 @@ demo_server_new (void)
 
   snodo_server_set_title (server, "Snodo demo");
   snodo_server_set_instructions (server,
-                                 "A demonstration server: echo, add, sleep, fail and blob.");
+                                 "A demonstration server: echo, add, sleep, fail, blob, progress and ask.");
 
   for (guint i = 0; i < G_N_ELEMENTS (demo_tools); i++)
     {
