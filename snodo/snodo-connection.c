@@ -112,7 +112,8 @@ snodo_connection_send_cb (gpointer data)
 /*
  * Hands @line to the transport on the connection's context. @func is called
  * there once, after the line was written or could not be. Safe from any
- * thread; never calls @func synchronously.
+ * thread; never calls @func synchronously (the transport's send does not
+ * either).
  */
 void
 snodo_connection_send (SnodoConnection *self,
@@ -120,9 +121,27 @@ snodo_connection_send (SnodoConnection *self,
                        SnodoSendFunc    func,
                        gpointer         user_data)
 {
-  SendState *state = g_new0 (SendState, 1);
+  SendState *state;
   GSource *source;
 
+  /* On the connection's own thread the line goes to the transport at
+   * once: the transport only queues it, so this is not re-entrant for the
+   * caller, and it saves a main-loop iteration on every answer. */
+  if (g_main_context_is_owner (self->context))
+    {
+      gpointer transport;
+
+      g_mutex_lock (&self->lock);
+      transport = self->transport;
+      g_mutex_unlock (&self->lock);
+      if (transport != NULL)
+        {
+          self->vtable->send (transport, g_bytes_ref (line), func, user_data);
+          return;
+        }
+    }
+
+  state = g_new0 (SendState, 1);
   g_atomic_int_inc (&self->n_in_transit);
   state->connection = snodo_connection_ref (self);
   state->line = g_bytes_ref (line);
