@@ -8,6 +8,7 @@
 typedef struct
 {
   SnodoConnection *connection;
+  char            *related;
   GBytes          *line;
   SnodoSendFunc    func;
   gpointer         user_data;
@@ -19,6 +20,7 @@ send_state_free (SendState *state)
 {
   g_clear_pointer (&state->connection, snodo_connection_unref);
   g_clear_pointer (&state->line, g_bytes_unref);
+  g_clear_pointer (&state->related, g_free);
   g_clear_error (&state->error);
   g_free (state);
 }
@@ -105,7 +107,7 @@ snodo_connection_send_cb (gpointer data)
       return G_SOURCE_REMOVE;
     }
 
-  self->vtable->send (transport, g_steal_pointer (&state->line), state->func, state->user_data);
+  self->vtable->send (transport, state->related, g_steal_pointer (&state->line), state->func, state->user_data);
   return G_SOURCE_REMOVE;
 }
 
@@ -120,6 +122,18 @@ snodo_connection_send (SnodoConnection *self,
                        GBytes          *line,
                        SnodoSendFunc    func,
                        gpointer         user_data)
+{
+  snodo_connection_send_related (self, NULL, line, func, user_data);
+}
+
+/* Like snodo_connection_send(), for a line that belongs to the client
+ * request whose key is @related. */
+void
+snodo_connection_send_related (SnodoConnection *self,
+                               const char      *related,
+                               GBytes          *line,
+                               SnodoSendFunc    func,
+                               gpointer         user_data)
 {
   SendState *state;
   GSource *source;
@@ -136,7 +150,7 @@ snodo_connection_send (SnodoConnection *self,
       g_mutex_unlock (&self->lock);
       if (transport != NULL)
         {
-          self->vtable->send (transport, g_bytes_ref (line), func, user_data);
+          self->vtable->send (transport, related, g_bytes_ref (line), func, user_data);
           return;
         }
     }
@@ -144,6 +158,7 @@ snodo_connection_send (SnodoConnection *self,
   state = g_new0 (SendState, 1);
   g_atomic_int_inc (&self->n_in_transit);
   state->connection = snodo_connection_ref (self);
+  state->related = g_strdup (related);
   state->line = g_bytes_ref (line);
   state->func = func;
   state->user_data = user_data;

@@ -57,6 +57,8 @@ struct _SnodoInvocation
   /* The request message; sealed. */
   JsonNode           *message;
   JsonNode           *id;
+  /* snodo_frame_id_key (id): what the invocation's lines belong to. */
+  char               *key;
   char               *method;
   /* "params" of the request (an empty object when absent); sealed. */
   JsonNode           *params;
@@ -126,6 +128,7 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->params, json_node_unref);
   g_clear_pointer (&self->arguments, json_object_unref);
   g_clear_pointer (&self->method, g_free);
+  g_clear_pointer (&self->key, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->input_answers, json_object_unref);
   g_clear_pointer (&self->progress_token, json_node_unref);
@@ -169,6 +172,7 @@ snodo_invocation_new (SnodoServer        *server,
   self->message = json_node_ref (message);
   json_node_seal (self->message);
   self->id = json_node_copy (id);
+  self->key = snodo_frame_id_key (id);
   self->method = g_strdup (method);
   self->params = json_node_new (JSON_NODE_OBJECT);
   if (params != NULL)
@@ -196,6 +200,12 @@ JsonNode *
 snodo_invocation_get_id (SnodoInvocation *self)
 {
   return self->id;
+}
+
+const char *
+snodo_invocation_get_key (SnodoInvocation *self)
+{
+  return self->key;
 }
 
 void
@@ -285,7 +295,7 @@ snodo_invocation_finish (SnodoInvocation *self,
       return;
     }
 
-  snodo_connection_send (self->connection, line, snodo_invocation_sent_cb, self);
+  snodo_connection_send_related (self->connection, self->key, line, snodo_invocation_sent_cb, self);
 }
 
 static gboolean
@@ -723,7 +733,7 @@ snodo_invocation_report_progress (SnodoInvocation *self,
   json_object_unref (object);
 
   line = snodo_frame_encode_notification ("notifications/progress", params);
-  snodo_connection_send (self->connection, line, progress_sent_cb, g_object_ref (self));
+  snodo_connection_send_related (self->connection, self->key, line, progress_sent_cb, g_object_ref (self));
   return TRUE;
 }
 
@@ -791,7 +801,7 @@ snodo_invocation_log (SnodoInvocation *self,
   json_object_unref (object);
 
   line = snodo_frame_encode_notification ("notifications/message", params);
-  snodo_connection_send (self->connection, line, NULL, NULL);
+  snodo_connection_send_related (self->connection, self->key, line, NULL, NULL);
   return TRUE;
 }
 
@@ -1028,7 +1038,7 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
       return;
     }
 
-  snodo_server_request_input (self->server, self->connection, method, params,
+  snodo_server_request_input (self->server, self->connection, self->key, method, params,
                               self->work ? snodo_work_get_cancellable (self->work) : NULL,
                               g_steal_pointer (&task));
 }

@@ -82,6 +82,8 @@ typedef struct
 {
   SnodoServer     *server;
   SnodoConnection *connection;
+  /* The key of the client request this one is made for. */
+  char            *related;
   GTask           *task;
   char            *method;
   JsonNode        *params;
@@ -531,7 +533,7 @@ snodo_server_method_subscriptions_listen (SnodoServer     *self,
   ack = subscription_meta (subscription);
   json_object_set_object_member (json_node_get_object (ack), "notifications", honoured);
   line = snodo_frame_encode_notification ("notifications/subscriptions/acknowledged", ack);
-  snodo_connection_send (connection, line, NULL, NULL);
+  snodo_connection_send_related (connection, snodo_invocation_get_key (invocation), line, NULL, NULL);
 
   g_ptr_array_add (connection->subscriptions, subscription);
 
@@ -567,6 +569,7 @@ outgoing_free (Outgoing *outgoing)
   g_clear_object (&outgoing->task);
   g_clear_object (&outgoing->cancellable);
   g_clear_pointer (&outgoing->method, g_free);
+  g_clear_pointer (&outgoing->related, g_free);
   g_clear_pointer (&outgoing->params, json_node_unref);
   g_clear_pointer (&outgoing->id, json_node_unref);
   g_clear_pointer (&outgoing->key, g_free);
@@ -606,7 +609,7 @@ outgoing_abandon (Outgoing   *outgoing,
       json_object_set_string_member (params, "reason", reason);
       node = node_take_object (params);
       line = snodo_frame_encode_notification ("notifications/cancelled", node);
-      snodo_connection_send (outgoing->connection, line, NULL, NULL);
+      snodo_connection_send_related (outgoing->connection, outgoing->related, line, NULL, NULL);
     }
   g_task_return_error (outgoing->task, error);
   outgoing_free (outgoing);
@@ -680,13 +683,14 @@ outgoing_start_cb (gpointer user_data)
     }
 
   line = snodo_frame_encode_request (outgoing->id, outgoing->method, outgoing->params);
-  snodo_connection_send (connection, line, NULL, NULL);
+  snodo_connection_send_related (connection, outgoing->related, line, NULL, NULL);
   return G_SOURCE_REMOVE;
 }
 
 void
 snodo_server_request_input (SnodoServer     *self,
                             SnodoConnection *connection,
+                            const char      *related,
                             const char      *method,
                             JsonNode        *params,
                             GCancellable    *cancellable,
@@ -698,6 +702,7 @@ snodo_server_request_input (SnodoServer     *self,
   outgoing->server = g_object_ref (self);
   outgoing->connection = snodo_connection_ref (connection);
   outgoing->task = task;
+  outgoing->related = g_strdup (related);
   outgoing->method = g_strdup (method);
   outgoing->params = params ? json_node_copy (params) : NULL;
   /* Either the caller's cancellable or the request's ends the wait. */
@@ -844,7 +849,8 @@ snodo_server_announce (SnodoServer *self,
           if (uri != NULL)
             json_object_set_string_member (json_node_get_object (params), "uri", uri);
           line = snodo_frame_encode_notification (method, params);
-          snodo_connection_send (connection, line, NULL, NULL);
+          snodo_connection_send_related (connection, snodo_invocation_get_key (subscription->invocation),
+                                         line, NULL, NULL);
         }
     }
 }
@@ -997,8 +1003,9 @@ snodo_server_send_dialect_error (SnodoConnection    *connection,
                                  JsonNode           *data)
 {
   g_autoptr(GBytes) line = snodo_dialect_encode_error (dialect, id, code, message, data);
+  g_autofree char *key = snodo_frame_id_key (id);
 
-  snodo_connection_send (connection, line, NULL, NULL);
+  snodo_connection_send_related (connection, key, line, NULL, NULL);
 }
 
 /* 2026-07-28, for a method that may ask for input: the answers of earlier
@@ -1083,7 +1090,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
       g_autoptr(GBytes) line = snodo_frame_encode_error (frame->id, selection.error_code,
                                                          selection.error_message, selection.error_data);
 
-      snodo_connection_send (connection, line, NULL, NULL);
+      snodo_connection_send_related (connection, frame->key, line, NULL, NULL);
       snodo_selection_clear (&selection);
       return;
     }

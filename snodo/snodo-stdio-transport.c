@@ -481,6 +481,7 @@ snodo_stdio_transport_pump (SnodoStdioTransport *self)
 /* The connection's send: on the context. */
 static void
 snodo_stdio_transport_send (gpointer       transport,
+                            const char    *related,
                             GBytes        *line,
                             SnodoSendFunc  func,
                             gpointer       user_data)
@@ -548,7 +549,7 @@ snodo_stdio_transport_send_error (SnodoStdioTransport *self,
                                   int                  code,
                                   const char          *message)
 {
-  snodo_stdio_transport_send (self, snodo_frame_encode_error (id, code, message, NULL), NULL, NULL);
+  snodo_stdio_transport_send (self, NULL, snodo_frame_encode_error (id, code, message, NULL), NULL, NULL);
 }
 
 static void
