@@ -32,4 +32,12 @@ SnodoConnection    *snodo_invocation_get_connection  (SnodoInvocation    *self);
 const SnodoDialect *snodo_invocation_get_dialect     (SnodoInvocation    *self);
 SnodoServer        *snodo_invocation_get_server      (SnodoInvocation    *self);
 
+/* Set by the catalog before a handler runs. @arguments: the string map of
+ * prompts/get, or context.arguments of completion/complete; @variables: the
+ * values of a template's variables for resources/read. Both sealed. */
+void                snodo_invocation_set_arguments   (SnodoInvocation    *self,
+                                                      JsonObject         *arguments);
+void                snodo_invocation_set_variables   (SnodoInvocation    *self,
+                                                      JsonObject         *variables);
+
 G_END_DECLS
