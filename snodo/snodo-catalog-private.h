@@ -62,4 +62,11 @@ void snodo_server_method_completion_complete      (SnodoServer     *server,
 /* The server's catalog. */
 SnodoCatalog *snodo_server_get_catalog           (SnodoServer     *server);
 
+/* For the description types: replace *@field by a copy of @value (sealed,
+ * for JSON); TRUE when the value changed. */
+gboolean      snodo_catalog_set_string       (char        **field,
+                                              const char   *value);
+gboolean      snodo_catalog_set_json         (JsonNode    **field,
+                                              JsonNode     *value);
+
 G_END_DECLS

@@ -70,6 +70,32 @@ snodo_cursor_decode (const char  *list,
   return FALSE;
 }
 
+gboolean
+snodo_catalog_set_string (char       **field,
+                          const char  *value)
+{
+  if (g_strcmp0 (*field, value) == 0)
+    return FALSE;
+  g_free (*field);
+  *field = g_strdup (value);
+  return TRUE;
+}
+
+gboolean
+snodo_catalog_set_json (JsonNode **field,
+                        JsonNode  *value)
+{
+  if (*field == value || (*field != NULL && value != NULL && json_node_equal (*field, value)))
+    return FALSE;
+  g_clear_pointer (field, json_node_unref);
+  if (value != NULL)
+    {
+      *field = json_node_copy (value);
+      json_node_seal (*field);
+    }
+  return TRUE;
+}
+
 static void
 not_yet (SnodoInvocation *invocation)
 {
