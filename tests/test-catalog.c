@@ -929,6 +929,8 @@ test_read_order (Fixture       *fixture,
   g_test_summary ("An exact resource wins over templates; among templates the first added that matches; "
                   "the handler sees the name, the URI and the variables");
 
+  /* Keeps resources offered when the others are gone. */
+  add_resource (fixture, "other://x", "other");
   add_template (fixture, "test://x/{a}", "first");
   add_template (fixture, "test://{host}/{b}", "second");
   add_resource (fixture, "test://x/exact", "exact");
