@@ -44,4 +44,12 @@ void                snodo_invocation_set_input_answers (SnodoInvocation  *self,
 /* Ends the invocation without an answer (a cancelled request). */
 void                snodo_invocation_drop            (SnodoInvocation    *self);
 
+/* Set by the catalog before a handler runs. @arguments: the string map of
+ * prompts/get, or context.arguments of completion/complete; @variables: the
+ * values of a template's variables for resources/read. Both sealed. */
+void                snodo_invocation_set_arguments   (SnodoInvocation    *self,
+                                                      JsonObject         *arguments);
+void                snodo_invocation_set_variables   (SnodoInvocation    *self,
+                                                      JsonObject         *variables);
+
 G_END_DECLS
