@@ -463,7 +463,7 @@ demo_server_new (void)
 
   snodo_server_set_title (server, "Snodo demo");
   snodo_server_set_instructions (server,
-                                 "A demonstration server: echo, add, sleep, fail, blob, progress and ask.");
+                                 "A demonstration server: the tools echo, add, sleep, fail, blob, progress and ask, the resource demo://readme, the template demo://echo/{text} and the prompt greet.");
 
   for (guint i = 0; i < G_N_ELEMENTS (demo_tools); i++)
     {
@@ -634,7 +634,7 @@ readme_cb (SnodoInvocation *invocation,
   snodo_invocation_return_resource_text (invocation, NULL, "text/markdown",
                                          "# snodo-demo\n\n"
                                          "A demonstration MCP server built with Snodo. It offers the tools "
-                                         "echo, add, sleep, fail and blob, this resource, the template "
+                                         "echo, add, sleep, fail, blob, progress and ask, this resource, the template "
                                          "demo://echo/{text} and the prompt greet.\n");
 }
 

@@ -353,17 +353,32 @@ void
 snodo_server_method_tools_list (SnodoServer     *self,
                                 SnodoInvocation *invocation)
 {
+  JsonObject *params = json_node_get_object (snodo_invocation_get_params (invocation));
   g_autoptr(JsonNode) result = NULL;
-  JsonObject *object = json_object_new ();
-  JsonArray *tools = json_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *next_cursor = NULL;
+  JsonObject *object;
+  JsonArray *tools;
+  guint start, end;
 
-  for (guint i = 0; i < self->tool_order->len; i++)
+  if (!snodo_catalog_paginate (self->catalog, "tools", params, self->tool_order->len,
+                               &start, &end, &next_cursor, &error))
+    {
+      snodo_invocation_return_gerror (invocation, error);
+      return;
+    }
+
+  object = json_object_new ();
+  tools = json_array_new ();
+  for (guint i = start; i < end; i++)
     {
       ToolEntry *entry = g_ptr_array_index (self->tool_order, i);
 
       json_array_add_object_element (tools, tool_to_json (entry->tool));
     }
   json_object_set_array_member (object, "tools", tools);
+  if (next_cursor != NULL)
+    json_object_set_string_member (object, "nextCursor", next_cursor);
   result = node_take_object (object);
   snodo_invocation_return_result (invocation, result);
 }
