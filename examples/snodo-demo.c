@@ -480,6 +480,16 @@ demo_server_new (void)
           if (schema == NULL || !snodo_tool_set_output_schema (tool, schema, &error))
             g_error ("%s: %s", t->name, error->message);
         }
+      if (g_str_equal (t->name, "echo"))
+        {
+          /* Shown by clients of 2025-11-25 and later. */
+          g_autoptr(JsonNode) icons = json_from_string ("[{\"src\":\"data:image/svg+xml;base64,"
+                                                        "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=\","
+                                                        "\"mimeType\":\"image/svg+xml\",\"sizes\":[\"any\"]}]",
+                                                        NULL);
+
+          snodo_tool_set_icons (tool, icons);
+        }
       if (!snodo_server_add_tool (server, tool, t->func, NULL, NULL, &error))
         g_error ("%s: %s", t->name, error->message);
     }

@@ -59,6 +59,12 @@ void snodo_server_method_prompts_get              (SnodoServer     *server,
 void snodo_server_method_completion_complete      (SnodoServer     *server,
                                                    SnodoInvocation *invocation);
 
+/* Checks an icons array (src an absolute URI, mimeType, sizes, theme);
+ * @owner names the item in the error. NULL is fine. */
+gboolean      snodo_catalog_check_icons      (JsonNode     *icons,
+                                              const char   *owner,
+                                              GError      **error);
+
 /* The server's catalog. */
 SnodoCatalog *snodo_server_get_catalog           (SnodoServer     *server);
 

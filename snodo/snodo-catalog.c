@@ -276,10 +276,10 @@ check_annotations (JsonNode    *annotations,
   return TRUE;
 }
 
-static gboolean
-check_icons (JsonNode    *icons,
-             const char  *owner,
-             GError     **error)
+gboolean
+snodo_catalog_check_icons (JsonNode    *icons,
+                           const char  *owner,
+                           GError     **error)
 {
   JsonArray *array;
   const char *why = NULL;
@@ -498,7 +498,7 @@ snodo_catalog_add_resource (SnodoCatalog      *self,
       return refuse (user_data, destroy);
     }
   if (!check_annotations (snodo_resource_get_annotations (resource), uri, error) ||
-      !check_icons (snodo_resource_get_icons (resource), uri, error))
+      !snodo_catalog_check_icons (snodo_resource_get_icons (resource), uri, error))
     return refuse (user_data, destroy);
   if (g_hash_table_contains (self->resources.index, uri))
     {
@@ -535,7 +535,7 @@ snodo_catalog_add_resource_template (SnodoCatalog           *self,
   pattern = snodo_uri_template_parse (uri_template, error);
   if (pattern == NULL ||
       !check_annotations (annotations, uri_template, error) ||
-      !check_icons (icons, uri_template, error))
+      !snodo_catalog_check_icons (icons, uri_template, error))
     return refuse (user_data, destroy);
   if (g_hash_table_contains (self->templates.index, uri_template))
     {
@@ -573,7 +573,7 @@ snodo_catalog_add_prompt (SnodoCatalog      *self,
                            _("A prompt's name must not be empty"));
       return refuse (user_data, destroy);
     }
-  if (!check_icons (snodo_prompt_get_icons (prompt), name, error))
+  if (!snodo_catalog_check_icons (snodo_prompt_get_icons (prompt), name, error))
     return refuse (user_data, destroy);
   if (g_hash_table_contains (self->prompts.index, name))
     {

@@ -332,7 +332,8 @@ snodo_server_method_ping (SnodoServer     *self,
 }
 
 static JsonObject *
-tool_to_json (SnodoTool *tool)
+tool_to_json (SnodoTool *tool,
+              gboolean   with_icons)
 {
   JsonObject *object = json_object_new ();
 
@@ -346,6 +347,8 @@ tool_to_json (SnodoTool *tool)
     json_object_set_member (object, "outputSchema", json_node_copy (snodo_tool_get_output_schema (tool)));
   if (snodo_tool_get_annotations (tool) != NULL)
     json_object_set_member (object, "annotations", json_node_copy (snodo_tool_get_annotations (tool)));
+  if (with_icons && snodo_tool_get_icons (tool) != NULL)
+    json_object_set_member (object, "icons", json_node_copy (snodo_tool_get_icons (tool)));
   return object;
 }
 
@@ -374,7 +377,9 @@ snodo_server_method_tools_list (SnodoServer     *self,
     {
       ToolEntry *entry = g_ptr_array_index (self->tool_order, i);
 
-      json_array_add_object_element (tools, tool_to_json (entry->tool));
+      json_array_add_object_element (tools, tool_to_json (entry->tool,
+                                                          snodo_invocation_get_protocol_version (invocation) >=
+                                                          SNODO_PROTOCOL_VERSION_2025_11_25));
     }
   json_object_set_array_member (object, "tools", tools);
   if (next_cursor != NULL)
@@ -1632,6 +1637,12 @@ snodo_server_add_tool (SnodoServer    *self,
       g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
                    _("“%s” is not a valid tool name: use 1 to 128 of A-Z, a-z, 0-9, “_”, “.” and “-”"),
                    name);
+      return FALSE;
+    }
+  if (!snodo_catalog_check_icons (snodo_tool_get_icons (tool), name, error))
+    {
+      if (destroy != NULL)
+        destroy (user_data);
       return FALSE;
     }
   if (g_hash_table_contains (self->tools, name))
