@@ -19,4 +19,8 @@
 # include "snodo-invocation.h"
 # include "snodo-server.h"
 # include "snodo-stdio-transport.h"
+# include "snodo-features.h"
+# if SNODO_HAS_HTTP_TRANSPORT
+#  include "snodo-http-transport.h"
+# endif
 #undef SNODO_INSIDE
