@@ -1544,6 +1544,12 @@ snodo_http_transport_handler_cb (SoupServer        *server,
   const char *origin = soup_message_headers_get_one (headers, "Origin");
   const char *host = soup_message_headers_get_one (headers, "Host");
 
+  /* libsoup before 3.3 never notices a client closing an idle kept-alive
+   * connection: each one would stay in CLOSE_WAIT, holding its socket for
+   * ever. One request per connection there. */
+  if (soup_get_major_version () == 3 && soup_get_minor_version () < 3)
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
+
   if (!g_str_equal (path, self->path))
     {
       reply_status (msg, SOUP_STATUS_NOT_FOUND);
