@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/socket.h>
 
 #include <libsoup/soup.h>
 #include <snodo/snodo.h>
@@ -130,6 +131,18 @@ sleep_cb (SnodoInvocation *invocation,
   Sleep *sleep = g_new0 (Sleep, 1);
   gint64 ms = json_object_get_int_member_with_default (snodo_invocation_get_arguments (invocation), "ms", 100);
 
+  gint64 shout = json_object_get_int_member_with_default (snodo_invocation_get_arguments (invocation), "shout", 0);
+
+  if (shout > 0)
+    {
+      /* One huge progress message first, for a client that does not read. */
+      g_autofree char *message = g_malloc (shout + 1);
+
+      memset (message, 'x', shout);
+      message[shout] = '\0';
+      snodo_invocation_report_progress (invocation, 1, -1, message);
+    }
+
   sleep->fixture = user_data;
   sleep->fixture->sleep_started = TRUE;
   sleep->invocation = invocation;
@@ -141,6 +154,38 @@ sleep_cb (SnodoInvocation *invocation,
   g_source_attach (sleep->cancel, NULL);
 }
 
+static void
+ask_done_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  SnodoInvocation *invocation = SNODO_INVOCATION (object);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) answer = snodo_invocation_request_input_finish (invocation, result, &error);
+
+  if (answer == NULL)
+    {
+      if (g_error_matches (error, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED))
+        return;
+      snodo_invocation_return_gerror (invocation, error);
+      return;
+    }
+  snodo_invocation_return_text (invocation,
+                                json_object_get_string_member_with_default (json_node_get_object (answer),
+                                                                            "action", "?"));
+}
+
+static void
+ask_cb (SnodoInvocation *invocation,
+        gpointer         user_data)
+{
+  g_autoptr(JsonNode) params = snodo_test_parse ("{\"message\":\"Sure?\",\"requestedSchema\":"
+                                                 "{\"type\":\"object\",\"properties\":{}}}");
+
+  snodo_invocation_request_input_async (invocation, "confirm", "elicitation/create", params, NULL,
+                                        ask_done_cb, NULL);
+}
+
 /* ---- Fixture --------------------------------------------------------------- */
 
 static void
@@ -150,12 +195,14 @@ fixture_setup (Fixture       *fixture,
   g_autoptr(SnodoTool) echo = snodo_tool_new ("echo", NULL);
   g_autoptr(SnodoTool) progress = snodo_tool_new ("progress", NULL);
   g_autoptr(SnodoTool) sleep = snodo_tool_new ("sleep", NULL);
+  g_autoptr(SnodoTool) ask = snodo_tool_new ("ask", NULL);
   g_autoptr(GError) error = NULL;
 
   fixture->server = snodo_server_new ("test", "1");
   g_assert_true (snodo_server_add_tool (fixture->server, echo, echo_cb, NULL, NULL, NULL));
   g_assert_true (snodo_server_add_tool (fixture->server, progress, progress_cb, NULL, NULL, NULL));
   g_assert_true (snodo_server_add_tool (fixture->server, sleep, sleep_cb, fixture, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->server, ask, ask_cb, NULL, NULL, NULL));
 
   fixture->transport = snodo_http_transport_new (fixture->server);
   g_assert_true (snodo_http_transport_listen_local (fixture->transport, 0, &error));
@@ -832,6 +879,186 @@ test_legacy_stream (Fixture       *fixture,
   stream_state_clear (&state);
 }
 
+static void
+test_legacy_elicitation (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+  StreamState state = { 0, };
+  g_autofree char *request = NULL;
+  g_autofree char *answer = NULL;
+  g_autofree char *reply = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(JsonNode) request_node = NULL;
+  g_autoptr(JsonNode) answer_node = NULL;
+  g_auto(Response) r1 = { 0, };
+  g_auto(Response) r2 = { 0, };
+  g_autoptr(GString) id = g_string_new (NULL);
+  JsonObject *request_object;
+
+  g_test_summary ("A request the server makes of a 2025 client goes on the stream of the "
+                  "POST it belongs to; the client POSTs its answer (202) and the result follows");
+
+  {
+    g_auto(Response) response = { 0, };
+
+    exchange (fixture,
+              new_message (fixture, "POST",
+                           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                           "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"
+                           "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+                           NULL),
+              &response);
+    g_assert_cmpuint (response.status, ==, SOUP_STATUS_OK);
+    session_id = g_steal_pointer (&response.session_id);
+  }
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                         "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r1);
+  g_assert_cmpuint (r1.status, ==, SOUP_STATUS_ACCEPTED);
+
+  msg = new_message (fixture, "POST",
+                     "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"ask\"}}",
+                     "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL);
+  open_stream (fixture, msg, &state);
+
+  request = next_event (&state);
+  request_node = snodo_test_parse (request);
+  request_object = json_node_get_object (request_node);
+  g_assert_cmpstr (json_object_get_string_member (request_object, "method"), ==, "elicitation/create");
+  g_string_append_printf (id, "%" G_GINT64_FORMAT, json_object_get_int_member (request_object, "id"));
+
+  reply = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"action\":\"accept\",\"content\":{}}}", id->str);
+  exchange (fixture,
+            new_message (fixture, "POST", reply, "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r2);
+  g_assert_cmpuint (r2.status, ==, SOUP_STATUS_ACCEPTED);
+
+  answer = next_event (&state);
+  answer_node = snodo_test_parse (answer);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (answer_node), "id"), ==, 2);
+  text = result_text (json_node_get_object (answer_node));
+  g_assert_cmpstr (text, ==, "accept");
+  g_assert_null (next_event (&state));
+  stream_state_clear (&state);
+}
+
+static gboolean
+executor_idle (gpointer data)
+{
+  return snodo_executor_get_n_running (data) == 0;
+}
+
+static gboolean
+executor_busy (gpointer data)
+{
+  return snodo_executor_get_n_running (data) > 0;
+}
+
+static gboolean
+wait_until (gboolean (*predicate) (gpointer),
+            gpointer   data,
+            guint      timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+
+  while (!predicate (data))
+    {
+      if (g_get_monotonic_time () > deadline)
+        return FALSE;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  return TRUE;
+}
+
+static void
+test_modern_stuck_client (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\",\"params\":"
+                     "{\"notifications\":{\"toolsListChanged\":true}," ENVELOPE "}}";
+  SnodoExecutor *executor = snodo_http_transport_get_executor (fixture->transport);
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = NULL;
+  g_autofree char *request = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean closed = FALSE;
+  gint64 start;
+
+  g_test_summary ("A client that stops reading its stream loses it within write-timeout "
+                  "(or once its queue is full); the server goes on and closes promptly");
+
+  snodo_http_transport_set_write_timeout (fixture->transport, 200);
+
+  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  g_socket_set_option (socket, SOL_SOCKET, SO_RCVBUF, 2048, NULL);
+  address = g_inet_socket_address_new (loopback, snodo_http_transport_get_port (fixture->transport));
+  g_assert_true (g_socket_connect (socket, address, NULL, &error));
+  request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             "Accept: application/json, text/event-stream\r\n"
+                             "Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                             "Mcp-Method: subscriptions/listen\r\nContent-Length: %zu\r\n\r\n%s",
+                             strlen (body), body);
+  g_assert_cmpint (g_socket_send (socket, request, strlen (request), NULL, &error), ==, (gssize) strlen (request));
+
+  /* The subscription is live; the client never reads. */
+  g_assert_true (wait_until (G_SOURCE_FUNC (executor_busy), executor, 5000));
+  for (int i = 0; i < 20000 && snodo_executor_get_n_running (executor) > 0; i++)
+    {
+      snodo_server_notify_tools_changed (fixture->server);
+      g_main_context_iteration (NULL, FALSE);
+    }
+  g_assert_true (wait_until (G_SOURCE_FUNC (executor_idle), executor, 5000));
+
+  start = g_get_monotonic_time ();
+  snodo_http_transport_close_async (fixture->transport, NULL, close_cb, &closed);
+  g_assert_true (snodo_test_wait_for (&closed, 5000));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 2 * G_USEC_PER_SEC);
+}
+
+static void
+test_modern_write_timeout (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                     "{\"name\":\"sleep\",\"arguments\":{\"ms\":20000,\"shout\":8000000},"
+                     "\"_meta\":{\"progressToken\":1,\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                     "\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = NULL;
+  g_autofree char *request = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 start;
+
+  g_test_summary ("A message a client does not take within write-timeout ends its stream "
+                  "and cancels its request");
+
+  snodo_http_transport_set_write_timeout (fixture->transport, 300);
+
+  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  g_socket_set_option (socket, SOL_SOCKET, SO_RCVBUF, 2048, NULL);
+  address = g_inet_socket_address_new (loopback, snodo_http_transport_get_port (fixture->transport));
+  g_assert_true (g_socket_connect (socket, address, NULL, &error));
+  request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             "Accept: application/json, text/event-stream\r\n"
+                             "Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                             "Mcp-Method: tools/call\r\nMcp-Name: sleep\r\nContent-Length: %zu\r\n\r\n%s",
+                             strlen (body), body);
+  g_assert_cmpint (g_socket_send (socket, request, strlen (request), NULL, &error), ==, (gssize) strlen (request));
+
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_started, 5000));
+  start = g_get_monotonic_time ();
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_cancelled, 5000));
+  g_assert_cmpint (g_get_monotonic_time () - start, >=, 250 * G_TIME_SPAN_MILLISECOND);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -841,6 +1068,12 @@ main (int   argc,
   g_test_add ("/snodo/http/legacy/session", Fixture, NULL, fixture_setup, test_legacy_session, fixture_teardown);
   g_test_add ("/snodo/http/legacy/progress", Fixture, NULL, fixture_setup, test_legacy_progress, fixture_teardown);
   g_test_add ("/snodo/http/legacy/stream", Fixture, NULL, fixture_setup, test_legacy_stream, fixture_teardown);
+  g_test_add ("/snodo/http/legacy/elicitation", Fixture, NULL, fixture_setup, test_legacy_elicitation,
+              fixture_teardown);
+  g_test_add ("/snodo/http/modern/stuck-client/queue", Fixture, NULL, fixture_setup,
+              test_modern_stuck_client, fixture_teardown);
+  g_test_add ("/snodo/http/modern/stuck-client/write-timeout", Fixture, NULL, fixture_setup,
+              test_modern_write_timeout, fixture_teardown);
   g_test_add ("/snodo/http/modern/tools", Fixture, NULL, fixture_setup, test_modern_tools, fixture_teardown);
   g_test_add ("/snodo/http/modern/headers", Fixture, NULL, fixture_setup, test_modern_headers, fixture_teardown);
   g_test_add ("/snodo/http/modern/status", Fixture, NULL, fixture_setup, test_modern_status, fixture_teardown);
