@@ -531,8 +531,102 @@ params_string (JsonObject *params,
 
 /* 2026-07-28: Mcp-Method and Mcp-Name against the body. NULL if they agree,
  * else why not. */
+/* Does a decoded Mcp-Param-* header value say what @value says? */
+static gboolean
+param_matches (const char *header,
+               JsonNode   *value)
+{
+  GType type = json_node_get_value_type (value);
+
+  if (type == G_TYPE_STRING)
+    return g_str_equal (header, json_node_get_string (value));
+  if (type == G_TYPE_BOOLEAN)
+    return g_str_equal (header, json_node_get_boolean (value) ? "true" : "false");
+  if (type == G_TYPE_INT64 || type == G_TYPE_DOUBLE)
+    {
+      char *end = NULL;
+      double number;
+
+      if (header[0] == '\0')
+        return FALSE;
+      number = g_ascii_strtod (header, &end);
+      if (end == NULL || *end != '\0')
+        return FALSE;
+      return number == json_node_get_double (value);
+    }
+  return FALSE;
+}
+
+/* 2026-07-28 tools/call: every argument whose property in the tool's input
+ * schema is marked "x-mcp-header" travels in an Mcp-Param-{Name} header
+ * too, which must agree. NULL if they do, else why not. */
 static char *
-check_standard_headers (SoupMessageHeaders *headers,
+check_param_headers (SnodoServer        *server,
+                     SoupMessageHeaders *headers,
+                     SnodoFrame         *frame)
+{
+  const char *name = params_string (frame->params, "name");
+  SnodoTool *tool = name ? snodo_server_lookup_tool (server, name) : NULL;
+  JsonNode *schema = tool ? snodo_tool_get_input_schema (tool) : NULL;
+  JsonNode *properties_node, *arguments_node;
+  JsonObject *props, *arguments = NULL;
+  JsonObjectIter iter;
+  const char *property;
+  JsonNode *member;
+
+  if (schema == NULL || !JSON_NODE_HOLDS_OBJECT (schema))
+    return NULL;
+  properties_node = json_object_get_member (json_node_get_object (schema), "properties");
+  if (properties_node == NULL || !JSON_NODE_HOLDS_OBJECT (properties_node))
+    return NULL;
+  props = json_node_get_object (properties_node);
+  arguments_node = json_object_get_member (frame->params, "arguments");
+  if (arguments_node != NULL && JSON_NODE_HOLDS_OBJECT (arguments_node))
+    arguments = json_node_get_object (arguments_node);
+
+  json_object_iter_init_ordered (&iter, props);
+  while (json_object_iter_next_ordered (&iter, &property, &member))
+    {
+      const char *header_name;
+      g_autofree char *full_name = NULL;
+      g_autofree char *decoded = NULL;
+      const char *header;
+      JsonNode *value;
+      gboolean invalid;
+
+      if (!JSON_NODE_HOLDS_OBJECT (member))
+        continue;
+      header_name = params_string (json_node_get_object (member), "x-mcp-header");
+      if (header_name == NULL || header_name[0] == '\0')
+        continue;
+      full_name = g_strconcat ("Mcp-Param-", header_name, NULL);
+      header = soup_message_headers_get_one (headers, full_name);
+      value = arguments ? json_object_get_member (arguments, property) : NULL;
+
+      if (value == NULL || JSON_NODE_HOLDS_NULL (value))
+        {
+          if (header != NULL)
+            return g_strdup_printf (_("Header mismatch: the %s header is present but the argument %s is not"),
+                                    full_name, property);
+          continue;
+        }
+      if (!JSON_NODE_HOLDS_VALUE (value))
+        continue;
+      if (header == NULL)
+        return g_strdup_printf (_("Header mismatch: the %s header is missing"), full_name);
+      decoded = decode_header_value (header, &invalid);
+      if (invalid)
+        return g_strdup_printf (_("Header mismatch: the %s header has invalid characters"), full_name);
+      if (!param_matches (decoded, value))
+        return g_strdup_printf (_("Header mismatch: the %s header disagrees with the argument %s"),
+                                full_name, property);
+    }
+  return NULL;
+}
+
+static char *
+check_standard_headers (SnodoServer        *server,
+                        SoupMessageHeaders *headers,
                         SnodoFrame         *frame)
 {
   const char *method = soup_message_headers_get_one (headers, "Mcp-Method");
@@ -577,6 +671,8 @@ check_standard_headers (SoupMessageHeaders *headers,
   if (body_name == NULL || !g_str_equal (decoded, body_name))
     return g_strdup_printf (_("Header mismatch: the Mcp-Name header says %s but the body says %s"),
                             decoded, body_name ? body_name : "nothing");
+  if (g_str_equal (frame->method, "tools/call"))
+    return check_param_headers (server, headers, frame);
   return NULL;
 }
 
@@ -1326,7 +1422,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                        _("Header mismatch: the MCP-Protocol-Version header is missing"));
           return;
         }
-      mismatch = check_standard_headers (headers, &frame);
+      mismatch = check_standard_headers (self->server, headers, &frame);
       if (mismatch != NULL)
         {
           reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_HEADER_MISMATCH, mismatch);

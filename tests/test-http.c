@@ -1059,6 +1059,68 @@ test_modern_write_timeout (Fixture       *fixture,
   g_assert_cmpint (g_get_monotonic_time () - start, >=, 250 * G_TIME_SPAN_MILLISECOND);
 }
 
+static void
+test_modern_param_headers (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(SnodoTool) tool = snodo_tool_new ("route", NULL);
+  g_autoptr(GError) error = NULL;
+  const char *call = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                     "{\"name\":\"route\",\"arguments\":{\"text\":\"h\u00e9\",\"region\":\"eu\",\"n\":42,\"flag\":true},"
+                     ENVELOPE "}}";
+  struct {
+    const char *region, *n, *flag;
+    guint status;
+  } cases[] = {
+    { "eu", "42", "true", SOUP_STATUS_OK },
+    { "=?base64?ZXU=?=", "42.0", "true", SOUP_STATUS_OK },
+    { NULL, "42", "true", SOUP_STATUS_BAD_REQUEST },
+    { "us", "42", "true", SOUP_STATUS_BAD_REQUEST },
+    { "eu", "43", "true", SOUP_STATUS_BAD_REQUEST },
+    { "eu", "42", "false", SOUP_STATUS_BAD_REQUEST },
+    { "e\x01u", "42", "true", SOUP_STATUS_BAD_REQUEST },
+  };
+
+  g_test_summary ("Arguments marked x-mcp-header must agree with their Mcp-Param-* headers");
+
+  g_assert_true (snodo_tool_set_input_schema_from_string (tool,
+      "{\"type\":\"object\",\"properties\":{"
+      "\"text\":{\"type\":\"string\"},"
+      "\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
+      "\"n\":{\"type\":\"integer\",\"x-mcp-header\":\"N\"},"
+      "\"flag\":{\"type\":\"boolean\",\"x-mcp-header\":\"Flag\"},"
+      "\"absent\":{\"type\":\"string\",\"x-mcp-header\":\"Absent\"}}}", &error));
+  g_assert_no_error (error);
+  g_assert_true (snodo_server_add_tool (fixture->server, tool, echo_cb, NULL, NULL, NULL));
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(Response) response = { 0, };
+      SoupMessage *msg = new_message (fixture, "POST", call, "MCP-Protocol-Version", "2026-07-28",
+                                      "Mcp-Method", "tools/call", "Mcp-Name", "route",
+                                      "Mcp-Param-N", cases[i].n, "Mcp-Param-Flag", cases[i].flag, NULL);
+
+      if (cases[i].region != NULL)
+        soup_message_headers_replace (soup_message_get_request_headers (msg), "Mcp-Param-Region", cases[i].region);
+      exchange (fixture, msg, &response);
+      g_assert_cmpuint (response.status, ==, cases[i].status);
+      if (cases[i].status != SOUP_STATUS_OK)
+        g_assert_cmpint (error_code (&response), ==, -32020);
+    }
+
+  /* A header for an argument that is not there. */
+  {
+    g_auto(Response) response = { 0, };
+
+    exchange (fixture,
+              new_message (fixture, "POST", call, "MCP-Protocol-Version", "2026-07-28",
+                           "Mcp-Method", "tools/call", "Mcp-Name", "route", "Mcp-Param-Region", "eu",
+                           "Mcp-Param-N", "42", "Mcp-Param-Flag", "true", "Mcp-Param-Absent", "x", NULL),
+              &response);
+    assert_error (&response, SOUP_STATUS_BAD_REQUEST, -32020);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1076,6 +1138,8 @@ main (int   argc,
               test_modern_write_timeout, fixture_teardown);
   g_test_add ("/snodo/http/modern/tools", Fixture, NULL, fixture_setup, test_modern_tools, fixture_teardown);
   g_test_add ("/snodo/http/modern/headers", Fixture, NULL, fixture_setup, test_modern_headers, fixture_teardown);
+  g_test_add ("/snodo/http/modern/param-headers", Fixture, NULL, fixture_setup, test_modern_param_headers,
+              fixture_teardown);
   g_test_add ("/snodo/http/modern/status", Fixture, NULL, fixture_setup, test_modern_status, fixture_teardown);
   g_test_add ("/snodo/http/modern/listen", Fixture, NULL, fixture_setup, test_modern_listen, fixture_teardown);
   g_test_add ("/snodo/http/modern/cancel-on-close", Fixture, NULL, fixture_setup,
