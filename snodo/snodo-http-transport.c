@@ -182,8 +182,8 @@ struct _SnodoHttpTransport
   GHashTable      *sessions;
   /* Stateless peers (owned), each ending with its exchange. */
   GPtrArray       *stateless;
-  /* Live exchanges, for close. */
-  guint            n_exchanges;
+  /* Every live exchange (borrowed; each removes itself when freed). */
+  GPtrArray       *exchanges;
 
   guint64          max_body_bytes;
   guint            write_timeout;
@@ -749,7 +749,7 @@ exchange_free (Exchange *ex)
   g_free (ex->key);
   g_free (ex);
 
-  self->n_exchanges--;
+  g_ptr_array_remove_fast (self->exchanges, ex);
   if (peer != NULL && peer->stateless)
     peer_end (peer, TRUE);
   snodo_http_transport_check_closed (self);
@@ -1090,7 +1090,7 @@ exchange_new (SnodoHttpTransport *self,
   ex->key = g_strdup (key);
   ex->state = EXCHANGE_WAITING;
   g_queue_init (&ex->pending);
-  self->n_exchanges++;
+  g_ptr_array_add (self->exchanges, ex);
 
   soup_server_message_pause (msg);
   ex->wrote_chunk_id = g_signal_connect (msg, "wrote-chunk", G_CALLBACK (exchange_wrote_chunk_cb), ex);
@@ -1694,7 +1694,7 @@ snodo_http_transport_check_closed (SnodoHttpTransport *self)
 {
   g_autoptr(GPtrArray) tasks = NULL;
 
-  if (self->state != STATE_CLOSING || self->n_exchanges > 0)
+  if (self->state != STATE_CLOSING || self->exchanges->len > 0)
     return;
 
   self->state = STATE_CLOSED;
@@ -1774,15 +1774,21 @@ snodo_http_transport_dispose (GObject *object)
 {
   SnodoHttpTransport *self = SNODO_HTTP_TRANSPORT (object);
 
+  /* Peers and exchanges end while their messages still have their
+   * connections (soup_server_disconnect() drops those). */
+  if (self->sessions != NULL)
+    g_hash_table_remove_all (self->sessions);
+  while (self->stateless != NULL && self->stateless->len > 0)
+    peer_end (g_ptr_array_index (self->stateless, 0), FALSE);
+  /* What is left belongs to no peer; its messages must not call back into
+   * a transport that is going away. */
+  while (self->exchanges != NULL && self->exchanges->len > 0)
+    exchange_free (g_ptr_array_index (self->exchanges, 0));
   if (self->soup != NULL)
     {
       soup_server_remove_handler (self->soup, self->path);
       soup_server_disconnect (self->soup);
     }
-  if (self->sessions != NULL)
-    g_hash_table_remove_all (self->sessions);
-  while (self->stateless != NULL && self->stateless->len > 0)
-    peer_end (g_ptr_array_index (self->stateless, 0), FALSE);
   g_clear_pointer (&self->close_timeout_source, source_destroy_and_unref);
 
   G_OBJECT_CLASS (snodo_http_transport_parent_class)->dispose (object);
@@ -1796,6 +1802,7 @@ snodo_http_transport_finalize (GObject *object)
   g_clear_object (&self->soup);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_pointer (&self->stateless, g_ptr_array_unref);
+  g_clear_pointer (&self->exchanges, g_ptr_array_unref);
   g_clear_pointer (&self->close_tasks, g_ptr_array_unref);
   g_clear_pointer (&self->allowed_origins, g_strfreev);
   g_clear_pointer (&self->path, g_free);
@@ -1990,6 +1997,7 @@ snodo_http_transport_init (SnodoHttpTransport *self)
   self->write_timeout = 5000;
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, session_peer_destroy);
   self->stateless = g_ptr_array_new ();
+  self->exchanges = g_ptr_array_new ();
   self->close_tasks = g_ptr_array_new_with_free_func (g_object_unref);
 }
 

@@ -229,10 +229,13 @@ fixture_teardown (Fixture       *fixture,
 {
   gboolean done = FALSE;
 
-  snodo_http_transport_close_async (fixture->transport, NULL, close_cb, &done);
-  g_assert_true (snodo_test_wait_for (&done, 10000));
+  if (fixture->transport != NULL)
+    {
+      snodo_http_transport_close_async (fixture->transport, NULL, close_cb, &done);
+      g_assert_true (snodo_test_wait_for (&done, 10000));
+      g_assert_finalize_object (fixture->transport);
+    }
   g_clear_object (&fixture->session);
-  g_assert_finalize_object (fixture->transport);
   /* Let the executor let go of finished work. */
   for (int i = 0; i < 10; i++)
     g_main_context_iteration (NULL, FALSE);
@@ -1121,6 +1124,46 @@ test_modern_param_headers (Fixture       *fixture,
   }
 }
 
+static void
+test_dispose_busy (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(SoupMessage) listen = NULL;
+  g_autoptr(SoupMessage) call = NULL;
+  StreamState listen_state = { 0, };
+  StreamState call_state = { 0, };
+  g_autofree char *ack = NULL;
+  gint64 deadline;
+
+  g_test_summary ("Dropping the last reference while streams and requests are live "
+                  "ends them without calling back into the finalized transport");
+
+  listen = new_message (fixture, "POST",
+                        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\",\"params\":"
+                        "{\"notifications\":{\"toolsListChanged\":true}," ENVELOPE "}}",
+                        "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen", NULL);
+  open_stream (fixture, listen, &listen_state);
+  ack = next_event (&listen_state);
+  g_assert_nonnull (ack);
+
+  call = new_message (fixture, "POST",
+                      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+                      "{\"name\":\"sleep\",\"arguments\":{\"ms\":20000}," ENVELOPE "}}",
+                      "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "sleep", NULL);
+  soup_session_send_async (fixture->session, call, G_PRIORITY_DEFAULT, NULL, send_cb, &call_state);
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_started, 10000));
+
+  g_assert_finalize_object (g_steal_pointer (&fixture->transport));
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_cancelled, 5000));
+
+  /* Both clients see their exchange end one way or another. */
+  deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  stream_state_clear (&listen_state);
+  stream_state_clear (&call_state);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1144,6 +1187,7 @@ main (int   argc,
   g_test_add ("/snodo/http/modern/listen", Fixture, NULL, fixture_setup, test_modern_listen, fixture_teardown);
   g_test_add ("/snodo/http/modern/cancel-on-close", Fixture, NULL, fixture_setup,
               test_modern_cancel_on_close, fixture_teardown);
+  g_test_add ("/snodo/http/dispose-busy", Fixture, NULL, fixture_setup, test_dispose_busy, fixture_teardown);
   g_test_add ("/snodo/http/checks", Fixture, NULL, fixture_setup, test_checks, fixture_teardown);
 
   return g_test_run ();
