@@ -156,6 +156,8 @@ struct _Peer
   char               *session_id;
   /* The version initialize negotiated, or NULL. */
   char               *protocol_version;
+  /* When the session last had a request (monotonic time). */
+  gint64              last_active;
   /* A stateless peer ends with its one exchange. */
   guint               stateless : 1;
   guint               ended : 1;
@@ -190,6 +192,10 @@ struct _SnodoHttpTransport
   guint            write_timeout;
   /* NULL: only the loopback origins. */
   char           **allowed_origins;
+  /* Seconds a session may stay idle; 0 for ever. */
+  guint            session_idle_timeout;
+  /* Ends idle sessions, while listening. */
+  GSource         *sweep_source;
 
   /* close_async() calls waiting (GTask), and the grace timer. */
   GPtrArray       *close_tasks;
@@ -206,6 +212,7 @@ enum {
   PROP_MAX_BODY_BYTES,
   PROP_WRITE_TIMEOUT,
   PROP_ALLOWED_ORIGINS,
+  PROP_SESSION_IDLE_TIMEOUT,
   N_PROPS
 };
 
@@ -1123,6 +1130,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                            error->message);
               return;
             }
+          peer->last_active = g_get_monotonic_time ();
           g_hash_table_insert (self->sessions, g_strdup (peer->session_id), peer);
 
           ex = exchange_new (self, peer, msg, frame.key);
@@ -1147,6 +1155,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                    _("Session not found"));
       return;
     }
+  peer->last_active = g_get_monotonic_time ();
   if (version_header != NULL &&
       (header_version == SNODO_PROTOCOL_VERSION_UNKNOWN ||
        snodo_protocol_version_is_stateless (header_version) ||
@@ -1249,6 +1258,7 @@ snodo_http_transport_handle_get_or_delete (SnodoHttpTransport *self,
                    _("Session not found"));
       return;
     }
+  peer->last_active = g_get_monotonic_time ();
 
   if (!is_get)
     {
@@ -1329,6 +1339,55 @@ snodo_http_transport_handler_cb (SoupServer        *server,
   else
     reply_method_not_allowed (msg, snodo_server_get_oldest_legacy (self->server) != SNODO_PROTOCOL_VERSION_UNKNOWN
                                    ? "GET, POST, DELETE" : "POST");
+}
+
+/* ---- Idle sessions ------------------------------------------------------- */
+
+/* Ends the sessions that have had no request, and have none in progress
+ * and no stream open, for session-idle-timeout seconds: a client that
+ * never sends DELETE must not hold its session for ever. */
+static gboolean
+snodo_http_transport_sweep_cb (gpointer user_data)
+{
+  SnodoHttpTransport *self = user_data;
+  gint64 limit = g_get_monotonic_time () - (gint64) self->session_idle_timeout * G_USEC_PER_SEC;
+  GHashTableIter iter;
+  gpointer value;
+  g_autoptr(GPtrArray) idle = g_ptr_array_new_with_free_func (g_free);
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Peer *peer = value;
+
+      if (peer->last_active < limit && peer->standalone == NULL && g_hash_table_size (peer->exchanges) == 0)
+        g_ptr_array_add (idle, g_strdup (peer->session_id));
+    }
+  for (guint i = 0; i < idle->len; i++)
+    {
+      g_debug ("Ending session %s after %u s without a request",
+               (const char *) g_ptr_array_index (idle, i), self->session_idle_timeout);
+      g_hash_table_remove (self->sessions, g_ptr_array_index (idle, i));
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+/* Entry: any state. (Re)starts the sweep while listening. */
+static void
+snodo_http_transport_arm_sweep (SnodoHttpTransport *self)
+{
+  guint interval;
+
+  g_clear_pointer (&self->sweep_source, source_destroy_and_unref);
+  if (self->state != STATE_LISTENING || self->session_idle_timeout == 0)
+    return;
+  /* Sessions end between one and one and a half timeouts after their last
+   * request, at most a minute late. */
+  interval = CLAMP (self->session_idle_timeout * 500, 250, 60000);
+  self->sweep_source = g_timeout_source_new (interval);
+  g_source_set_static_name (self->sweep_source, "[snodo] http idle sessions");
+  g_source_set_callback (self->sweep_source, snodo_http_transport_sweep_cb, self, NULL);
+  g_source_attach (self->sweep_source, self->context);
 }
 
 /* ---- Closing ------------------------------------------------------------- */
@@ -1441,6 +1500,7 @@ snodo_http_transport_dispose (GObject *object)
       soup_server_disconnect (self->soup);
     }
   g_clear_pointer (&self->close_timeout_source, source_destroy_and_unref);
+  g_clear_pointer (&self->sweep_source, source_destroy_and_unref);
 
   G_OBJECT_CLASS (snodo_http_transport_parent_class)->dispose (object);
 }
@@ -1498,6 +1558,10 @@ snodo_http_transport_get_property (GObject    *object,
       g_value_set_boxed (value, self->allowed_origins);
       break;
 
+    case PROP_SESSION_IDLE_TIMEOUT:
+      g_value_set_uint (value, self->session_idle_timeout);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1535,6 +1599,10 @@ snodo_http_transport_set_property (GObject      *object,
 
     case PROP_ALLOWED_ORIGINS:
       snodo_http_transport_set_allowed_origins (self, g_value_get_boxed (value));
+      break;
+
+    case PROP_SESSION_IDLE_TIMEOUT:
+      snodo_http_transport_set_session_idle_timeout (self, g_value_get_uint (value));
       break;
 
     default:
@@ -1637,6 +1705,22 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
                         G_TYPE_STRV,
                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * SnodoHttpTransport:session-idle-timeout: (getter get_session_idle_timeout) (setter set_session_idle_timeout)
+   *
+   * How many seconds a session of the initialize era may go without a
+   * request (and without a request in progress or a stream open) before
+   * the transport ends it, as DELETE would; later requests with its id get
+   * 404 and the client initializes again. 0 keeps sessions until DELETE or
+   * close. The default is 1800.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_SESSION_IDLE_TIMEOUT] =
+    g_param_spec_uint ("session-idle-timeout", NULL, NULL,
+                       0, G_MAXUINT / 1000, 1800,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -1646,6 +1730,7 @@ snodo_http_transport_init (SnodoHttpTransport *self)
   self->context = g_main_context_ref_thread_default ();
   self->max_body_bytes = 2000000;
   self->write_timeout = 5000;
+  self->session_idle_timeout = 1800;
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, session_peer_destroy);
   self->stateless = g_ptr_array_new ();
   self->exchanges = g_ptr_array_new ();
@@ -1850,6 +1935,47 @@ snodo_http_transport_set_allowed_origins (SnodoHttpTransport *self,
 }
 
 /**
+ * snodo_http_transport_get_session_idle_timeout:
+ * @self: a transport
+ *
+ * Gets how long a session may stay idle.
+ *
+ * Returns: the limit in seconds, or 0 for none
+ *
+ * Since: 1.0
+ */
+guint
+snodo_http_transport_get_session_idle_timeout (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->session_idle_timeout;
+}
+
+/**
+ * snodo_http_transport_set_session_idle_timeout:
+ * @self: a transport
+ * @session_idle_timeout: the limit in seconds, or 0 for none
+ *
+ * Sets how long a session may stay idle; see
+ * [property@Snodo.HttpTransport:session-idle-timeout].
+ *
+ * Since: 1.0
+ */
+void
+snodo_http_transport_set_session_idle_timeout (SnodoHttpTransport *self,
+                                               guint               session_idle_timeout)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (session_idle_timeout <= G_MAXUINT / 1000);
+
+  if (self->session_idle_timeout == session_idle_timeout)
+    return;
+  self->session_idle_timeout = session_idle_timeout;
+  snodo_http_transport_arm_sweep (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_IDLE_TIMEOUT]);
+}
+
+/**
  * snodo_http_transport_listen_local:
  * @self: a transport
  * @port: the TCP port, or 0 for any free one
@@ -1890,6 +2016,7 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
   g_slist_free_full (g_steal_pointer (&uris), (GDestroyNotify) g_uri_unref);
   self->check_host = TRUE;
   self->state = STATE_LISTENING;
+  snodo_http_transport_arm_sweep (self);
   return TRUE;
 }
 
@@ -1983,6 +2110,7 @@ snodo_http_transport_close_async (SnodoHttpTransport  *self,
 
   g_ptr_array_add (self->close_tasks, g_steal_pointer (&task));
   self->state = STATE_CLOSING;
+  g_clear_pointer (&self->sweep_source, source_destroy_and_unref);
 
   peers = g_ptr_array_new ();
   g_hash_table_iter_init (&iter, self->sessions);

@@ -45,6 +45,13 @@ SNODO_AVAILABLE_IN_ALL
 void                 snodo_http_transport_set_allowed_origins (SnodoHttpTransport   *self,
                                                                const char * const   *allowed_origins);
 SNODO_AVAILABLE_IN_ALL
+guint                snodo_http_transport_get_session_idle_timeout
+                                                              (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_session_idle_timeout
+                                                              (SnodoHttpTransport   *self,
+                                                               guint                 session_idle_timeout);
+SNODO_AVAILABLE_IN_ALL
 gboolean             snodo_http_transport_listen_local        (SnodoHttpTransport   *self,
                                                                guint16               port,
                                                                GError              **error);

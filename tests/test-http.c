@@ -1164,6 +1164,50 @@ test_dispose_busy (Fixture       *fixture,
   stream_state_clear (&call_state);
 }
 
+static void
+test_legacy_idle_session (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *busy_id = NULL;
+  g_auto(Response) r1 = { 0, };
+  g_auto(Response) r2 = { 0, };
+  g_autoptr(SoupMessage) msg = NULL;
+  StreamState state = { 0, };
+  gint64 deadline;
+
+  g_test_summary ("A session with no request for session-idle-timeout seconds ends (404 after); "
+                  "one with a stream open does not");
+
+  snodo_http_transport_set_session_idle_timeout (fixture->transport, 1);
+  session_id = initialize (fixture);
+  busy_id = initialize (fixture);
+  msg = new_message (fixture, "GET", NULL, "Accept", "text/event-stream", "Mcp-Session-Id", busy_id,
+                     "MCP-Protocol-Version", "2025-11-25", NULL);
+  open_stream (fixture, msg, &state);
+
+  deadline = g_get_monotonic_time () + 2200 * G_TIME_SPAN_MILLISECOND;
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}",
+                         "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r1);
+  g_assert_cmpuint (r1.status, ==, SOUP_STATUS_NOT_FOUND);
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}",
+                         "Mcp-Session-Id", busy_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r2);
+  g_assert_cmpuint (r2.status, ==, SOUP_STATUS_OK);
+
+  /* The teardown's close ends the open stream. */
+  stream_state_clear (&state);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1173,6 +1217,8 @@ main (int   argc,
   g_test_add ("/snodo/http/legacy/session", Fixture, NULL, fixture_setup, test_legacy_session, fixture_teardown);
   g_test_add ("/snodo/http/legacy/progress", Fixture, NULL, fixture_setup, test_legacy_progress, fixture_teardown);
   g_test_add ("/snodo/http/legacy/stream", Fixture, NULL, fixture_setup, test_legacy_stream, fixture_teardown);
+  g_test_add ("/snodo/http/legacy/idle-session", Fixture, NULL, fixture_setup, test_legacy_idle_session,
+              fixture_teardown);
   g_test_add ("/snodo/http/legacy/elicitation", Fixture, NULL, fixture_setup, test_legacy_elicitation,
               fixture_teardown);
   g_test_add ("/snodo/http/modern/stuck-client/queue", Fixture, NULL, fixture_setup,
