@@ -523,6 +523,87 @@ signal_cb (gpointer data)
 }
 #endif
 
+#if SNODO_HAS_HTTP_TRANSPORT
+/* --http PORT: the same server over Streamable HTTP on 127.0.0.1, until
+ * SIGINT or SIGTERM. Prints the endpoint's URI on standard output. */
+typedef struct
+{
+  GApplication       *app;
+  SnodoHttpTransport *transport;
+  guint               sigint_id;
+  guint               sigterm_id;
+} DemoHttp;
+
+static void
+demo_http_closed_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  DemoHttp *http = user_data;
+
+  snodo_http_transport_close_finish (SNODO_HTTP_TRANSPORT (object), result, NULL);
+  g_application_release (http->app);
+  g_clear_object (&http->transport);
+  g_free (http);
+}
+
+#ifdef G_OS_UNIX
+static gboolean
+demo_http_signal_cb (gpointer data)
+{
+  DemoHttp *http = data;
+
+  g_clear_handle_id (&http->sigint_id, g_source_remove);
+  g_clear_handle_id (&http->sigterm_id, g_source_remove);
+  snodo_http_transport_close_async (http->transport, NULL, demo_http_closed_cb, http);
+  return G_SOURCE_REMOVE;
+}
+#endif
+
+static int
+demo_serve_http (GApplication            *app,
+                 GApplicationCommandLine *command_line,
+                 SnodoServer             *server,
+                 guint16                  port,
+                 guint                    write_timeout,
+                 guint64                  max_body_bytes,
+                 gint32                   max_running,
+                 gint32                   max_queued)
+{
+  DemoHttp *http = g_new0 (DemoHttp, 1);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *uri = NULL;
+  SnodoExecutor *executor;
+
+  http->app = app;
+  http->transport = snodo_http_transport_new (server);
+  snodo_http_transport_set_write_timeout (http->transport, write_timeout);
+  snodo_http_transport_set_max_body_bytes (http->transport, max_body_bytes);
+  executor = snodo_http_transport_get_executor (http->transport);
+  if (max_running > 0)
+    snodo_executor_set_max_running (executor, (guint) max_running);
+  if (max_queued >= 0)
+    snodo_executor_set_max_queued (executor, (guint) max_queued);
+
+  if (!snodo_http_transport_listen_local (http->transport, port, &error))
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: %s\n", error->message);
+      g_clear_object (&http->transport);
+      g_free (http);
+      return 1;
+    }
+  uri = snodo_http_transport_dup_uri (http->transport);
+  g_application_command_line_print (command_line, "%s\n", uri);
+
+#ifdef G_OS_UNIX
+  http->sigint_id = g_unix_signal_add (SIGINT, demo_http_signal_cb, http);
+  http->sigterm_id = g_unix_signal_add (SIGTERM, demo_http_signal_cb, http);
+#endif
+  g_application_hold (app);
+  return 0;
+}
+#endif
+
 static int
 command_line_cb (GApplication            *app,
                  GApplicationCommandLine *command_line,
@@ -563,6 +644,23 @@ command_line_cb (GApplication            *app,
     }
 
   server = demo_server_new ();
+#if SNODO_HAS_HTTP_TRANSPORT
+  if (g_variant_dict_contains (options, "http"))
+    {
+      const char *port_string = NULL;
+      guint64 port = 0;
+
+      /* A string: GApplication drops an integer option whose value is 0. */
+      g_variant_dict_lookup (options, "http", "&s", &port_string);
+      if (port_string == NULL || !g_ascii_string_to_unsigned (port_string, 10, 0, G_MAXUINT16, &port, NULL))
+        {
+          g_application_command_line_printerr (command_line, "snodo-demo: --http needs a port from 0 to 65535\n");
+          return 2;
+        }
+      return demo_serve_http (app, command_line, server, (guint16) port, write_timeout,
+                              (guint64) max_line_bytes, max_running, max_queued);
+    }
+#endif
   demo->transport = snodo_stdio_transport_new_for_stdio (server);
   snodo_stdio_transport_set_write_timeout (demo->transport, write_timeout);
   snodo_stdio_transport_set_max_line_bytes (demo->transport, (guint64) max_line_bytes);
@@ -592,6 +690,10 @@ main (int   argc,
       "How many requests may run at once (default 1024)", "N" },
     { "max-queued", 0, 0, G_OPTION_ARG_INT, NULL,
       "How many requests may wait for a slot (default 256)", "N" },
+#if SNODO_HAS_HTTP_TRANSPORT
+    { "http", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Serve Streamable HTTP on 127.0.0.1:PORT instead of standard I/O (0: any free port; the URI is printed)", "PORT" },
+#endif
     { NULL }
   };
   g_autoptr(GApplication) app = NULL;

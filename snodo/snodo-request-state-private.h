@@ -83,4 +83,8 @@ JsonObject           *snodo_request_state_open           (SnodoRequestStateKey  
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoRequestStateKey, snodo_request_state_key_unref)
 
+gboolean              snodo_random_fill                  (guint8                *buf,
+                                                          gsize                  len,
+                                                          GError               **error);
+
 G_END_DECLS

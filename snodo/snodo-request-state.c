@@ -752,3 +752,13 @@ snodo_request_state_open (SnodoRequestStateKey  *key,
 
   return json_object_ref (json_node_get_object (answers));
 }
+
+/* Fills @buf from the operating system's CSPRNG, for other unguessable
+ * values (HTTP session ids). */
+gboolean
+snodo_random_fill (guint8  *buf,
+                   gsize    len,
+                   GError **error)
+{
+  return snodo_request_state_fill_random (buf, len, error);
+}

@@ -22,4 +22,8 @@
 # include "snodo-resource.h"
 # include "snodo-resource-template.h"
 # include "snodo-prompt.h"
+# include "snodo-features.h"
+# if SNODO_HAS_HTTP_TRANSPORT
+#  include "snodo-http-transport.h"
+# endif
 #undef SNODO_INSIDE

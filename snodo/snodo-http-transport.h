@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#if !defined(SNODO_INSIDE) && !defined(SNODO_COMPILATION)
+# error "Only <snodo/snodo.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+
+#include "snodo-executor.h"
+#include "snodo-server.h"
+#include "snodo-types.h"
+#include "snodo-version-macros.h"
+
+G_BEGIN_DECLS
+
+#define SNODO_TYPE_HTTP_TRANSPORT (snodo_http_transport_get_type ())
+
+SNODO_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (SnodoHttpTransport, snodo_http_transport, SNODO, HTTP_TRANSPORT, GObject)
+
+SNODO_AVAILABLE_IN_ALL
+SnodoHttpTransport  *snodo_http_transport_new                 (SnodoServer          *server);
+SNODO_AVAILABLE_IN_ALL
+SnodoServer         *snodo_http_transport_get_server          (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+SnodoExecutor       *snodo_http_transport_get_executor        (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+const char          *snodo_http_transport_get_path            (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+guint64              snodo_http_transport_get_max_body_bytes  (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_max_body_bytes  (SnodoHttpTransport   *self,
+                                                               guint64               max_body_bytes);
+SNODO_AVAILABLE_IN_ALL
+guint                snodo_http_transport_get_write_timeout   (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_write_timeout   (SnodoHttpTransport   *self,
+                                                               guint                 write_timeout);
+SNODO_AVAILABLE_IN_ALL
+const char * const  *snodo_http_transport_get_allowed_origins (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_allowed_origins (SnodoHttpTransport   *self,
+                                                               const char * const   *allowed_origins);
+SNODO_AVAILABLE_IN_ALL
+guint                snodo_http_transport_get_session_idle_timeout
+                                                              (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_session_idle_timeout
+                                                              (SnodoHttpTransport   *self,
+                                                               guint                 session_idle_timeout);
+SNODO_AVAILABLE_IN_ALL
+gboolean             snodo_http_transport_listen_local        (SnodoHttpTransport   *self,
+                                                               guint16               port,
+                                                               GError              **error);
+SNODO_AVAILABLE_IN_ALL
+guint16              snodo_http_transport_get_port            (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+char                *snodo_http_transport_dup_uri             (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_close_async         (SnodoHttpTransport   *self,
+                                                               GCancellable         *cancellable,
+                                                               GAsyncReadyCallback   callback,
+                                                               gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+gboolean             snodo_http_transport_close_finish        (SnodoHttpTransport   *self,
+                                                               GAsyncResult         *result,
+                                                               GError              **error);
+
+G_END_DECLS

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "snodo-http-rules-private.h"
+#include "snodo-private.h"
+
+static void
+test_line_kind (void)
+{
+  static const struct {
+    const char *line;
+    gboolean    response;
+    int         code;
+  } cases[] = {
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n", TRUE, 0 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":-7,\"error\":{\"code\":-32601,\"message\":\"x\"}}\n", TRUE, -32601 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":\"a\\\"b\",\"error\":{\"code\":-32020,\"message\":\"x\"}}\n", TRUE, -32020 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"x\"}}\n", FALSE, 0 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"elicitation/create\",\"params\":{}}\n", FALSE, 0 },
+    { "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n", FALSE, 0 },
+    /* Not the encoder's layout: parsed. */
+    { "{\"id\":5,\"jsonrpc\":\"2.0\",\"error\":{\"message\":\"x\",\"code\":-32602}}\n", TRUE, -32602 },
+    { "{\"result\":{},\"jsonrpc\":\"2.0\",\"id\":\"k\"}\n", TRUE, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GBytes) line = g_bytes_new_static (cases[i].line, strlen (cases[i].line));
+      int code = 1;
+
+      g_assert_cmpint (snodo_http_line_is_response (line, &code), ==, cases[i].response);
+      if (cases[i].response)
+        g_assert_cmpint (code, ==, cases[i].code);
+    }
+}
+
+static void
+test_status (void)
+{
+  g_assert_cmpuint (snodo_http_status_for_code (-32700), ==, 400);
+  g_assert_cmpuint (snodo_http_status_for_code (-32600), ==, 400);
+  g_assert_cmpuint (snodo_http_status_for_code (-32602), ==, 400);
+  g_assert_cmpuint (snodo_http_status_for_code (-32020), ==, 400);
+  g_assert_cmpuint (snodo_http_status_for_code (-32021), ==, 400);
+  g_assert_cmpuint (snodo_http_status_for_code (-32022), ==, 400);
+  g_assert_cmpuint (snodo_http_status_for_code (-32601), ==, 404);
+  g_assert_cmpuint (snodo_http_status_for_code (-32603), ==, 200);
+  g_assert_cmpuint (snodo_http_status_for_code (-32010), ==, 200);
+  g_assert_cmpuint (snodo_http_status_for_code (0), ==, 200);
+}
+
+static void
+test_accept (void)
+{
+  g_assert_true (snodo_http_accepts ("application/json, text/event-stream", "application/json"));
+  g_assert_true (snodo_http_accepts ("application/json, text/event-stream", "text/event-stream"));
+  g_assert_true (snodo_http_accepts ("Application/JSON;q=0.9 ,text/*", "text/event-stream"));
+  g_assert_true (snodo_http_accepts ("*/*", "application/json"));
+  g_assert_false (snodo_http_accepts ("application/json", "text/event-stream"));
+  g_assert_false (snodo_http_accepts ("text/html", "text/event-stream"));
+  g_assert_false (snodo_http_accepts (NULL, "application/json"));
+}
+
+static void
+test_host_origin (void)
+{
+  const char *good_hosts[] = { "localhost", "LOCALHOST:8080", "127.0.0.1", "127.0.0.1:1", "[::1]", "[::1]:443" };
+  const char *bad_hosts[] = { "evil.example", "127.0.0.1.evil.example", "localhost:80x", "[::1", "[::1]x", "" };
+  const char *good_origins[] = { "http://localhost", "https://127.0.0.1:3000", "http://[::1]:9", "http://localhost/" };
+  const char *bad_origins[] = { "null", "https://evil.example", "file://localhost", "http://localhost.evil.example",
+                                "http://127.0.0.2", "http://localhost/path" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (good_hosts); i++)
+    g_assert_true (snodo_http_host_header_is_loopback (good_hosts[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (bad_hosts); i++)
+    g_assert_false (snodo_http_host_header_is_loopback (bad_hosts[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (good_origins); i++)
+    g_assert_true (snodo_http_origin_is_loopback (good_origins[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (bad_origins); i++)
+    g_assert_false (snodo_http_origin_is_loopback (bad_origins[i]));
+}
+
+static void
+test_decode (void)
+{
+  static const struct {
+    const char *value;
+    const char *decoded;
+  } cases[] = {
+    { "tools/call", "tools/call" },
+    { "=?base64?aMOp?=", "h\xc3\xa9" },
+    { "=?base64?ID0/YmFzZTY0P3g/PSA=?=", " =?base64?x?= " },
+    { "h\xc3\xa9", NULL },
+    { "a\tb", NULL },
+    { "=?base64?!!!?=", NULL },
+    { "=?base64?/w==?=", NULL },
+    { "=?base64?AA==?=", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gboolean invalid;
+      g_autofree char *decoded = snodo_http_decode_header_value (cases[i].value, &invalid);
+
+      g_assert_cmpstr (decoded, ==, cases[i].decoded);
+      g_assert_cmpint (invalid, ==, cases[i].decoded == NULL);
+    }
+}
+
+static void
+test_param_matches (void)
+{
+  g_autoptr(JsonNode) text = json_from_string ("\"eu\"", NULL);
+  g_autoptr(JsonNode) integer = json_from_string ("42", NULL);
+  g_autoptr(JsonNode) real = json_from_string ("42.0", NULL);
+  g_autoptr(JsonNode) yes = json_from_string ("true", NULL);
+
+  g_assert_true (snodo_http_param_matches ("eu", text));
+  g_assert_false (snodo_http_param_matches ("EU", text));
+  g_assert_true (snodo_http_param_matches ("42", integer));
+  g_assert_true (snodo_http_param_matches ("42.0", integer));
+  g_assert_true (snodo_http_param_matches ("42", real));
+  g_assert_false (snodo_http_param_matches ("42x", integer));
+  g_assert_false (snodo_http_param_matches ("", integer));
+  g_assert_true (snodo_http_param_matches ("true", yes));
+  g_assert_false (snodo_http_param_matches ("1", yes));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/snodo/http-rules/line-kind", test_line_kind);
+  g_test_add_func ("/snodo/http-rules/status", test_status);
+  g_test_add_func ("/snodo/http-rules/accept", test_accept);
+  g_test_add_func ("/snodo/http-rules/host-origin", test_host_origin);
+  g_test_add_func ("/snodo/http-rules/decode", test_decode);
+  g_test_add_func ("/snodo/http-rules/param-matches", test_param_matches);
+
+  return g_test_run ();
+}

@@ -1,0 +1,1240 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#include "config.h"
+
+#include <string.h>
+#include <sys/socket.h>
+
+#include <libsoup/soup.h>
+#include <snodo/snodo.h>
+
+#include "snodo-test-util.h"
+
+#define ENVELOPE "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+                 "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+typedef struct
+{
+  SnodoServer        *server;
+  SnodoHttpTransport *transport;
+  SoupSession        *session;
+  char               *uri;
+  /* The sleep tool saw its request cancelled. */
+  gboolean            sleep_started;
+  gboolean            sleep_cancelled;
+} Fixture;
+
+typedef struct
+{
+  guint  status;
+  char  *content_type;
+  char  *session_id;
+  char  *allow;
+  char  *body;
+} Response;
+
+static void
+response_clear (Response *response)
+{
+  g_clear_pointer (&response->content_type, g_free);
+  g_clear_pointer (&response->session_id, g_free);
+  g_clear_pointer (&response->allow, g_free);
+  g_clear_pointer (&response->body, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Response, response_clear)
+
+/* ---- Tools ----------------------------------------------------------------- */
+
+static void
+echo_cb (SnodoInvocation *invocation,
+         gpointer         user_data)
+{
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+
+  /* Answering takes the handler's reference. */
+  snodo_invocation_return_text (invocation, json_object_get_string_member_with_default (arguments, "text", ""));
+}
+
+typedef struct
+{
+  SnodoInvocation *invocation;
+  int              step;
+} Progress;
+
+static gboolean
+progress_step_cb (gpointer user_data)
+{
+  Progress *progress = user_data;
+
+  progress->step++;
+  snodo_invocation_report_progress (progress->invocation, progress->step, 2, NULL);
+  if (progress->step < 2)
+    return G_SOURCE_CONTINUE;
+  snodo_invocation_return_text (progress->invocation, "done");
+  g_free (progress);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+progress_cb (SnodoInvocation *invocation,
+             gpointer         user_data)
+{
+  Progress *progress = g_new0 (Progress, 1);
+
+  progress->invocation = invocation;
+  g_timeout_add (20, progress_step_cb, progress);
+}
+
+typedef struct
+{
+  Fixture         *fixture;
+  SnodoInvocation *invocation;
+  GSource         *timeout;
+  GSource         *cancel;
+} Sleep;
+
+static void
+sleep_end (Sleep    *sleep,
+           gboolean  cancelled)
+{
+  if (cancelled)
+    sleep->fixture->sleep_cancelled = TRUE;
+  g_source_destroy (sleep->timeout);
+  g_source_unref (sleep->timeout);
+  g_source_destroy (sleep->cancel);
+  g_source_unref (sleep->cancel);
+  snodo_invocation_return_text (sleep->invocation, cancelled ? "cancelled" : "slept");
+  g_free (sleep);
+}
+
+static gboolean
+sleep_timeout_cb (gpointer user_data)
+{
+  sleep_end (user_data, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+sleep_cancelled_cb (GCancellable *cancellable,
+                    gpointer      user_data)
+{
+  sleep_end (user_data, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+sleep_cb (SnodoInvocation *invocation,
+          gpointer         user_data)
+{
+  Sleep *sleep = g_new0 (Sleep, 1);
+  gint64 ms = json_object_get_int_member_with_default (snodo_invocation_get_arguments (invocation), "ms", 100);
+
+  gint64 shout = json_object_get_int_member_with_default (snodo_invocation_get_arguments (invocation), "shout", 0);
+
+  if (shout > 0)
+    {
+      /* One huge progress message first, for a client that does not read. */
+      g_autofree char *message = g_malloc (shout + 1);
+
+      memset (message, 'x', shout);
+      message[shout] = '\0';
+      snodo_invocation_report_progress (invocation, 1, -1, message);
+    }
+
+  sleep->fixture = user_data;
+  sleep->fixture->sleep_started = TRUE;
+  sleep->invocation = invocation;
+  sleep->timeout = g_timeout_source_new ((guint) ms);
+  g_source_set_callback (sleep->timeout, sleep_timeout_cb, sleep, NULL);
+  g_source_attach (sleep->timeout, NULL);
+  sleep->cancel = g_cancellable_source_new (snodo_invocation_get_cancellable (invocation));
+  g_source_set_callback (sleep->cancel, G_SOURCE_FUNC (sleep_cancelled_cb), sleep, NULL);
+  g_source_attach (sleep->cancel, NULL);
+}
+
+static void
+ask_done_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  SnodoInvocation *invocation = SNODO_INVOCATION (object);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) answer = snodo_invocation_request_input_finish (invocation, result, &error);
+
+  if (answer == NULL)
+    {
+      if (g_error_matches (error, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED))
+        return;
+      snodo_invocation_return_gerror (invocation, error);
+      return;
+    }
+  snodo_invocation_return_text (invocation,
+                                json_object_get_string_member_with_default (json_node_get_object (answer),
+                                                                            "action", "?"));
+}
+
+static void
+ask_cb (SnodoInvocation *invocation,
+        gpointer         user_data)
+{
+  g_autoptr(JsonNode) params = snodo_test_parse ("{\"message\":\"Sure?\",\"requestedSchema\":"
+                                                 "{\"type\":\"object\",\"properties\":{}}}");
+
+  snodo_invocation_request_input_async (invocation, "confirm", "elicitation/create", params, NULL,
+                                        ask_done_cb, NULL);
+}
+
+/* ---- Fixture --------------------------------------------------------------- */
+
+static void
+fixture_setup (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autoptr(SnodoTool) echo = snodo_tool_new ("echo", NULL);
+  g_autoptr(SnodoTool) progress = snodo_tool_new ("progress", NULL);
+  g_autoptr(SnodoTool) sleep = snodo_tool_new ("sleep", NULL);
+  g_autoptr(SnodoTool) ask = snodo_tool_new ("ask", NULL);
+  g_autoptr(GError) error = NULL;
+
+  fixture->server = snodo_server_new ("test", "1");
+  g_assert_true (snodo_server_add_tool (fixture->server, echo, echo_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->server, progress, progress_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->server, sleep, sleep_cb, fixture, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->server, ask, ask_cb, NULL, NULL, NULL));
+
+  fixture->transport = snodo_http_transport_new (fixture->server);
+  g_assert_true (snodo_http_transport_listen_local (fixture->transport, 0, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (snodo_http_transport_get_port (fixture->transport), >, 0);
+  fixture->uri = snodo_http_transport_dup_uri (fixture->transport);
+  fixture->session = soup_session_new ();
+}
+
+static void
+close_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_assert_true (snodo_http_transport_close_finish (SNODO_HTTP_TRANSPORT (object), result, NULL));
+  *done = TRUE;
+}
+
+static void
+fixture_teardown (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  gboolean done = FALSE;
+
+  if (fixture->transport != NULL)
+    {
+      snodo_http_transport_close_async (fixture->transport, NULL, close_cb, &done);
+      g_assert_true (snodo_test_wait_for (&done, 10000));
+      g_assert_finalize_object (fixture->transport);
+    }
+  g_clear_object (&fixture->session);
+  /* Let the executor let go of finished work. */
+  for (int i = 0; i < 10; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_clear_object (&fixture->server);
+  g_clear_pointer (&fixture->uri, g_free);
+}
+
+/* ---- Client helpers -------------------------------------------------------- */
+
+static SoupMessage *
+new_message (Fixture    *fixture,
+             const char *method,
+             const char *body,
+             ...) G_GNUC_NULL_TERMINATED;
+
+/* A message with the usual POST headers, then name/value pairs (a NULL
+ * value removes the header). */
+static SoupMessage *
+new_message (Fixture    *fixture,
+             const char *method,
+             const char *body,
+             ...)
+{
+  SoupMessage *msg = soup_message_new (method, fixture->uri);
+  SoupMessageHeaders *headers = soup_message_get_request_headers (msg);
+  const char *name;
+  va_list args;
+
+  if (g_str_equal (method, "POST"))
+    soup_message_headers_replace (headers, "Accept", "application/json, text/event-stream");
+  if (body != NULL)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new (body, strlen (body));
+
+      soup_message_set_request_body_from_bytes (msg, "application/json", bytes);
+    }
+
+  va_start (args, body);
+  while ((name = va_arg (args, const char *)) != NULL)
+    {
+      const char *value = va_arg (args, const char *);
+
+      if (value == NULL)
+        soup_message_headers_remove (headers, name);
+      else
+        soup_message_headers_replace (headers, name, value);
+    }
+  va_end (args);
+  return msg;
+}
+
+typedef struct
+{
+  GBytes  *bytes;
+  GError  *error;
+  gboolean done;
+} ReadState;
+
+static void
+send_and_read_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  ReadState *state = user_data;
+
+  state->bytes = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &state->error);
+  state->done = TRUE;
+}
+
+/* Sends @msg (taking it) and reads the whole response. */
+static void
+exchange (Fixture     *fixture,
+          SoupMessage *msg,
+          Response    *response)
+{
+  g_autoptr(SoupMessage) owned = msg;
+  ReadState state = { 0, };
+  SoupMessageHeaders *headers;
+
+  soup_session_send_and_read_async (fixture->session, msg, G_PRIORITY_DEFAULT, NULL, send_and_read_cb, &state);
+  g_assert_true (snodo_test_wait_for (&state.done, 10000));
+  g_assert_no_error (state.error);
+
+  headers = soup_message_get_response_headers (msg);
+  response->status = soup_message_get_status (msg);
+  response->content_type = g_strdup (soup_message_headers_get_content_type (headers, NULL));
+  response->session_id = g_strdup (soup_message_headers_get_one (headers, "Mcp-Session-Id"));
+  response->allow = g_strdup (soup_message_headers_get_one (headers, "Allow"));
+  response->body = g_strndup (g_bytes_get_size (state.bytes) > 0 ? g_bytes_get_data (state.bytes, NULL) : "",
+                              g_bytes_get_size (state.bytes));
+  g_bytes_unref (state.bytes);
+}
+
+/* The JSON body of a response with one message. */
+static JsonObject *
+response_json (Response *response)
+{
+  g_autoptr(JsonNode) node = snodo_test_parse (response->body);
+
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  return json_object_ref (json_node_get_object (node));
+}
+
+static int
+error_code (Response *response)
+{
+  g_autoptr(JsonObject) object = response_json (response);
+
+  g_assert_true (json_object_has_member (object, "error"));
+  return (int) json_object_get_int_member (json_object_get_object_member (object, "error"), "code");
+}
+
+static void
+assert_error (Response   *response,
+              guint       status,
+              int         code)
+{
+  g_assert_cmpuint (response->status, ==, status);
+  g_assert_cmpstr (response->content_type, ==, "application/json");
+  g_assert_cmpint (error_code (response), ==, code);
+}
+
+/* The text of the first content item of a tools/call result. */
+static char *
+result_text (JsonObject *message)
+{
+  JsonObject *result = json_object_get_object_member (message, "result");
+  JsonArray *content = json_object_get_array_member (result, "content");
+
+  return g_strdup (json_object_get_string_member (json_array_get_object_element (content, 0), "text"));
+}
+
+static char *
+initialize (Fixture *fixture)
+{
+  g_auto(Response) response = { 0, };
+
+  exchange (fixture,
+            new_message (fixture, "POST",
+                         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                         "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                         "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+                         NULL),
+            &response);
+  g_assert_cmpuint (response.status, ==, SOUP_STATUS_OK);
+  g_assert_cmpstr (response.content_type, ==, "application/json");
+  g_assert_nonnull (response.session_id);
+  g_assert_cmpuint (strlen (response.session_id), >=, 32);
+  for (const char *p = response.session_id; *p; p++)
+    g_assert_true (*p >= 0x21 && *p <= 0x7e);
+  {
+    g_autoptr(JsonObject) message = response_json (&response);
+    JsonObject *result = json_object_get_object_member (message, "result");
+
+    g_assert_cmpstr (json_object_get_string_member (result, "protocolVersion"), ==, "2025-11-25");
+  }
+  return g_steal_pointer (&response.session_id);
+}
+
+/* ---- Tests: the initialize era ------------------------------------------- */
+
+static void
+test_legacy_session (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_auto(Response) r1 = { 0, };
+  g_auto(Response) r2 = { 0, };
+  g_auto(Response) r3 = { 0, };
+  g_auto(Response) r4 = { 0, };
+  g_auto(Response) r5 = { 0, };
+  g_auto(Response) r6 = { 0, };
+  g_autoptr(JsonObject) message = NULL;
+  g_autofree char *text = NULL;
+
+  g_test_summary ("initialize makes a session whose id later requests carry; "
+                  "DELETE ends it and later requests get 404");
+
+  session_id = initialize (fixture);
+
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                         "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r1);
+  g_assert_cmpuint (r1.status, ==, SOUP_STATUS_ACCEPTED);
+  g_assert_cmpstr (r1.body, ==, "");
+
+  exchange (fixture,
+            new_message (fixture, "POST",
+                         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+                         "{\"name\":\"echo\",\"arguments\":{\"text\":\"hello\"}}}",
+                         "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r2);
+  g_assert_cmpuint (r2.status, ==, SOUP_STATUS_OK);
+  g_assert_cmpstr (r2.content_type, ==, "application/json");
+  message = response_json (&r2);
+  g_assert_cmpint (json_object_get_int_member (message, "id"), ==, 2);
+  text = result_text (message);
+  g_assert_cmpstr (text, ==, "hello");
+  g_assert_false (json_object_has_member (json_object_get_object_member (message, "result"), "resultType"));
+
+  /* No session id: 400; an unsupported version header: 400. */
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}",
+                         "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r3);
+  g_assert_cmpuint (r3.status, ==, SOUP_STATUS_BAD_REQUEST);
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}",
+                         "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "1999-01-01", NULL),
+            &r4);
+  g_assert_cmpuint (r4.status, ==, SOUP_STATUS_BAD_REQUEST);
+
+  exchange (fixture, new_message (fixture, "DELETE", NULL, "Mcp-Session-Id", session_id, NULL), &r5);
+  g_assert_cmpuint (r5.status, ==, SOUP_STATUS_OK);
+
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}",
+                         "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r6);
+  g_assert_cmpuint (r6.status, ==, SOUP_STATUS_NOT_FOUND);
+}
+
+/* Splits an SSE body into the JSON of its events. */
+static GPtrArray *
+sse_events (const char *body)
+{
+  GPtrArray *events = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) lines = g_strsplit (body, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "data: "))
+      g_ptr_array_add (events, g_strdup (lines[i] + 6));
+  return events;
+}
+
+static void
+test_legacy_progress (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autofree char *session_id = initialize (fixture);
+  g_auto(Response) response = { 0, };
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(JsonNode) last = NULL;
+  g_autofree char *text = NULL;
+
+  g_test_summary ("A request with progress is answered with an event stream: "
+                  "its notifications, then its answer, then the end");
+
+  exchange (fixture,
+            new_message (fixture, "POST",
+                         "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
+                         "{\"name\":\"progress\",\"arguments\":{},\"_meta\":{\"progressToken\":\"p\"}}}",
+                         "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &response);
+  g_assert_cmpuint (response.status, ==, SOUP_STATUS_OK);
+  g_assert_cmpstr (response.content_type, ==, "text/event-stream");
+  g_assert_nonnull (strstr (response.body, "event: message\n"));
+
+  events = sse_events (response.body);
+  g_assert_cmpuint (events->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (events, 0), "notifications/progress"));
+  g_assert_nonnull (strstr (g_ptr_array_index (events, 1), "notifications/progress"));
+  last = snodo_test_parse (g_ptr_array_index (events, 2));
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (last), "id"), ==, 7);
+  text = result_text (json_node_get_object (last));
+  g_assert_cmpstr (text, ==, "done");
+}
+
+/* ---- Tests: 2026-07-28 ---------------------------------------------------- */
+
+static void
+test_modern_tools (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_auto(Response) r1 = { 0, };
+  g_auto(Response) r2 = { 0, };
+  g_auto(Response) r3 = { 0, };
+  g_autoptr(JsonObject) list = NULL;
+  g_autoptr(JsonObject) call = NULL;
+  g_autoptr(JsonObject) call2 = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *text2 = NULL;
+
+  g_test_summary ("2026-07-28 requests are served statelessly, with the standard headers");
+
+  exchange (fixture,
+            new_message (fixture, "POST",
+                         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" ENVELOPE "}}",
+                         "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/list", NULL),
+            &r1);
+  g_assert_cmpuint (r1.status, ==, SOUP_STATUS_OK);
+  g_assert_cmpstr (r1.content_type, ==, "application/json");
+  g_assert_null (r1.session_id);
+  list = response_json (&r1);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (list, "result"), "resultType"),
+                   ==, "complete");
+
+  exchange (fixture,
+            new_message (fixture, "POST",
+                         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+                         "{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}," ENVELOPE "}}",
+                         "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "echo", NULL),
+            &r2);
+  g_assert_cmpuint (r2.status, ==, SOUP_STATUS_OK);
+  call = response_json (&r2);
+  text = result_text (call);
+  g_assert_cmpstr (text, ==, "hi");
+
+  /* The name in the base64 form. */
+  exchange (fixture,
+            new_message (fixture, "POST",
+                         "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+                         "{\"name\":\"echo\",\"arguments\":{\"text\":\"b64\"}," ENVELOPE "}}",
+                         "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call",
+                         "Mcp-Name", "=?base64?ZWNobw==?=", NULL),
+            &r3);
+  g_assert_cmpuint (r3.status, ==, SOUP_STATUS_OK);
+  call2 = response_json (&r3);
+  text2 = result_text (call2);
+  g_assert_cmpstr (text2, ==, "b64");
+}
+
+static void
+test_modern_headers (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  const char *v999 = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\"params\":{\"_meta\":"
+                     "{\"io.modelcontextprotocol/protocolVersion\":\"v999.0.0\","
+                     "\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+  const char *call = "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":"
+                     "{\"name\":\"echo\",\"arguments\":{}," ENVELOPE "}}";
+  g_auto(Response) r1 = { 0, };
+  g_auto(Response) r2 = { 0, };
+  g_auto(Response) r3 = { 0, };
+  g_auto(Response) r4 = { 0, };
+  g_auto(Response) r5 = { 0, };
+  g_auto(Response) r6 = { 0, };
+  g_autoptr(JsonObject) object = NULL;
+
+  g_test_summary ("Header/body disagreement is -32020 (before version support, -32022), HTTP 400");
+
+  exchange (fixture, new_message (fixture, "POST", v999, "MCP-Protocol-Version", "2026-07-28",
+                                  "Mcp-Method", "tools/list", NULL), &r1);
+  assert_error (&r1, SOUP_STATUS_BAD_REQUEST, -32020);
+  object = response_json (&r1);
+  g_assert_cmpint (json_object_get_int_member (object, "id"), ==, 5);
+
+  exchange (fixture, new_message (fixture, "POST", v999, "MCP-Protocol-Version", "v999.0.0",
+                                  "Mcp-Method", "tools/list", NULL), &r2);
+  assert_error (&r2, SOUP_STATUS_BAD_REQUEST, -32022);
+
+  /* Missing version header, missing or wrong Mcp-Method, wrong Mcp-Name. */
+  exchange (fixture, new_message (fixture, "POST", call, "Mcp-Method", "tools/call", "Mcp-Name", "echo", NULL), &r3);
+  assert_error (&r3, SOUP_STATUS_BAD_REQUEST, -32020);
+  exchange (fixture, new_message (fixture, "POST", call, "MCP-Protocol-Version", "2026-07-28",
+                                  "Mcp-Name", "echo", NULL), &r4);
+  assert_error (&r4, SOUP_STATUS_BAD_REQUEST, -32020);
+  exchange (fixture, new_message (fixture, "POST", call, "MCP-Protocol-Version", "2026-07-28",
+                                  "Mcp-Method", "tools/list", "Mcp-Name", "echo", NULL), &r5);
+  assert_error (&r5, SOUP_STATUS_BAD_REQUEST, -32020);
+  exchange (fixture, new_message (fixture, "POST", call, "MCP-Protocol-Version", "2026-07-28",
+                                  "Mcp-Method", "tools/call", "Mcp-Name", "other", NULL), &r6);
+  assert_error (&r6, SOUP_STATUS_BAD_REQUEST, -32020);
+}
+
+static void
+test_modern_status (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_auto(Response) r1 = { 0, };
+  g_auto(Response) r2 = { 0, };
+  g_auto(Response) r3 = { 0, };
+  g_auto(Response) r4 = { 0, };
+  g_auto(Response) r5 = { 0, };
+
+  g_test_summary ("-32601 is 404, GET and DELETE are 405, notifications 202, bad _meta 400");
+
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{" ENVELOPE "}}",
+                         "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "ping", NULL),
+            &r1);
+  assert_error (&r1, SOUP_STATUS_NOT_FOUND, -32601);
+
+  exchange (fixture, new_message (fixture, "GET", NULL, "Accept", "text/event-stream",
+                                  "MCP-Protocol-Version", "2026-07-28", NULL), &r2);
+  g_assert_cmpuint (r2.status, ==, SOUP_STATUS_METHOD_NOT_ALLOWED);
+  g_assert_cmpstr (r2.allow, ==, "POST");
+
+  exchange (fixture, new_message (fixture, "DELETE", NULL, "MCP-Protocol-Version", "2026-07-28", NULL), &r3);
+  g_assert_cmpuint (r3.status, ==, SOUP_STATUS_METHOD_NOT_ALLOWED);
+
+  exchange (fixture,
+            new_message (fixture, "POST",
+                         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{" ENVELOPE "}}",
+                         "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "notifications/progress", NULL),
+            &r4);
+  g_assert_cmpuint (r4.status, ==, SOUP_STATUS_ACCEPTED);
+
+  /* A claim by header only: the body lacks its envelope. */
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\"}",
+                         "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/list", NULL),
+            &r5);
+  assert_error (&r5, SOUP_STATUS_BAD_REQUEST, -32602);
+}
+
+static void
+test_checks (Fixture       *fixture,
+             gconstpointer  data)
+{
+  const char *list = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" ENVELOPE "}}";
+  g_autoptr(GString) big = g_string_new ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"pad\":\"");
+  g_auto(Response) r1 = { 0, };
+  g_auto(Response) r2 = { 0, };
+  g_auto(Response) r3 = { 0, };
+  g_auto(Response) r4 = { 0, };
+  g_auto(Response) r5 = { 0, };
+  g_auto(Response) r6 = { 0, };
+  g_auto(Response) r7 = { 0, };
+  g_auto(Response) r8 = { 0, };
+  g_auto(Response) r9 = { 0, };
+  SoupMessage *msg;
+
+  g_test_summary ("Origin, Host, Accept, Content-Type, size, parse errors and batches");
+
+  exchange (fixture, new_message (fixture, "POST", list, "MCP-Protocol-Version", "2026-07-28",
+                                  "Mcp-Method", "tools/list", "Origin", "https://evil.example", NULL), &r1);
+  g_assert_cmpuint (r1.status, ==, SOUP_STATUS_FORBIDDEN);
+  exchange (fixture, new_message (fixture, "POST", list, "MCP-Protocol-Version", "2026-07-28",
+                                  "Mcp-Method", "tools/list", "Origin", "http://localhost:3000", NULL), &r2);
+  g_assert_cmpuint (r2.status, ==, SOUP_STATUS_OK);
+  exchange (fixture, new_message (fixture, "POST", list, "MCP-Protocol-Version", "2026-07-28",
+                                  "Mcp-Method", "tools/list", "Host", "evil.example", NULL), &r3);
+  g_assert_cmpuint (r3.status, >=, 400);
+  g_assert_cmpuint (r3.status, <, 500);
+
+  exchange (fixture, new_message (fixture, "POST", list, "Accept", "application/json", NULL), &r4);
+  g_assert_cmpuint (r4.status, ==, SOUP_STATUS_NOT_ACCEPTABLE);
+
+  msg = new_message (fixture, "POST", NULL, NULL);
+  {
+    g_autoptr(GBytes) bytes = g_bytes_new_static (list, strlen (list));
+
+    soup_message_set_request_body_from_bytes (msg, "text/plain", bytes);
+  }
+  exchange (fixture, msg, &r5);
+  g_assert_cmpuint (r5.status, ==, SOUP_STATUS_UNSUPPORTED_MEDIA_TYPE);
+
+  snodo_http_transport_set_max_body_bytes (fixture->transport, 1000);
+  for (int i = 0; i < 2000; i++)
+    g_string_append_c (big, 'x');
+  g_string_append (big, "\"}}");
+  exchange (fixture, new_message (fixture, "POST", big->str, NULL), &r6);
+  g_assert_cmpuint (r6.status, ==, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE);
+  snodo_http_transport_set_max_body_bytes (fixture->transport, 2000000);
+
+  exchange (fixture, new_message (fixture, "POST", "{\"jsonrpc\":", NULL), &r7);
+  assert_error (&r7, SOUP_STATUS_BAD_REQUEST, -32700);
+  exchange (fixture, new_message (fixture, "POST", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", NULL), &r8);
+  assert_error (&r8, SOUP_STATUS_BAD_REQUEST, -32600);
+
+  exchange (fixture, new_message (fixture, "POST", list, NULL), &r9);
+  g_assert_cmpuint (r9.status, ==, SOUP_STATUS_BAD_REQUEST);
+}
+
+/* ---- Streams ------------------------------------------------------------- */
+
+typedef struct
+{
+  GInputStream     *stream;
+  GDataInputStream *data;
+  GError           *error;
+  char             *line;
+  gboolean          done;
+} StreamState;
+
+static void
+send_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  StreamState *state = user_data;
+
+  state->stream = soup_session_send_finish (SOUP_SESSION (object), result, &state->error);
+  state->done = TRUE;
+}
+
+static void
+read_line_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  StreamState *state = user_data;
+
+  state->line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (object), result, NULL, &state->error);
+  state->done = TRUE;
+}
+
+/* The JSON of the next event of the stream, or NULL at its end. */
+static char *
+next_event (StreamState *state)
+{
+  for (;;)
+    {
+      char *line;
+
+      state->done = FALSE;
+      g_data_input_stream_read_line_async (state->data, G_PRIORITY_DEFAULT, NULL, read_line_cb, state);
+      g_assert_true (snodo_test_wait_for (&state->done, 10000));
+      g_assert_no_error (state->error);
+      line = g_steal_pointer (&state->line);
+      if (line == NULL)
+        return NULL;
+      if (g_str_has_prefix (line, "data: "))
+        {
+          char *json = g_strdup (line + 6);
+
+          g_free (line);
+          return json;
+        }
+      g_free (line);
+    }
+}
+
+static void
+open_stream (Fixture     *fixture,
+             SoupMessage *msg,
+             StreamState *state)
+{
+  soup_session_send_async (fixture->session, msg, G_PRIORITY_DEFAULT, NULL, send_cb, state);
+  g_assert_true (snodo_test_wait_for (&state->done, 10000));
+  g_assert_no_error (state->error);
+  g_assert_cmpuint (soup_message_get_status (msg), ==, SOUP_STATUS_OK);
+  g_assert_cmpstr (soup_message_headers_get_content_type (soup_message_get_response_headers (msg), NULL),
+                   ==, "text/event-stream");
+  g_assert_cmpstr (soup_message_headers_get_one (soup_message_get_response_headers (msg), "X-Accel-Buffering"),
+                   ==, "no");
+  state->data = g_data_input_stream_new (state->stream);
+}
+
+static void
+stream_state_clear (StreamState *state)
+{
+  g_clear_object (&state->data);
+  g_clear_object (&state->stream);
+  g_clear_error (&state->error);
+}
+
+static void
+test_modern_listen (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autoptr(SoupMessage) msg = NULL;
+  StreamState state = { 0, };
+  g_autofree char *ack = NULL;
+  g_autofree char *change = NULL;
+  g_autofree char *end = NULL;
+  g_autoptr(SnodoTool) tool = snodo_tool_new ("late", NULL);
+  gboolean closed = FALSE;
+
+  g_test_summary ("subscriptions/listen is a stream: the acknowledgement, then the "
+                  "changes asked for; closing the transport ends it with its result");
+
+  msg = new_message (fixture, "POST",
+                     "{\"jsonrpc\":\"2.0\",\"id\":\"sub\",\"method\":\"subscriptions/listen\",\"params\":"
+                     "{\"notifications\":{\"toolsListChanged\":true}," ENVELOPE "}}",
+                     "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen", NULL);
+  open_stream (fixture, msg, &state);
+
+  ack = next_event (&state);
+  g_assert_nonnull (strstr (ack, "notifications/subscriptions/acknowledged"));
+
+  g_assert_true (snodo_server_add_tool (fixture->server, tool, echo_cb, NULL, NULL, NULL));
+  change = next_event (&state);
+  g_assert_nonnull (strstr (change, "notifications/tools/list_changed"));
+  g_assert_nonnull (strstr (change, "\"io.modelcontextprotocol/subscriptionId\":\"sub\""));
+
+  /* A graceful close answers the subscription, which ends the stream. */
+  snodo_http_transport_close_async (fixture->transport, NULL, close_cb, &closed);
+  end = next_event (&state);
+  g_assert_nonnull (end);
+  g_assert_nonnull (strstr (end, "\"id\":\"sub\""));
+  g_assert_nonnull (strstr (end, "\"result\""));
+  g_assert_true (snodo_test_wait_for (&closed, 10000));
+  g_assert_null (next_event (&state));
+  stream_state_clear (&state);
+}
+
+static void
+test_modern_cancel_on_close (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  StreamState state = { 0, };
+
+  g_test_summary ("A 2026-07-28 client that goes away cancels its request");
+
+  msg = new_message (fixture, "POST",
+                     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                     "{\"name\":\"sleep\",\"arguments\":{\"ms\":20000}," ENVELOPE "}}",
+                     "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "sleep", NULL);
+  soup_session_send_async (fixture->session, msg, G_PRIORITY_DEFAULT, cancellable, send_cb, &state);
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_started, 10000));
+  g_cancellable_cancel (cancellable);
+  g_assert_true (snodo_test_wait_for (&state.done, 10000));
+  g_assert_error (state.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_cancelled, 5000));
+  stream_state_clear (&state);
+}
+
+static void
+test_legacy_stream (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autofree char *session_id = initialize (fixture);
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(SnodoTool) tool = snodo_tool_new ("late", NULL);
+  StreamState state = { 0, };
+  g_autofree char *change = NULL;
+  g_auto(Response) r1 = { 0, };
+  g_auto(Response) r2 = { 0, };
+
+  g_test_summary ("A session's GET stream carries announcements; DELETE ends it");
+
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                         "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r1);
+  g_assert_cmpuint (r1.status, ==, SOUP_STATUS_ACCEPTED);
+
+  msg = new_message (fixture, "GET", NULL, "Accept", "text/event-stream", "Mcp-Session-Id", session_id,
+                     "MCP-Protocol-Version", "2025-11-25", NULL);
+  open_stream (fixture, msg, &state);
+
+  g_assert_true (snodo_server_add_tool (fixture->server, tool, echo_cb, NULL, NULL, NULL));
+  change = next_event (&state);
+  g_assert_nonnull (strstr (change, "notifications/tools/list_changed"));
+
+  exchange (fixture, new_message (fixture, "DELETE", NULL, "Mcp-Session-Id", session_id, NULL), &r2);
+  g_assert_cmpuint (r2.status, ==, SOUP_STATUS_OK);
+  g_assert_null (next_event (&state));
+  stream_state_clear (&state);
+}
+
+static void
+test_legacy_elicitation (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+  StreamState state = { 0, };
+  g_autofree char *request = NULL;
+  g_autofree char *answer = NULL;
+  g_autofree char *reply = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(JsonNode) request_node = NULL;
+  g_autoptr(JsonNode) answer_node = NULL;
+  g_auto(Response) r1 = { 0, };
+  g_auto(Response) r2 = { 0, };
+  g_autoptr(GString) id = g_string_new (NULL);
+  JsonObject *request_object;
+
+  g_test_summary ("A request the server makes of a 2025 client goes on the stream of the "
+                  "POST it belongs to; the client POSTs its answer (202) and the result follows");
+
+  {
+    g_auto(Response) response = { 0, };
+
+    exchange (fixture,
+              new_message (fixture, "POST",
+                           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                           "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"
+                           "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+                           NULL),
+              &response);
+    g_assert_cmpuint (response.status, ==, SOUP_STATUS_OK);
+    session_id = g_steal_pointer (&response.session_id);
+  }
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                         "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r1);
+  g_assert_cmpuint (r1.status, ==, SOUP_STATUS_ACCEPTED);
+
+  msg = new_message (fixture, "POST",
+                     "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"ask\"}}",
+                     "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL);
+  open_stream (fixture, msg, &state);
+
+  request = next_event (&state);
+  request_node = snodo_test_parse (request);
+  request_object = json_node_get_object (request_node);
+  g_assert_cmpstr (json_object_get_string_member (request_object, "method"), ==, "elicitation/create");
+  g_string_append_printf (id, "%" G_GINT64_FORMAT, json_object_get_int_member (request_object, "id"));
+
+  reply = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"action\":\"accept\",\"content\":{}}}", id->str);
+  exchange (fixture,
+            new_message (fixture, "POST", reply, "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r2);
+  g_assert_cmpuint (r2.status, ==, SOUP_STATUS_ACCEPTED);
+
+  answer = next_event (&state);
+  answer_node = snodo_test_parse (answer);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (answer_node), "id"), ==, 2);
+  text = result_text (json_node_get_object (answer_node));
+  g_assert_cmpstr (text, ==, "accept");
+  g_assert_null (next_event (&state));
+  stream_state_clear (&state);
+}
+
+static gboolean
+executor_idle (gpointer data)
+{
+  return snodo_executor_get_n_running (data) == 0;
+}
+
+static gboolean
+executor_busy (gpointer data)
+{
+  return snodo_executor_get_n_running (data) > 0;
+}
+
+static gboolean
+wait_until (gboolean (*predicate) (gpointer),
+            gpointer   data,
+            guint      timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+
+  while (!predicate (data))
+    {
+      if (g_get_monotonic_time () > deadline)
+        return FALSE;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  return TRUE;
+}
+
+static void
+test_modern_stuck_client (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\",\"params\":"
+                     "{\"notifications\":{\"toolsListChanged\":true}," ENVELOPE "}}";
+  SnodoExecutor *executor = snodo_http_transport_get_executor (fixture->transport);
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = NULL;
+  g_autofree char *request = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean closed = FALSE;
+  gint64 start;
+
+  g_test_summary ("A client that stops reading its stream loses it within write-timeout "
+                  "(or once its queue is full); the server goes on and closes promptly");
+
+  snodo_http_transport_set_write_timeout (fixture->transport, 200);
+
+  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  g_socket_set_option (socket, SOL_SOCKET, SO_RCVBUF, 2048, NULL);
+  address = g_inet_socket_address_new (loopback, snodo_http_transport_get_port (fixture->transport));
+  g_assert_true (g_socket_connect (socket, address, NULL, &error));
+  request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             "Accept: application/json, text/event-stream\r\n"
+                             "Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                             "Mcp-Method: subscriptions/listen\r\nContent-Length: %zu\r\n\r\n%s",
+                             strlen (body), body);
+  g_assert_cmpint (g_socket_send (socket, request, strlen (request), NULL, &error), ==, (gssize) strlen (request));
+
+  /* The subscription is live; the client never reads. */
+  g_assert_true (wait_until (G_SOURCE_FUNC (executor_busy), executor, 5000));
+  for (int i = 0; i < 20000 && snodo_executor_get_n_running (executor) > 0; i++)
+    {
+      snodo_server_notify_tools_changed (fixture->server);
+      g_main_context_iteration (NULL, FALSE);
+    }
+  g_assert_true (wait_until (G_SOURCE_FUNC (executor_idle), executor, 5000));
+
+  start = g_get_monotonic_time ();
+  snodo_http_transport_close_async (fixture->transport, NULL, close_cb, &closed);
+  g_assert_true (snodo_test_wait_for (&closed, 5000));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 2 * G_USEC_PER_SEC);
+}
+
+static void
+test_modern_write_timeout (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                     "{\"name\":\"sleep\",\"arguments\":{\"ms\":20000,\"shout\":8000000},"
+                     "\"_meta\":{\"progressToken\":1,\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                     "\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = NULL;
+  g_autofree char *request = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 start;
+
+  g_test_summary ("A message a client does not take within write-timeout ends its stream "
+                  "and cancels its request");
+
+  snodo_http_transport_set_write_timeout (fixture->transport, 300);
+
+  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  g_socket_set_option (socket, SOL_SOCKET, SO_RCVBUF, 2048, NULL);
+  address = g_inet_socket_address_new (loopback, snodo_http_transport_get_port (fixture->transport));
+  g_assert_true (g_socket_connect (socket, address, NULL, &error));
+  request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             "Accept: application/json, text/event-stream\r\n"
+                             "Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                             "Mcp-Method: tools/call\r\nMcp-Name: sleep\r\nContent-Length: %zu\r\n\r\n%s",
+                             strlen (body), body);
+  g_assert_cmpint (g_socket_send (socket, request, strlen (request), NULL, &error), ==, (gssize) strlen (request));
+
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_started, 5000));
+  start = g_get_monotonic_time ();
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_cancelled, 5000));
+  g_assert_cmpint (g_get_monotonic_time () - start, >=, 250 * G_TIME_SPAN_MILLISECOND);
+}
+
+static void
+test_modern_param_headers (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(SnodoTool) tool = snodo_tool_new ("route", NULL);
+  g_autoptr(GError) error = NULL;
+  const char *call = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                     "{\"name\":\"route\",\"arguments\":{\"text\":\"h\u00e9\",\"region\":\"eu\",\"n\":42,\"flag\":true},"
+                     ENVELOPE "}}";
+  struct {
+    const char *region, *n, *flag;
+    guint status;
+  } cases[] = {
+    { "eu", "42", "true", SOUP_STATUS_OK },
+    { "=?base64?ZXU=?=", "42.0", "true", SOUP_STATUS_OK },
+    { NULL, "42", "true", SOUP_STATUS_BAD_REQUEST },
+    { "us", "42", "true", SOUP_STATUS_BAD_REQUEST },
+    { "eu", "43", "true", SOUP_STATUS_BAD_REQUEST },
+    { "eu", "42", "false", SOUP_STATUS_BAD_REQUEST },
+    { "e\x01u", "42", "true", SOUP_STATUS_BAD_REQUEST },
+  };
+
+  g_test_summary ("Arguments marked x-mcp-header must agree with their Mcp-Param-* headers");
+
+  g_assert_true (snodo_tool_set_input_schema_from_string (tool,
+      "{\"type\":\"object\",\"properties\":{"
+      "\"text\":{\"type\":\"string\"},"
+      "\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
+      "\"n\":{\"type\":\"integer\",\"x-mcp-header\":\"N\"},"
+      "\"flag\":{\"type\":\"boolean\",\"x-mcp-header\":\"Flag\"},"
+      "\"absent\":{\"type\":\"string\",\"x-mcp-header\":\"Absent\"}}}", &error));
+  g_assert_no_error (error);
+  g_assert_true (snodo_server_add_tool (fixture->server, tool, echo_cb, NULL, NULL, NULL));
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(Response) response = { 0, };
+      SoupMessage *msg = new_message (fixture, "POST", call, "MCP-Protocol-Version", "2026-07-28",
+                                      "Mcp-Method", "tools/call", "Mcp-Name", "route",
+                                      "Mcp-Param-N", cases[i].n, "Mcp-Param-Flag", cases[i].flag, NULL);
+
+      if (cases[i].region != NULL)
+        soup_message_headers_replace (soup_message_get_request_headers (msg), "Mcp-Param-Region", cases[i].region);
+      exchange (fixture, msg, &response);
+      g_assert_cmpuint (response.status, ==, cases[i].status);
+      if (cases[i].status != SOUP_STATUS_OK)
+        g_assert_cmpint (error_code (&response), ==, -32020);
+    }
+
+  /* A header for an argument that is not there. */
+  {
+    g_auto(Response) response = { 0, };
+
+    exchange (fixture,
+              new_message (fixture, "POST", call, "MCP-Protocol-Version", "2026-07-28",
+                           "Mcp-Method", "tools/call", "Mcp-Name", "route", "Mcp-Param-Region", "eu",
+                           "Mcp-Param-N", "42", "Mcp-Param-Flag", "true", "Mcp-Param-Absent", "x", NULL),
+              &response);
+    assert_error (&response, SOUP_STATUS_BAD_REQUEST, -32020);
+  }
+}
+
+static void
+test_dispose_busy (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(SoupMessage) listen = NULL;
+  g_autoptr(SoupMessage) call = NULL;
+  StreamState listen_state = { 0, };
+  StreamState call_state = { 0, };
+  g_autofree char *ack = NULL;
+  gint64 deadline;
+
+  g_test_summary ("Dropping the last reference while streams and requests are live "
+                  "ends them without calling back into the finalized transport");
+
+  listen = new_message (fixture, "POST",
+                        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\",\"params\":"
+                        "{\"notifications\":{\"toolsListChanged\":true}," ENVELOPE "}}",
+                        "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen", NULL);
+  open_stream (fixture, listen, &listen_state);
+  ack = next_event (&listen_state);
+  g_assert_nonnull (ack);
+
+  call = new_message (fixture, "POST",
+                      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+                      "{\"name\":\"sleep\",\"arguments\":{\"ms\":20000}," ENVELOPE "}}",
+                      "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "sleep", NULL);
+  soup_session_send_async (fixture->session, call, G_PRIORITY_DEFAULT, NULL, send_cb, &call_state);
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_started, 10000));
+
+  g_assert_finalize_object (g_steal_pointer (&fixture->transport));
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_cancelled, 5000));
+
+  /* Both clients see their exchange end one way or another. */
+  deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  stream_state_clear (&listen_state);
+  stream_state_clear (&call_state);
+}
+
+static void
+test_legacy_idle_session (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *busy_id = NULL;
+  g_auto(Response) r1 = { 0, };
+  g_auto(Response) r2 = { 0, };
+  g_autoptr(SoupMessage) msg = NULL;
+  StreamState state = { 0, };
+  gint64 deadline;
+
+  g_test_summary ("A session with no request for session-idle-timeout seconds ends (404 after); "
+                  "one with a stream open does not");
+
+  snodo_http_transport_set_session_idle_timeout (fixture->transport, 1);
+  session_id = initialize (fixture);
+  busy_id = initialize (fixture);
+  msg = new_message (fixture, "GET", NULL, "Accept", "text/event-stream", "Mcp-Session-Id", busy_id,
+                     "MCP-Protocol-Version", "2025-11-25", NULL);
+  open_stream (fixture, msg, &state);
+
+  deadline = g_get_monotonic_time () + 2200 * G_TIME_SPAN_MILLISECOND;
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}",
+                         "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r1);
+  g_assert_cmpuint (r1.status, ==, SOUP_STATUS_NOT_FOUND);
+  exchange (fixture,
+            new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}",
+                         "Mcp-Session-Id", busy_id, "MCP-Protocol-Version", "2025-11-25", NULL),
+            &r2);
+  g_assert_cmpuint (r2.status, ==, SOUP_STATUS_OK);
+
+  /* The teardown's close ends the open stream. */
+  stream_state_clear (&state);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/snodo/http/legacy/session", Fixture, NULL, fixture_setup, test_legacy_session, fixture_teardown);
+  g_test_add ("/snodo/http/legacy/progress", Fixture, NULL, fixture_setup, test_legacy_progress, fixture_teardown);
+  g_test_add ("/snodo/http/legacy/stream", Fixture, NULL, fixture_setup, test_legacy_stream, fixture_teardown);
+  g_test_add ("/snodo/http/legacy/idle-session", Fixture, NULL, fixture_setup, test_legacy_idle_session,
+              fixture_teardown);
+  g_test_add ("/snodo/http/legacy/elicitation", Fixture, NULL, fixture_setup, test_legacy_elicitation,
+              fixture_teardown);
+  g_test_add ("/snodo/http/modern/stuck-client/queue", Fixture, NULL, fixture_setup,
+              test_modern_stuck_client, fixture_teardown);
+  g_test_add ("/snodo/http/modern/stuck-client/write-timeout", Fixture, NULL, fixture_setup,
+              test_modern_write_timeout, fixture_teardown);
+  g_test_add ("/snodo/http/modern/tools", Fixture, NULL, fixture_setup, test_modern_tools, fixture_teardown);
+  g_test_add ("/snodo/http/modern/headers", Fixture, NULL, fixture_setup, test_modern_headers, fixture_teardown);
+  g_test_add ("/snodo/http/modern/param-headers", Fixture, NULL, fixture_setup, test_modern_param_headers,
+              fixture_teardown);
+  g_test_add ("/snodo/http/modern/status", Fixture, NULL, fixture_setup, test_modern_status, fixture_teardown);
+  g_test_add ("/snodo/http/modern/listen", Fixture, NULL, fixture_setup, test_modern_listen, fixture_teardown);
+  g_test_add ("/snodo/http/modern/cancel-on-close", Fixture, NULL, fixture_setup,
+              test_modern_cancel_on_close, fixture_teardown);
+  g_test_add ("/snodo/http/dispose-busy", Fixture, NULL, fixture_setup, test_dispose_busy, fixture_teardown);
+  g_test_add ("/snodo/http/checks", Fixture, NULL, fixture_setup, test_checks, fixture_teardown);
+
+  return g_test_run ();
+}
