@@ -604,6 +604,30 @@ demo_serve_http (GApplication            *app,
 }
 #endif
 
+/* Reads the option @name, if given, as a whole number from @min to @max. */
+static gboolean
+demo_get_number (GApplicationCommandLine *command_line,
+                 GVariantDict            *options,
+                 const char              *name,
+                 guint64                  min,
+                 guint64                  max,
+                 guint64                 *out)
+{
+  const char *text = NULL;
+
+  if (!g_variant_dict_lookup (options, name, "&s", &text))
+    return TRUE;
+  if (!g_ascii_string_to_unsigned (text, 10, min, max, out, NULL))
+    {
+      g_application_command_line_printerr (command_line,
+                                           "snodo-demo: --%s needs a whole number from %" G_GUINT64_FORMAT
+                                           " to %" G_GUINT64_FORMAT ", not “%s”\n",
+                                           name, min, max, text);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static int
 command_line_cb (GApplication            *app,
                  GApplicationCommandLine *command_line,
@@ -612,35 +636,28 @@ command_line_cb (GApplication            *app,
   GVariantDict *options = g_application_command_line_get_options_dict (command_line);
   g_autoptr(SnodoServer) server = NULL;
   SnodoExecutor *executor;
-  guint32 write_timeout = 5000;
-  gint64 max_line_bytes = 2000000;
+  guint64 write_timeout = 5000;
+  guint64 max_line_bytes = 2000000;
+  guint64 value;
   gint32 max_running = -1;
   gint32 max_queued = -1;
 
-  g_variant_dict_lookup (options, "write-timeout", "i", &write_timeout);
-  g_variant_dict_lookup (options, "max-line-bytes", "x", &max_line_bytes);
-  g_variant_dict_lookup (options, "max-running", "i", &max_running);
-  g_variant_dict_lookup (options, "max-queued", "i", &max_queued);
-
-  if ((gint32) write_timeout < 1)
+  /* The numbers are string options, read strictly: GApplication drops an
+   * integer option whose value is 0, and reads "12abc" as 12. */
+  if (!demo_get_number (command_line, options, "write-timeout", 1, G_MAXUINT, &write_timeout) ||
+      !demo_get_number (command_line, options, "max-line-bytes", 2, G_MAXSSIZE, &max_line_bytes))
+    return 2;
+  if (g_variant_dict_contains (options, "max-running"))
     {
-      g_application_command_line_printerr (command_line, "snodo-demo: --write-timeout must be at least 1\n");
-      return 2;
+      if (!demo_get_number (command_line, options, "max-running", 1, G_MAXINT32, &value))
+        return 2;
+      max_running = (gint32) value;
     }
-  if (max_line_bytes < 2)
+  if (g_variant_dict_contains (options, "max-queued"))
     {
-      g_application_command_line_printerr (command_line, "snodo-demo: --max-line-bytes must be at least 2\n");
-      return 2;
-    }
-  if (g_variant_dict_contains (options, "max-running") && max_running < 1)
-    {
-      g_application_command_line_printerr (command_line, "snodo-demo: --max-running must be at least 1\n");
-      return 2;
-    }
-  if (g_variant_dict_contains (options, "max-queued") && max_queued < 0)
-    {
-      g_application_command_line_printerr (command_line, "snodo-demo: --max-queued must not be negative\n");
-      return 2;
+      if (!demo_get_number (command_line, options, "max-queued", 0, G_MAXINT32, &value))
+        return 2;
+      max_queued = (gint32) value;
     }
 
   server = demo_server_new ();
@@ -657,12 +674,12 @@ command_line_cb (GApplication            *app,
           g_application_command_line_printerr (command_line, "snodo-demo: --http needs a port from 0 to 65535\n");
           return 2;
         }
-      return demo_serve_http (app, command_line, server, (guint16) port, write_timeout,
+      return demo_serve_http (app, command_line, server, (guint16) port, (guint) write_timeout,
                               (guint64) max_line_bytes, max_running, max_queued);
     }
 #endif
   demo->transport = snodo_stdio_transport_new_for_stdio (server);
-  snodo_stdio_transport_set_write_timeout (demo->transport, write_timeout);
+  snodo_stdio_transport_set_write_timeout (demo->transport, (guint) write_timeout);
   snodo_stdio_transport_set_max_line_bytes (demo->transport, (guint64) max_line_bytes);
   executor = snodo_stdio_transport_get_executor (demo->transport);
   if (max_running > 0)
@@ -682,13 +699,13 @@ main (int   argc,
       char *argv[])
 {
   static const GOptionEntry entries[] = {
-    { "write-timeout", 0, 0, G_OPTION_ARG_INT, NULL,
+    { "write-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How long writing one message may take, in milliseconds (default 5000)", "MS" },
-    { "max-line-bytes", 0, 0, G_OPTION_ARG_INT64, NULL,
+    { "max-line-bytes", 0, 0, G_OPTION_ARG_STRING, NULL,
       "The largest message accepted, in bytes, its newline included (default 2000000)", "N" },
-    { "max-running", 0, 0, G_OPTION_ARG_INT, NULL,
+    { "max-running", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How many requests may run at once (default 1024)", "N" },
-    { "max-queued", 0, 0, G_OPTION_ARG_INT, NULL,
+    { "max-queued", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How many requests may wait for a slot (default 256)", "N" },
 #if SNODO_HAS_HTTP_TRANSPORT
     { "http", 0, 0, G_OPTION_ARG_STRING, NULL,

@@ -291,6 +291,12 @@ snodo_dialect_select (SnodoServer     *server,
   if (header != NULL)
     {
       version = snodo_protocol_version_from_string (header);
+      /* An initialize under a 2026-07-28 header contradicts it. */
+      if (snodo_protocol_version_is_stateless (version) && modern_enabled &&
+          g_str_equal (frame->method, "initialize"))
+        return fail (selection, SNODO_RPC_ERROR_HEADER_MISMATCH, NULL,
+                     _("Header mismatch: initialize under the %s header %s"),
+                     SNODO_HEADER_PROTOCOL_VERSION, header);
       if (snodo_protocol_version_is_stateless (version) && modern_enabled)
         return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
                      _("Invalid params: a %s request must carry _meta[\"%s\"] and _meta[\"%s\"]"),

@@ -527,6 +527,52 @@ test_overload (void)
 }
 
 static void
+test_options (void)
+{
+  static const char * const bad[] = {
+    "--write-timeout=0", "--write-timeout=12abc", "--max-line-bytes=1",
+    "--max-running=0", "--max-queued=-1",
+  };
+
+  g_test_summary ("Options are read strictly: a bad value exits 2 with a message; "
+                  "--max-queued=0 is a real value");
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      TestProcess *demo = spawn_demo (bad[i], NULL);
+      g_autofree char *err = NULL;
+
+      g_assert_cmpint (test_process_wait (demo, ANSWER_TIMEOUT), ==, 2);
+      err = test_process_dup_stderr (demo);
+      g_assert_nonnull (strstr (err, "needs a whole number"));
+      test_process_free (demo);
+    }
+
+  {
+    TestProcess *demo = spawn_demo ("--max-running=1", "--max-queued=0", NULL);
+    g_autoptr(JsonNode) refused = NULL;
+    g_autoptr(JsonNode) slept = NULL;
+
+    for (gint64 id = 1; id <= 2; id++)
+      {
+        g_autofree char *line = test_tool_call (id, "sleep", "{\"ms\":300}");
+
+        test_process_send (demo, line);
+      }
+    refused = test_process_read (demo, ANSWER_TIMEOUT);
+    g_assert_nonnull (refused);
+    g_assert_cmpint (test_message_get_id (refused), ==, 2);
+    g_assert_cmpint (test_message_get_error_code (refused), ==, -32010);
+    slept = test_process_read (demo, ANSWER_TIMEOUT);
+    g_assert_nonnull (slept);
+    g_assert_cmpint (test_message_get_id (slept), ==, 1);
+    test_process_close_stdin (demo);
+    g_assert_cmpint (test_process_wait (demo, ANSWER_TIMEOUT), ==, 0);
+    test_process_free (demo);
+  }
+}
+
+static void
 test_write_timeout (void)
 {
   TestProcess *demo = spawn_demo ("--write-timeout=300", NULL);
@@ -623,6 +669,7 @@ main (int   argc,
   g_test_add_func ("/snodo/demo/eof-drain", test_eof_drain);
   g_test_add_func ("/snodo/demo/cancel", test_cancel);
   g_test_add_func ("/snodo/demo/overload", test_overload);
+  g_test_add_func ("/snodo/demo/options", test_options);
   g_test_add_func ("/snodo/demo/write-timeout", test_write_timeout);
   g_test_add_func ("/snodo/demo/output-closed", test_output_closed);
   g_test_add_func ("/snodo/demo/sigterm", test_sigterm);

@@ -600,6 +600,18 @@ test_modern_headers (Fixture       *fixture,
   exchange (fixture, new_message (fixture, "POST", call, "MCP-Protocol-Version", "2026-07-28",
                                   "Mcp-Method", "tools/call", "Mcp-Name", "other", NULL), &r6);
   assert_error (&r6, SOUP_STATUS_BAD_REQUEST, -32020);
+
+  /* An initialize (no envelope) under a 2026-07-28 header contradicts it. */
+  {
+    const char *init = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"initialize\",\"params\":"
+                       "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                       "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
+    g_auto(Response) r7 = { 0, };
+
+    exchange (fixture, new_message (fixture, "POST", init, "MCP-Protocol-Version", "2026-07-28",
+                                    "Mcp-Method", "initialize", NULL), &r7);
+    assert_error (&r7, SOUP_STATUS_BAD_REQUEST, -32020);
+  }
 }
 
 static void
