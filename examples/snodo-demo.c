@@ -12,11 +12,13 @@
  *   fail  {}               a tool result with isError: true
  *   blob  {bytes: integer} one text content of exactly that many characters
  *   progress {steps: integer} reports progress at each step (one every
- *                          20 ms), then the text "done <steps> steps"
+ *                          20 ms), then, one step later, the text
+ *                          "done <steps> steps"
  *   ask   {question?: string} asks the user to confirm (an elicitation in
- *                          2025, input_required in 2026-07-28), then the
- *                          text "confirmed", "not confirmed", "declined"
- *                          or "cancelled"
+ *                          2025, input_required in 2026-07-28 with the
+ *                          input request named confirm), then the text
+ *                          "confirmed", "not confirmed", "declined" or
+ *                          "cancelled"
  *   log   {level: string, text: string} sends text as a log message
  *                          (notifications/message, logger "snodo-demo") at
  *                          that level (debug … emergency) if the client
@@ -315,13 +317,19 @@ progress_step_cb (gpointer data)
   Progress *progress = data;
   g_autofree char *message = NULL;
 
+  /* The answer comes one period after the last report, not right behind
+   * it: the TypeScript SDK clients (v1 and v2) drop a progress report that
+   * they read in the same chunk as the answer. */
+  if (progress->done == progress->steps)
+    {
+      progress_finish (progress, FALSE);
+      return G_SOURCE_REMOVE;
+    }
+
   progress->done++;
   message = g_strdup_printf ("step %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT, progress->done, progress->steps);
   snodo_invocation_report_progress (progress->invocation, progress->done, progress->steps, message);
-  if (progress->done < progress->steps)
-    return G_SOURCE_CONTINUE;
-  progress_finish (progress, FALSE);
-  return G_SOURCE_REMOVE;
+  return G_SOURCE_CONTINUE;
 }
 
 static gboolean
