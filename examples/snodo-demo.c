@@ -551,6 +551,8 @@ static const DemoTool demo_tools[] = {
     NULL, version_cb },
 };
 
+static void demo_add_catalog (SnodoServer *server);
+
 static SnodoServer *
 demo_server_new (void)
 {
@@ -558,7 +560,9 @@ demo_server_new (void)
 
   snodo_server_set_title (server, "Snodo demo");
   snodo_server_set_instructions (server,
-                                 "A demonstration server: echo, add, sleep, fail, blob, progress, ask, log, toggle and version.");
+                                 "A demonstration server: the tools echo, add, sleep, fail, blob, progress, ask, log, "
+                                 "toggle and version, the resource demo://readme, the template demo://echo/{text} "
+                                 "and the prompt greet.");
 
   for (guint i = 0; i < G_N_ELEMENTS (demo_tools); i++)
     {
@@ -575,10 +579,21 @@ demo_server_new (void)
           if (schema == NULL || !snodo_tool_set_output_schema (tool, schema, &error))
             g_error ("%s: %s", t->name, error->message);
         }
+      if (g_str_equal (t->name, "echo"))
+        {
+          /* Shown by clients of 2025-11-25 and later. */
+          g_autoptr(JsonNode) icons = json_from_string ("[{\"src\":\"data:image/svg+xml;base64,"
+                                                        "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=\","
+                                                        "\"mimeType\":\"image/svg+xml\",\"sizes\":[\"any\"]}]",
+                                                        NULL);
+
+          snodo_tool_set_icons (tool, icons);
+        }
       /* The server outlives its tools: toggle borrows it. */
       if (!snodo_server_add_tool (server, tool, t->func, server, NULL, &error))
         g_error ("%s: %s", t->name, error->message);
     }
+  demo_add_catalog (server);
 
   return g_steal_pointer (&server);
 }
@@ -708,4 +723,107 @@ main (int   argc,
   g_clear_object (&demo.transport);
 
   return status != 0 ? status : demo.status;
+}
+
+/*
+ * Resources, prompts and completion, which the test suite relies on too:
+ *
+ *   demo://readme        resource, text/markdown: a few lines about snodo-demo
+ *   demo://echo/{text}   template, text/plain: the decoded value of text
+ *   greet {name}         prompt: one user message "Please greet <name> warmly."
+ *   completion           for greet's name: the names of demo_names that start
+ *                        with the typed text, ignoring case
+ */
+
+static const char *const demo_names[] = { "Ada", "Alan", "Grace", "Linus", NULL };
+
+static void
+readme_cb (SnodoInvocation *invocation,
+           gpointer         user_data)
+{
+  snodo_invocation_return_resource_text (invocation, NULL, "text/markdown",
+                                         "# snodo-demo\n\n"
+                                         "A demonstration MCP server built with Snodo. It offers the tools "
+                                         "echo, add, sleep, fail, blob, progress, ask, log, toggle and version, "
+                                         "this resource, the template demo://echo/{text} and the prompt greet.\n");
+}
+
+static void
+echo_resource_cb (SnodoInvocation *invocation,
+                  gpointer         user_data)
+{
+  JsonObject *variables = snodo_invocation_get_variables (invocation);
+
+  snodo_invocation_return_resource_text (invocation, NULL, "text/plain",
+                                         json_object_get_string_member (variables, "text"));
+}
+
+static void
+greet_cb (SnodoInvocation *invocation,
+          gpointer         user_data)
+{
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+  g_autofree char *text = g_strdup_printf ("Please greet %s warmly.",
+                                           json_object_get_string_member (arguments, "name"));
+  g_autoptr(JsonNode) messages = json_node_new (JSON_NODE_ARRAY);
+  JsonArray *array = json_array_new ();
+  JsonObject *message = json_object_new ();
+  JsonObject *content = json_object_new ();
+
+  json_object_set_string_member (content, "type", "text");
+  json_object_set_string_member (content, "text", text);
+  json_object_set_string_member (message, "role", "user");
+  json_object_set_object_member (message, "content", content);
+  json_array_add_object_element (array, message);
+  json_node_take_array (messages, array);
+  snodo_invocation_return_prompt (invocation, "A warm greeting", messages);
+}
+
+static void
+complete_cb (SnodoInvocation *invocation,
+             gpointer         user_data)
+{
+  JsonObject *params = json_node_get_object (snodo_invocation_get_params (invocation));
+  JsonObject *ref = json_object_get_object_member (params, "ref");
+  JsonObject *argument = json_object_get_object_member (params, "argument");
+  const char *value = json_object_get_string_member (argument, "value");
+  g_autoptr(GPtrArray) values = g_ptr_array_new_null_terminated (0, NULL, TRUE);
+
+  /* The library checked the shape of ref and argument. */
+  if (g_str_equal (json_object_get_string_member (ref, "type"), "ref/prompt") &&
+      g_str_equal (json_object_get_string_member (ref, "name"), "greet") &&
+      g_str_equal (json_object_get_string_member (argument, "name"), "name"))
+    {
+      for (guint i = 0; demo_names[i] != NULL; i++)
+        if (g_ascii_strncasecmp (demo_names[i], value, strlen (value)) == 0)
+          g_ptr_array_add (values, (gpointer) demo_names[i]);
+    }
+
+  snodo_invocation_return_completion (invocation, (const char * const *) values->pdata,
+                                      (gint) values->len, FALSE);
+}
+
+static void
+demo_add_catalog (SnodoServer *server)
+{
+  g_autoptr(SnodoResource) readme = snodo_resource_new ("demo://readme", "readme");
+  g_autoptr(SnodoResourceTemplate) echo = snodo_resource_template_new ("demo://echo/{text}", "echo");
+  g_autoptr(SnodoPrompt) greet = snodo_prompt_new ("greet", "Asks for a warm greeting");
+  g_autoptr(GError) error = NULL;
+
+  snodo_resource_set_title (readme, "About snodo-demo");
+  snodo_resource_set_mime_type (readme, "text/markdown");
+  if (!snodo_server_add_resource (server, readme, readme_cb, NULL, NULL, &error))
+    g_error ("readme: %s", error->message);
+
+  snodo_resource_template_set_description (echo, "Returns the text of its URI");
+  snodo_resource_template_set_mime_type (echo, "text/plain");
+  if (!snodo_server_add_resource_template (server, echo, echo_resource_cb, NULL, NULL, &error))
+    g_error ("echo: %s", error->message);
+
+  snodo_prompt_add_argument (greet, "name", "Who to greet", TRUE);
+  if (!snodo_server_add_prompt (server, greet, greet_cb, NULL, NULL, &error))
+    g_error ("greet: %s", error->message);
+
+  snodo_server_set_completion_func (server, complete_cb, NULL, NULL);
 }

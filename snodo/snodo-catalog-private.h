@@ -59,7 +59,76 @@ void snodo_server_method_prompts_get              (SnodoServer     *server,
 void snodo_server_method_completion_complete      (SnodoServer     *server,
                                                    SnodoInvocation *invocation);
 
+/* Checks an icons array (src an absolute URI, mimeType, sizes, theme);
+ * @owner names the item in the error. NULL is fine. */
+gboolean      snodo_catalog_check_icons      (JsonNode     *icons,
+                                              const char   *owner,
+                                              GError      **error);
+
 /* The server's catalog. */
 SnodoCatalog *snodo_server_get_catalog           (SnodoServer     *server);
+
+/* Registration, on the server's main context (see snodo_server_add_*()).
+ * Every handler has this signature; each answers its invocation once. On
+ * failure @destroy is called at once. An entry's @destroy runs once it is
+ * removed and its last invocation is gone. */
+typedef void (*SnodoCatalogFunc) (SnodoInvocation *invocation,
+                                  gpointer         user_data);
+
+gboolean      snodo_catalog_add_resource             (SnodoCatalog          *self,
+                                                      SnodoResource         *resource,
+                                                      SnodoCatalogFunc       func,
+                                                      gpointer               user_data,
+                                                      GDestroyNotify         destroy,
+                                                      GError               **error);
+gboolean      snodo_catalog_remove_resource          (SnodoCatalog          *self,
+                                                      const char            *uri);
+gboolean      snodo_catalog_add_resource_template    (SnodoCatalog          *self,
+                                                      SnodoResourceTemplate *resource_template,
+                                                      SnodoCatalogFunc       func,
+                                                      gpointer               user_data,
+                                                      GDestroyNotify         destroy,
+                                                      GError               **error);
+gboolean      snodo_catalog_remove_resource_template (SnodoCatalog          *self,
+                                                      const char            *uri_template);
+gboolean      snodo_catalog_add_prompt               (SnodoCatalog          *self,
+                                                      SnodoPrompt           *prompt,
+                                                      SnodoCatalogFunc       func,
+                                                      gpointer               user_data,
+                                                      GDestroyNotify         destroy,
+                                                      GError               **error);
+gboolean      snodo_catalog_remove_prompt            (SnodoCatalog          *self,
+                                                      const char            *name);
+/* @func NULL removes the completion handler. */
+void          snodo_catalog_set_completion_func      (SnodoCatalog          *self,
+                                                      SnodoCatalogFunc       func,
+                                                      gpointer               user_data,
+                                                      GDestroyNotify         destroy);
+
+/* How many items a page of a list holds (at least 1; 100 by default). */
+guint         snodo_catalog_get_page_size            (SnodoCatalog          *self);
+void          snodo_catalog_set_page_size            (SnodoCatalog          *self,
+                                                      guint                  page_size);
+
+/* Reads the "cursor" of a list request's @params (absent, null or "" is the
+ * first page) and gives the page [*start, *end) of a list of @length items,
+ * and the cursor of the next page, or NULL when none remains. A cursor that
+ * is not a string, was not made for @list, or is past the end is an error
+ * -32602 (SNODO_RPC_ERROR_INVALID_PARAMS). For tools/list as well. */
+gboolean      snodo_catalog_paginate                 (SnodoCatalog          *self,
+                                                      const char            *list,
+                                                      JsonObject            *params,
+                                                      guint                  length,
+                                                      guint                 *start,
+                                                      guint                 *end,
+                                                      char                 **next_cursor,
+                                                      GError               **error);
+
+/* For the description types: replace *@field by a copy of @value (sealed,
+ * for JSON); TRUE when the value changed. */
+gboolean      snodo_catalog_set_string               (char                 **field,
+                                                      const char            *value);
+gboolean      snodo_catalog_set_json                 (JsonNode             **field,
+                                                      JsonNode              *value);
 
 G_END_DECLS

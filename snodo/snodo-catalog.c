@@ -3,15 +3,408 @@
 
 #include "config.h"
 
-#include "snodo-private.h"
+#include <string.h>
 
-/* A placeholder until resources, prompts and completion land: an empty
- * catalog. */
+#include "snodo-invocation-private.h"
+#include "snodo-private.h"
+#include "snodo-uri-template-private.h"
+
+/*
+ * The catalog: resources, resource templates and prompts in the order they
+ * were registered (every list is deterministic), the completion handler, and
+ * the methods that serve them. Everything here runs on the server's main
+ * context: registration, and the methods, which the executor runs there.
+ * Handlers answer later from any thread; what they use of an entry stays
+ * alive through a reference the invocation holds.
+ */
+
+#define DEFAULT_PAGE_SIZE 100
+/* Longer than any cursor snodo_cursor_encode() makes. */
+#define CURSOR_MAX_LENGTH 256
+/* completion/complete sends at most this many values. */
+#define COMPLETION_MAX_VALUES 100
+
+typedef struct
+{
+  gatomicrefcount   ref_count;
+  /* The SnodoResource, SnodoResourceTemplate or SnodoPrompt; NULL for the
+   * completion handler. Owned; immutable while registered. */
+  GObject          *object;
+  /* Templates only: the parsed URI template. Owned. */
+  SnodoUriTemplate *pattern;
+  SnodoCatalogFunc  func;
+  gpointer          user_data;
+  GDestroyNotify    destroy;
+} Entry;
+
+typedef struct
+{
+  /* Entry, in the order they were added; owns a reference to each. */
+  GPtrArray  *order;
+  /* The entry's key (borrowed from its object: URI, URI template or
+   * name) -> Entry (borrowed from order). */
+  GHashTable *index;
+} List;
 
 struct _SnodoCatalog
 {
+  /* Not owned: the server owns the catalog. */
   SnodoServer *server;
+  List         resources;
+  List         templates;
+  List         prompts;
+  /* NULL when no completion handler is set. Owned. */
+  Entry       *completion;
+  guint        page_size;
 };
+
+typedef JsonObject *(*ToJsonFunc) (GObject  *object,
+                                   gboolean  with_icons);
+
+/* ---- Entries and lists ----------------------------------------------- */
+
+static Entry *
+entry_new (gpointer          object,
+           SnodoCatalogFunc  func,
+           gpointer          user_data,
+           GDestroyNotify    destroy)
+{
+  Entry *entry = g_new0 (Entry, 1);
+
+  g_atomic_ref_count_init (&entry->ref_count);
+  entry->object = object != NULL ? g_object_ref (object) : NULL;
+  entry->func = func;
+  entry->user_data = user_data;
+  entry->destroy = destroy;
+  return entry;
+}
+
+static Entry *
+entry_ref (Entry *entry)
+{
+  g_atomic_ref_count_inc (&entry->ref_count);
+  return entry;
+}
+
+/* May run on any thread: the last reference can be an invocation's. */
+static void
+entry_unref (Entry *entry)
+{
+  if (!g_atomic_ref_count_dec (&entry->ref_count))
+    return;
+  if (entry->destroy != NULL)
+    entry->destroy (entry->user_data);
+  g_clear_object (&entry->object);
+  g_clear_pointer (&entry->pattern, snodo_uri_template_free);
+  g_free (entry);
+}
+
+/* Keeps @entry (and so its user data) alive while @invocation is, then
+ * hands @invocation (transfer full) to the handler. */
+static void
+entry_call (Entry           *entry,
+            SnodoInvocation *invocation)
+{
+  GQuark quark = g_quark_from_static_string ("snodo-catalog-entry");
+
+  g_object_set_qdata_full (G_OBJECT (invocation), quark,
+                           entry_ref (entry), (GDestroyNotify) entry_unref);
+  entry->func (invocation, entry->user_data);
+}
+
+static void
+list_init (List *list)
+{
+  list->order = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_unref);
+  list->index = g_hash_table_new (g_str_hash, g_str_equal);
+}
+
+static void
+list_clear (List *list)
+{
+  g_clear_pointer (&list->index, g_hash_table_unref);
+  g_clear_pointer (&list->order, g_ptr_array_unref);
+}
+
+static void
+list_add (List       *list,
+          const char *key,
+          Entry      *entry)
+{
+  g_hash_table_insert (list->index, (gpointer) key, entry);
+  g_ptr_array_add (list->order, entry);
+}
+
+static gboolean
+list_remove (List       *list,
+             const char *key)
+{
+  Entry *entry = g_hash_table_lookup (list->index, key);
+
+  if (entry == NULL)
+    return FALSE;
+  g_hash_table_remove (list->index, key);
+  g_ptr_array_remove (list->order, entry);
+  return TRUE;
+}
+
+/* ---- Checking descriptions ------------------------------------------- */
+
+static JsonObject *
+get_object (JsonObject *object,
+            const char *name)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+static gboolean
+is_string (JsonNode *node)
+{
+  return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
+}
+
+static const char *
+get_string (JsonObject *object,
+            const char *name)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+
+  return node != NULL && is_string (node) ? json_node_get_string (node) : NULL;
+}
+
+static gboolean
+is_number (JsonNode *node)
+{
+  GType type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+
+  return type == G_TYPE_INT64 || type == G_TYPE_DOUBLE;
+}
+
+static gboolean
+is_string_array (JsonNode *node)
+{
+  JsonArray *array;
+
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return FALSE;
+  array = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+
+      if (!is_string (element))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A JSON object, absent, or null; with every member a string. */
+static gboolean
+is_string_map (JsonNode *node)
+{
+  JsonObjectIter iter;
+  JsonNode *value;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return FALSE;
+  json_object_iter_init (&iter, json_node_get_object (node));
+  while (json_object_iter_next (&iter, NULL, &value))
+    if (!is_string (value))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+check_annotations (JsonNode    *annotations,
+                   const char  *owner,
+                   GError     **error)
+{
+  JsonObject *object;
+  JsonNode *audience;
+  JsonNode *priority;
+  JsonNode *last_modified;
+  const char *why = NULL;
+
+  if (annotations == NULL)
+    return TRUE;
+
+  object = json_node_get_object (annotations);
+  audience = json_object_get_member (object, "audience");
+  priority = json_object_get_member (object, "priority");
+  last_modified = json_object_get_member (object, "lastModified");
+
+  if (audience != NULL)
+    {
+      if (!is_string_array (audience))
+        why = _("“audience” must be an array of “user” and “assistant”");
+      else
+        for (guint i = 0; i < json_array_get_length (json_node_get_array (audience)); i++)
+          {
+            const char *role = json_array_get_string_element (json_node_get_array (audience), i);
+
+            if (!g_str_equal (role, "user") && !g_str_equal (role, "assistant"))
+              why = _("“audience” must be an array of “user” and “assistant”");
+          }
+    }
+  if (priority != NULL)
+    {
+      double value = is_number (priority) ? json_node_get_double (priority) : -1;
+
+      if (!(value >= 0 && value <= 1))
+        why = _("“priority” must be a number from 0 to 1");
+    }
+  if (last_modified != NULL)
+    {
+      g_autoptr(GDateTime) date = NULL;
+
+      if (is_string (last_modified))
+        date = g_date_time_new_from_iso8601 (json_node_get_string (last_modified), NULL);
+      if (date == NULL)
+        why = _("“lastModified” must be an ISO 8601 date and time with a time zone");
+    }
+
+  if (why != NULL)
+    {
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                   _("The annotations of “%s” are not valid: %s"), owner, why);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+snodo_catalog_check_icons (JsonNode    *icons,
+                           const char  *owner,
+                           GError     **error)
+{
+  JsonArray *array;
+  const char *why = NULL;
+
+  if (icons == NULL)
+    return TRUE;
+
+  array = json_node_get_array (icons);
+  for (guint i = 0; i < json_array_get_length (array) && why == NULL; i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+      JsonObject *icon = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
+      JsonNode *mime_type;
+      JsonNode *sizes;
+      JsonNode *theme;
+      const char *src;
+
+      if (icon == NULL)
+        {
+          why = _("every icon must be a JSON object");
+          break;
+        }
+      src = get_string (icon, "src");
+      mime_type = json_object_get_member (icon, "mimeType");
+      sizes = json_object_get_member (icon, "sizes");
+      theme = json_object_get_member (icon, "theme");
+
+      if (src == NULL || !g_uri_is_valid (src, G_URI_FLAGS_NONE, NULL))
+        why = _("“src” must be an absolute URI");
+      else if (mime_type != NULL && get_string (icon, "mimeType") == NULL)
+        why = _("“mimeType” must be a string");
+      else if (sizes != NULL && !is_string_array (sizes))
+        why = _("“sizes” must be an array of strings");
+      else if (theme != NULL && g_strcmp0 (get_string (icon, "theme"), "light") != 0 &&
+               g_strcmp0 (get_string (icon, "theme"), "dark") != 0)
+        why = _("“theme” must be “light” or “dark”");
+    }
+
+  if (why != NULL)
+    {
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                   _("The icons of “%s” are not valid: %s"), owner, why);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- Describing ------------------------------------------------------- */
+
+static void
+set_optional_string (JsonObject *object,
+                     const char *name,
+                     const char *value)
+{
+  if (value != NULL)
+    json_object_set_string_member (object, name, value);
+}
+
+static void
+set_optional_node (JsonObject *object,
+                   const char *name,
+                   JsonNode   *value)
+{
+  if (value != NULL)
+    json_object_set_member (object, name, json_node_copy (value));
+}
+
+static JsonObject *
+resource_to_json (GObject  *object,
+                  gboolean  with_icons)
+{
+  SnodoResource *resource = SNODO_RESOURCE (object);
+  JsonObject *json = json_object_new ();
+
+  json_object_set_string_member (json, "uri", snodo_resource_get_uri (resource));
+  json_object_set_string_member (json, "name", snodo_resource_get_name (resource));
+  set_optional_string (json, "title", snodo_resource_get_title (resource));
+  set_optional_string (json, "description", snodo_resource_get_description (resource));
+  set_optional_string (json, "mimeType", snodo_resource_get_mime_type (resource));
+  if (snodo_resource_get_size (resource) >= 0)
+    json_object_set_int_member (json, "size", snodo_resource_get_size (resource));
+  set_optional_node (json, "annotations", snodo_resource_get_annotations (resource));
+  if (with_icons)
+    set_optional_node (json, "icons", snodo_resource_get_icons (resource));
+  return json;
+}
+
+static JsonObject *
+template_to_json (GObject  *object,
+                  gboolean  with_icons)
+{
+  SnodoResourceTemplate *template = SNODO_RESOURCE_TEMPLATE (object);
+  JsonObject *json = json_object_new ();
+
+  json_object_set_string_member (json, "uriTemplate",
+                                 snodo_resource_template_get_uri_template (template));
+  json_object_set_string_member (json, "name", snodo_resource_template_get_name (template));
+  set_optional_string (json, "title", snodo_resource_template_get_title (template));
+  set_optional_string (json, "description", snodo_resource_template_get_description (template));
+  set_optional_string (json, "mimeType", snodo_resource_template_get_mime_type (template));
+  set_optional_node (json, "annotations", snodo_resource_template_get_annotations (template));
+  if (with_icons)
+    set_optional_node (json, "icons", snodo_resource_template_get_icons (template));
+  return json;
+}
+
+static JsonObject *
+prompt_to_json (GObject  *object,
+                gboolean  with_icons)
+{
+  SnodoPrompt *prompt = SNODO_PROMPT (object);
+  JsonNode *arguments = snodo_prompt_get_arguments (prompt);
+  JsonObject *json = json_object_new ();
+
+  json_object_set_string_member (json, "name", snodo_prompt_get_name (prompt));
+  set_optional_string (json, "title", snodo_prompt_get_title (prompt));
+  set_optional_string (json, "description", snodo_prompt_get_description (prompt));
+  if (json_array_get_length (json_node_get_array (arguments)) > 0)
+    set_optional_node (json, "arguments", arguments);
+  if (with_icons)
+    set_optional_node (json, "icons", snodo_prompt_get_icons (prompt));
+  return json;
+}
+
+/* ---- The catalog ------------------------------------------------------ */
 
 SnodoCatalog *
 snodo_catalog_new (SnodoServer *server)
@@ -19,12 +412,20 @@ snodo_catalog_new (SnodoServer *server)
   SnodoCatalog *self = g_new0 (SnodoCatalog, 1);
 
   self->server = server;
+  list_init (&self->resources);
+  list_init (&self->templates);
+  list_init (&self->prompts);
+  self->page_size = DEFAULT_PAGE_SIZE;
   return self;
 }
 
 void
 snodo_catalog_free (SnodoCatalog *self)
 {
+  list_clear (&self->resources);
+  list_clear (&self->templates);
+  list_clear (&self->prompts);
+  g_clear_pointer (&self->completion, entry_unref);
   g_free (self);
 }
 
@@ -32,89 +433,587 @@ void
 snodo_catalog_add_capabilities (SnodoCatalog *self,
                                 JsonObject   *capabilities)
 {
+  if (snodo_catalog_has_resources (self))
+    {
+      JsonObject *resources = json_object_new ();
+
+      json_object_set_boolean_member (resources, "subscribe", TRUE);
+      json_object_set_boolean_member (resources, "listChanged", TRUE);
+      json_object_set_object_member (capabilities, "resources", resources);
+    }
+  if (snodo_catalog_has_prompts (self))
+    {
+      JsonObject *prompts = json_object_new ();
+
+      json_object_set_boolean_member (prompts, "listChanged", TRUE);
+      json_object_set_object_member (capabilities, "prompts", prompts);
+    }
+  if (snodo_catalog_has_completion (self))
+    json_object_set_object_member (capabilities, "completions", json_object_new ());
 }
 
 gboolean
 snodo_catalog_has_resources (SnodoCatalog *self)
 {
-  return FALSE;
+  return self->resources.order->len > 0 || self->templates.order->len > 0;
 }
 
 gboolean
 snodo_catalog_has_prompts (SnodoCatalog *self)
 {
-  return FALSE;
+  return self->prompts.order->len > 0;
 }
 
 gboolean
 snodo_catalog_has_completion (SnodoCatalog *self)
 {
+  return self->completion != NULL;
+}
+
+/* Refuses a description: @destroy is called at once, as when adding a
+ * tool fails. */
+static gboolean
+refuse (gpointer        user_data,
+        GDestroyNotify  destroy)
+{
+  if (destroy != NULL)
+    destroy (user_data);
   return FALSE;
 }
+
+gboolean
+snodo_catalog_add_resource (SnodoCatalog      *self,
+                            SnodoResource     *resource,
+                            SnodoCatalogFunc   func,
+                            gpointer           user_data,
+                            GDestroyNotify     destroy,
+                            GError           **error)
+{
+  const char *uri = snodo_resource_get_uri (resource);
+
+  if (!g_uri_is_valid (uri, G_URI_FLAGS_NONE, NULL))
+    {
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                   _("“%s” is not a valid resource URI: it must be an absolute URI"), uri);
+      return refuse (user_data, destroy);
+    }
+  if (!check_annotations (snodo_resource_get_annotations (resource), uri, error) ||
+      !snodo_catalog_check_icons (snodo_resource_get_icons (resource), uri, error))
+    return refuse (user_data, destroy);
+  if (g_hash_table_contains (self->resources.index, uri))
+    {
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_ALREADY_REGISTERED,
+                   _("A resource with the URI “%s” is already registered"), uri);
+      return refuse (user_data, destroy);
+    }
+
+  list_add (&self->resources, uri, entry_new (resource, func, user_data, destroy));
+  return TRUE;
+}
+
+gboolean
+snodo_catalog_remove_resource (SnodoCatalog *self,
+                               const char   *uri)
+{
+  return list_remove (&self->resources, uri);
+}
+
+gboolean
+snodo_catalog_add_resource_template (SnodoCatalog           *self,
+                                     SnodoResourceTemplate  *resource_template,
+                                     SnodoCatalogFunc        func,
+                                     gpointer                user_data,
+                                     GDestroyNotify          destroy,
+                                     GError                **error)
+{
+  const char *uri_template = snodo_resource_template_get_uri_template (resource_template);
+  JsonNode *annotations = snodo_resource_template_get_annotations (resource_template);
+  JsonNode *icons = snodo_resource_template_get_icons (resource_template);
+  g_autoptr(SnodoUriTemplate) pattern = NULL;
+  Entry *entry;
+
+  pattern = snodo_uri_template_parse (uri_template, error);
+  if (pattern == NULL ||
+      !check_annotations (annotations, uri_template, error) ||
+      !snodo_catalog_check_icons (icons, uri_template, error))
+    return refuse (user_data, destroy);
+  if (g_hash_table_contains (self->templates.index, uri_template))
+    {
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_ALREADY_REGISTERED,
+                   _("A resource template “%s” is already registered"), uri_template);
+      return refuse (user_data, destroy);
+    }
+
+  entry = entry_new (resource_template, func, user_data, destroy);
+  entry->pattern = g_steal_pointer (&pattern);
+  list_add (&self->templates, uri_template, entry);
+  return TRUE;
+}
+
+gboolean
+snodo_catalog_remove_resource_template (SnodoCatalog *self,
+                                        const char   *uri_template)
+{
+  return list_remove (&self->templates, uri_template);
+}
+
+gboolean
+snodo_catalog_add_prompt (SnodoCatalog      *self,
+                          SnodoPrompt       *prompt,
+                          SnodoCatalogFunc   func,
+                          gpointer           user_data,
+                          GDestroyNotify     destroy,
+                          GError           **error)
+{
+  const char *name = snodo_prompt_get_name (prompt);
+
+  if (*name == '\0')
+    {
+      g_set_error_literal (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                           _("A prompt's name must not be empty"));
+      return refuse (user_data, destroy);
+    }
+  if (!snodo_catalog_check_icons (snodo_prompt_get_icons (prompt), name, error))
+    return refuse (user_data, destroy);
+  if (g_hash_table_contains (self->prompts.index, name))
+    {
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_ALREADY_REGISTERED,
+                   _("A prompt named “%s” is already registered"), name);
+      return refuse (user_data, destroy);
+    }
+
+  list_add (&self->prompts, name, entry_new (prompt, func, user_data, destroy));
+  return TRUE;
+}
+
+gboolean
+snodo_catalog_remove_prompt (SnodoCatalog *self,
+                             const char   *name)
+{
+  return list_remove (&self->prompts, name);
+}
+
+void
+snodo_catalog_set_completion_func (SnodoCatalog     *self,
+                                   SnodoCatalogFunc  func,
+                                   gpointer          user_data,
+                                   GDestroyNotify    destroy)
+{
+  g_clear_pointer (&self->completion, entry_unref);
+  if (func != NULL)
+    self->completion = entry_new (NULL, func, user_data, destroy);
+  else if (destroy != NULL)
+    destroy (user_data);
+}
+
+guint
+snodo_catalog_get_page_size (SnodoCatalog *self)
+{
+  return self->page_size;
+}
+
+void
+snodo_catalog_set_page_size (SnodoCatalog *self,
+                             guint         page_size)
+{
+  g_return_if_fail (page_size > 0);
+
+  self->page_size = page_size;
+}
+
+gboolean
+snodo_catalog_set_string (char       **field,
+                          const char  *value)
+{
+  if (g_strcmp0 (*field, value) == 0)
+    return FALSE;
+  g_free (*field);
+  *field = g_strdup (value);
+  return TRUE;
+}
+
+gboolean
+snodo_catalog_set_json (JsonNode **field,
+                        JsonNode  *value)
+{
+  if (*field == value || (*field != NULL && value != NULL && json_node_equal (*field, value)))
+    return FALSE;
+  g_clear_pointer (field, json_node_unref);
+  if (value != NULL)
+    {
+      *field = json_node_copy (value);
+      json_node_seal (*field);
+    }
+  return TRUE;
+}
+
+/* ---- Cursors and pages ------------------------------------------------ */
 
 char *
 snodo_cursor_encode (const char *list,
                      guint       offset)
 {
-  return g_strdup_printf ("%s:%u", list, offset);
+  g_autofree char *text = g_strdup_printf ("%s:%u", list, offset);
+
+  return g_base64_encode ((const guchar *) text, strlen (text));
 }
 
+/* Only the exact text snodo_cursor_encode() makes for @list is accepted:
+ * the offset read from the cursor is encoded again and compared. */
 gboolean
 snodo_cursor_decode (const char  *list,
                      const char  *cursor,
                      guint       *offset,
                      GError     **error)
 {
-  g_set_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
-               _("Invalid params: invalid cursor"));
-  return FALSE;
+  g_autofree guchar *decoded = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *expected = NULL;
+  const char *colon;
+  guint64 value = 0;
+  gsize len = 0;
+
+  if (*cursor == '\0')
+    {
+      *offset = 0;
+      return TRUE;
+    }
+
+  if (strlen (cursor) <= CURSOR_MAX_LENGTH)
+    {
+      decoded = g_base64_decode (cursor, &len);
+      text = g_strndup ((const char *) decoded, len);
+      colon = strrchr (text, ':');
+      if (colon != NULL &&
+          g_ascii_string_to_unsigned (colon + 1, 10, 0, G_MAXUINT, &value, NULL))
+        expected = snodo_cursor_encode (list, (guint) value);
+    }
+
+  if (expected == NULL || !g_str_equal (expected, cursor))
+    {
+      g_set_error_literal (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+                           _("Invalid params: invalid cursor"));
+      return FALSE;
+    }
+  *offset = (guint) value;
+  return TRUE;
+}
+
+gboolean
+snodo_catalog_paginate (SnodoCatalog  *self,
+                        const char    *list,
+                        JsonObject    *params,
+                        guint          length,
+                        guint         *start,
+                        guint         *end,
+                        char         **next_cursor,
+                        GError       **error)
+{
+  JsonNode *cursor = params != NULL ? json_object_get_member (params, "cursor") : NULL;
+  guint offset = 0;
+
+  if (cursor != NULL && !JSON_NODE_HOLDS_NULL (cursor))
+    {
+      if (!is_string (cursor))
+        {
+          g_set_error_literal (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+                               _("Invalid params: \"cursor\" must be a string"));
+          return FALSE;
+        }
+      if (!snodo_cursor_decode (list, json_node_get_string (cursor), &offset, error))
+        return FALSE;
+      /* A cursor is only made for a page that has items; one past the end
+       * was not made for this list as it is. */
+      if (offset > 0 && offset >= length)
+        {
+          g_set_error_literal (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+                               _("Invalid params: invalid cursor"));
+          return FALSE;
+        }
+    }
+
+  *start = offset;
+  *end = length - offset > self->page_size ? offset + self->page_size : length;
+  *next_cursor = *end < length ? snodo_cursor_encode (list, *end) : NULL;
+  return TRUE;
+}
+
+/* ---- The methods ------------------------------------------------------ */
+
+static JsonObject *
+get_params (SnodoInvocation *invocation)
+{
+  return json_node_get_object (snodo_invocation_get_params (invocation));
 }
 
 static void
-not_yet (SnodoInvocation *invocation)
+return_invalid_params (SnodoInvocation *invocation,
+                       const char      *message)
 {
-  snodo_invocation_return_error_literal (invocation, SNODO_RPC_ERROR, SNODO_RPC_ERROR_METHOD_NOT_FOUND,
-                                         _("Method not found"));
+  snodo_invocation_return_error_literal (invocation, SNODO_RPC_ERROR,
+                                         SNODO_RPC_ERROR_INVALID_PARAMS, message);
+}
+
+/* Answers a list method with one page of @list, as {@member: [...],
+ * nextCursor?}. */
+static void
+return_page (SnodoCatalog    *self,
+             SnodoInvocation *invocation,
+             List            *list,
+             const char      *member,
+             ToJsonFunc       to_json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) result = NULL;
+  g_autofree char *next_cursor = NULL;
+  SnodoProtocolVersion version;
+  gboolean with_icons;
+  JsonObject *object;
+  JsonArray *items;
+  guint start, end;
+
+  if (!snodo_catalog_paginate (self, member, get_params (invocation), list->order->len,
+                               &start, &end, &next_cursor, &error))
+    {
+      snodo_invocation_return_gerror (invocation, error);
+      return;
+    }
+
+  /* Icons exist from 2025-11-25 on. */
+  version = snodo_invocation_get_protocol_version (invocation);
+  with_icons = version >= SNODO_PROTOCOL_VERSION_2025_11_25;
+  items = json_array_sized_new (end - start);
+  for (guint i = start; i < end; i++)
+    {
+      Entry *entry = g_ptr_array_index (list->order, i);
+
+      json_array_add_object_element (items, to_json (entry->object, with_icons));
+    }
+
+  object = json_object_new ();
+  json_object_set_array_member (object, member, items);
+  if (next_cursor != NULL)
+    json_object_set_string_member (object, "nextCursor", next_cursor);
+  result = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (result, object);
+  snodo_invocation_return_result (invocation, result);
 }
 
 void
 snodo_server_method_resources_list (SnodoServer     *server,
                                     SnodoInvocation *invocation)
 {
-  not_yet (invocation);
+  SnodoCatalog *self = snodo_server_get_catalog (server);
+
+  return_page (self, invocation, &self->resources, "resources", resource_to_json);
 }
 
 void
 snodo_server_method_resources_templates_list (SnodoServer     *server,
                                               SnodoInvocation *invocation)
 {
-  not_yet (invocation);
-}
+  SnodoCatalog *self = snodo_server_get_catalog (server);
 
-void
-snodo_server_method_resources_read (SnodoServer     *server,
-                                    SnodoInvocation *invocation)
-{
-  not_yet (invocation);
+  return_page (self, invocation, &self->templates, "resourceTemplates", template_to_json);
 }
 
 void
 snodo_server_method_prompts_list (SnodoServer     *server,
                                   SnodoInvocation *invocation)
 {
-  not_yet (invocation);
+  SnodoCatalog *self = snodo_server_get_catalog (server);
+
+  return_page (self, invocation, &self->prompts, "prompts", prompt_to_json);
+}
+
+/* resources/read: the resource of that exact URI, else the first template,
+ * in the order they were added, that matches. */
+void
+snodo_server_method_resources_read (SnodoServer     *server,
+                                    SnodoInvocation *invocation)
+{
+  SnodoCatalog *self = snodo_server_get_catalog (server);
+  g_autoptr(JsonObject) variables = NULL;
+  const char *uri = get_string (get_params (invocation), "uri");
+  const char *name;
+  Entry *entry;
+
+  if (uri == NULL)
+    {
+      return_invalid_params (invocation, _("Invalid params: \"uri\" must be a string"));
+      return;
+    }
+  if (!g_uri_is_valid (uri, G_URI_FLAGS_NONE, NULL))
+    {
+      return_invalid_params (invocation, _("Invalid params: \"uri\" must be an absolute URI"));
+      return;
+    }
+
+  entry = g_hash_table_lookup (self->resources.index, uri);
+  for (guint i = 0; entry == NULL && i < self->templates.order->len; i++)
+    {
+      Entry *candidate = g_ptr_array_index (self->templates.order, i);
+
+      variables = snodo_uri_template_match (candidate->pattern, uri);
+      if (variables != NULL)
+        entry = candidate;
+    }
+
+  if (entry == NULL)
+    {
+      snodo_invocation_return_resource_not_found (invocation);
+      return;
+    }
+
+  if (variables == NULL)
+    variables = json_object_new ();
+  json_object_seal (variables);
+  snodo_invocation_set_variables (invocation, variables);
+  if (SNODO_IS_RESOURCE (entry->object))
+    name = snodo_resource_get_name (SNODO_RESOURCE (entry->object));
+  else
+    name = snodo_resource_template_get_name (SNODO_RESOURCE_TEMPLATE (entry->object));
+  snodo_invocation_set_name (invocation, name);
+  entry_call (entry, invocation);
+}
+
+/* Checks a {string: string} map of arguments. */
+static gboolean
+check_string_map (JsonNode    *node,
+                  const char  *what,
+                  char       **message)
+{
+  JsonObjectIter iter;
+  const char *name = NULL;
+  JsonNode *value;
+
+  if (is_string_map (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      *message = g_strdup_printf (_("Invalid params: \"%s\" must be an object"), what);
+      return FALSE;
+    }
+  json_object_iter_init (&iter, json_node_get_object (node));
+  while (json_object_iter_next (&iter, &name, &value))
+    if (!is_string (value))
+      break;
+  *message = g_strdup_printf (_("Invalid params: argument “%s” must be a string"), name);
+  return FALSE;
+}
+
+/* The sealed object of @node, or a new empty one when it is absent or
+ * null. */
+static JsonObject *
+dup_map (JsonNode *node)
+{
+  JsonObject *object;
+
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    return json_object_ref (json_node_get_object (node));
+  object = json_object_new ();
+  json_object_seal (object);
+  return object;
 }
 
 void
 snodo_server_method_prompts_get (SnodoServer     *server,
                                  SnodoInvocation *invocation)
 {
-  not_yet (invocation);
+  SnodoCatalog *self = snodo_server_get_catalog (server);
+  JsonObject *params = get_params (invocation);
+  const char *name = get_string (params, "name");
+  JsonNode *node = json_object_get_member (params, "arguments");
+  g_autoptr(JsonObject) arguments = NULL;
+  g_autofree char *message = NULL;
+  JsonArray *declared;
+  Entry *entry;
+
+  if (name == NULL)
+    {
+      return_invalid_params (invocation, _("Invalid params: \"name\" must be a string"));
+      return;
+    }
+  entry = g_hash_table_lookup (self->prompts.index, name);
+  if (entry == NULL)
+    message = g_strdup_printf (_("Unknown prompt: %s"), name);
+  else if (check_string_map (node, "arguments", &message))
+    {
+      arguments = dup_map (node);
+      declared = json_node_get_array (snodo_prompt_get_arguments (SNODO_PROMPT (entry->object)));
+      for (guint i = 0; i < json_array_get_length (declared) && message == NULL; i++)
+        {
+          JsonObject *argument = json_array_get_object_element (declared, i);
+          const char *argument_name = json_object_get_string_member (argument, "name");
+
+          if (json_object_has_member (argument, "required") &&
+              !json_object_has_member (arguments, argument_name))
+            message = g_strdup_printf (_("Invalid params: missing required argument “%s”"),
+                                       argument_name);
+        }
+    }
+
+  if (message != NULL)
+    {
+      return_invalid_params (invocation, message);
+      return;
+    }
+
+  snodo_invocation_set_arguments (invocation, arguments);
+  snodo_invocation_set_name (invocation, name);
+  entry_call (entry, invocation);
 }
 
+/* completion/complete {ref, argument: {name, value}, context?: {arguments?}} */
 void
 snodo_server_method_completion_complete (SnodoServer     *server,
                                          SnodoInvocation *invocation)
 {
-  not_yet (invocation);
+  SnodoCatalog *self = snodo_server_get_catalog (server);
+  JsonObject *params = get_params (invocation);
+  JsonObject *ref = get_object (params, "ref");
+  JsonObject *argument = get_object (params, "argument");
+  JsonNode *context_node = json_object_get_member (params, "context");
+  JsonObject *context = get_object (params, "context");
+  JsonNode *context_arguments = NULL;
+  g_autoptr(JsonObject) arguments = NULL;
+  g_autofree char *message = NULL;
+  const char *type = get_string (ref, "type");
+
+  if (context != NULL)
+    context_arguments = json_object_get_member (context, "arguments");
+
+  if (ref == NULL)
+    message = g_strdup (_("Invalid params: \"ref\" must be an object"));
+  else if (g_strcmp0 (type, "ref/prompt") == 0 && get_string (ref, "name") == NULL)
+    message = g_strdup (_("Invalid params: a “ref/prompt” reference needs a string \"name\""));
+  else if (g_strcmp0 (type, "ref/resource") == 0 && get_string (ref, "uri") == NULL)
+    message = g_strdup (_("Invalid params: a “ref/resource” reference needs a string \"uri\""));
+  else if (g_strcmp0 (type, "ref/prompt") != 0 && g_strcmp0 (type, "ref/resource") != 0)
+    message = g_strdup (_("Invalid params: \"ref.type\" must be “ref/prompt” or “ref/resource”"));
+  else if (get_string (argument, "name") == NULL || get_string (argument, "value") == NULL)
+    message = g_strdup (_("Invalid params: \"argument\" must be an object with string "
+                          "\"name\" and \"value\""));
+  else if (context == NULL && context_node != NULL && !JSON_NODE_HOLDS_NULL (context_node))
+    message = g_strdup (_("Invalid params: \"context\" must be an object"));
+  else
+    check_string_map (context_arguments, "context.arguments", &message);
+
+  if (message != NULL)
+    {
+      return_invalid_params (invocation, message);
+      return;
+    }
+
+  if (self->completion == NULL)
+    {
+      /* The dialect layer hides the method without the capability; this is
+       * only a safe answer should a request get here anyway. */
+      snodo_invocation_return_completion (invocation, NULL, -1, FALSE);
+      return;
+    }
+
+  arguments = dup_map (context_arguments);
+  snodo_invocation_set_arguments (invocation, arguments);
+  entry_call (self->completion, invocation);
 }

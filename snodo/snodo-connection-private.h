@@ -42,8 +42,13 @@ typedef void (*SnodoSendFunc) (const GError *error,
 typedef struct
 {
   /* Writes @line (one whole message ending with '\n'; ownership is taken)
-   * and calls @func once, later, never from inside send. */
+   * and calls @func once, later, never from inside send. @related is the
+   * key of the client request the line belongs to (its answer, its
+   * progress and logs, a request made on its behalf), or NULL for a line
+   * of no request (a change announcement); a transport with one stream per
+   * request (HTTP) routes by it. */
   void (*send)       (gpointer              transport,
+                      const char           *related,
                       GBytes               *line,
                       SnodoSendFunc         func,
                       gpointer              user_data);
@@ -111,6 +116,11 @@ void             snodo_connection_send   (SnodoConnection             *self,
                                           GBytes                      *line,
                                           SnodoSendFunc                func,
                                           gpointer                     user_data);
+void             snodo_connection_send_related (SnodoConnection       *self,
+                                                const char            *related,
+                                                GBytes                *line,
+                                                SnodoSendFunc          func,
+                                                gpointer               user_data);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoConnection, snodo_connection_unref)
 

@@ -8,6 +8,7 @@
 typedef struct
 {
   SnodoConnection *connection;
+  char            *related;
   GBytes          *line;
   SnodoSendFunc    func;
   gpointer         user_data;
@@ -19,6 +20,7 @@ send_state_free (SendState *state)
 {
   g_clear_pointer (&state->connection, snodo_connection_unref);
   g_clear_pointer (&state->line, g_bytes_unref);
+  g_clear_pointer (&state->related, g_free);
   g_clear_error (&state->error);
   g_free (state);
 }
@@ -105,14 +107,15 @@ snodo_connection_send_cb (gpointer data)
       return G_SOURCE_REMOVE;
     }
 
-  self->vtable->send (transport, g_steal_pointer (&state->line), state->func, state->user_data);
+  self->vtable->send (transport, state->related, g_steal_pointer (&state->line), state->func, state->user_data);
   return G_SOURCE_REMOVE;
 }
 
 /*
  * Hands @line to the transport on the connection's context. @func is called
  * there once, after the line was written or could not be. Safe from any
- * thread; never calls @func synchronously.
+ * thread; never calls @func synchronously (the transport's send does not
+ * either).
  */
 void
 snodo_connection_send (SnodoConnection *self,
@@ -120,11 +123,42 @@ snodo_connection_send (SnodoConnection *self,
                        SnodoSendFunc    func,
                        gpointer         user_data)
 {
-  SendState *state = g_new0 (SendState, 1);
+  snodo_connection_send_related (self, NULL, line, func, user_data);
+}
+
+/* Like snodo_connection_send(), for a line that belongs to the client
+ * request whose key is @related. */
+void
+snodo_connection_send_related (SnodoConnection *self,
+                               const char      *related,
+                               GBytes          *line,
+                               SnodoSendFunc    func,
+                               gpointer         user_data)
+{
+  SendState *state;
   GSource *source;
 
+  /* On the connection's own thread the line goes to the transport at
+   * once: the transport only queues it, so this is not re-entrant for the
+   * caller, and it saves a main-loop iteration on every answer. */
+  if (g_main_context_is_owner (self->context))
+    {
+      gpointer transport;
+
+      g_mutex_lock (&self->lock);
+      transport = self->transport;
+      g_mutex_unlock (&self->lock);
+      if (transport != NULL)
+        {
+          self->vtable->send (transport, related, g_bytes_ref (line), func, user_data);
+          return;
+        }
+    }
+
+  state = g_new0 (SendState, 1);
   g_atomic_int_inc (&self->n_in_transit);
   state->connection = snodo_connection_ref (self);
+  state->related = g_strdup (related);
   state->line = g_bytes_ref (line);
   state->func = func;
   state->user_data = user_data;

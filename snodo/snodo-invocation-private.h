@@ -36,11 +36,20 @@ SnodoConnection    *snodo_invocation_get_connection  (SnodoInvocation    *self);
 const SnodoDialect *snodo_invocation_get_dialect     (SnodoInvocation    *self);
 SnodoServer        *snodo_invocation_get_server      (SnodoInvocation    *self);
 JsonNode           *snodo_invocation_get_id          (SnodoInvocation    *self);
+const char         *snodo_invocation_get_key         (SnodoInvocation    *self);
 /* 2026-07-28: the answers to earlier input requests (from the verified
  * requestState and this request's inputResponses). */
 void                snodo_invocation_set_input_answers (SnodoInvocation  *self,
                                                         JsonObject       *answers);
 /* Ends the invocation without an answer (a cancelled request). */
 void                snodo_invocation_drop            (SnodoInvocation    *self);
+
+/* Set by the catalog before a handler runs. @arguments: the string map of
+ * prompts/get, or context.arguments of completion/complete; @variables: the
+ * values of a template's variables for resources/read. Both sealed. */
+void                snodo_invocation_set_arguments   (SnodoInvocation    *self,
+                                                      JsonObject         *arguments);
+void                snodo_invocation_set_variables   (SnodoInvocation    *self,
+                                                      JsonObject         *variables);
 
 G_END_DECLS

@@ -57,6 +57,8 @@ struct _SnodoInvocation
   /* The request message; sealed. */
   JsonNode           *message;
   JsonNode           *id;
+  /* snodo_frame_id_key (id): what the invocation's lines belong to. */
+  char               *key;
   char               *method;
   /* "params" of the request (an empty object when absent); sealed. */
   JsonNode           *params;
@@ -126,6 +128,7 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->params, json_node_unref);
   g_clear_pointer (&self->arguments, json_object_unref);
   g_clear_pointer (&self->method, g_free);
+  g_clear_pointer (&self->key, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->input_answers, json_object_unref);
   g_clear_pointer (&self->progress_token, json_node_unref);
@@ -169,6 +172,7 @@ snodo_invocation_new (SnodoServer        *server,
   self->message = json_node_ref (message);
   json_node_seal (self->message);
   self->id = json_node_copy (id);
+  self->key = snodo_frame_id_key (id);
   self->method = g_strdup (method);
   self->params = json_node_new (JSON_NODE_OBJECT);
   if (params != NULL)
@@ -196,6 +200,12 @@ JsonNode *
 snodo_invocation_get_id (SnodoInvocation *self)
 {
   return self->id;
+}
+
+const char *
+snodo_invocation_get_key (SnodoInvocation *self)
+{
+  return self->key;
 }
 
 void
@@ -285,7 +295,7 @@ snodo_invocation_finish (SnodoInvocation *self,
       return;
     }
 
-  snodo_connection_send (self->connection, line, snodo_invocation_sent_cb, self);
+  snodo_connection_send_related (self->connection, self->key, line, snodo_invocation_sent_cb, self);
 }
 
 static gboolean
@@ -723,7 +733,7 @@ snodo_invocation_report_progress (SnodoInvocation *self,
   json_object_unref (object);
 
   line = snodo_frame_encode_notification ("notifications/progress", params);
-  snodo_connection_send (self->connection, line, progress_sent_cb, g_object_ref (self));
+  snodo_connection_send_related (self->connection, self->key, line, progress_sent_cb, g_object_ref (self));
   return TRUE;
 }
 
@@ -791,7 +801,7 @@ snodo_invocation_log (SnodoInvocation *self,
   json_object_unref (object);
 
   line = snodo_frame_encode_notification ("notifications/message", params);
-  snodo_connection_send (self->connection, line, NULL, NULL);
+  snodo_connection_send_related (self->connection, self->key, line, NULL, NULL);
   return TRUE;
 }
 
@@ -1028,7 +1038,7 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
       return;
     }
 
-  snodo_server_request_input (self->server, self->connection, method, params,
+  snodo_server_request_input (self->server, self->connection, self->key, method, params,
                               self->work ? snodo_work_get_cancellable (self->work) : NULL,
                               g_steal_pointer (&task));
 }
@@ -1055,4 +1065,274 @@ snodo_invocation_request_input_finish (SnodoInvocation  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+snodo_invocation_set_arguments (SnodoInvocation *self,
+                                JsonObject      *arguments)
+{
+  g_clear_pointer (&self->arguments, json_object_unref);
+  self->arguments = json_object_ref (arguments);
+  json_object_seal (self->arguments);
+}
+
+#define VARIABLES_KEY "snodo-invocation-variables"
+
+void
+snodo_invocation_set_variables (SnodoInvocation *self,
+                                JsonObject      *variables)
+{
+  json_object_seal (variables);
+  g_object_set_data_full (G_OBJECT (self), VARIABLES_KEY,
+                          json_object_ref (variables), (GDestroyNotify) json_object_unref);
+}
+
+static void
+snodo_invocation_return_object (SnodoInvocation *self,
+                                JsonObject      *object)
+{
+  g_autoptr(JsonNode) result = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (result, object);
+  snodo_invocation_return_result (self, result);
+}
+
+/**
+ * snodo_invocation_get_uri:
+ * @self: an invocation
+ *
+ * Gets the `uri` the request names: for `resources/read`, the URI of the
+ * resource to read.
+ *
+ * Returns: (transfer none) (nullable): the URI, or %NULL when the request
+ *   has no `uri` string
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_invocation_get_uri (SnodoInvocation *self)
+{
+  JsonNode *uri;
+
+  g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
+
+  uri = json_object_get_member (json_node_get_object (self->params), "uri");
+  if (uri == NULL || !JSON_NODE_HOLDS_VALUE (uri) || json_node_get_value_type (uri) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (uri);
+}
+
+/**
+ * snodo_invocation_get_variables:
+ * @self: an invocation
+ *
+ * Gets the values of the variables of the URI template that matched the URI
+ * of a `resources/read` request, percent-decoded: for the template
+ * `app://notes/{day}` and the URI `app://notes/monday`, `{"day": "monday"}`.
+ * For any other request, an empty object. It is sealed: read it, do not
+ * change it.
+ *
+ * Returns: (transfer none): the variables
+ *
+ * Since: 1.0
+ */
+JsonObject *
+snodo_invocation_get_variables (SnodoInvocation *self)
+{
+  JsonObject *variables;
+  JsonObject *empty;
+
+  g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
+
+  variables = g_object_get_data (G_OBJECT (self), VARIABLES_KEY);
+  if (variables != NULL)
+    return variables;
+
+  /* Safe from any thread: only one empty object is ever kept. */
+  empty = json_object_new ();
+  json_object_seal (empty);
+  if (!g_object_replace_data (G_OBJECT (self), VARIABLES_KEY, NULL, empty,
+                              (GDestroyNotify) json_object_unref, NULL))
+    json_object_unref (empty);
+  return g_object_get_data (G_OBJECT (self), VARIABLES_KEY);
+}
+
+static void
+snodo_invocation_return_contents (SnodoInvocation *self,
+                                  const char      *uri,
+                                  const char      *mime_type,
+                                  const char      *member,
+                                  const char      *value)
+{
+  JsonObject *object = json_object_new ();
+  JsonArray *contents = json_array_new ();
+  JsonObject *content = json_object_new ();
+
+  json_object_set_string_member (content, "uri", uri != NULL ? uri : snodo_invocation_get_uri (self));
+  if (mime_type != NULL)
+    json_object_set_string_member (content, "mimeType", mime_type);
+  json_object_set_string_member (content, member, value);
+  json_array_add_object_element (contents, content);
+  json_object_set_array_member (object, "contents", contents);
+  snodo_invocation_return_object (self, object);
+}
+
+/**
+ * snodo_invocation_return_resource_text:
+ * @self: (transfer full): an invocation
+ * @uri: (nullable): the URI of the content, or %NULL for the URI that was
+ *   read
+ * @mime_type: (nullable): the MIME type of the content
+ * @text: the content
+ *
+ * Answers a `resources/read` request with one text content. To answer with
+ * several contents, build the result and use
+ * [method@Snodo.Invocation.return_result].
+ *
+ * Since: 1.0
+ */
+void
+snodo_invocation_return_resource_text (SnodoInvocation *self,
+                                       const char      *uri,
+                                       const char      *mime_type,
+                                       const char      *text)
+{
+  g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (uri != NULL || snodo_invocation_get_uri (self) != NULL);
+  g_return_if_fail (text != NULL);
+
+  snodo_invocation_return_contents (self, uri, mime_type, "text", text);
+}
+
+/**
+ * snodo_invocation_return_resource_blob:
+ * @self: (transfer full): an invocation
+ * @uri: (nullable): the URI of the content, or %NULL for the URI that was
+ *   read
+ * @mime_type: (nullable): the MIME type of the content
+ * @blob: the content
+ *
+ * Answers a `resources/read` request with one binary content, sent in
+ * base64.
+ *
+ * Since: 1.0
+ */
+void
+snodo_invocation_return_resource_blob (SnodoInvocation *self,
+                                       const char      *uri,
+                                       const char      *mime_type,
+                                       GBytes          *blob)
+{
+  g_autofree char *base64 = NULL;
+  gconstpointer data;
+  gsize size;
+
+  g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (uri != NULL || snodo_invocation_get_uri (self) != NULL);
+  g_return_if_fail (blob != NULL);
+
+  data = g_bytes_get_data (blob, &size);
+  base64 = g_base64_encode (data, size);
+  snodo_invocation_return_contents (self, uri, mime_type, "blob", base64);
+}
+
+/**
+ * snodo_invocation_return_resource_not_found:
+ * @self: (transfer full): an invocation
+ *
+ * Answers a `resources/read` request with the error that the resource does
+ * not exist: [error@Snodo.RpcError.RESOURCE_NOT_FOUND] with the message
+ * “Resource not found: ” and the URI. Protocol versions that have no such
+ * code get the one they use instead.
+ *
+ * Since: 1.0
+ */
+void
+snodo_invocation_return_resource_not_found (SnodoInvocation *self)
+{
+  g_autofree char *message = NULL;
+
+  g_return_if_fail (SNODO_IS_INVOCATION (self));
+
+  message = g_strdup_printf (_("Resource not found: %s"),
+                             snodo_invocation_get_uri (self) != NULL ? snodo_invocation_get_uri (self) : "");
+  snodo_invocation_return_error_literal (self, SNODO_RPC_ERROR, SNODO_RPC_ERROR_RESOURCE_NOT_FOUND, message);
+}
+
+/**
+ * snodo_invocation_return_prompt:
+ * @self: (transfer full): an invocation
+ * @description: (nullable): a description of the filled-in prompt
+ * @messages: a JSON array of messages, each `{"role": "user" or
+ *   "assistant", "content": {…}}`
+ *
+ * Answers a `prompts/get` request. @messages is not modified.
+ *
+ * Since: 1.0
+ */
+void
+snodo_invocation_return_prompt (SnodoInvocation *self,
+                                const char      *description,
+                                JsonNode        *messages)
+{
+  JsonObject *object;
+
+  g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (messages != NULL && JSON_NODE_HOLDS_ARRAY (messages));
+
+  object = json_object_new ();
+  if (description != NULL)
+    json_object_set_string_member (object, "description", description);
+  json_object_set_member (object, "messages", json_node_copy (messages));
+  snodo_invocation_return_object (self, object);
+}
+
+/**
+ * snodo_invocation_return_completion:
+ * @self: (transfer full): an invocation
+ * @values: (array zero-terminated=1) (nullable): the suggested values, best
+ *   first
+ * @total: how many values there are in all, or -1 when it is not known
+ * @has_more: whether there are more values than @values
+ *
+ * Answers a `completion/complete` request. At most 100 values are sent;
+ * when @values has more, the rest is left out and `hasMore` is set (and, if
+ * @total is -1 and @has_more %FALSE, `total` is the length of @values).
+ *
+ * Since: 1.0
+ */
+void
+snodo_invocation_return_completion (SnodoInvocation    *self,
+                                    const char * const *values,
+                                    gint                total,
+                                    gboolean            has_more)
+{
+  JsonObject *object;
+  JsonObject *completion;
+  JsonArray *array;
+  guint n_values = values != NULL ? g_strv_length ((char **) values) : 0;
+  guint n_sent = MIN (n_values, 100);
+
+  g_return_if_fail (SNODO_IS_INVOCATION (self));
+
+  array = json_array_sized_new (n_sent);
+  for (guint i = 0; i < n_sent; i++)
+    json_array_add_string_element (array, values[i]);
+
+  if (n_sent < n_values)
+    {
+      if (total < 0 && !has_more)
+        total = (gint) MIN (n_values, G_MAXINT);
+      has_more = TRUE;
+    }
+
+  completion = json_object_new ();
+  json_object_set_array_member (completion, "values", array);
+  if (total >= 0)
+    json_object_set_int_member (completion, "total", total);
+  if (has_more)
+    json_object_set_boolean_member (completion, "hasMore", TRUE);
+  object = json_object_new ();
+  json_object_set_object_member (object, "completion", completion);
+  snodo_invocation_return_object (self, object);
 }

@@ -114,4 +114,31 @@ void                  snodo_invocation_return_error_literal (SnodoInvocation *se
                                                              int              code,
                                                              const char      *message);
 
+SNODO_AVAILABLE_IN_ALL
+const char           *snodo_invocation_get_uri              (SnodoInvocation    *self);
+SNODO_AVAILABLE_IN_ALL
+JsonObject           *snodo_invocation_get_variables        (SnodoInvocation    *self);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_resource_text (SnodoInvocation    *self,
+                                                             const char         *uri,
+                                                             const char         *mime_type,
+                                                             const char         *text);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_resource_blob (SnodoInvocation    *self,
+                                                             const char         *uri,
+                                                             const char         *mime_type,
+                                                             GBytes             *blob);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_resource_not_found
+                                                            (SnodoInvocation    *self);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_prompt        (SnodoInvocation    *self,
+                                                             const char         *description,
+                                                             JsonNode           *messages);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_completion    (SnodoInvocation    *self,
+                                                             const char * const *values,
+                                                             gint                total,
+                                                             gboolean            has_more);
+
 G_END_DECLS

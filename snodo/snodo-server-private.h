@@ -46,6 +46,7 @@ SnodoRequestStateKey *snodo_server_get_request_state_key (SnodoServer          *
  * full) with its result (a JsonNode) or error. Any thread. */
 void snodo_server_request_input (SnodoServer     *self,
                                  SnodoConnection *connection,
+                                 const char      *related,
                                  const char      *method,
                                  JsonNode        *params,
                                  GCancellable    *cancellable,

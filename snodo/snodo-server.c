@@ -82,6 +82,8 @@ typedef struct
 {
   SnodoServer     *server;
   SnodoConnection *connection;
+  /* The key of the client request this one is made for. */
+  char            *related;
   GTask           *task;
   char            *method;
   JsonNode        *params;
@@ -330,7 +332,8 @@ snodo_server_method_ping (SnodoServer     *self,
 }
 
 static JsonObject *
-tool_to_json (SnodoTool *tool)
+tool_to_json (SnodoTool *tool,
+              gboolean   with_icons)
 {
   JsonObject *object = json_object_new ();
 
@@ -344,6 +347,8 @@ tool_to_json (SnodoTool *tool)
     json_object_set_member (object, "outputSchema", json_node_copy (snodo_tool_get_output_schema (tool)));
   if (snodo_tool_get_annotations (tool) != NULL)
     json_object_set_member (object, "annotations", json_node_copy (snodo_tool_get_annotations (tool)));
+  if (with_icons && snodo_tool_get_icons (tool) != NULL)
+    json_object_set_member (object, "icons", json_node_copy (snodo_tool_get_icons (tool)));
   return object;
 }
 
@@ -351,17 +356,34 @@ void
 snodo_server_method_tools_list (SnodoServer     *self,
                                 SnodoInvocation *invocation)
 {
+  JsonObject *params = json_node_get_object (snodo_invocation_get_params (invocation));
   g_autoptr(JsonNode) result = NULL;
-  JsonObject *object = json_object_new ();
-  JsonArray *tools = json_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *next_cursor = NULL;
+  JsonObject *object;
+  JsonArray *tools;
+  guint start, end;
 
-  for (guint i = 0; i < self->tool_order->len; i++)
+  if (!snodo_catalog_paginate (self->catalog, "tools", params, self->tool_order->len,
+                               &start, &end, &next_cursor, &error))
+    {
+      snodo_invocation_return_gerror (invocation, error);
+      return;
+    }
+
+  object = json_object_new ();
+  tools = json_array_new ();
+  for (guint i = start; i < end; i++)
     {
       ToolEntry *entry = g_ptr_array_index (self->tool_order, i);
 
-      json_array_add_object_element (tools, tool_to_json (entry->tool));
+      json_array_add_object_element (tools, tool_to_json (entry->tool,
+                                                          snodo_invocation_get_protocol_version (invocation) >=
+                                                          SNODO_PROTOCOL_VERSION_2025_11_25));
     }
   json_object_set_array_member (object, "tools", tools);
+  if (next_cursor != NULL)
+    json_object_set_string_member (object, "nextCursor", next_cursor);
   result = node_take_object (object);
   snodo_invocation_return_result (invocation, result);
 }
@@ -531,7 +553,7 @@ snodo_server_method_subscriptions_listen (SnodoServer     *self,
   ack = subscription_meta (subscription);
   json_object_set_object_member (json_node_get_object (ack), "notifications", honoured);
   line = snodo_frame_encode_notification ("notifications/subscriptions/acknowledged", ack);
-  snodo_connection_send (connection, line, NULL, NULL);
+  snodo_connection_send_related (connection, snodo_invocation_get_key (invocation), line, NULL, NULL);
 
   g_ptr_array_add (connection->subscriptions, subscription);
 
@@ -567,6 +589,7 @@ outgoing_free (Outgoing *outgoing)
   g_clear_object (&outgoing->task);
   g_clear_object (&outgoing->cancellable);
   g_clear_pointer (&outgoing->method, g_free);
+  g_clear_pointer (&outgoing->related, g_free);
   g_clear_pointer (&outgoing->params, json_node_unref);
   g_clear_pointer (&outgoing->id, json_node_unref);
   g_clear_pointer (&outgoing->key, g_free);
@@ -606,7 +629,7 @@ outgoing_abandon (Outgoing   *outgoing,
       json_object_set_string_member (params, "reason", reason);
       node = node_take_object (params);
       line = snodo_frame_encode_notification ("notifications/cancelled", node);
-      snodo_connection_send (outgoing->connection, line, NULL, NULL);
+      snodo_connection_send_related (outgoing->connection, outgoing->related, line, NULL, NULL);
     }
   g_task_return_error (outgoing->task, error);
   outgoing_free (outgoing);
@@ -680,13 +703,14 @@ outgoing_start_cb (gpointer user_data)
     }
 
   line = snodo_frame_encode_request (outgoing->id, outgoing->method, outgoing->params);
-  snodo_connection_send (connection, line, NULL, NULL);
+  snodo_connection_send_related (connection, outgoing->related, line, NULL, NULL);
   return G_SOURCE_REMOVE;
 }
 
 void
 snodo_server_request_input (SnodoServer     *self,
                             SnodoConnection *connection,
+                            const char      *related,
                             const char      *method,
                             JsonNode        *params,
                             GCancellable    *cancellable,
@@ -698,6 +722,7 @@ snodo_server_request_input (SnodoServer     *self,
   outgoing->server = g_object_ref (self);
   outgoing->connection = snodo_connection_ref (connection);
   outgoing->task = task;
+  outgoing->related = g_strdup (related);
   outgoing->method = g_strdup (method);
   outgoing->params = params ? json_node_copy (params) : NULL;
   /* Either the caller's cancellable or the request's ends the wait. */
@@ -844,7 +869,8 @@ snodo_server_announce (SnodoServer *self,
           if (uri != NULL)
             json_object_set_string_member (json_node_get_object (params), "uri", uri);
           line = snodo_frame_encode_notification (method, params);
-          snodo_connection_send (connection, line, NULL, NULL);
+          snodo_connection_send_related (connection, snodo_invocation_get_key (subscription->invocation),
+                                         line, NULL, NULL);
         }
     }
 }
@@ -997,8 +1023,9 @@ snodo_server_send_dialect_error (SnodoConnection    *connection,
                                  JsonNode           *data)
 {
   g_autoptr(GBytes) line = snodo_dialect_encode_error (dialect, id, code, message, data);
+  g_autofree char *key = snodo_frame_id_key (id);
 
-  snodo_connection_send (connection, line, NULL, NULL);
+  snodo_connection_send_related (connection, key, line, NULL, NULL);
 }
 
 /* 2026-07-28, for a method that may ask for input: the answers of earlier
@@ -1083,7 +1110,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
       g_autoptr(GBytes) line = snodo_frame_encode_error (frame->id, selection.error_code,
                                                          selection.error_message, selection.error_data);
 
-      snodo_connection_send (connection, line, NULL, NULL);
+      snodo_connection_send_related (connection, frame->key, line, NULL, NULL);
       snodo_selection_clear (&selection);
       return;
     }
@@ -1610,6 +1637,12 @@ snodo_server_add_tool (SnodoServer    *self,
       g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
                    _("“%s” is not a valid tool name: use 1 to 128 of A-Z, a-z, 0-9, “_”, “.” and “-”"),
                    name);
+      return FALSE;
+    }
+  if (!snodo_catalog_check_icons (snodo_tool_get_icons (tool), name, error))
+    {
+      if (destroy != NULL)
+        destroy (user_data);
       return FALSE;
     }
   if (g_hash_table_contains (self->tools, name))

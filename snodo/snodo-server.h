@@ -94,4 +94,97 @@ SNODO_AVAILABLE_IN_ALL
 SnodoTool   *snodo_server_lookup_tool      (SnodoServer    *self,
                                             const char     *name);
 
+/**
+ * SnodoResourceFunc:
+ * @invocation: (transfer full): the read to answer
+ * @user_data: the data given to [method@Snodo.Server.add_resource] or
+ *   [method@Snodo.Server.add_resource_template]
+ *
+ * Reads a resource: answers a `resources/read` request, whose URI is
+ * [method@Snodo.Invocation.get_uri] (and, for a template, whose variables
+ * are [method@Snodo.Invocation.get_variables]), with
+ * [method@Snodo.Invocation.return_resource_text],
+ * [method@Snodo.Invocation.return_resource_blob],
+ * [method@Snodo.Invocation.return_resource_not_found] or another
+ * `snodo_invocation_return_*()` function, exactly once, now or later, from any
+ * thread. It is called on the server's main context.
+ *
+ * Since: 1.0
+ */
+typedef void (*SnodoResourceFunc) (SnodoInvocation *invocation,
+                                   gpointer         user_data);
+
+/**
+ * SnodoPromptFunc:
+ * @invocation: (transfer full): the request to answer
+ * @user_data: the data given to [method@Snodo.Server.add_prompt]
+ *
+ * Fills in a prompt: answers a `prompts/get` request, whose arguments (a
+ * JSON object of strings, every required one present) are
+ * [method@Snodo.Invocation.get_arguments], with
+ * [method@Snodo.Invocation.return_prompt] or another
+ * `snodo_invocation_return_*()` function, exactly once, now or later, from any
+ * thread. It is called on the server's main context.
+ *
+ * Since: 1.0
+ */
+typedef void (*SnodoPromptFunc) (SnodoInvocation *invocation,
+                                 gpointer         user_data);
+
+/**
+ * SnodoCompletionFunc:
+ * @invocation: (transfer full): the request to answer
+ * @user_data: the data given to [method@Snodo.Server.set_completion_func]
+ *
+ * Suggests values for an argument: answers a `completion/complete` request
+ * with [method@Snodo.Invocation.return_completion] (an empty list when it
+ * has nothing to suggest), exactly once, now or later, from any thread. The
+ * request's `params` ([method@Snodo.Invocation.get_params]) hold `ref` (a
+ * prompt, `{"type": "ref/prompt", "name": …}`, or a resource template,
+ * `{"type": "ref/resource", "uri": …}`) and `argument` (`{"name": …,
+ * "value": …}`, the text typed so far); the values of the other arguments,
+ * when the client gives them, are [method@Snodo.Invocation.get_arguments].
+ * It is called on the server's main context.
+ *
+ * Since: 1.0
+ */
+typedef void (*SnodoCompletionFunc) (SnodoInvocation *invocation,
+                                     gpointer         user_data);
+
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_add_resource               (SnodoServer            *self,
+                                                      SnodoResource          *resource,
+                                                      SnodoResourceFunc       func,
+                                                      gpointer                user_data,
+                                                      GDestroyNotify          destroy,
+                                                      GError                **error);
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_remove_resource            (SnodoServer            *self,
+                                                      const char             *uri);
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_add_resource_template      (SnodoServer            *self,
+                                                      SnodoResourceTemplate  *resource_template,
+                                                      SnodoResourceFunc       func,
+                                                      gpointer                user_data,
+                                                      GDestroyNotify          destroy,
+                                                      GError                **error);
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_remove_resource_template   (SnodoServer            *self,
+                                                      const char             *uri_template);
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_add_prompt                 (SnodoServer            *self,
+                                                      SnodoPrompt            *prompt,
+                                                      SnodoPromptFunc         func,
+                                                      gpointer                user_data,
+                                                      GDestroyNotify          destroy,
+                                                      GError                **error);
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_remove_prompt              (SnodoServer            *self,
+                                                      const char             *name);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_set_completion_func        (SnodoServer            *self,
+                                                      SnodoCompletionFunc     func,
+                                                      gpointer                user_data,
+                                                      GDestroyNotify          destroy);
+
 G_END_DECLS

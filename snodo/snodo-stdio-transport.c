@@ -245,6 +245,40 @@ pending_send_finish (PendingSend  *send,
   g_free (send);
 }
 
+typedef struct
+{
+  PendingSend *send;
+  GError      *error;
+} FinishLater;
+
+static gboolean
+finish_later_cb (gpointer data)
+{
+  FinishLater *later = data;
+
+  pending_send_finish (later->send, later->error);
+  g_clear_error (&later->error);
+  g_free (later);
+  return G_SOURCE_REMOVE;
+}
+
+/* Fails a send from the main loop, never from inside the send itself. */
+static void
+pending_send_finish_later (SnodoStdioTransport *self,
+                           PendingSend         *send,
+                           const GError        *error)
+{
+  FinishLater *later = g_new0 (FinishLater, 1);
+  GSource *source = g_idle_source_new ();
+
+  later->send = send;
+  later->error = g_error_copy (error);
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, finish_later_cb, later, NULL);
+  g_source_attach (source, self->context);
+  g_source_unref (source);
+}
+
 static void
 snodo_stdio_transport_wire_log (SnodoStdioTransport *self,
                                 const char          *direction,
@@ -447,6 +481,7 @@ snodo_stdio_transport_pump (SnodoStdioTransport *self)
 /* The connection's send: on the context. */
 static void
 snodo_stdio_transport_send (gpointer       transport,
+                            const char    *related,
                             GBytes        *line,
                             SnodoSendFunc  func,
                             gpointer       user_data)
@@ -472,14 +507,14 @@ snodo_stdio_transport_send (gpointer       transport,
       return;
 
     case STATE_FAILED:
-      pending_send_finish (send, self->error);
+      pending_send_finish_later (self, send, self->error);
       return;
 
     case STATE_CLOSING:
     case STATE_CLOSED:
     default:
       error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The transport is closed"));
-      pending_send_finish (send, error);
+      pending_send_finish_later (self, send, error);
       return;
     }
 }
@@ -514,7 +549,7 @@ snodo_stdio_transport_send_error (SnodoStdioTransport *self,
                                   int                  code,
                                   const char          *message)
 {
-  snodo_stdio_transport_send (self, snodo_frame_encode_error (id, code, message, NULL), NULL, NULL);
+  snodo_stdio_transport_send (self, NULL, snodo_frame_encode_error (id, code, message, NULL), NULL, NULL);
 }
 
 static void

@@ -42,6 +42,8 @@ struct _SnodoTool
   JsonNode *input_schema;
   JsonNode *output_schema;
   JsonNode *annotations;
+  /* A sealed JSON array, or NULL. */
+  JsonNode *icons;
   gboolean  run_in_thread;
 };
 
@@ -55,6 +57,7 @@ enum {
   PROP_INPUT_SCHEMA,
   PROP_OUTPUT_SCHEMA,
   PROP_ANNOTATIONS,
+  PROP_ICONS,
   PROP_RUN_IN_THREAD,
   N_PROPS
 };
@@ -111,6 +114,7 @@ snodo_tool_finalize (GObject *object)
   g_clear_pointer (&self->input_schema, json_node_unref);
   g_clear_pointer (&self->output_schema, json_node_unref);
   g_clear_pointer (&self->annotations, json_node_unref);
+  g_clear_pointer (&self->icons, json_node_unref);
 
   G_OBJECT_CLASS (snodo_tool_parent_class)->finalize (object);
 }
@@ -142,6 +146,9 @@ snodo_tool_get_property (GObject    *object,
       break;
     case PROP_ANNOTATIONS:
       g_value_set_boxed (value, self->annotations);
+      break;
+    case PROP_ICONS:
+      g_value_set_boxed (value, self->icons);
       break;
     case PROP_RUN_IN_THREAD:
       g_value_set_boolean (value, self->run_in_thread);
@@ -182,6 +189,9 @@ snodo_tool_set_property (GObject      *object,
       break;
     case PROP_ANNOTATIONS:
       snodo_tool_set_annotations (self, g_value_get_boxed (value));
+      break;
+    case PROP_ICONS:
+      snodo_tool_set_icons (self, g_value_get_boxed (value));
       break;
     case PROP_RUN_IN_THREAD:
       snodo_tool_set_run_in_thread (self, g_value_get_boolean (value));
@@ -267,6 +277,19 @@ snodo_tool_class_init (SnodoToolClass *klass)
    */
   properties[PROP_ANNOTATIONS] =
     g_param_spec_boxed ("annotations", NULL, NULL, JSON_TYPE_NODE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoTool:icons: (getter get_icons) (setter set_icons)
+   *
+   * Icons for the tool, as a JSON array of `{"src", "mimeType"?, "sizes"?,
+   * "theme"?}` objects, or %NULL. Sent from protocol version 2025-11-25 on;
+   * checked when the tool is added.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ICONS] =
+    g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
@@ -609,4 +632,43 @@ snodo_tool_set_run_in_thread (SnodoTool *self,
     return;
   self->run_in_thread = run_in_thread;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUN_IN_THREAD]);
+}
+
+/**
+ * snodo_tool_get_icons:
+ * @self: a tool
+ *
+ * Gets the tool's icons.
+ *
+ * Returns: (transfer none) (nullable): the icons, a sealed JSON array
+ *
+ * Since: 1.0
+ */
+JsonNode *
+snodo_tool_get_icons (SnodoTool *self)
+{
+  g_return_val_if_fail (SNODO_IS_TOOL (self), NULL);
+  return self->icons;
+}
+
+/**
+ * snodo_tool_set_icons:
+ * @self: a tool
+ * @icons: (nullable): a JSON array of icon objects, or %NULL
+ *
+ * Sets the tool's icons. A copy is kept.
+ *
+ * Since: 1.0
+ */
+void
+snodo_tool_set_icons (SnodoTool *self,
+                      JsonNode  *icons)
+{
+  g_return_if_fail (SNODO_IS_TOOL (self));
+  g_return_if_fail (icons == NULL || JSON_NODE_HOLDS_ARRAY (icons));
+
+  g_clear_pointer (&self->icons, json_node_unref);
+  if (icons != NULL)
+    self->icons = sealed_copy (icons);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ICONS]);
 }

@@ -56,6 +56,11 @@ SNODO_AVAILABLE_IN_ALL
 void        snodo_tool_set_annotations              (SnodoTool   *self,
                                                      JsonNode    *annotations);
 SNODO_AVAILABLE_IN_ALL
+JsonNode   *snodo_tool_get_icons                    (SnodoTool   *self);
+SNODO_AVAILABLE_IN_ALL
+void        snodo_tool_set_icons                    (SnodoTool   *self,
+                                                     JsonNode    *icons);
+SNODO_AVAILABLE_IN_ALL
 gboolean    snodo_tool_get_run_in_thread            (SnodoTool   *self);
 SNODO_AVAILABLE_IN_ALL
 void        snodo_tool_set_run_in_thread            (SnodoTool   *self,

@@ -18,4 +18,8 @@ typedef struct _SnodoStdioTransport SnodoStdioTransport;
 typedef struct _SnodoTool           SnodoTool;
 typedef struct _SnodoWork           SnodoWork;
 
+typedef struct _SnodoPrompt           SnodoPrompt;
+typedef struct _SnodoResource         SnodoResource;
+typedef struct _SnodoResourceTemplate SnodoResourceTemplate;
+
 G_END_DECLS

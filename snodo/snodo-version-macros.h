@@ -17,6 +17,24 @@
 # endif
 #endif
 
+/**
+ * SNODO_AVAILABLE_IN_ALL:
+ *
+ * Marks a symbol as exported by every version of the library.
+ */
 #define SNODO_AVAILABLE_IN_ALL _SNODO_EXTERN
+
+/**
+ * SNODO_DEPRECATED:
+ *
+ * Marks a symbol as deprecated.
+ */
 #define SNODO_DEPRECATED _SNODO_EXTERN G_DEPRECATED
+
+/**
+ * SNODO_DEPRECATED_FOR:
+ * @f: the symbol to use instead
+ *
+ * Marks a symbol as deprecated in favour of @f.
+ */
 #define SNODO_DEPRECATED_FOR(f) _SNODO_EXTERN G_DEPRECATED_FOR(f)

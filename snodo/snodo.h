@@ -19,4 +19,7 @@
 # include "snodo-invocation.h"
 # include "snodo-server.h"
 # include "snodo-stdio-transport.h"
+# include "snodo-resource.h"
+# include "snodo-resource-template.h"
+# include "snodo-prompt.h"
 #undef SNODO_INSIDE

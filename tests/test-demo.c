@@ -140,6 +140,40 @@ test_unknown_version (void)
 }
 
 static void
+test_icons_by_version (void)
+{
+  static const struct {
+    const char *version;
+    gboolean    icons;
+  } cases[] = {
+    { "2025-06-18", FALSE },
+    { "2025-11-25", TRUE },
+  };
+
+  g_test_summary ("Tool icons are sent from 2025-11-25 on, and not to a 2025-06-18 client");
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      TestProcess *demo = spawn_demo (NULL);
+      g_autoptr(JsonNode) list = NULL;
+      JsonObject *echo;
+
+      test_process_initialize (demo, cases[i].version);
+      test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+      list = test_process_read_id (demo, 1, ANSWER_TIMEOUT);
+      g_assert_nonnull (list);
+      echo = json_array_get_object_element (
+               json_object_get_array_member (json_object_get_object_member (json_node_get_object (list), "result"),
+                                             "tools"), 0);
+      g_assert_cmpstr (json_object_get_string_member (echo, "name"), ==, "echo");
+      g_assert_cmpint (json_object_has_member (echo, "icons"), ==, cases[i].icons);
+      test_process_close_stdin (demo);
+      g_assert_cmpint (test_process_wait (demo, ANSWER_TIMEOUT), ==, 0);
+      test_process_free (demo);
+    }
+}
+
+static void
 test_bad_input (void)
 {
   TestProcess *demo = spawn_demo (NULL);
@@ -581,6 +615,7 @@ main (int   argc,
 
   g_test_add_func ("/snodo/demo/scripted-exchange", test_scripted_exchange);
   g_test_add_func ("/snodo/demo/unknown-version", test_unknown_version);
+  g_test_add_func ("/snodo/demo/icons-by-version", test_icons_by_version);
   g_test_add_func ("/snodo/demo/bad-input", test_bad_input);
   g_test_add_func ("/snodo/demo/huge-line", test_huge_line);
   g_test_add_func ("/snodo/demo/exact-limit", test_exact_limit);

@@ -495,6 +495,78 @@ test_threaded_tool (Fixture       *fixture,
 }
 
 static void
+noop_cb (SnodoInvocation *invocation,
+         gpointer         user_data)
+{
+  snodo_invocation_return_text (invocation, "noop");
+}
+
+static void
+test_tools_pagination (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autofree char *cursor = NULL;
+  guint seen = 0;
+  guint lines = 0;
+
+  g_test_summary ("tools/list pages through many tools with opaque cursors, in the order they "
+                  "were added; a forged cursor is -32602");
+
+  /* Two tools are there already. */
+  for (guint i = 0; i < 248; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("tool-%03u", i);
+      g_autoptr(SnodoTool) tool = snodo_tool_new (name, NULL);
+
+      g_assert_true (snodo_server_add_tool (fixture->server, tool, noop_cb, NULL, NULL, NULL));
+    }
+  snodo_stdio_transport_start (fixture->transport);
+
+  do
+    {
+      g_autofree char *line = NULL;
+      g_autoptr(JsonNode) answer = NULL;
+      JsonObject *result;
+      JsonArray *tools;
+
+      if (cursor != NULL)
+        line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/list\","
+                                "\"params\":{\"cursor\":\"%s\"}}", lines + 1, cursor);
+      else
+        line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/list\"}", lines + 1);
+      fixture_send (fixture, line);
+      g_assert_true (wait_lines (fixture, lines + 1, 10000));
+      answer = output_line (fixture, lines++);
+      result = json_object_get_object_member (json_node_get_object (answer), "result");
+      tools = json_object_get_array_member (result, "tools");
+      for (guint i = 0; i < json_array_get_length (tools); i++, seen++)
+        {
+          const char *name = json_object_get_string_member (json_array_get_object_element (tools, i), "name");
+          g_autofree char *expected = seen < 2 ? NULL : g_strdup_printf ("tool-%03u", seen - 2);
+
+          g_assert_cmpstr (name, ==, seen == 0 ? "version" : seen == 1 ? "thread" : expected);
+        }
+      g_clear_pointer (&cursor, g_free);
+      if (json_object_has_member (result, "nextCursor"))
+        cursor = g_strdup (json_object_get_string_member (result, "nextCursor"));
+    }
+  while (cursor != NULL);
+
+  g_assert_cmpuint (seen, ==, 250);
+  g_assert_cmpuint (lines, ==, 3);
+
+  fixture_send (fixture, "{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"tools/list\",\"params\":{\"cursor\":\"dG9vbHM6Nw\"}}");
+  g_assert_true (wait_lines (fixture, lines + 1, 10000));
+  {
+    g_autoptr(JsonNode) answer = output_line (fixture, lines);
+    JsonObject *error = json_object_get_object_member (json_node_get_object (answer), "error");
+
+    g_assert_nonnull (error);
+    g_assert_cmpint (json_object_get_int_member (error, "code"), ==, -32602);
+  }
+}
+
+static void
 test_protect_stdout (void)
 {
   if (g_test_subprocess ())
@@ -539,6 +611,7 @@ main (int   argc,
   ADD ("write-timeout", OUTPUT_BLOCK, test_write_timeout);
   ADD ("version-header", OUTPUT_OK, test_version_header);
   ADD ("threaded-tool", OUTPUT_OK, test_threaded_tool);
+  ADD ("tools-pagination", OUTPUT_OK, test_tools_pagination);
 #undef ADD
   g_test_add_func ("/snodo/stdio/protect-stdout", test_protect_stdout);
 

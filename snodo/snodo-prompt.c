@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#include "config.h"
+
+#include "snodo-prompt.h"
+#include "snodo-private.h"
+
+/**
+ * SnodoPrompt:
+ *
+ * The description of a prompt a [class@Snodo.Server] offers: a template of
+ * messages for the user to pick, with named string arguments. The handler
+ * that fills it in is given to [method@Snodo.Server.add_prompt].
+ *
+ * A prompt's description must not change while it is registered; to change
+ * it, remove the prompt and add it again (clients are told of the change).
+ *
+ * ```c
+ * g_autoptr(SnodoPrompt) prompt = snodo_prompt_new ("review", "Reviews a change");
+ *
+ * snodo_prompt_add_argument (prompt, "change", "The change to review", TRUE);
+ * snodo_server_add_prompt (server, prompt, review_cb, NULL, NULL, NULL);
+ * ```
+ *
+ * Since: 1.0
+ */
+
+struct _SnodoPrompt
+{
+  GObject   parent_instance;
+
+  /* Construct-only. */
+  char     *name;
+  /* Nullable. */
+  char     *title;
+  char     *description;
+  /* Sealed JSON array, or NULL; checked when the prompt is added to a
+   * server. */
+  JsonNode *icons;
+  /* Sealed JSON array of {name, description?, required?} objects, as
+   * prompts/list writes them; never NULL. Replaced by a new array on each
+   * added argument. */
+  JsonNode *arguments;
+};
+
+G_DEFINE_FINAL_TYPE (SnodoPrompt, snodo_prompt, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_NAME,
+  PROP_TITLE,
+  PROP_DESCRIPTION,
+  PROP_ICONS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static gboolean
+snodo_prompt_has_argument (SnodoPrompt *self,
+                           const char  *name)
+{
+  JsonArray *arguments = json_node_get_array (self->arguments);
+
+  for (guint i = 0; i < json_array_get_length (arguments); i++)
+    {
+      JsonObject *argument = json_array_get_object_element (arguments, i);
+
+      if (g_str_equal (json_object_get_string_member (argument, "name"), name))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+snodo_prompt_finalize (GObject *object)
+{
+  SnodoPrompt *self = SNODO_PROMPT (object);
+
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->description, g_free);
+  g_clear_pointer (&self->icons, json_node_unref);
+  g_clear_pointer (&self->arguments, json_node_unref);
+
+  G_OBJECT_CLASS (snodo_prompt_parent_class)->finalize (object);
+}
+
+static void
+snodo_prompt_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  SnodoPrompt *self = SNODO_PROMPT (object);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    case PROP_DESCRIPTION:
+      g_value_set_string (value, self->description);
+      break;
+    case PROP_ICONS:
+      g_value_set_boxed (value, self->icons);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+snodo_prompt_set_property (GObject      *object,
+                           guint         prop_id,
+                           const GValue *value,
+                           GParamSpec   *pspec)
+{
+  SnodoPrompt *self = SNODO_PROMPT (object);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      self->name = g_value_dup_string (value);
+      break;
+    case PROP_TITLE:
+      snodo_prompt_set_title (self, g_value_get_string (value));
+      break;
+    case PROP_DESCRIPTION:
+      snodo_prompt_set_description (self, g_value_get_string (value));
+      break;
+    case PROP_ICONS:
+      snodo_prompt_set_icons (self, g_value_get_boxed (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+snodo_prompt_class_init (SnodoPromptClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = snodo_prompt_finalize;
+  object_class->get_property = snodo_prompt_get_property;
+  object_class->set_property = snodo_prompt_set_property;
+
+  /**
+   * SnodoPrompt:name: (getter get_name)
+   *
+   * The prompt's name, unique within a server.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_NAME] =
+    g_param_spec_string ("name", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoPrompt:title: (getter get_title) (setter set_title)
+   *
+   * A human-readable name for the prompt, or %NULL.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_TITLE] =
+    g_param_spec_string ("title", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoPrompt:description: (getter get_description) (setter set_description)
+   *
+   * What the prompt is for, or %NULL.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_DESCRIPTION] =
+    g_param_spec_string ("description", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoPrompt:icons: (getter get_icons) (setter set_icons)
+   *
+   * Icons for the prompt, as a JSON array of objects with `src` (an
+   * `https:` or `data:` URI) and optionally `mimeType`, `sizes` (an array of
+   * strings such as `"48x48"` or `"any"`) and `theme` (`"light"` or
+   * `"dark"`), or %NULL. They are checked when the prompt is added to a
+   * server, and sent from protocol version 2025-11-25 on.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ICONS] =
+    g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+snodo_prompt_init (SnodoPrompt *self)
+{
+  self->arguments = json_node_new (JSON_NODE_ARRAY);
+  json_node_take_array (self->arguments, json_array_new ());
+  json_node_seal (self->arguments);
+}
+
+/**
+ * snodo_prompt_new:
+ * @name: the prompt's name
+ * @description: (nullable): what the prompt is for
+ *
+ * Makes the description of a prompt without arguments.
+ *
+ * Returns: (transfer full): a new prompt
+ *
+ * Since: 1.0
+ */
+SnodoPrompt *
+snodo_prompt_new (const char *name,
+                  const char *description)
+{
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return g_object_new (SNODO_TYPE_PROMPT,
+                       "name", name,
+                       "description", description,
+                       NULL);
+}
+
+/**
+ * snodo_prompt_get_name:
+ * @self: a prompt
+ *
+ * Gets the prompt's name.
+ *
+ * Returns: (transfer none): the name
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_prompt_get_name (SnodoPrompt *self)
+{
+  g_return_val_if_fail (SNODO_IS_PROMPT (self), NULL);
+  return self->name;
+}
+
+/**
+ * snodo_prompt_get_title:
+ * @self: a prompt
+ *
+ * Gets the prompt's human-readable title.
+ *
+ * Returns: (transfer none) (nullable): the title
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_prompt_get_title (SnodoPrompt *self)
+{
+  g_return_val_if_fail (SNODO_IS_PROMPT (self), NULL);
+  return self->title;
+}
+
+/**
+ * snodo_prompt_set_title:
+ * @self: a prompt
+ * @title: (nullable): the title
+ *
+ * Sets the prompt's human-readable title.
+ *
+ * Since: 1.0
+ */
+void
+snodo_prompt_set_title (SnodoPrompt *self,
+                        const char  *title)
+{
+  g_return_if_fail (SNODO_IS_PROMPT (self));
+
+  if (snodo_catalog_set_string (&self->title, title))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+}
+
+/**
+ * snodo_prompt_get_description:
+ * @self: a prompt
+ *
+ * Gets what the prompt is for.
+ *
+ * Returns: (transfer none) (nullable): the description
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_prompt_get_description (SnodoPrompt *self)
+{
+  g_return_val_if_fail (SNODO_IS_PROMPT (self), NULL);
+  return self->description;
+}
+
+/**
+ * snodo_prompt_set_description:
+ * @self: a prompt
+ * @description: (nullable): the description
+ *
+ * Sets what the prompt is for.
+ *
+ * Since: 1.0
+ */
+void
+snodo_prompt_set_description (SnodoPrompt *self,
+                              const char  *description)
+{
+  g_return_if_fail (SNODO_IS_PROMPT (self));
+
+  if (snodo_catalog_set_string (&self->description, description))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESCRIPTION]);
+}
+
+/**
+ * snodo_prompt_get_icons:
+ * @self: a prompt
+ *
+ * Gets the prompt's icons.
+ *
+ * Returns: (transfer none) (nullable): the icons, a sealed JSON array
+ *
+ * Since: 1.0
+ */
+JsonNode *
+snodo_prompt_get_icons (SnodoPrompt *self)
+{
+  g_return_val_if_fail (SNODO_IS_PROMPT (self), NULL);
+  return self->icons;
+}
+
+/**
+ * snodo_prompt_set_icons:
+ * @self: a prompt
+ * @icons: (nullable): a JSON array of icon objects, or %NULL
+ *
+ * Sets the prompt's icons (see [property@Snodo.Prompt:icons]). A copy is
+ * kept.
+ *
+ * Since: 1.0
+ */
+void
+snodo_prompt_set_icons (SnodoPrompt *self,
+                        JsonNode    *icons)
+{
+  g_return_if_fail (SNODO_IS_PROMPT (self));
+  g_return_if_fail (icons == NULL || JSON_NODE_HOLDS_ARRAY (icons));
+
+  if (snodo_catalog_set_json (&self->icons, icons))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ICONS]);
+}
+
+/**
+ * snodo_prompt_add_argument:
+ * @self: a prompt
+ * @name: the argument's name, not yet used by another argument
+ * @description: (nullable): what the argument means
+ * @required: whether `prompts/get` must give the argument
+ *
+ * Adds a string argument to the prompt. Arguments are listed in the order
+ * they were added. A `prompts/get` request that lacks a required argument is
+ * refused before the handler runs.
+ *
+ * Since: 1.0
+ */
+void
+snodo_prompt_add_argument (SnodoPrompt *self,
+                           const char  *name,
+                           const char  *description,
+                           gboolean     required)
+{
+  g_autoptr(JsonNode) copy = NULL;
+  JsonArray *old;
+  JsonObject *argument;
+
+  g_return_if_fail (SNODO_IS_PROMPT (self));
+  g_return_if_fail (name != NULL && *name != '\0');
+  g_return_if_fail (!snodo_prompt_has_argument (self, name));
+
+  argument = json_object_new ();
+  json_object_set_string_member (argument, "name", name);
+  if (description != NULL)
+    json_object_set_string_member (argument, "description", description);
+  if (required)
+    json_object_set_boolean_member (argument, "required", TRUE);
+
+  /* The array is sealed; the new one replaces it whole. */
+  old = json_node_get_array (self->arguments);
+  copy = json_node_new (JSON_NODE_ARRAY);
+  json_node_take_array (copy, json_array_new ());
+  for (guint i = 0; i < json_array_get_length (old); i++)
+    json_array_add_element (json_node_get_array (copy),
+                            json_node_copy (json_array_get_element (old, i)));
+  json_array_add_object_element (json_node_get_array (copy), argument);
+  json_node_seal (copy);
+
+  g_clear_pointer (&self->arguments, json_node_unref);
+  self->arguments = g_steal_pointer (&copy);
+}
+
+/**
+ * snodo_prompt_get_arguments:
+ * @self: a prompt
+ *
+ * Gets the prompt's arguments, as `prompts/list` describes them: a JSON
+ * array of objects with `name`, and `description` and `required: true` when
+ * they apply.
+ *
+ * Returns: (transfer none): the arguments, a sealed JSON array
+ *
+ * Since: 1.0
+ */
+JsonNode *
+snodo_prompt_get_arguments (SnodoPrompt *self)
+{
+  g_return_val_if_fail (SNODO_IS_PROMPT (self), NULL);
+  return self->arguments;
+}

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#include "config.h"
+
+#include "snodo-resource-template.h"
+#include "snodo-private.h"
+
+/**
+ * SnodoResourceTemplate:
+ *
+ * The description of a family of resources a [class@Snodo.Server] offers,
+ * named by a URI template such as `app://notes/{day}`. The handler that
+ * reads them is given to [method@Snodo.Server.add_resource_template].
+ *
+ * Templates are those of RFC 6570 level 1: the only expressions are
+ * `{name}`, with names of `A-Z a-z 0-9 _`, each used once. A URI matches
+ * when its text equals the template's outside the expressions and each
+ * expression stands for a non-empty run of characters without `/`; the
+ * handler finds the values, percent-decoded, in
+ * [method@Snodo.Invocation.get_variables].
+ *
+ * A template's description must not change while it is registered; to
+ * change it, remove the template and add it again (clients are told of the
+ * change).
+ *
+ * ```c
+ * g_autoptr(SnodoResourceTemplate) notes = NULL;
+ *
+ * notes = snodo_resource_template_new ("app://notes/{day}", "notes");
+ *
+ * snodo_resource_template_set_mime_type (notes, "text/markdown");
+ * snodo_server_add_resource_template (server, notes, read_notes_cb, NULL, NULL, NULL);
+ * ```
+ *
+ * Since: 1.0
+ */
+
+struct _SnodoResourceTemplate
+{
+  GObject   parent_instance;
+
+  /* Construct-only. */
+  char     *uri_template;
+  char     *name;
+  /* Nullable. */
+  char     *title;
+  char     *description;
+  char     *mime_type;
+  /* Sealed; a JSON object and a JSON array, or NULL. Checked when the
+   * template is added to a server. */
+  JsonNode *annotations;
+  JsonNode *icons;
+};
+
+G_DEFINE_FINAL_TYPE (SnodoResourceTemplate, snodo_resource_template, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_URI_TEMPLATE,
+  PROP_NAME,
+  PROP_TITLE,
+  PROP_DESCRIPTION,
+  PROP_MIME_TYPE,
+  PROP_ANNOTATIONS,
+  PROP_ICONS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+snodo_resource_template_finalize (GObject *object)
+{
+  SnodoResourceTemplate *self = SNODO_RESOURCE_TEMPLATE (object);
+
+  g_clear_pointer (&self->uri_template, g_free);
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->description, g_free);
+  g_clear_pointer (&self->mime_type, g_free);
+  g_clear_pointer (&self->annotations, json_node_unref);
+  g_clear_pointer (&self->icons, json_node_unref);
+
+  G_OBJECT_CLASS (snodo_resource_template_parent_class)->finalize (object);
+}
+
+static void
+snodo_resource_template_get_property (GObject    *object,
+                                      guint       prop_id,
+                                      GValue     *value,
+                                      GParamSpec *pspec)
+{
+  SnodoResourceTemplate *self = SNODO_RESOURCE_TEMPLATE (object);
+
+  switch (prop_id)
+    {
+    case PROP_URI_TEMPLATE:
+      g_value_set_string (value, self->uri_template);
+      break;
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    case PROP_DESCRIPTION:
+      g_value_set_string (value, self->description);
+      break;
+    case PROP_MIME_TYPE:
+      g_value_set_string (value, self->mime_type);
+      break;
+    case PROP_ANNOTATIONS:
+      g_value_set_boxed (value, self->annotations);
+      break;
+    case PROP_ICONS:
+      g_value_set_boxed (value, self->icons);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+snodo_resource_template_set_property (GObject      *object,
+                                      guint         prop_id,
+                                      const GValue *value,
+                                      GParamSpec   *pspec)
+{
+  SnodoResourceTemplate *self = SNODO_RESOURCE_TEMPLATE (object);
+
+  switch (prop_id)
+    {
+    case PROP_URI_TEMPLATE:
+      self->uri_template = g_value_dup_string (value);
+      break;
+    case PROP_NAME:
+      self->name = g_value_dup_string (value);
+      break;
+    case PROP_TITLE:
+      snodo_resource_template_set_title (self, g_value_get_string (value));
+      break;
+    case PROP_DESCRIPTION:
+      snodo_resource_template_set_description (self, g_value_get_string (value));
+      break;
+    case PROP_MIME_TYPE:
+      snodo_resource_template_set_mime_type (self, g_value_get_string (value));
+      break;
+    case PROP_ANNOTATIONS:
+      snodo_resource_template_set_annotations (self, g_value_get_boxed (value));
+      break;
+    case PROP_ICONS:
+      snodo_resource_template_set_icons (self, g_value_get_boxed (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+snodo_resource_template_class_init (SnodoResourceTemplateClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = snodo_resource_template_finalize;
+  object_class->get_property = snodo_resource_template_get_property;
+  object_class->set_property = snodo_resource_template_set_property;
+
+  /**
+   * SnodoResourceTemplate:uri-template: (getter get_uri_template)
+   *
+   * The URI template, unique within a server: RFC 6570 level 1, such as
+   * `app://notes/{day}`. It is checked when the template is added to a
+   * server.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_URI_TEMPLATE] =
+    g_param_spec_string ("uri-template", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResourceTemplate:name: (getter get_name)
+   *
+   * The name of the template's resources.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_NAME] =
+    g_param_spec_string ("name", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResourceTemplate:title: (getter get_title) (setter set_title)
+   *
+   * A human-readable name for the template, or %NULL.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_TITLE] =
+    g_param_spec_string ("title", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResourceTemplate:description: (getter get_description) (setter set_description)
+   *
+   * What the template's resources hold, for the model to read, or %NULL.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_DESCRIPTION] =
+    g_param_spec_string ("description", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResourceTemplate:mime-type: (getter get_mime_type) (setter set_mime_type)
+   *
+   * The MIME type of the template's resources, or %NULL.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_MIME_TYPE] =
+    g_param_spec_string ("mime-type", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResourceTemplate:annotations: (getter get_annotations) (setter set_annotations)
+   *
+   * Hints for the client, as a JSON object, or %NULL: `audience` (an array
+   * of `"user"` and `"assistant"`), `priority` (a number from 0 to 1) and
+   * `lastModified` (an ISO 8601 date and time). They are checked when the
+   * template is added to a server.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ANNOTATIONS] =
+    g_param_spec_boxed ("annotations", NULL, NULL, JSON_TYPE_NODE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResourceTemplate:icons: (getter get_icons) (setter set_icons)
+   *
+   * Icons for the template, as a JSON array of objects with `src` (an
+   * `https:` or `data:` URI) and optionally `mimeType`, `sizes` (an array of
+   * strings such as `"48x48"` or `"any"`) and `theme` (`"light"` or
+   * `"dark"`), or %NULL. They are checked when the template is added to a
+   * server, and sent from protocol version 2025-11-25 on.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ICONS] =
+    g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+snodo_resource_template_init (SnodoResourceTemplate *self)
+{
+}
+
+/**
+ * snodo_resource_template_new:
+ * @uri_template: the URI template
+ * @name: the name of the template's resources
+ *
+ * Makes the description of a resource template.
+ *
+ * Returns: (transfer full): a new resource template
+ *
+ * Since: 1.0
+ */
+SnodoResourceTemplate *
+snodo_resource_template_new (const char *uri_template,
+                             const char *name)
+{
+  g_return_val_if_fail (uri_template != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return g_object_new (SNODO_TYPE_RESOURCE_TEMPLATE,
+                       "uri-template", uri_template,
+                       "name", name,
+                       NULL);
+}
+
+/**
+ * snodo_resource_template_get_uri_template:
+ * @self: a resource template
+ *
+ * Gets the URI template.
+ *
+ * Returns: (transfer none): the URI template
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_resource_template_get_uri_template (SnodoResourceTemplate *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
+  return self->uri_template;
+}
+
+/**
+ * snodo_resource_template_get_name:
+ * @self: a resource template
+ *
+ * Gets the template's name.
+ *
+ * Returns: (transfer none): the name
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_resource_template_get_name (SnodoResourceTemplate *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
+  return self->name;
+}
+
+/**
+ * snodo_resource_template_get_title:
+ * @self: a resource template
+ *
+ * Gets the template's human-readable title.
+ *
+ * Returns: (transfer none) (nullable): the title
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_resource_template_get_title (SnodoResourceTemplate *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
+  return self->title;
+}
+
+/**
+ * snodo_resource_template_set_title:
+ * @self: a resource template
+ * @title: (nullable): the title
+ *
+ * Sets the template's human-readable title.
+ *
+ * Since: 1.0
+ */
+void
+snodo_resource_template_set_title (SnodoResourceTemplate *self,
+                                   const char            *title)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
+
+  if (snodo_catalog_set_string (&self->title, title))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+}
+
+/**
+ * snodo_resource_template_get_description:
+ * @self: a resource template
+ *
+ * Gets what the template's resources hold.
+ *
+ * Returns: (transfer none) (nullable): the description
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_resource_template_get_description (SnodoResourceTemplate *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
+  return self->description;
+}
+
+/**
+ * snodo_resource_template_set_description:
+ * @self: a resource template
+ * @description: (nullable): the description
+ *
+ * Sets what the template's resources hold.
+ *
+ * Since: 1.0
+ */
+void
+snodo_resource_template_set_description (SnodoResourceTemplate *self,
+                                         const char            *description)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
+
+  if (snodo_catalog_set_string (&self->description, description))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESCRIPTION]);
+}
+
+/**
+ * snodo_resource_template_get_mime_type:
+ * @self: a resource template
+ *
+ * Gets the MIME type of the template's resources.
+ *
+ * Returns: (transfer none) (nullable): the MIME type
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_resource_template_get_mime_type (SnodoResourceTemplate *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
+  return self->mime_type;
+}
+
+/**
+ * snodo_resource_template_set_mime_type:
+ * @self: a resource template
+ * @mime_type: (nullable): the MIME type
+ *
+ * Sets the MIME type of the template's resources.
+ *
+ * Since: 1.0
+ */
+void
+snodo_resource_template_set_mime_type (SnodoResourceTemplate *self,
+                                       const char            *mime_type)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
+
+  if (snodo_catalog_set_string (&self->mime_type, mime_type))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MIME_TYPE]);
+}
+
+/**
+ * snodo_resource_template_get_annotations:
+ * @self: a resource template
+ *
+ * Gets the hints for the client.
+ *
+ * Returns: (transfer none) (nullable): the annotations, a sealed JSON object
+ *
+ * Since: 1.0
+ */
+JsonNode *
+snodo_resource_template_get_annotations (SnodoResourceTemplate *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
+  return self->annotations;
+}
+
+/**
+ * snodo_resource_template_set_annotations:
+ * @self: a resource template
+ * @annotations: (nullable): a JSON object, or %NULL
+ *
+ * Sets the hints for the client (see [property@Snodo.ResourceTemplate:annotations]).
+ * A copy is kept.
+ *
+ * Since: 1.0
+ */
+void
+snodo_resource_template_set_annotations (SnodoResourceTemplate *self,
+                                         JsonNode              *annotations)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
+  g_return_if_fail (annotations == NULL || JSON_NODE_HOLDS_OBJECT (annotations));
+
+  if (snodo_catalog_set_json (&self->annotations, annotations))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANNOTATIONS]);
+}
+
+/**
+ * snodo_resource_template_get_icons:
+ * @self: a resource template
+ *
+ * Gets the template's icons.
+ *
+ * Returns: (transfer none) (nullable): the icons, a sealed JSON array
+ *
+ * Since: 1.0
+ */
+JsonNode *
+snodo_resource_template_get_icons (SnodoResourceTemplate *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
+  return self->icons;
+}
+
+/**
+ * snodo_resource_template_set_icons:
+ * @self: a resource template
+ * @icons: (nullable): a JSON array of icon objects, or %NULL
+ *
+ * Sets the template's icons (see [property@Snodo.ResourceTemplate:icons]). A copy is
+ * kept.
+ *
+ * Since: 1.0
+ */
+void
+snodo_resource_template_set_icons (SnodoResourceTemplate *self,
+                                   JsonNode              *icons)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
+  g_return_if_fail (icons == NULL || JSON_NODE_HOLDS_ARRAY (icons));
+
+  if (snodo_catalog_set_json (&self->icons, icons))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ICONS]);
+}

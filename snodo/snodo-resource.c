@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#include "config.h"
+
+#include "snodo-resource.h"
+#include "snodo-private.h"
+
+/**
+ * SnodoResource:
+ *
+ * The description of a resource a [class@Snodo.Server] offers: a piece of
+ * context named by a URI, such as a file or a document. The handler that
+ * reads it is given to [method@Snodo.Server.add_resource].
+ *
+ * A resource's description must not change while it is registered; to
+ * change it, remove the resource and add it again (clients are told of the
+ * change).
+ *
+ * ```c
+ * g_autoptr(SnodoResource) resource = snodo_resource_new ("app://notes/today", "today");
+ *
+ * snodo_resource_set_mime_type (resource, "text/markdown");
+ * snodo_server_add_resource (server, resource, read_notes_cb, NULL, NULL, NULL);
+ * ```
+ *
+ * Since: 1.0
+ */
+
+struct _SnodoResource
+{
+  GObject   parent_instance;
+
+  /* Construct-only. */
+  char     *uri;
+  char     *name;
+  /* Nullable. */
+  char     *title;
+  char     *description;
+  char     *mime_type;
+  /* In bytes; -1 when unknown. */
+  gint64    size;
+  /* Sealed; a JSON object and a JSON array, or NULL. Checked when the
+   * resource is added to a server. */
+  JsonNode *annotations;
+  JsonNode *icons;
+};
+
+G_DEFINE_FINAL_TYPE (SnodoResource, snodo_resource, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_URI,
+  PROP_NAME,
+  PROP_TITLE,
+  PROP_DESCRIPTION,
+  PROP_MIME_TYPE,
+  PROP_SIZE,
+  PROP_ANNOTATIONS,
+  PROP_ICONS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+snodo_resource_finalize (GObject *object)
+{
+  SnodoResource *self = SNODO_RESOURCE (object);
+
+  g_clear_pointer (&self->uri, g_free);
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->description, g_free);
+  g_clear_pointer (&self->mime_type, g_free);
+  g_clear_pointer (&self->annotations, json_node_unref);
+  g_clear_pointer (&self->icons, json_node_unref);
+
+  G_OBJECT_CLASS (snodo_resource_parent_class)->finalize (object);
+}
+
+static void
+snodo_resource_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  SnodoResource *self = SNODO_RESOURCE (object);
+
+  switch (prop_id)
+    {
+    case PROP_URI:
+      g_value_set_string (value, self->uri);
+      break;
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    case PROP_DESCRIPTION:
+      g_value_set_string (value, self->description);
+      break;
+    case PROP_MIME_TYPE:
+      g_value_set_string (value, self->mime_type);
+      break;
+    case PROP_SIZE:
+      g_value_set_int64 (value, self->size);
+      break;
+    case PROP_ANNOTATIONS:
+      g_value_set_boxed (value, self->annotations);
+      break;
+    case PROP_ICONS:
+      g_value_set_boxed (value, self->icons);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+snodo_resource_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  SnodoResource *self = SNODO_RESOURCE (object);
+
+  switch (prop_id)
+    {
+    case PROP_URI:
+      self->uri = g_value_dup_string (value);
+      break;
+    case PROP_NAME:
+      self->name = g_value_dup_string (value);
+      break;
+    case PROP_TITLE:
+      snodo_resource_set_title (self, g_value_get_string (value));
+      break;
+    case PROP_DESCRIPTION:
+      snodo_resource_set_description (self, g_value_get_string (value));
+      break;
+    case PROP_MIME_TYPE:
+      snodo_resource_set_mime_type (self, g_value_get_string (value));
+      break;
+    case PROP_SIZE:
+      snodo_resource_set_size (self, g_value_get_int64 (value));
+      break;
+    case PROP_ANNOTATIONS:
+      snodo_resource_set_annotations (self, g_value_get_boxed (value));
+      break;
+    case PROP_ICONS:
+      snodo_resource_set_icons (self, g_value_get_boxed (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+snodo_resource_class_init (SnodoResourceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = snodo_resource_finalize;
+  object_class->get_property = snodo_resource_get_property;
+  object_class->set_property = snodo_resource_set_property;
+
+  /**
+   * SnodoResource:uri: (getter get_uri)
+   *
+   * The resource's URI, unique within a server: an absolute URI such as
+   * `file:///home/ada/notes.md` or `app://notes/today`.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_URI] =
+    g_param_spec_string ("uri", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResource:name: (getter get_name)
+   *
+   * The resource's name.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_NAME] =
+    g_param_spec_string ("name", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResource:title: (getter get_title) (setter set_title)
+   *
+   * A human-readable name for the resource, or %NULL.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_TITLE] =
+    g_param_spec_string ("title", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResource:description: (getter get_description) (setter set_description)
+   *
+   * What the resource holds, for the model to read, or %NULL.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_DESCRIPTION] =
+    g_param_spec_string ("description", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResource:mime-type: (getter get_mime_type) (setter set_mime_type)
+   *
+   * The MIME type of the resource's content, or %NULL.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_MIME_TYPE] =
+    g_param_spec_string ("mime-type", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResource:size: (getter get_size) (setter set_size)
+   *
+   * The size of the resource's content in bytes, or -1 when it is not known.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_SIZE] =
+    g_param_spec_int64 ("size", NULL, NULL, -1, G_MAXINT64, -1,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResource:annotations: (getter get_annotations) (setter set_annotations)
+   *
+   * Hints for the client, as a JSON object, or %NULL: `audience` (an array
+   * of `"user"` and `"assistant"`), `priority` (a number from 0 to 1) and
+   * `lastModified` (an ISO 8601 date and time). They are checked when the
+   * resource is added to a server.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ANNOTATIONS] =
+    g_param_spec_boxed ("annotations", NULL, NULL, JSON_TYPE_NODE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResource:icons: (getter get_icons) (setter set_icons)
+   *
+   * Icons for the resource, as a JSON array of objects with `src` (an
+   * `https:` or `data:` URI) and optionally `mimeType`, `sizes` (an array of
+   * strings such as `"48x48"` or `"any"`) and `theme` (`"light"` or
+   * `"dark"`), or %NULL. They are checked when the resource is added to a
+   * server, and sent from protocol version 2025-11-25 on.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ICONS] =
+    g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+snodo_resource_init (SnodoResource *self)
+{
+  self->size = -1;
+}
+
+/**
+ * snodo_resource_new:
+ * @uri: the resource's URI
+ * @name: the resource's name
+ *
+ * Makes the description of a resource.
+ *
+ * Returns: (transfer full): a new resource
+ *
+ * Since: 1.0
+ */
+SnodoResource *
+snodo_resource_new (const char *uri,
+                    const char *name)
+{
+  g_return_val_if_fail (uri != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return g_object_new (SNODO_TYPE_RESOURCE,
+                       "uri", uri,
+                       "name", name,
+                       NULL);
+}
+
+/**
+ * snodo_resource_get_uri:
+ * @self: a resource
+ *
+ * Gets the resource's URI.
+ *
+ * Returns: (transfer none): the URI
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_resource_get_uri (SnodoResource *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE (self), NULL);
+  return self->uri;
+}
+
+/**
+ * snodo_resource_get_name:
+ * @self: a resource
+ *
+ * Gets the resource's name.
+ *
+ * Returns: (transfer none): the name
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_resource_get_name (SnodoResource *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE (self), NULL);
+  return self->name;
+}
+
+/**
+ * snodo_resource_get_title:
+ * @self: a resource
+ *
+ * Gets the resource's human-readable title.
+ *
+ * Returns: (transfer none) (nullable): the title
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_resource_get_title (SnodoResource *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE (self), NULL);
+  return self->title;
+}
+
+/**
+ * snodo_resource_set_title:
+ * @self: a resource
+ * @title: (nullable): the title
+ *
+ * Sets the resource's human-readable title.
+ *
+ * Since: 1.0
+ */
+void
+snodo_resource_set_title (SnodoResource *self,
+                          const char    *title)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE (self));
+
+  if (snodo_catalog_set_string (&self->title, title))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+}
+
+/**
+ * snodo_resource_get_description:
+ * @self: a resource
+ *
+ * Gets what the resource holds.
+ *
+ * Returns: (transfer none) (nullable): the description
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_resource_get_description (SnodoResource *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE (self), NULL);
+  return self->description;
+}
+
+/**
+ * snodo_resource_set_description:
+ * @self: a resource
+ * @description: (nullable): the description
+ *
+ * Sets what the resource holds.
+ *
+ * Since: 1.0
+ */
+void
+snodo_resource_set_description (SnodoResource *self,
+                                const char    *description)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE (self));
+
+  if (snodo_catalog_set_string (&self->description, description))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESCRIPTION]);
+}
+
+/**
+ * snodo_resource_get_mime_type:
+ * @self: a resource
+ *
+ * Gets the MIME type of the resource's content.
+ *
+ * Returns: (transfer none) (nullable): the MIME type
+ *
+ * Since: 1.0
+ */
+const char *
+snodo_resource_get_mime_type (SnodoResource *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE (self), NULL);
+  return self->mime_type;
+}
+
+/**
+ * snodo_resource_set_mime_type:
+ * @self: a resource
+ * @mime_type: (nullable): the MIME type
+ *
+ * Sets the MIME type of the resource's content.
+ *
+ * Since: 1.0
+ */
+void
+snodo_resource_set_mime_type (SnodoResource *self,
+                              const char    *mime_type)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE (self));
+
+  if (snodo_catalog_set_string (&self->mime_type, mime_type))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MIME_TYPE]);
+}
+
+/**
+ * snodo_resource_get_size:
+ * @self: a resource
+ *
+ * Gets the size of the resource's content.
+ *
+ * Returns: the size in bytes, or -1 when it is not known
+ *
+ * Since: 1.0
+ */
+gint64
+snodo_resource_get_size (SnodoResource *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE (self), -1);
+  return self->size;
+}
+
+/**
+ * snodo_resource_set_size:
+ * @self: a resource
+ * @size: the size in bytes, or -1 when it is not known
+ *
+ * Sets the size of the resource's content.
+ *
+ * Since: 1.0
+ */
+void
+snodo_resource_set_size (SnodoResource *self,
+                         gint64         size)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE (self));
+  g_return_if_fail (size >= -1);
+
+  if (self->size == size)
+    return;
+  self->size = size;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SIZE]);
+}
+
+/**
+ * snodo_resource_get_annotations:
+ * @self: a resource
+ *
+ * Gets the hints for the client.
+ *
+ * Returns: (transfer none) (nullable): the annotations, a sealed JSON object
+ *
+ * Since: 1.0
+ */
+JsonNode *
+snodo_resource_get_annotations (SnodoResource *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE (self), NULL);
+  return self->annotations;
+}
+
+/**
+ * snodo_resource_set_annotations:
+ * @self: a resource
+ * @annotations: (nullable): a JSON object, or %NULL
+ *
+ * Sets the hints for the client (see [property@Snodo.Resource:annotations]).
+ * A copy is kept.
+ *
+ * Since: 1.0
+ */
+void
+snodo_resource_set_annotations (SnodoResource *self,
+                                JsonNode      *annotations)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE (self));
+  g_return_if_fail (annotations == NULL || JSON_NODE_HOLDS_OBJECT (annotations));
+
+  if (snodo_catalog_set_json (&self->annotations, annotations))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANNOTATIONS]);
+}
+
+/**
+ * snodo_resource_get_icons:
+ * @self: a resource
+ *
+ * Gets the resource's icons.
+ *
+ * Returns: (transfer none) (nullable): the icons, a sealed JSON array
+ *
+ * Since: 1.0
+ */
+JsonNode *
+snodo_resource_get_icons (SnodoResource *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE (self), NULL);
+  return self->icons;
+}
+
+/**
+ * snodo_resource_set_icons:
+ * @self: a resource
+ * @icons: (nullable): a JSON array of icon objects, or %NULL
+ *
+ * Sets the resource's icons (see [property@Snodo.Resource:icons]). A copy is
+ * kept.
+ *
+ * Since: 1.0
+ */
+void
+snodo_resource_set_icons (SnodoResource *self,
+                          JsonNode      *icons)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE (self));
+  g_return_if_fail (icons == NULL || JSON_NODE_HOLDS_ARRAY (icons));
+
+  if (snodo_catalog_set_json (&self->icons, icons))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ICONS]);
+}
