@@ -540,9 +540,9 @@ export async function runContract(adapter) {
 
   if (modern) {
     await check('subscriptions/listen: toggle is announced with notifications/tools/list_changed', async () => {
-      const sub = await adapter.listen(main.client, { toolsListChanged: true, promptsListChanged: true });
-      expect(sub.honoredFilter?.toolsListChanged === true && !sub.honoredFilter?.promptsListChanged,
-        `honoured filter ${show(sub.honoredFilter)}, expected tools only`);
+      const sub = await adapter.listen(main.client, { toolsListChanged: true });
+      expect(sub.honoredFilter?.toolsListChanged === true && Object.keys(sub.honoredFilter).length === 1,
+        `honoured filter ${show(sub.honoredFilter)}, expected {"toolsListChanged":true}`);
       const count = main.toolsChanged;
       const r = await main.callTool('toggle', {});
       expect(textOf(r, 'toggle') === 'added extra', `toggle answered ${show(textOf(r, 'toggle'))}`);
@@ -564,6 +564,61 @@ export async function runContract(adapter) {
       await main.waitToolsChanged(count + 1, 'after the second toggle');
     });
   }
+
+  // --- The catalog: a resource, a template, a prompt, completion. ---
+  const opts = { timeout: REQUEST_TIMEOUT_MS };
+
+  await check('resources/list and resources/templates/list name demo://readme and demo://echo/{text}', async () => {
+    const { resources } = await main.client.listResources(undefined, opts);
+    expect(resources?.some((r) => r.uri === 'demo://readme' && r.mimeType === 'text/markdown'),
+      `resources/list gave ${show(resources)}`);
+    const { resourceTemplates } = await main.client.listResourceTemplates(undefined, opts);
+    expect(resourceTemplates?.some((t) => t.uriTemplate === 'demo://echo/{text}'),
+      `resources/templates/list gave ${show(resourceTemplates)}`);
+  });
+
+  await check('resources/read demo://readme gives the readme as text/markdown', async () => {
+    const { contents } = await main.client.readResource({ uri: 'demo://readme' }, opts);
+    expect(Array.isArray(contents) && contents.length === 1, `contents ${show(contents)}`);
+    expect(contents[0].uri === 'demo://readme' && contents[0].mimeType === 'text/markdown',
+      `content ${show(contents[0])}`);
+    expect(typeof contents[0].text === 'string' && contents[0].text.startsWith('# snodo-demo'),
+      `text ${show(contents[0].text)}`);
+  });
+
+  await check('resources/read of the template demo://echo/{text} gives the decoded text', async () => {
+    const uri = 'demo://echo/h%C3%A9llo%20w%C3%B6rld';
+    const { contents } = await main.client.readResource({ uri }, opts);
+    expect(contents?.[0]?.uri === uri && contents[0].text === 'h\u00e9llo w\u00f6rld', `contents ${show(contents)}`);
+  });
+
+  await check(`resources/read of a resource that does not exist is error ${modern ? -32602 : -32002}`, async () => {
+    let r;
+    try {
+      r = await main.client.readResource({ uri: 'demo://nothing' }, opts);
+    } catch (e) {
+      expect(adapter.isRpcError(e), `rejected with ${describeError(e)}, expected the SDK's JSON-RPC error class`);
+      expect(e.code === (modern ? -32602 : -32002), `error code ${e.code} (${e.message})`);
+      return `rejected with ${describeError(e)}`;
+    }
+    fail(`the read resolved: ${show(r)}`);
+  });
+
+  await check('prompts/list names greet; prompts/get greet {name: Ada} gives one user message', async () => {
+    const { prompts } = await main.client.listPrompts(undefined, opts);
+    expect(prompts?.some((p) => p.name === 'greet' && p.arguments?.some((a) => a.name === 'name' && a.required)),
+      `prompts/list gave ${show(prompts)}`);
+    const r = await main.client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } }, opts);
+    expect(r?.messages?.length === 1, `messages ${show(r?.messages)}`);
+    const m = r.messages[0];
+    expect(m.role === 'user' && m.content?.type === 'text' && m.content.text === 'Please greet Ada warmly.',
+      `message ${show(m)}`);
+  });
+
+  await check('completion/complete of greet\'s name "a" gives Ada and Alan', async () => {
+    const r = await main.client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'a' } }, opts);
+    expect(JSON.stringify(r?.completion?.values) === '["Ada","Alan"]', `completion ${show(r?.completion)}`);
+  });
 
   await check(`${CONCURRENT_CALLS} concurrent sleeps of ${CONCURRENT_SLEEP_MS} ms finish in under ${CONCURRENT_BOUND_MS} ms`, async () => {
     const t0 = Date.now();
