@@ -59,6 +59,8 @@ typedef struct
 {
   char      *path;
   GStrv      args;
+  /* The comment lines before the first step, joined: the test's summary. */
+  GString   *summary;
   GPtrArray *steps;
 } Transcript;
 
@@ -75,6 +77,8 @@ transcript_free (Transcript *transcript)
 {
   g_free (transcript->path);
   g_strfreev (transcript->args);
+  if (transcript->summary != NULL)
+    g_string_free (transcript->summary, TRUE);
   g_clear_pointer (&transcript->steps, g_ptr_array_unref);
   g_free (transcript);
 }
@@ -175,6 +179,7 @@ transcript_load (const char  *path,
     }
 
   transcript->path = g_strdup (path);
+  transcript->summary = g_string_new (NULL);
   transcript->steps = g_ptr_array_new_with_free_func ((GDestroyNotify) step_free);
   lines = g_strsplit (contents, "\n", -1);
 
@@ -206,7 +211,17 @@ transcript_load (const char  *path,
           continue;
         }
       if (line[0] == '#')
-        continue;
+        {
+          if (transcript->steps->len == 0)
+            {
+              g_autofree char *text = g_strstrip (g_strdup (line + 1));
+
+              if (transcript->summary->len > 0)
+                g_string_append_c (transcript->summary, ' ');
+              g_string_append (transcript->summary, text);
+            }
+          continue;
+        }
 
       step = g_new0 (Step, 1);
       step->line_no = line_no;
@@ -950,6 +965,8 @@ test_transcript (gconstpointer data)
       g_test_fail_printf ("%s:%s", path, why);
       return;
     }
+  if (transcript->summary->len > 0)
+    g_test_summary (transcript->summary->str);
 
   g_assert_nonnull (demo);
   g_ptr_array_add (argv, (gpointer) demo);
@@ -1101,9 +1118,8 @@ test_matcher (void)
       g_assert_nonnull (expected);
       g_assert_nonnull (actual);
       matches = match_node (expected, actual, FALSE, captures, path, &why);
-      if (matches != cases[i].matches)
-        g_error ("%s against %s: expected %s (%s)", cases[i].expected, cases[i].actual,
-                 cases[i].matches ? "a match" : "no match", why ? why : "matched");
+      g_test_message ("%s against %s: %s", cases[i].expected, cases[i].actual, why ? why : "a match");
+      g_assert_cmpint (matches, ==, cases[i].matches);
       g_assert_true (matches || why != NULL);
     }
 
