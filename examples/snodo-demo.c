@@ -12,11 +12,27 @@
  *   fail  {}               a tool result with isError: true
  *   blob  {bytes: integer} one text content of exactly that many characters
  *   progress {steps: integer} reports progress at each step (one every
- *                          20 ms), then the text "done <steps> steps"
+ *                          20 ms), then, one step later, the text
+ *                          "done <steps> steps"
  *   ask   {question?: string} asks the user to confirm (an elicitation in
- *                          2025, input_required in 2026-07-28), then the
- *                          text "confirmed", "not confirmed", "declined"
- *                          or "cancelled"
+ *                          2025, input_required in 2026-07-28 with the
+ *                          input request named confirm), then the text
+ *                          "confirmed", "not confirmed", "declined" or
+ *                          "cancelled"
+ *   log   {level: string, text: string} sends text as a log message
+ *                          (notifications/message, logger "snodo-demo") at
+ *                          that level (debug … emergency) if the client
+ *                          wants messages of it, then the text "logged", or
+ *                          "filtered" if nothing was sent
+ *   toggle {}              adds the tool extra if it is not there, else
+ *                          removes it, so that clients are told the list of
+ *                          tools changed; then the text "added extra" or
+ *                          "removed extra". A test device: the list of tools
+ *                          is shared by every client of the process
+ *   extra {}               (only while toggled on) the text "extra"
+ *   version {}             the protocol version the call is served under,
+ *                          as text ("2025-06-18", "2025-11-25" or
+ *                          "2026-07-28")
  *
  * It exits 0 after the end of input once every answer is written, or after
  * SIGINT/SIGTERM; and 1, with one line on standard error, when the output
@@ -301,13 +317,19 @@ progress_step_cb (gpointer data)
   Progress *progress = data;
   g_autofree char *message = NULL;
 
+  /* The answer comes one period after the last report, not right behind
+   * it: the TypeScript SDK clients (v1 and v2) drop a progress report that
+   * they read in the same chunk as the answer. */
+  if (progress->done == progress->steps)
+    {
+      progress_finish (progress, FALSE);
+      return G_SOURCE_REMOVE;
+    }
+
   progress->done++;
   message = g_strdup_printf ("step %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT, progress->done, progress->steps);
   snodo_invocation_report_progress (progress->invocation, progress->done, progress->steps, message);
-  if (progress->done < progress->steps)
-    return G_SOURCE_CONTINUE;
-  progress_finish (progress, FALSE);
-  return G_SOURCE_REMOVE;
+  return G_SOURCE_CONTINUE;
 }
 
 static gboolean
@@ -420,6 +442,70 @@ ask_cb (SnodoInvocation *invocation,
                                         NULL, ask_answered_cb, NULL);
 }
 
+static void
+log_cb (SnodoInvocation *invocation,
+        gpointer         user_data)
+{
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+  JsonNode *level = json_object_get_member (arguments, "level");
+  JsonNode *text = json_object_get_member (arguments, "text");
+  g_autoptr(GEnumClass) levels = g_type_class_ref (SNODO_TYPE_LOG_LEVEL);
+  GEnumValue *value = NULL;
+
+  if (level != NULL && JSON_NODE_HOLDS_VALUE (level) && json_node_get_value_type (level) == G_TYPE_STRING)
+    value = g_enum_get_value_by_nick (levels, json_node_get_string (level));
+  if (value == NULL || text == NULL || !JSON_NODE_HOLDS_VALUE (text) ||
+      json_node_get_value_type (text) != G_TYPE_STRING)
+    {
+      snodo_invocation_return_tool_error (invocation,
+                                          "log: \"level\" must be a log level and \"text\" a string");
+      return;
+    }
+
+  if (snodo_invocation_log_text (invocation, value->value, "snodo-demo", json_node_get_string (text)))
+    snodo_invocation_return_text (invocation, "logged");
+  else
+    snodo_invocation_return_text (invocation, "filtered");
+}
+
+static void
+extra_cb (SnodoInvocation *invocation,
+          gpointer         user_data)
+{
+  snodo_invocation_return_text (invocation, "extra");
+}
+
+static void
+toggle_cb (SnodoInvocation *invocation,
+           gpointer         user_data)
+{
+  SnodoServer *server = user_data;
+  g_autoptr(SnodoTool) tool = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (snodo_server_remove_tool (server, "extra"))
+    {
+      snodo_invocation_return_text (invocation, "removed extra");
+      return;
+    }
+
+  tool = snodo_tool_new ("extra", "Exists while toggled on");
+  if (!snodo_server_add_tool (server, tool, extra_cb, NULL, NULL, &error))
+    {
+      snodo_invocation_return_tool_error (invocation, error->message);
+      return;
+    }
+  snodo_invocation_return_text (invocation, "added extra");
+}
+
+static void
+version_cb (SnodoInvocation *invocation,
+            gpointer         user_data)
+{
+  snodo_invocation_return_text (invocation,
+                                snodo_protocol_version_to_string (snodo_invocation_get_protocol_version (invocation)));
+}
+
 typedef struct
 {
   const char    *name;
@@ -452,6 +538,17 @@ static const DemoTool demo_tools[] = {
   { "ask", "Asks the user to confirm",
     "{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\"}}}",
     NULL, ask_cb },
+  { "log", "Sends a log message at a level",
+    "{\"type\":\"object\",\"properties\":{\"level\":{\"type\":\"string\",\"enum\":[\"debug\",\"info\",\"notice\","
+    "\"warning\",\"error\",\"critical\",\"alert\",\"emergency\"]},\"text\":{\"type\":\"string\"}},"
+    "\"required\":[\"level\",\"text\"]}",
+    NULL, log_cb },
+  { "toggle", "Adds the tool extra, or removes it",
+    "{\"type\":\"object\",\"properties\":{}}",
+    NULL, toggle_cb },
+  { "version", "Returns the protocol version the call is served under",
+    "{\"type\":\"object\",\"properties\":{}}",
+    NULL, version_cb },
 };
 
 static void demo_add_catalog (SnodoServer *server);
@@ -463,7 +560,9 @@ demo_server_new (void)
 
   snodo_server_set_title (server, "Snodo demo");
   snodo_server_set_instructions (server,
-                                 "A demonstration server: the tools echo, add, sleep, fail, blob, progress and ask, the resource demo://readme, the template demo://echo/{text} and the prompt greet.");
+                                 "A demonstration server: the tools echo, add, sleep, fail, blob, progress, ask, log, "
+                                 "toggle and version, the resource demo://readme, the template demo://echo/{text} "
+                                 "and the prompt greet.");
 
   for (guint i = 0; i < G_N_ELEMENTS (demo_tools); i++)
     {
@@ -490,7 +589,8 @@ demo_server_new (void)
 
           snodo_tool_set_icons (tool, icons);
         }
-      if (!snodo_server_add_tool (server, tool, t->func, NULL, NULL, &error))
+      /* The server outlives its tools: toggle borrows it. */
+      if (!snodo_server_add_tool (server, tool, t->func, server, NULL, &error))
         g_error ("%s: %s", t->name, error->message);
     }
   demo_add_catalog (server);
@@ -763,8 +863,8 @@ readme_cb (SnodoInvocation *invocation,
   snodo_invocation_return_resource_text (invocation, NULL, "text/markdown",
                                          "# snodo-demo\n\n"
                                          "A demonstration MCP server built with Snodo. It offers the tools "
-                                         "echo, add, sleep, fail, blob, progress and ask, this resource, the template "
-                                         "demo://echo/{text} and the prompt greet.\n");
+                                         "echo, add, sleep, fail, blob, progress, ask, log, toggle and version, "
+                                         "this resource, the template demo://echo/{text} and the prompt greet.\n");
 }
 
 static void

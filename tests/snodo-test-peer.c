@@ -171,23 +171,22 @@ flag_timeout_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-JsonNode *
-test_process_read (TestProcess *self,
-                   guint        timeout_ms)
+char *
+test_process_read_line (TestProcess *self,
+                        guint        timeout_ms,
+                        gboolean    *timed_out)
 {
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   ReadLine read = { 0, };
-  gboolean timed_out = FALSE;
+  gboolean expired = FALSE;
   guint timeout_id;
-  g_autoptr(GError) error = NULL;
-  JsonNode *node;
 
   g_data_input_stream_read_line_async (self->stdout_data, G_PRIORITY_DEFAULT, cancellable,
                                        read_line_cb, &read);
-  timeout_id = g_timeout_add (timeout_ms, flag_timeout_cb, &timed_out);
-  while (!read.done && !timed_out)
+  timeout_id = g_timeout_add (timeout_ms, flag_timeout_cb, &expired);
+  while (!read.done && !expired)
     g_main_context_iteration (NULL, TRUE);
-  if (!timed_out)
+  if (!expired)
     g_source_remove (timeout_id);
   if (!read.done)
     {
@@ -196,17 +195,32 @@ test_process_read (TestProcess *self,
         g_main_context_iteration (NULL, TRUE);
     }
 
+  if (timed_out != NULL)
+    *timed_out = read.line == NULL && expired;
   if (read.line == NULL)
     {
       g_clear_error (&read.error);
       return NULL;
     }
 
-  node = json_from_string (read.line, &error);
-  if (node == NULL)
-    g_error ("The server wrote a line that is not JSON (%s): %.200s", error ? error->message : "empty", read.line);
   g_free (self->last_line);
-  self->last_line = read.line;
+  self->last_line = g_strdup (read.line);
+  return read.line;
+}
+
+JsonNode *
+test_process_read (TestProcess *self,
+                   guint        timeout_ms)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = test_process_read_line (self, timeout_ms, NULL);
+  JsonNode *node;
+
+  if (line == NULL)
+    return NULL;
+  node = json_from_string (line, &error);
+  if (node == NULL)
+    g_error ("The server wrote a line that is not JSON (%s): %.200s", error ? error->message : "empty", line);
   return node;
 }
 

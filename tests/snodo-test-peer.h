@@ -26,6 +26,11 @@ void         test_process_send_bytes    (TestProcess  *self,
                                          gsize         len);
 void         test_process_close_stdin   (TestProcess  *self);
 void         test_process_close_stdout  (TestProcess  *self);
+/* The next line of output, raw and without its newline; NULL at end of
+ * output, or after @timeout_ms (then *@timed_out is set). */
+char        *test_process_read_line     (TestProcess  *self,
+                                         guint         timeout_ms,
+                                         gboolean     *timed_out);
 /* The next message, or NULL at end of output or after @timeout_ms. */
 JsonNode    *test_process_read          (TestProcess  *self,
                                          guint         timeout_ms);

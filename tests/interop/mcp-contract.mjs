@@ -3,8 +3,9 @@
 //
 // The snodo-demo stdio contract, checked through a real MCP SDK client.
 //
-// client-v1.mjs and client-v2-legacy.mjs each pass in an adapter that hides
-// the differences between the two SDK generations; everything else lives
+// client-v1.mjs, client-v2-legacy.mjs, client-v2-auto.mjs and
+// client-v2-modern.mjs each pass in an adapter that hides the differences
+// between the SDK generations and protocol eras; everything else lives
 // here. Output is TAP on stdout (one subtest per check); anything else the
 // SDKs or the demo print goes to stderr. The process exits 1 if any check
 // failed, and never reports a skip.
@@ -27,8 +28,12 @@ const CONCURRENT_CALLS = 10;
 const CONCURRENT_SLEEP_MS = 300;
 const CONCURRENT_BOUND_MS = 2000;   // well under 10 x 300 ms run one by one
 
-const EXPECTED_TOOLS = ['echo', 'add', 'sleep', 'fail', 'blob'];
+const EXPECTED_TOOLS = ['echo', 'add', 'sleep', 'fail', 'blob', 'progress', 'ask', 'log', 'toggle', 'version'];
 const LATEST_VERSION = '2025-11-25';
+const MODERN_VERSION = '2026-07-28';
+const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
+const PROGRESS_STEPS = 4;
+const NOTIFICATION_WAIT_MS = 10000;
 const SERVER_NAME = 'snodo-demo';
 
 // Text that must survive the round trip byte for byte: non-ASCII in the
@@ -149,7 +154,26 @@ class Session {
       return send(message, sendOptions);
     };
 
-    this.client = adapter.newClient();
+    this.client = adapter.newClient(options);
+    // What the client's elicitation handler was asked, in order. The handler
+    // answers by the question: accept with confirm true, unless the question
+    // says otherwise.
+    this.elicitations = [];
+    if (options.elicitation) {
+      adapter.onElicit(this.client, async (params) => {
+        this.elicitations.push(params);
+        if (params?.message === 'decline?')
+          return { action: 'decline' };
+        return { action: 'accept', content: { confirm: true } };
+      });
+    }
+    this.toolsChanged = 0;
+    this.toolsChangedWaiters = [];
+    adapter.onToolsChanged(this.client, () => {
+      this.toolsChanged++;
+      for (const w of this.toolsChangedWaiters.splice(0))
+        w();
+    });
     this.client.onerror = (e) => {
       this.sdkErrors.push(e);
       process.stderr.write(`[${label}] SDK reported: ${describeError(e)}\n`);
@@ -197,6 +221,23 @@ class Session {
     return this.client.ping({ timeout: REQUEST_TIMEOUT_MS });
   }
 
+  // Resolves once the tools list_changed count exceeds @count.
+  async waitToolsChanged(count, what) {
+    if (this.toolsChanged > count)
+      return;
+    let timer;
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new CheckFailed(
+        `no notifications/tools/list_changed within ${NOTIFICATION_WAIT_MS} ms ${what}`)), NOTIFICATION_WAIT_MS);
+    });
+    const arrived = new Promise((r) => this.toolsChangedWaiters.push(r));
+    try {
+      await Promise.race([arrived, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   // Closes stdin (the SDK waits up to 2 s, then sends SIGTERM) and checks
   // that the demo exited by itself with status 0.
   async closeAndCheckExit(what) {
@@ -238,31 +279,33 @@ function expectSuccess(result, what) {
   expect(!result?.isError, `${what}: unexpected isError: true: ${show(result)}`);
 }
 
-// Runs the contract against the demo through one SDK.
-//
-// adapter = {
-//   sdk: 'human readable name',
-//   StdioClientTransport,
-//   newClient(): Client,
-//   prepare?(session),                        // hook before connect
-//   negotiatedVersion(session): string,
-//   callTool(client, params, options): Promise<CallToolResult>,
-//   isRpcError(e): boolean,                   // the SDK's JSON-RPC error class
-//   extraChecks?(check, session),             // SDK-specific checks, main session
-// }
-export async function runContract(adapter) {
-  const demo = demoPath();
-  const tap = new Tap();
-  const sessions = [];
+// The run of one script: TAP output, the sessions to clean up, and a
+// watchdog over the whole.
+class Run {
+  constructor(title) {
+    this.demo = demoPath();
+    this.tap = new Tap();
+    this.sessions = [];
+    this.watchdog = setTimeout(() => {
+      for (const s of this.sessions)
+        s.kill();
+      this.tap.bailOut(`gave up after ${WATCHDOG_MS / 1000} s: snodo-demo stopped answering`);
+    }, WATCHDOG_MS);
+    this.watchdog.unref();
+    this.tap.diag(`${title} driving ${this.demo}`);
+  }
 
-  const watchdog = setTimeout(() => {
-    for (const s of sessions)
+  finish() {
+    clearTimeout(this.watchdog);
+    for (const s of this.sessions)
       s.kill();
-    tap.bailOut(`gave up after ${WATCHDOG_MS / 1000} s: snodo-demo stopped answering`);
-  }, WATCHDOG_MS);
-  watchdog.unref();
+    this.tap.finish();
+  }
+}
 
-  tap.diag(`${adapter.sdk} driving ${demo}`);
+// The checks' building blocks for one adapter within a run.
+function harness(run, adapter) {
+  const { demo, tap, sessions } = run;
 
   async function check(name, fn) {
     try {
@@ -283,8 +326,12 @@ export async function runContract(adapter) {
     return s;
   }
 
+  const modern = adapter.era === 'modern';
+  const expectedVersion = modern ? MODERN_VERSION : LATEST_VERSION;
+
   async function connectOrBail(s, expectVersion) {
-    const ok = await check(`${s.label}: connect (initialize + notifications/initialized)`, async () => {
+    const how = modern ? 'no initialize, every request enveloped' : 'initialize + notifications/initialized';
+    const ok = await check(`${s.label}: connect (${how})`, async () => {
       await s.connect();
       const info = s.client.getServerVersion();
       expect(info?.name === SERVER_NAME, `server name is ${show(info?.name)}, expected "${SERVER_NAME}"`);
@@ -292,9 +339,15 @@ export async function runContract(adapter) {
         `serverInfo.version missing: ${show(info)}`);
       const version = adapter.negotiatedVersion(s);
       expect(version === expectVersion, `negotiated protocol version ${show(version)}, expected ${expectVersion}`);
-      expect(s.sentMethods[0] === 'initialize',
-        `the client's first request was ${show(s.sentMethods[0])}, expected initialize`);
-      expect(!s.sentMethods.includes('server/discover'), 'the client probed with server/discover');
+      if (modern) {
+        // The server/discover probe ran in a sibling process (stdio); this
+        // connection itself never speaks the initialize era.
+        expect(!s.sentMethods.includes('initialize'), `the client sent initialize: ${show(s.sentMethods)}`);
+      } else {
+        expect(s.sentMethods[0] === 'initialize',
+          `the client's first request was ${show(s.sentMethods[0])}, expected initialize`);
+        expect(!s.sentMethods.includes('server/discover'), 'the client probed with server/discover');
+      }
       const caps = s.client.getServerCapabilities();
       expect(caps && typeof caps.tools === 'object', `server capabilities lack "tools": ${show(caps)}`);
       return `server ${show(info)}, protocol ${version}`;
@@ -313,11 +366,34 @@ export async function runContract(adapter) {
     });
   }
 
-  // --- Main session: every tool, ping, concurrency, clean exit. ---
-  const main = open('main');
-  await connectOrBail(main, LATEST_VERSION);
+  return { check, open, connectOrBail, checkNoSdkErrors, modern, expectedVersion };
+}
 
-  await check('tools/list lists echo, add, sleep, fail and blob with object input schemas', async () => {
+// Runs the contract against the demo through one SDK.
+//
+// adapter = {
+//   sdk: 'human readable name',
+//   StdioClientTransport,
+//   prepare?(session),                        // hook before connect
+//   era: 'legacy' | 'modern',                 // what the client must end up speaking
+//   newClient(options): Client,               // options.elicitation: the client's elicitation capability
+//   negotiatedVersion(session): string,
+//   callTool(client, params, options): Promise<CallToolResult>,
+//   onElicit(client, handler),                // handler(params) answers elicitation/create
+//   onToolsChanged(client, handler),          // handler() on notifications/tools/list_changed
+//   listen?(client, filter),                  // modern: subscriptions/listen
+//   isRpcError(e): boolean,                   // the SDK's JSON-RPC error class
+//   extraChecks?(check, session),             // SDK-specific checks, main session
+// }
+export async function runContract(adapter) {
+  const run = new Run(adapter.sdk);
+  const { check, open, connectOrBail, checkNoSdkErrors, modern, expectedVersion } = harness(run, adapter);
+
+  // --- Main session: every tool, ping, concurrency, clean exit. ---
+  const main = open('main', { elicitation: {} });
+  await connectOrBail(main, expectedVersion);
+
+  await check(`tools/list lists ${EXPECTED_TOOLS.join(', ')} with object input schemas`, async () => {
     const { tools } = await main.client.listTools(undefined, { timeout: REQUEST_TIMEOUT_MS });
     expect(Array.isArray(tools), `tools/list gave no tools array: ${show(tools)}`);
     const names = tools.map((t) => t.name);
@@ -398,11 +474,150 @@ export async function runContract(adapter) {
     fail(`the call resolved instead of failing: ${show(r)}`);
   });
 
-  await check('ping answers with an empty result', async () => {
-    const r = await main.ping();
-    expect(r && typeof r === 'object' && !Array.isArray(r), `ping result ${show(r)}`);
-    const keys = Object.keys(r).filter((k) => k !== '_meta');
-    expect(keys.length === 0, `ping result has members: ${show(r)}`);
+  if (modern) {
+    await check('every result carries serverInfo in _meta (2026-07-28)', async () => {
+      const r = await main.callTool('echo', { text: 'meta' });
+      const info = r?._meta?.[SERVER_INFO_KEY];
+      expect(info?.name === SERVER_NAME, `result _meta is ${show(r?._meta)}, expected ${SERVER_INFO_KEY}.name "${SERVER_NAME}"`);
+    });
+
+    await check('the tools are served under 2026-07-28', async () => {
+      const r = await main.callTool('version', {});
+      expect(textOf(r, 'version') === MODERN_VERSION, `version answered ${show(textOf(r, 'version'))}`);
+    });
+  } else {
+    await check('ping answers with an empty result', async () => {
+      const r = await main.ping();
+      expect(r && typeof r === 'object' && !Array.isArray(r), `ping result ${show(r)}`);
+      const keys = Object.keys(r).filter((k) => k !== '_meta');
+      expect(keys.length === 0, `ping result has members: ${show(r)}`);
+    });
+  }
+
+  await check(`progress ${PROGRESS_STEPS}: onprogress sees ${PROGRESS_STEPS} reports in order, all before the result`, async () => {
+    const seen = [];
+    let resolved = false;
+    const r = await main.callTool('progress', { steps: PROGRESS_STEPS }, {
+      onprogress: (p) => seen.push({ ...p, afterResult: resolved }),
+    });
+    resolved = true;
+    expectSuccess(r, 'progress');
+    expect(textOf(r, 'progress') === `done ${PROGRESS_STEPS} steps`, `text ${show(textOf(r, 'progress'))}`);
+    expect(seen.length === PROGRESS_STEPS, `${seen.length} progress reports, expected ${PROGRESS_STEPS}: ${show(seen)}`);
+    seen.forEach((p, i) => {
+      expect(p.progress === i + 1, `report #${i} has progress ${show(p.progress)}, expected ${i + 1}: ${show(seen)}`);
+      expect(p.total === PROGRESS_STEPS, `report #${i} has total ${show(p.total)}: ${show(p)}`);
+      expect(p.message === `step ${i + 1} of ${PROGRESS_STEPS}`, `report #${i} message ${show(p.message)}`);
+      expect(!p.afterResult, `report #${i} arrived after the result`);
+    });
+  });
+
+  await check('progress without onprogress (no progressToken) answers "done 2 steps"', async () => {
+    const r = await main.callTool('progress', { steps: 2 });
+    expectSuccess(r, 'progress');
+    expect(textOf(r, 'progress') === 'done 2 steps', `text ${show(textOf(r, 'progress'))}`);
+  });
+
+  await check(`ask: the client's elicitation handler is asked and accepts, the tool answers "confirmed"`, async () => {
+    const before = main.elicitations.length;
+    const r = await main.callTool('ask', { question: 'Proceed?' });
+    expectSuccess(r, 'ask');
+    const asked = main.elicitations.slice(before);
+    expect(asked.length === 1, `the elicitation handler was called ${asked.length} times: ${show(asked)}`);
+    expect(asked[0]?.message === 'Proceed?', `elicitation message ${show(asked[0]?.message)}`);
+    const schema = asked[0]?.requestedSchema;
+    expect(schema?.type === 'object' && schema?.properties?.confirm?.type === 'boolean',
+      `requestedSchema ${show(schema)}, expected an object with a boolean "confirm"`);
+    expect(textOf(r, 'ask') === 'confirmed', `ask answered ${show(textOf(r, 'ask'))}`);
+    return modern ? 'through input_required and a retry' : 'through elicitation/create';
+  });
+
+  await check('ask: a declined elicitation makes the tool answer "declined"', async () => {
+    const r = await main.callTool('ask', { question: 'decline?' });
+    expectSuccess(r, 'ask');
+    expect(textOf(r, 'ask') === 'declined', `ask answered ${show(textOf(r, 'ask'))}`);
+  });
+
+  if (modern) {
+    await check('subscriptions/listen: toggle is announced with notifications/tools/list_changed', async () => {
+      const sub = await adapter.listen(main.client, { toolsListChanged: true });
+      expect(sub.honoredFilter?.toolsListChanged === true && Object.keys(sub.honoredFilter).length === 1,
+        `honoured filter ${show(sub.honoredFilter)}, expected {"toolsListChanged":true}`);
+      const count = main.toolsChanged;
+      const r = await main.callTool('toggle', {});
+      expect(textOf(r, 'toggle') === 'added extra', `toggle answered ${show(textOf(r, 'toggle'))}`);
+      await main.waitToolsChanged(count, 'after toggle');
+      await sub.close();
+      const back = await main.callTool('toggle', {});
+      expect(textOf(back, 'toggle') === 'removed extra', `toggle answered ${show(textOf(back, 'toggle'))}`);
+    });
+  } else {
+    await check('toggle is announced with notifications/tools/list_changed', async () => {
+      const count = main.toolsChanged;
+      const r = await main.callTool('toggle', {});
+      expect(textOf(r, 'toggle') === 'added extra', `toggle answered ${show(textOf(r, 'toggle'))}`);
+      await main.waitToolsChanged(count, 'after toggle');
+      const { tools } = await main.client.listTools(undefined, { timeout: REQUEST_TIMEOUT_MS });
+      expect(tools.some((t) => t.name === 'extra'), `extra not listed after toggle: ${show(tools.map((t) => t.name))}`);
+      const back = await main.callTool('toggle', {});
+      expect(textOf(back, 'toggle') === 'removed extra', `toggle answered ${show(textOf(back, 'toggle'))}`);
+      await main.waitToolsChanged(count + 1, 'after the second toggle');
+    });
+  }
+
+  // --- The catalog: a resource, a template, a prompt, completion. ---
+  const opts = { timeout: REQUEST_TIMEOUT_MS };
+
+  await check('resources/list and resources/templates/list name demo://readme and demo://echo/{text}', async () => {
+    const { resources } = await main.client.listResources(undefined, opts);
+    expect(resources?.some((r) => r.uri === 'demo://readme' && r.mimeType === 'text/markdown'),
+      `resources/list gave ${show(resources)}`);
+    const { resourceTemplates } = await main.client.listResourceTemplates(undefined, opts);
+    expect(resourceTemplates?.some((t) => t.uriTemplate === 'demo://echo/{text}'),
+      `resources/templates/list gave ${show(resourceTemplates)}`);
+  });
+
+  await check('resources/read demo://readme gives the readme as text/markdown', async () => {
+    const { contents } = await main.client.readResource({ uri: 'demo://readme' }, opts);
+    expect(Array.isArray(contents) && contents.length === 1, `contents ${show(contents)}`);
+    expect(contents[0].uri === 'demo://readme' && contents[0].mimeType === 'text/markdown',
+      `content ${show(contents[0])}`);
+    expect(typeof contents[0].text === 'string' && contents[0].text.startsWith('# snodo-demo'),
+      `text ${show(contents[0].text)}`);
+  });
+
+  await check('resources/read of the template demo://echo/{text} gives the decoded text', async () => {
+    const uri = 'demo://echo/h%C3%A9llo%20w%C3%B6rld';
+    const { contents } = await main.client.readResource({ uri }, opts);
+    expect(contents?.[0]?.uri === uri && contents[0].text === 'h\u00e9llo w\u00f6rld', `contents ${show(contents)}`);
+  });
+
+  await check(`resources/read of a resource that does not exist is error ${modern ? -32602 : -32002}`, async () => {
+    let r;
+    try {
+      r = await main.client.readResource({ uri: 'demo://nothing' }, opts);
+    } catch (e) {
+      expect(adapter.isRpcError(e), `rejected with ${describeError(e)}, expected the SDK's JSON-RPC error class`);
+      expect(e.code === (modern ? -32602 : -32002), `error code ${e.code} (${e.message})`);
+      return `rejected with ${describeError(e)}`;
+    }
+    fail(`the read resolved: ${show(r)}`);
+  });
+
+  await check('prompts/list names greet; prompts/get greet {name: Ada} gives one user message', async () => {
+    const { prompts } = await main.client.listPrompts(undefined, opts);
+    expect(prompts?.some((p) => p.name === 'greet' && p.arguments?.some((a) => a.name === 'name' && a.required)),
+      `prompts/list gave ${show(prompts)}`);
+    const r = await main.client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } }, opts);
+    expect(r?.messages?.length === 1, `messages ${show(r?.messages)}`);
+    const m = r.messages[0];
+    expect(m.role === 'user' && m.content?.type === 'text' && m.content.text === 'Please greet Ada warmly.',
+      `message ${show(m)}`);
+  });
+
+  await check('completion/complete of greet\'s name "a" gives Ada and Alan', async () => {
+    const r = await main.client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'a' } }, opts);
+    expect(JSON.stringify(r?.completion?.values) === '["Ada","Alan"]', `completion ${show(r?.completion)}`);
   });
 
   await check(`${CONCURRENT_CALLS} concurrent sleeps of ${CONCURRENT_SLEEP_MS} ms finish in under ${CONCURRENT_BOUND_MS} ms`, async () => {
@@ -430,8 +645,8 @@ export async function runContract(adapter) {
     return `exited ${ms} ms after close`;
   });
 
-  // --- Version negotiation: an older supported version and an unknown one. ---
-  for (const [requested, expected] of [['2025-06-18', '2025-06-18'], ['1999-01-01', LATEST_VERSION]]) {
+  // --- Version negotiation (initialize era): an older supported version and an unknown one. ---
+  for (const [requested, expected] of modern ? [] : [['2025-06-18', '2025-06-18'], ['1999-01-01', LATEST_VERSION]]) {
     const s = open(`initialize ${requested}`, { requestVersion: requested });
     await connectOrBail(s, expected);
     await check(`${s.label}: echo works on the negotiated connection`, async () => {
@@ -447,7 +662,7 @@ export async function runContract(adapter) {
 
   // --- Cancellation and EOF draining. ---
   const c = open('cancel');
-  await connectOrBail(c, LATEST_VERSION);
+  await connectOrBail(c, expectedVersion);
 
   await check('cancel: aborting a sleep of 30 s rejects it at once and the demo keeps serving', async () => {
     const ac = new AbortController();
@@ -464,7 +679,8 @@ export async function runContract(adapter) {
     expect(settled instanceof Error, `the aborted call resolved: ${show(settled)}`);
     expect(ms < 5000, `the aborted call took ${ms} ms to settle`);
     expect(c.sentMethods.includes('notifications/cancelled'), 'the client sent no notifications/cancelled');
-    await c.ping();
+    if (!modern)
+      await c.ping();
     const r = await c.callTool('sleep', { ms: 50 });
     expect(textOf(r, 'sleep') === 'slept 50', 'sleep after the cancellation failed');
     return `aborted after ${ms} ms`;
@@ -485,8 +701,39 @@ export async function runContract(adapter) {
   // Late answers to the cancelled request would show up as SDK errors.
   await checkNoSdkErrors(c);
 
-  clearTimeout(watchdog);
-  for (const s of sessions)
-    s.kill();
-  tap.finish();
+  run.finish();
+}
+
+// A client that declared only URL-mode elicitation cannot answer the
+// demo's form: ask must not put the form to it, and fails as a tool
+// (initialize era) or with -32021 (2026-07-28). Through every adapter.
+export async function runUrlOnlyElicitation(adapters) {
+  const run = new Run('url-only elicitation clients');
+
+  for (const adapter of adapters) {
+    const { check, open, connectOrBail, checkNoSdkErrors, modern, expectedVersion } = harness(run, adapter);
+    const u = open(`${adapter.sdk}, elicitation {url} only`, { elicitation: { url: {} } });
+
+    await connectOrBail(u, expectedVersion);
+    await check(`${u.label}: ask is not put to the client`, async () => {
+      let r;
+      try {
+        r = await u.callTool('ask', {});
+      } catch (e) {
+        if (modern && adapter.isRpcError(e) && e.code === -32021)
+          return `rejected with ${describeError(e)}`;
+        fail(`ask was rejected with ${describeError(e)}, expected ` +
+             (modern ? 'error -32021' : 'a tool result with isError: true'));
+      }
+      expect(u.elicitations.length === 0, `the client's handler was asked: ${show(u.elicitations)}`);
+      expect(!modern, `ask resolved with ${show(r)}, expected error -32021`);
+      expect(r?.isError === true, `ask resolved without isError: ${show(r)}`);
+    });
+    await checkNoSdkErrors(u);
+    await check(`${u.label}: snodo-demo exits with status 0 on stdin EOF`, async () => {
+      await u.closeAndCheckExit(u.label);
+    });
+  }
+
+  run.finish();
 }
