@@ -39,6 +39,8 @@ G_BEGIN_DECLS
  * @SNODO_ERROR_DUPLICATE_KEY: work with the same key is already live for the owner
  * @SNODO_ERROR_INVALID_SCHEMA: a JSON schema or other description is not usable
  * @SNODO_ERROR_ALREADY_REGISTERED: an item with that name is already registered
+ * @SNODO_ERROR_CLIENT_ERROR: the client answered a request of the server with
+ *   an error; for a tool, a failure of the tool rather than of the protocol
  * @SNODO_ERROR_INPUT_REQUIRED: the request was answered with `input_required`
  *   (2026-07-28): the client will send it again with the input, and the
  *   handler will run again; the handler must not answer now
@@ -55,6 +57,7 @@ typedef enum
   SNODO_ERROR_INVALID_SCHEMA,
   SNODO_ERROR_ALREADY_REGISTERED,
   SNODO_ERROR_INPUT_REQUIRED,
+  SNODO_ERROR_CLIENT_ERROR,
 } SnodoError;
 
 /**

@@ -361,7 +361,8 @@ snodo_executor_retire_locked (SnodoExecutor        *self,
   work->state = SNODO_WORK_STATE_FINISHED;
 
   g_queue_unlink (&owner->works, &work->owner_link);
-  if (work->key != NULL)
+  /* The key may already have been released, and taken by newer work. */
+  if (work->key != NULL && g_hash_table_lookup (owner->keys, work->key) == work)
     g_hash_table_remove (owner->keys, work->key);
 
   if (owner->works.length == 0)
@@ -1417,6 +1418,31 @@ snodo_executor_cancel (SnodoExecutor *self,
   snodo_executor_actions_run (self, &actions);
 
   return work != NULL;
+}
+
+/*
+ * snodo_executor_release_key:
+ * @self: an executor
+ * @work: a live work
+ *
+ * Frees @work's key while the work itself stays live: its answer is
+ * decided and on its way, so the client may reuse the id as soon as it
+ * reads it. The work can no longer be cancelled by key.
+ */
+void
+snodo_executor_release_key (SnodoExecutor *self,
+                            SnodoWork     *work)
+{
+  SnodoExecutorOwner *entry;
+
+  if (work->key == NULL)
+    return;
+
+  g_mutex_lock (&self->lock);
+  entry = g_hash_table_lookup (self->owners, work->owner);
+  if (entry != NULL && entry->keys != NULL && g_hash_table_lookup (entry->keys, work->key) == work)
+    g_hash_table_remove (entry->keys, work->key);
+  g_mutex_unlock (&self->lock);
 }
 
 /**

@@ -9,6 +9,7 @@
 #include "snodo-invocation.h"
 #include "snodo-invocation-private.h"
 #include "snodo-private.h"
+#include "snodo-work-private.h"
 
 /**
  * SnodoInvocation:
@@ -84,8 +85,9 @@ struct _SnodoInvocation
   double              last_progress;
   gboolean            progress_sent;
   gint                progress_in_flight;
-  /* The capability a failed input request lacked, for the -32021 data. */
-  char               *missing_capability;
+  /* What a failed input request lacked, as a ClientCapabilities object,
+   * for the -32021 data. Under lock. */
+  JsonObject         *required_capabilities;
 };
 
 #define MAX_PROGRESS_IN_FLIGHT 16
@@ -132,7 +134,7 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->input_answers, json_object_unref);
   g_clear_pointer (&self->progress_token, json_node_unref);
-  g_clear_pointer (&self->missing_capability, g_free);
+  g_clear_pointer (&self->required_capabilities, json_object_unref);
   g_mutex_clear (&self->lock);
   g_clear_object (&self->work);
 
@@ -295,6 +297,10 @@ snodo_invocation_finish (SnodoInvocation *self,
       return;
     }
 
+  /* The answer is decided: the client may reuse the id once it reads it,
+   * which can be before the helper reports the write. */
+  if (self->work != NULL)
+    snodo_executor_release_key (self->connection->executor, self->work);
   snodo_connection_send_related (self->connection, self->key, line, snodo_invocation_sent_cb, self);
 }
 
@@ -598,13 +604,15 @@ snodo_invocation_return_gerror (SnodoInvocation *self,
         data = json_node_init_object (json_node_alloc (), object);
         json_object_unref (object);
       }
-    else if (code == SNODO_RPC_ERROR_MISSING_REQUIRED_CLIENT_CAPABILITY && self->missing_capability != NULL)
+    else if (code == SNODO_RPC_ERROR_MISSING_REQUIRED_CLIENT_CAPABILITY)
       {
         JsonObject *object = json_object_new ();
-        JsonObject *required = json_object_new ();
 
-        json_object_set_object_member (required, self->missing_capability, json_object_new ());
-        json_object_set_object_member (object, "requiredCapabilities", required);
+        g_mutex_lock (&self->lock);
+        if (self->required_capabilities != NULL)
+          json_object_set_object_member (object, "requiredCapabilities",
+                                         json_object_ref (self->required_capabilities));
+        g_mutex_unlock (&self->lock);
         data = json_node_init_object (json_node_alloc (), object);
         json_object_unref (object);
       }
@@ -866,17 +874,62 @@ snodo_invocation_dup_client_capabilities (SnodoInvocation *self)
   return capabilities != NULL ? capabilities : json_object_new ();
 }
 
-/* The client capability an input request needs. */
-static const char *
-capability_for_method (const char *method)
+/* Whether the client can answer @method with @params; if not, the
+ * ClientCapabilities object it would need. An elicitation needs the mode
+ * it uses: "form" (the default; an empty elicitation object means form, as
+ * before modes existed) or "url". */
+static JsonObject *
+missing_capability (JsonObject *capabilities,
+                    const char *method,
+                    JsonNode   *params,
+                    gboolean   *known)
 {
+  JsonObject *required;
+  const char *capability = NULL;
+
+  *known = TRUE;
   if (g_str_equal (method, "elicitation/create"))
-    return "elicitation";
+    {
+      JsonNode *elicitation = json_object_get_member (capabilities, "elicitation");
+      JsonNode *mode = params ? json_object_get_member (json_node_get_object (params), "mode") : NULL;
+      gboolean url = mode != NULL && JSON_NODE_HOLDS_VALUE (mode) &&
+                     json_node_get_value_type (mode) == G_TYPE_STRING &&
+                     g_str_equal (json_node_get_string (mode), "url");
+      JsonObject *declared = elicitation && JSON_NODE_HOLDS_OBJECT (elicitation) ? json_node_get_object (elicitation) : NULL;
+      gboolean has_form = declared != NULL &&
+                          (json_object_has_member (declared, "form") || !json_object_has_member (declared, "url"));
+      gboolean has_url = declared != NULL && json_object_has_member (declared, "url");
+
+      if (url ? has_url : has_form)
+        return NULL;
+      /* What the client lacks: elicitation at all (form being its
+       * default), or the mode. */
+      required = json_object_new ();
+      if (url || declared != NULL)
+        json_object_set_object_member (required, url ? "url" : "form", json_object_new ());
+      {
+        JsonObject *object = json_object_new ();
+
+        json_object_set_object_member (object, "elicitation", required);
+        return object;
+      }
+    }
+
   if (g_str_equal (method, "sampling/createMessage"))
-    return "sampling";
-  if (g_str_equal (method, "roots/list"))
-    return "roots";
-  return NULL;
+    capability = "sampling";
+  else if (g_str_equal (method, "roots/list"))
+    capability = "roots";
+  else
+    {
+      *known = FALSE;
+      return NULL;
+    }
+
+  if (json_object_has_member (capabilities, capability))
+    return NULL;
+  required = json_object_new ();
+  json_object_set_object_member (required, capability, json_object_new ());
+  return required;
 }
 
 static void
@@ -980,7 +1033,8 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(JsonObject) capabilities = NULL;
-  const char *capability;
+  g_autoptr(JsonObject) required = NULL;
+  gboolean known;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
   g_return_if_fail (key != NULL);
@@ -992,23 +1046,26 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
   g_task_set_source_tag (task, snodo_invocation_request_input_async);
   g_task_set_name (task, G_STRFUNC);
 
-  capability = capability_for_method (method);
-  if (capability == NULL)
+  capabilities = snodo_invocation_dup_client_capabilities (self);
+  required = missing_capability (capabilities, method, params, &known);
+  if (!known)
     {
       g_task_return_new_error (task, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
                                _("Not a request for input: %s"), method);
       return;
     }
-
-  capabilities = snodo_invocation_dup_client_capabilities (self);
-  if (!json_object_has_member (capabilities, capability))
+  if (required != NULL)
     {
+      g_autofree char *text = NULL;
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), required);
+
+      text = snodo_json_to_string (node, NULL);
       g_mutex_lock (&self->lock);
-      g_free (self->missing_capability);
-      self->missing_capability = g_strdup (capability);
+      g_clear_pointer (&self->required_capabilities, json_object_unref);
+      self->required_capabilities = json_object_ref (required);
       g_mutex_unlock (&self->lock);
       g_task_return_new_error (task, SNODO_RPC_ERROR, SNODO_RPC_ERROR_MISSING_REQUIRED_CLIENT_CAPABILITY,
-                               _("The client did not declare the %s capability"), capability);
+                               _("The client did not declare the capability %s needs: %s"), method, text);
       return;
     }
 

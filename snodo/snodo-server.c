@@ -191,8 +191,27 @@ snodo_server_dup_capabilities (SnodoServer *self)
   return capabilities;
 }
 
-/* initialize: echo the requested version when it is served, else answer
- * with the latest one served; the client decides whether to go on. */
+/* The version initialize answers with: the requested one when it is
+ * served, else the latest served one of the initialize era; the client
+ * decides whether to go on. */
+static SnodoProtocolVersion
+snodo_server_negotiate (SnodoServer *self,
+                        JsonObject  *params)
+{
+  SnodoProtocolVersion version;
+
+  version = snodo_protocol_version_from_string (get_string_member (params, "protocolVersion"));
+  if (!snodo_protocol_version_is_stateless (version) && snodo_server_is_version_enabled (self, version))
+    return version;
+
+  version = SNODO_PROTOCOL_VERSION_UNKNOWN;
+  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2025_06_18; v <= SNODO_PROTOCOL_VERSION_2025_11_25; v++)
+    if (snodo_server_is_version_enabled (self, v))
+      version = v;
+  return version;
+}
+
+/* initialize: see snodo_server_negotiate(). */
 void
 snodo_server_method_initialize (SnodoServer     *self,
                                 SnodoInvocation *invocation)
@@ -220,15 +239,7 @@ snodo_server_method_initialize (SnodoServer     *self,
       return;
     }
 
-  version = snodo_protocol_version_from_string (requested);
-  if (snodo_protocol_version_is_stateless (version) || !snodo_server_is_version_enabled (self, version))
-    {
-      /* The latest of the initialize era that is served. */
-      version = SNODO_PROTOCOL_VERSION_UNKNOWN;
-      for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2025_06_18; v <= SNODO_PROTOCOL_VERSION_2025_11_25; v++)
-        if (snodo_server_is_version_enabled (self, v))
-          version = v;
-    }
+  version = snodo_server_negotiate (self, params);
 
   object = json_object_new ();
   json_object_set_string_member (object, "protocolVersion", snodo_protocol_version_to_string (version));
@@ -771,9 +782,12 @@ snodo_server_handle_response (SnodoServer     *self,
       JsonObject *error = json_object_get_object_member (message, "error");
       const char *text = get_string_member (error, "message");
 
-      g_task_return_new_error (outgoing->task, SNODO_RPC_ERROR,
-                               (int) json_object_get_int_member (error, "code"),
-                               "%s", text != NULL ? text : _("The client answered with an error"));
+      /* Not our protocol error: a handler that passes it on reports a
+       * failure of its own (for a tool, a failed result). */
+      g_task_return_new_error (outgoing->task, SNODO_ERROR, SNODO_ERROR_CLIENT_ERROR,
+                               _("The client answered %s with error %d: %s"),
+                               outgoing->method, (int) json_object_get_int_member (error, "code"),
+                               text != NULL ? text : "");
     }
   outgoing_free (outgoing);
 }
@@ -797,6 +811,21 @@ end_subscriptions (SnodoConnection *connection,
     subscription_end (g_ptr_array_index (connection->subscriptions, 0), graceful);
 }
 
+/* Fails every request the server sent on @connection that is unanswered. */
+static void
+fail_outgoing (SnodoConnection *connection,
+               const char      *message)
+{
+  g_autoptr(GList) pending = NULL;
+
+  g_mutex_lock (&connection->lock);
+  pending = g_hash_table_get_values (connection->outgoing);
+  g_hash_table_steal_all (connection->outgoing);
+  g_mutex_unlock (&connection->lock);
+  for (GList *l = pending; l != NULL; l = l->next)
+    outgoing_abandon (l->data, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED, message), NULL);
+}
+
 void
 snodo_server_connection_draining (SnodoServer     *self,
                                   SnodoConnection *connection)
@@ -805,6 +834,9 @@ snodo_server_connection_draining (SnodoServer     *self,
 
   connection->ending = TRUE;
   end_subscriptions (connection, TRUE);
+  /* The client can no longer answer: the work waiting for it goes on at
+   * once rather than at its timeout. */
+  fail_outgoing (connection, _("The client's input ended before it answered"));
 }
 
 void
@@ -812,21 +844,11 @@ snodo_server_connection_ended (SnodoServer     *self,
                                SnodoConnection *connection,
                                gboolean         graceful)
 {
-  g_autoptr(GList) pending = NULL;
-
   g_return_if_fail (SNODO_IS_SERVER (self));
 
   connection->ending = TRUE;
   end_subscriptions (connection, FALSE);
-
-  g_mutex_lock (&connection->lock);
-  pending = g_hash_table_get_values (connection->outgoing);
-  g_hash_table_steal_all (connection->outgoing);
-  g_mutex_unlock (&connection->lock);
-  for (GList *l = pending; l != NULL; l = l->next)
-    outgoing_abandon (l->data,
-                      g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The connection is closed")),
-                      NULL);
+  fail_outgoing (connection, _("The connection is closed"));
 
   g_hash_table_remove_all (connection->resource_subscriptions);
   g_ptr_array_remove (self->connections, connection);
@@ -1128,9 +1150,16 @@ snodo_server_dispatch_request (SnodoServer     *self,
     }
 
   /* A real 2026-07-28 request pins a stdio connection to that era; a
-   * server/discover probe does not. */
+   * server/discover probe does not. An initialize pins the initialize era
+   * here too, as it is read, so that a request read right after it (a
+   * pipelining client) is judged by the era it chose. */
   if (dialect->stateless && connection->persistent && method->func != snodo_server_method_discover)
     connection->era = SNODO_ERA_MODERN;
+  else if (!dialect->stateless && connection->persistent && method->func == snodo_server_method_initialize)
+    {
+      connection->era = SNODO_ERA_LEGACY;
+      connection->legacy_version = snodo_server_negotiate (self, frame->params);
+    }
 
   if (dialect->stateless && (method->flags & SNODO_METHOD_FLAGS_INPUT) &&
       !snodo_server_collect_answers (self, frame, &answers, &error))

@@ -97,5 +97,7 @@ SnodoWork *snodo_work_new                (SnodoExecutor  *executor,
  * once per work, from any thread, while the work is running. */
 void       snodo_executor_complete_work  (SnodoExecutor  *self,
                                           SnodoWork      *work);
+void       snodo_executor_release_key    (SnodoExecutor  *self,
+                                          SnodoWork      *work);
 
 G_END_DECLS
