@@ -327,15 +327,6 @@ snodo_dialect_select (SnodoServer     *server,
   return TRUE;
 }
 
-static JsonNode *
-object_node (JsonObject *object)
-{
-  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
-
-  json_node_take_object (node, object);
-  return node;
-}
-
 /*
  * 2026-07-28: every result has resultType (a handler's own value, such as
  * input_required, is kept) and serverInfo in _meta (merged with the
@@ -383,7 +374,7 @@ snodo_dialect_encode_result (const SnodoDialect *self,
       while (json_object_iter_next_ordered (&iter, &name, &member))
         json_object_set_member (meta, name, json_node_copy (member));
     }
-  json_object_set_member (meta, SNODO_META_SERVER_INFO, object_node (snodo_server_dup_info (server)));
+  json_object_set_member (meta, SNODO_META_SERVER_INFO, snodo_json_node_take_object (snodo_server_dup_info (server)));
   json_object_set_object_member (extra, "_meta", meta);
 
   if (method != NULL && (method->flags & SNODO_METHOD_FLAGS_CACHEABLE) &&

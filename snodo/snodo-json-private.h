@@ -55,4 +55,7 @@ char     *snodo_json_to_string (JsonNode    *node,
                                 gsize       *len);
 GBytes   *snodo_json_to_line   (JsonNode    *node);
 
+/* A new object node that takes @object's reference. */
+JsonNode *snodo_json_node_take_object (JsonObject *object);
+
 G_END_DECLS

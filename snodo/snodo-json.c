@@ -873,3 +873,12 @@ snodo_json_to_line (JsonNode *node)
   g_string_append_c (out, '\n');
   return g_string_free_to_bytes (out);
 }
+
+JsonNode *
+snodo_json_node_take_object (JsonObject *object)
+{
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, object);
+  return node;
+}

@@ -35,6 +35,11 @@ void snodo_server_connection_started  (SnodoServer     *self,
 void snodo_server_connection_draining (SnodoServer     *self,
                                        SnodoConnection *connection);
 
+GPtrArray            *snodo_server_get_connections       (SnodoServer          *self);
+/* On the context: a client's answer to a request of the server. */
+void                  snodo_server_handle_response       (SnodoServer          *self,
+                                                          SnodoConnection      *connection,
+                                                          SnodoFrame           *frame);
 gboolean              snodo_server_is_version_enabled    (SnodoServer          *self,
                                                           SnodoProtocolVersion  version);
 SnodoProtocolVersion  snodo_server_get_oldest_legacy     (SnodoServer          *self);
