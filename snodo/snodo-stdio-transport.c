@@ -111,6 +111,11 @@
  * here; this keeps a flood of garbage from growing memory while the output
  * is slow. The write timeout still bounds how long the output may stall. */
 #define MAX_PENDING_LINES 1024
+/* Lines waiting together are written in one go, up to this many bytes (a
+ * single longer line goes alone): fewer wake-ups of the helper when many
+ * answers are ready at once. */
+#define MAX_BATCH_BYTES (64 * 1024)
+#define MAX_BATCH_LINES 64
 
 typedef enum
 {
@@ -159,8 +164,8 @@ struct _SnodoStdioTransport
   /* Lines waiting for their turn, oldest first (PendingSend). Each holds
    * its own line: this is not a buffer the device has accepted. */
   GQueue           pending;
-  /* The line being written, or NULL. */
-  PendingSend     *in_flight;
+  /* The lines being written (PendingSend), in order, or NULL. */
+  GPtrArray       *in_flight;
   /* Fires write-timeout ms after the line in flight was started. */
   GSource         *write_timeout_source;
 
@@ -279,6 +284,17 @@ pending_send_finish_later (SnodoStdioTransport *self,
   g_source_unref (source);
 }
 
+/* The lines in flight are written (error NULL), or never will be. */
+static void
+finish_in_flight (SnodoStdioTransport *self,
+                  const GError        *error)
+{
+  g_autoptr(GPtrArray) sends = g_steal_pointer (&self->in_flight);
+
+  for (guint i = 0; i < sends->len; i++)
+    pending_send_finish (g_ptr_array_index (sends, i), error);
+}
+
 static void
 snodo_stdio_transport_wire_log (SnodoStdioTransport *self,
                                 const char          *direction,
@@ -389,7 +405,7 @@ snodo_stdio_transport_fail (SnodoStdioTransport *self,
   snodo_executor_cancel_owner (self->executor, G_OBJECT (self));
 
   if (self->in_flight != NULL)
-    pending_send_finish (g_steal_pointer (&self->in_flight), self->error);
+    finish_in_flight (self, self->error);
   while ((send = g_queue_pop_head (&self->pending)))
     pending_send_finish (send, self->error);
 
@@ -415,25 +431,23 @@ snodo_stdio_transport_write_done_cb (const GError *error,
                                      gpointer      user_data)
 {
   SnodoStdioTransport *self = user_data;
-  PendingSend *send;
 
   if (self->state == STATE_FAILED || self->state == STATE_CLOSED)
     return;
 
   g_clear_pointer (&self->write_timeout_source, source_destroy_and_unref);
-  send = g_steal_pointer (&self->in_flight);
 
   if (error != NULL)
     {
       g_autoptr(GError) prefixed = g_error_copy (error);
 
       g_prefix_error (&prefixed, "%s", _("Could not write to the output: "));
-      pending_send_finish (send, prefixed);
+      finish_in_flight (self, prefixed);
       snodo_stdio_transport_fail (self, prefixed);
       return;
     }
 
-  pending_send_finish (send, NULL);
+  finish_in_flight (self, NULL);
   snodo_stdio_transport_pump (self);
 }
 
@@ -445,15 +459,28 @@ snodo_stdio_transport_pump (SnodoStdioTransport *self)
       (self->state == STATE_OPEN || self->state == STATE_DRAINING) &&
       !g_queue_is_empty (&self->pending))
     {
-      PendingSend *send = g_queue_pop_head (&self->pending);
+      g_autoptr(GPtrArray) lines = g_ptr_array_new ();
+      gsize bytes = 0;
 
-      self->in_flight = send;
-      if (self->debug_wire)
+      self->in_flight = g_ptr_array_new ();
+      while (!g_queue_is_empty (&self->pending) && self->in_flight->len < MAX_BATCH_LINES)
         {
-          gsize len;
-          const char *data = g_bytes_get_data (send->line, &len);
+          PendingSend *send = g_queue_peek_head (&self->pending);
+          gsize len = g_bytes_get_size (send->line);
 
-          snodo_stdio_transport_wire_log (self, ">>>", data, len);
+          if (self->in_flight->len > 0 && bytes + len > MAX_BATCH_BYTES)
+            break;
+          g_queue_pop_head (&self->pending);
+          g_ptr_array_add (self->in_flight, send);
+          g_ptr_array_add (lines, send->line);
+          bytes += len;
+
+          if (self->debug_wire)
+            {
+              const char *data = g_bytes_get_data (send->line, &len);
+
+              snodo_stdio_transport_wire_log (self, ">>>", data, len);
+            }
         }
 
       self->write_timeout_source = g_timeout_source_new (self->write_timeout);
@@ -464,7 +491,7 @@ snodo_stdio_transport_pump (SnodoStdioTransport *self)
 
       /* No reference for the helper: it never calls back once abandoned,
        * which the transport does at the latest when it is finalized. */
-      snodo_writer_write (self->writer, send->line,
+      snodo_writer_write (self->writer, lines,
                           snodo_stdio_transport_write_done_cb, self);
     }
 

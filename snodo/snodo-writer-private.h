@@ -9,8 +9,9 @@ G_BEGIN_DECLS
 
 /*
  * The helper that performs each write of the stdio transport: a thread of its
- * own that writes one whole line at a time with a blocking
- * g_output_stream_write_all() and reports back on the coordinator's context.
+ * own that writes whole lines with a blocking g_output_stream_writev_all()
+ * (one line, or several consecutive ones at once when they are waiting) and
+ * reports back on the coordinator's context.
  *
  * The write is never cancellable: a line is written whole or the stream has
  * failed. The coordinator bounds how long it waits with a timer; if that
@@ -28,7 +29,7 @@ typedef void (*SnodoWriterFunc) (const GError *error,
 SnodoWriter *snodo_writer_new     (GOutputStream   *stream,
                                    GMainContext    *context);
 void         snodo_writer_write   (SnodoWriter     *self,
-                                   GBytes          *line,
+                                   GPtrArray       *lines,
                                    SnodoWriterFunc  func,
                                    gpointer         user_data);
 gboolean     snodo_writer_is_busy (SnodoWriter     *self);

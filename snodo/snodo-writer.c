@@ -15,8 +15,9 @@ struct _SnodoWriter
   /* Immutable after creation; owned. */
   GOutputStream   *stream;
   GMainContext    *context;
-  /* The line to write next; set by the coordinator, taken by the thread. */
-  GBytes          *line;
+  /* The lines (GBytes) to write next, in order; set by the coordinator,
+   * taken by the thread. */
+  GPtrArray       *lines;
   SnodoWriterFunc  func;
   gpointer         user_data;
   /* TRUE from snodo_writer_write() until the result was reported. */
@@ -40,7 +41,7 @@ snodo_writer_unref (SnodoWriter *self)
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
 
-  g_clear_pointer (&self->line, g_bytes_unref);
+  g_clear_pointer (&self->lines, g_ptr_array_unref);
   g_clear_object (&self->stream);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_mutex_clear (&self->lock);
@@ -81,31 +82,33 @@ snodo_writer_thread (gpointer data)
 
   for (;;)
     {
-      g_autoptr(GBytes) line = NULL;
+      g_autoptr(GPtrArray) lines = NULL;
       g_autoptr(GError) error = NULL;
+      g_autofree GOutputVector *vectors = NULL;
       WriteResult *result;
       GSource *source;
-      gconstpointer bytes;
-      gsize len;
       gsize written = 0;
 
       g_mutex_lock (&self->lock);
-      while (self->line == NULL && !self->abandoned)
+      while (self->lines == NULL && !self->abandoned)
         g_cond_wait (&self->cond, &self->lock);
       if (self->abandoned)
         {
           g_mutex_unlock (&self->lock);
           break;
         }
-      line = g_steal_pointer (&self->line);
+      lines = g_steal_pointer (&self->lines);
       result = g_new0 (WriteResult, 1);
       result->func = self->func;
       result->user_data = self->user_data;
       g_mutex_unlock (&self->lock);
 
-      /* No cancellable on purpose: a line goes out whole or not at all. */
-      bytes = g_bytes_get_data (line, &len);
-      if (g_output_stream_write_all (self->stream, bytes, len, &written, NULL, &error))
+      vectors = g_new0 (GOutputVector, lines->len);
+      for (guint i = 0; i < lines->len; i++)
+        vectors[i].buffer = g_bytes_get_data (g_ptr_array_index (lines, i), &vectors[i].size);
+
+      /* No cancellable on purpose: lines go out whole or not at all. */
+      if (g_output_stream_writev_all (self->stream, vectors, lines->len, &written, NULL, &error))
         g_output_stream_flush (self->stream, NULL, &error);
 
       result->error = g_steal_pointer (&error);
@@ -148,15 +151,20 @@ snodo_writer_new (GOutputStream *stream,
 /* Entry: no write in progress (the coordinator has at most one). */
 void
 snodo_writer_write (SnodoWriter     *self,
-                    GBytes          *line,
+                    GPtrArray       *lines,
                     SnodoWriterFunc  func,
                     gpointer         user_data)
 {
   g_mutex_lock (&self->lock);
   g_assert (!self->busy);
   g_assert (!self->abandoned);
+  g_assert (lines->len > 0);
   self->busy = TRUE;
-  self->line = g_bytes_ref (line);
+  /* The thread's own references: the coordinator may drop its lines while
+   * an abandoned write still uses them. */
+  self->lines = g_ptr_array_new_full (lines->len, (GDestroyNotify) g_bytes_unref);
+  for (guint i = 0; i < lines->len; i++)
+    g_ptr_array_add (self->lines, g_bytes_ref (g_ptr_array_index (lines, i)));
   self->func = func;
   self->user_data = user_data;
   g_cond_signal (&self->cond);
@@ -181,7 +189,7 @@ snodo_writer_abandon (SnodoWriter *self)
 {
   g_mutex_lock (&self->lock);
   self->abandoned = TRUE;
-  g_clear_pointer (&self->line, g_bytes_unref);
+  g_clear_pointer (&self->lines, g_ptr_array_unref);
   g_cond_signal (&self->cond);
   g_mutex_unlock (&self->lock);
   snodo_writer_unref (self);
