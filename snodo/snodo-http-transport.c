@@ -871,7 +871,8 @@ peer_end (Peer     *peer,
   exchanges = g_hash_table_get_values (peer->exchanges);
   if (peer->standalone != NULL)
     exchanges = g_list_prepend (exchanges, peer->standalone);
-  g_hash_table_steal_all (peer->exchanges);
+  /* Frees the keys; the exchanges are ended below. */
+  g_hash_table_remove_all (peer->exchanges);
   peer->standalone = NULL;
   for (GList *l = exchanges; l != NULL; l = l->next)
     {

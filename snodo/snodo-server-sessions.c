@@ -480,7 +480,8 @@ fail_outgoing (SnodoConnection *connection,
 
   g_mutex_lock (&connection->lock);
   pending = g_hash_table_get_values (connection->outgoing);
-  g_hash_table_steal_all (connection->outgoing);
+  /* Frees the keys; the requests are ours to fail. */
+  g_hash_table_remove_all (connection->outgoing);
   g_mutex_unlock (&connection->lock);
   for (GList *l = pending; l != NULL; l = l->next)
     outgoing_abandon (l->data, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED, message), NULL);
