@@ -818,6 +818,9 @@ main (int   argc,
   int status;
 
   setlocale (LC_ALL, "");
+  /* GLib writes debug and info messages to standard output by default;
+   * here standard output is the protocol's. */
+  g_log_writer_default_set_use_stderr (TRUE);
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
 
