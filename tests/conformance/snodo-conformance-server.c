@@ -593,6 +593,11 @@ ir_capabilities_cb (SnodoInvocation *invocation,
     snodo_invocation_return_text (invocation, "The client declared no capability to ask for input with");
 }
 
+static void logging_tool_cb (SnodoInvocation *invocation, gpointer user_data);
+static void streaming_elicitation_cb (SnodoInvocation *invocation, gpointer user_data);
+static void trigger_tool_change_cb (SnodoInvocation *invocation, gpointer user_data);
+static void trigger_prompt_change_cb (SnodoInvocation *invocation, gpointer user_data);
+
 typedef struct
 {
   const char    *name;
@@ -653,6 +658,12 @@ static const FixtureTool fixture_tools[] = {
     ir_elicitation_cb },
   { "test_input_required_result_capabilities", "Asks only for what the client can give", NO_ARGUMENTS,
     ir_capabilities_cb },
+  { "test_logging_tool", "Logs at info, if the request asked for logs", NO_ARGUMENTS, logging_tool_cb },
+  { "test_streaming_elicitation", "Asks the user for a name", NO_ARGUMENTS, streaming_elicitation_cb },
+  { "test_trigger_tool_change", "Adds or removes the tool test_changing_tool", NO_ARGUMENTS,
+    trigger_tool_change_cb },
+  { "test_trigger_prompt_change", "Adds or removes the prompt test_changing_prompt", NO_ARGUMENTS,
+    trigger_prompt_change_cb },
 };
 
 /* ---- resources ---------------------------------------------------------- */
@@ -848,6 +859,84 @@ complete_cb (SnodoInvocation *invocation,
                                       (gint) values->len, FALSE);
 }
 
+/* ---- diagnostic tools of the 2026-07-28 stateless scenario ---------------- */
+
+/* Logs at info: the library sends it only if the request asked for logs
+ * with a logLevel in its _meta. */
+static void
+logging_tool_cb (SnodoInvocation *invocation,
+                 gpointer         user_data)
+{
+  snodo_invocation_log_text (invocation, SNODO_LOG_LEVEL_INFO, "snodo-conformance", "A log message");
+  snodo_invocation_return_text (invocation, "Logged if asked to");
+}
+
+static void
+streaming_elicitation_cb (SnodoInvocation *invocation,
+                          gpointer         user_data)
+{
+  request_input (invocation, "user_name", "elicitation/create", ASK_NAME, name_answered);
+}
+
+static void
+changing_tool_cb (SnodoInvocation *invocation,
+                  gpointer         user_data)
+{
+  snodo_invocation_return_text (invocation, "I come and go");
+}
+
+static void
+changing_prompt_cb (SnodoInvocation *invocation,
+                    gpointer         user_data)
+{
+  g_autoptr(JsonNode) messages = text_message ("I come and go");
+
+  snodo_invocation_return_prompt (invocation, NULL, messages);
+}
+
+/* Adds the tool test_changing_tool if it is not there, else removes it; the
+ * library tells subscribed clients that the list changed. */
+static void
+trigger_tool_change_cb (SnodoInvocation *invocation,
+                        gpointer         user_data)
+{
+  SnodoServer *server = user_data;
+  g_autoptr(SnodoTool) tool = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (snodo_server_remove_tool (server, "test_changing_tool"))
+    {
+      snodo_invocation_return_text (invocation, "Removed test_changing_tool");
+      return;
+    }
+  tool = snodo_tool_new ("test_changing_tool", "Exists every other time the tool list is changed");
+  if (!snodo_server_add_tool (server, tool, changing_tool_cb, NULL, NULL, &error))
+    snodo_invocation_return_tool_error (invocation, error->message);
+  else
+    snodo_invocation_return_text (invocation, "Added test_changing_tool");
+}
+
+/* The same with the prompt test_changing_prompt. */
+static void
+trigger_prompt_change_cb (SnodoInvocation *invocation,
+                          gpointer         user_data)
+{
+  SnodoServer *server = user_data;
+  g_autoptr(SnodoPrompt) prompt = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (snodo_server_remove_prompt (server, "test_changing_prompt"))
+    {
+      snodo_invocation_return_text (invocation, "Removed test_changing_prompt");
+      return;
+    }
+  prompt = snodo_prompt_new ("test_changing_prompt", "Exists every other time the prompt list is changed");
+  if (!snodo_server_add_prompt (server, prompt, changing_prompt_cb, NULL, NULL, &error))
+    snodo_invocation_return_tool_error (invocation, error->message);
+  else
+    snodo_invocation_return_text (invocation, "Added test_changing_prompt");
+}
+
 /* ---- the server --------------------------------------------------------- */
 
 static void
@@ -895,8 +984,9 @@ fixture_server_new (void)
       const FixtureTool *t = &fixture_tools[i];
       g_autoptr(SnodoTool) tool = snodo_tool_new (t->name, t->description);
 
+      /* The server outlives its tools: the trigger tools borrow it. */
       if (!snodo_tool_set_input_schema_from_string (tool, t->input_schema, &error) ||
-          !snodo_server_add_tool (server, tool, t->func, NULL, NULL, &error))
+          !snodo_server_add_tool (server, tool, t->func, server, NULL, &error))
         g_error ("%s: %s", t->name, error->message);
     }
 
