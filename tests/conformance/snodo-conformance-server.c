@@ -323,11 +323,19 @@ static void
 test_sampling_cb (SnodoInvocation *invocation,
                   gpointer         user_data)
 {
-  const char *prompt = get_string (snodo_invocation_get_arguments (invocation), "prompt", "");
-  g_autoptr(JsonNode) text = json_node_init_string (json_node_alloc (), prompt);
-  g_autofree char *text_json = json_to_string (text, FALSE);
+  const char *prompt = get_string (snodo_invocation_get_arguments (invocation), "prompt", NULL);
+  g_autoptr(JsonNode) text = NULL;
+  g_autofree char *text_json = NULL;
   g_autofree char *params = NULL;
 
+  /* The library does not check arguments against the input schema. */
+  if (prompt == NULL)
+    {
+      snodo_invocation_return_tool_error (invocation, "test_sampling: \"prompt\" must be a string");
+      return;
+    }
+  text = json_node_init_string (json_node_alloc (), prompt);
+  text_json = json_to_string (text, FALSE);
   params = g_strdup_printf ("{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":%s}}],"
                             "\"maxTokens\":100}", text_json);
   request_input (invocation, "sampling", "sampling/createMessage", params, sampling_answered);
@@ -347,11 +355,18 @@ static void
 test_elicitation_cb (SnodoInvocation *invocation,
                      gpointer         user_data)
 {
-  const char *message = get_string (snodo_invocation_get_arguments (invocation), "message", "");
-  g_autoptr(JsonNode) text = json_node_init_string (json_node_alloc (), message);
-  g_autofree char *text_json = json_to_string (text, FALSE);
+  const char *message = get_string (snodo_invocation_get_arguments (invocation), "message", NULL);
+  g_autoptr(JsonNode) text = NULL;
+  g_autofree char *text_json = NULL;
   g_autofree char *params = NULL;
 
+  if (message == NULL)
+    {
+      snodo_invocation_return_tool_error (invocation, "test_elicitation: \"message\" must be a string");
+      return;
+    }
+  text = json_node_init_string (json_node_alloc (), message);
+  text_json = json_to_string (text, FALSE);
   params = g_strdup_printf ("{\"message\":%s,\"requestedSchema\":{\"type\":\"object\",\"properties\":{"
                             "\"username\":{\"type\":\"string\",\"description\":\"User's response\"},"
                             "\"email\":{\"type\":\"string\",\"description\":\"User's email address\"}},"
