@@ -12,7 +12,7 @@
  *   fail  {}               a tool result with isError: true
  *   blob  {bytes: integer} one text content of exactly that many characters
  *   progress {steps: integer} reports progress at each step (one every
- *                          20 ms), then, one step later, the text
+ *                          20 ms), then, 100 ms after the last, the text
  *                          "done <steps> steps"
  *   ask   {question?: string} asks the user to confirm (an elicitation in
  *                          2025, input_required in 2026-07-28 with the
@@ -287,6 +287,8 @@ typedef struct
   SnodoInvocation *invocation;
   gint64           steps;
   gint64           done;
+  /* Periods waited after the last report. */
+  guint            grace;
   GSource         *timer;
   GSource         *cancelled;
 } Progress;
@@ -317,11 +319,14 @@ progress_step_cb (gpointer data)
   Progress *progress = data;
   g_autofree char *message = NULL;
 
-  /* The answer comes one period after the last report, not right behind
-   * it: the TypeScript SDK clients (v1 and v2) drop a progress report that
-   * they read in the same chunk as the answer. */
+  /* The answer comes five periods (100 ms) after the last report, not
+   * right behind it: the TypeScript SDK clients (v1 and v2) drop or reorder
+   * a progress report that they read in the same chunk as the answer, and
+   * lines that wait together are written together. */
   if (progress->done == progress->steps)
     {
+      if (++progress->grace < 5)
+        return G_SOURCE_CONTINUE;
       progress_finish (progress, FALSE);
       return G_SOURCE_REMOVE;
     }
