@@ -85,6 +85,9 @@ struct _SnodoInvocation
   double              last_progress;
   gboolean            progress_sent;
   gint                progress_in_flight;
+  /* 2026-07-28: inputs asked for in this round, answered together
+   * (PendingInput). Under lock. */
+  GPtrArray          *pending_inputs;
   /* What a failed input request lacked, as a ClientCapabilities object,
    * for the -32021 data. Under lock. */
   JsonObject         *required_capabilities;
@@ -135,6 +138,7 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->input_answers, json_object_unref);
   g_clear_pointer (&self->progress_token, json_node_unref);
   g_clear_pointer (&self->required_capabilities, json_object_unref);
+  g_clear_pointer (&self->pending_inputs, g_ptr_array_unref);
   g_mutex_clear (&self->lock);
   g_clear_object (&self->work);
 
@@ -942,37 +946,67 @@ request_input_return_answer (GTask      *task,
   g_task_return_pointer (task, json_node_copy (answer), (GDestroyNotify) json_node_unref);
 }
 
-/* 2026-07-28: answers the request with input_required. */
-static void
-snodo_invocation_return_input_required (SnodoInvocation *self,
-                                        const char      *key,
-                                        const char      *method,
-                                        JsonNode        *params,
-                                        GTask           *task)
+typedef struct
 {
+  char     *key;
+  char     *method;
+  JsonNode *params;
+  GTask    *task;
+} PendingInput;
+
+static void
+pending_input_free (PendingInput *input)
+{
+  g_free (input->key);
+  g_free (input->method);
+  g_clear_pointer (&input->params, json_node_unref);
+  g_clear_object (&input->task);
+  g_free (input);
+}
+
+/* 2026-07-28: answers the request with input_required, asking at once for
+ * every input the handler requested before the main loop turned, and fails
+ * those requests with SNODO_ERROR_INPUT_REQUIRED. */
+static gboolean
+snodo_invocation_flush_inputs_cb (gpointer user_data)
+{
+  g_autoptr(SnodoInvocation) self = user_data;
+  g_autoptr(GPtrArray) inputs = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) result = NULL;
   g_autofree char *state = NULL;
   JsonObject *object;
   JsonObject *requests;
-  JsonObject *request;
 
-  state = snodo_request_state_seal (snodo_server_get_request_state_key (self->server),
-                                    self->method, json_node_get_object (self->params),
-                                    self->input_answers, g_get_real_time (),
-                                    INPUT_STATE_TTL_US, &error);
+  g_mutex_lock (&self->lock);
+  inputs = g_steal_pointer (&self->pending_inputs);
+  g_mutex_unlock (&self->lock);
+
+  if (g_atomic_int_get (&self->returned))
+    error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The request was answered"));
+  else
+    state = snodo_request_state_seal (snodo_server_get_request_state_key (self->server),
+                                      self->method, json_node_get_object (self->params),
+                                      self->input_answers, g_get_real_time (),
+                                      INPUT_STATE_TTL_US, &error);
   if (state == NULL)
     {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
+      for (guint i = 0; i < inputs->len; i++)
+        g_task_return_error (((PendingInput *) g_ptr_array_index (inputs, i))->task, g_error_copy (error));
+      return G_SOURCE_REMOVE;
     }
 
-  request = json_object_new ();
-  json_object_set_string_member (request, "method", method);
-  if (params != NULL)
-    json_object_set_member (request, "params", json_node_copy (params));
   requests = json_object_new ();
-  json_object_set_object_member (requests, key, request);
+  for (guint i = 0; i < inputs->len; i++)
+    {
+      PendingInput *input = g_ptr_array_index (inputs, i);
+      JsonObject *request = json_object_new ();
+
+      json_object_set_string_member (request, "method", input->method);
+      if (input->params != NULL)
+        json_object_set_member (request, "params", json_node_copy (input->params));
+      json_object_set_object_member (requests, input->key, request);
+    }
   object = json_object_new ();
   json_object_set_string_member (object, "resultType", "input_required");
   json_object_set_object_member (object, "inputRequests", requests);
@@ -980,11 +1014,48 @@ snodo_invocation_return_input_required (SnodoInvocation *self,
   result = json_node_init_object (json_node_alloc (), object);
   json_object_unref (object);
 
+  /* Takes the handler's reference, as any answer does. */
   snodo_invocation_return_result (self, result);
 
-  g_task_return_new_error (task, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED,
-                           _("The request was answered with input_required; "
-                             "the client will send it again with the input"));
+  for (guint i = 0; i < inputs->len; i++)
+    g_task_return_new_error (((PendingInput *) g_ptr_array_index (inputs, i))->task,
+                             SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED,
+                             _("The request was answered with input_required; "
+                               "the client will send it again with the input"));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+snodo_invocation_queue_input (SnodoInvocation *self,
+                              const char      *key,
+                              const char      *method,
+                              JsonNode        *params,
+                              GTask           *task)
+{
+  PendingInput *input = g_new0 (PendingInput, 1);
+  gboolean first;
+
+  input->key = g_strdup (key);
+  input->method = g_strdup (method);
+  input->params = params ? json_node_copy (params) : NULL;
+  input->task = task;
+
+  g_mutex_lock (&self->lock);
+  first = self->pending_inputs == NULL;
+  if (first)
+    self->pending_inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) pending_input_free);
+  g_ptr_array_add (self->pending_inputs, input);
+  g_mutex_unlock (&self->lock);
+
+  if (first)
+    {
+      GSource *source = g_idle_source_new ();
+
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_callback (source, snodo_invocation_flush_inputs_cb, g_object_ref (self), NULL);
+      g_source_attach (source, self->connection->context);
+      g_source_unref (source);
+    }
 }
 
 /**
@@ -1008,7 +1079,9 @@ snodo_invocation_return_input_required (SnodoInvocation *self,
  *   request is answered at once with `resultType: "input_required"`, and
  *   this call fails with %SNODO_ERROR_INPUT_REQUIRED: the handler must then
  *   stop without answering (that answer took the invocation's reference, as
- *   any answer does). The client sends the request again with the
+ *   any answer does). Every input the handler asks for before the main
+ *   loop turns is asked for in that one answer, so a handler that needs
+ *   several calls this several times in a row. The client sends the request again with the
  *   answer, the handler runs again, and this time the same call (with the
  *   same @key) returns the answer at once. Answers of earlier rounds travel
  *   in an integrity-protected, expiring `requestState` bound to the request,
@@ -1089,9 +1162,9 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
           request_input_return_answer (task, self->input_answers, key);
           return;
         }
-      /* Answers with input_required in place of the handler, which takes
-       * the invocation's reference as any answer does. */
-      snodo_invocation_return_input_required (self, key, method, params, task);
+      /* Answered with input_required in place of the handler, together
+       * with the other inputs it asks for before the main loop turns. */
+      snodo_invocation_queue_input (self, key, method, params, g_steal_pointer (&task));
       return;
     }
 

@@ -527,34 +527,56 @@ ir_request_state_cb (SnodoInvocation *invocation,
                  confirm_answered);
 }
 
-/* The public API asks for one input at a time, so the three inputs come
- * in three rounds rather than in one input_required result. */
-static void
-multiple_roots_answered (SnodoInvocation *invocation,
-                         JsonObject      *answer)
+/* Three inputs asked for in a row: the library asks for all of them in
+ * one input_required result, and the retry brings the three answers. */
+typedef struct
 {
-  snodo_invocation_return_text (invocation, "All inputs received");
-}
+  guint   left;
+  GError *error;
+} Gather;
 
 static void
-multiple_greeting_answered (SnodoInvocation *invocation,
-                            JsonObject      *answer)
+multiple_answered_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
 {
-  request_input (invocation, "client_roots", "roots/list", "{}", multiple_roots_answered);
-}
+  SnodoInvocation *invocation = SNODO_INVOCATION (object);
+  Gather *gather = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) answer = snodo_invocation_request_input_finish (invocation, result, &error);
 
-static void
-multiple_name_answered (SnodoInvocation *invocation,
-                        JsonObject      *answer)
-{
-  request_input (invocation, "greeting", "sampling/createMessage", ASK_GREETING, multiple_greeting_answered);
+  if (answer == NULL && gather->error == NULL)
+    gather->error = g_steal_pointer (&error);
+  if (--gather->left > 0)
+    return;
+
+  if (gather->error == NULL)
+    snodo_invocation_return_text (invocation, "All inputs received");
+  else if (!g_error_matches (gather->error, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED))
+    snodo_invocation_return_gerror (invocation, gather->error);
+  g_clear_error (&gather->error);
+  g_free (gather);
 }
 
 static void
 ir_multiple_inputs_cb (SnodoInvocation *invocation,
                        gpointer         user_data)
 {
-  request_input (invocation, "user_name", "elicitation/create", ASK_NAME, multiple_name_answered);
+  static const char * const inputs[][3] = {
+    { "user_name", "elicitation/create", ASK_NAME },
+    { "greeting", "sampling/createMessage", ASK_GREETING },
+    { "client_roots", "roots/list", "{}" },
+  };
+  Gather *gather = g_new0 (Gather, 1);
+
+  gather->left = G_N_ELEMENTS (inputs);
+  for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
+    {
+      g_autoptr(JsonNode) params = json_parse (inputs[i][2]);
+
+      snodo_invocation_request_input_async (invocation, inputs[i][0], inputs[i][1], params, NULL,
+                                            multiple_answered_cb, gather);
+    }
 }
 
 static void
