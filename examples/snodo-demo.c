@@ -30,6 +30,10 @@
  *                          "removed extra". A test device: the list of tools
  *                          is shared by every client of the process
  *   extra {}               (only while toggled on) the text "extra"
+ *   touch {uri: string}    announces that the resource uri changed
+ *                          (notifications/resources/updated to subscribers
+ *                          of either era), then the text "touched <uri>";
+ *                          a test device like toggle
  *   version {}             the protocol version the call is served under,
  *                          as text ("2025-06-18", "2025-11-25" or
  *                          "2026-07-28")
@@ -387,10 +391,8 @@ ask_answered_cb (GObject      *object,
   answer = snodo_invocation_request_input_finish (invocation, result, &error);
   if (answer == NULL)
     {
-      /* 2026-07-28: the request was answered with input_required and will
-       * come back with the answer; nothing to do now. */
-      if (g_error_matches (error, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED))
-        return;
+      /* Any error, including the input_required of 2026-07-28 (the request
+       * will come back with the answer; nothing more is sent now). */
       snodo_invocation_return_gerror (invocation, error);
       return;
     }
@@ -504,6 +506,24 @@ toggle_cb (SnodoInvocation *invocation,
 }
 
 static void
+touch_cb (SnodoInvocation *invocation,
+          gpointer         user_data)
+{
+  SnodoServer *server = user_data;
+  JsonNode *uri = json_object_get_member (snodo_invocation_get_arguments (invocation), "uri");
+  g_autofree char *text = NULL;
+
+  if (uri == NULL || !JSON_NODE_HOLDS_VALUE (uri) || json_node_get_value_type (uri) != G_TYPE_STRING)
+    {
+      snodo_invocation_return_tool_error (invocation, "touch: \"uri\" must be a string");
+      return;
+    }
+  snodo_server_notify_resource_updated (server, json_node_get_string (uri));
+  text = g_strdup_printf ("touched %s", json_node_get_string (uri));
+  snodo_invocation_return_text (invocation, text);
+}
+
+static void
 version_cb (SnodoInvocation *invocation,
             gpointer         user_data)
 {
@@ -551,6 +571,9 @@ static const DemoTool demo_tools[] = {
   { "toggle", "Adds the tool extra, or removes it",
     "{\"type\":\"object\",\"properties\":{}}",
     NULL, toggle_cb },
+  { "touch", "Tells subscribers that a resource changed",
+    "{\"type\":\"object\",\"properties\":{\"uri\":{\"type\":\"string\"}},\"required\":[\"uri\"]}",
+    NULL, touch_cb },
   { "version", "Returns the protocol version the call is served under",
     "{\"type\":\"object\",\"properties\":{}}",
     NULL, version_cb },
@@ -566,7 +589,7 @@ demo_server_new (void)
   snodo_server_set_title (server, "Snodo demo");
   snodo_server_set_instructions (server,
                                  "A demonstration server: the tools echo, add, sleep, fail, blob, progress, ask, log, "
-                                 "toggle and version, the resource demo://readme, the template demo://echo/{text} "
+                                 "toggle, touch and version, the resource demo://readme, the template demo://echo/{text} "
                                  "and the prompt greet.");
 
   for (guint i = 0; i < G_N_ELEMENTS (demo_tools); i++)
@@ -744,6 +767,9 @@ command_line_cb (GApplication            *app,
   guint64 write_timeout = 5000;
   guint64 max_line_bytes = 2000000;
   guint64 value;
+  guint64 request_timeout = 60000;
+  const char *versions_text = NULL;
+  g_auto(GStrv) versions = NULL;
   gint32 max_running = -1;
   gint32 max_queued = -1;
 
@@ -764,8 +790,30 @@ command_line_cb (GApplication            *app,
         return 2;
       max_queued = (gint32) value;
     }
+  if (!demo_get_number (command_line, options, "request-timeout", 1, G_MAXUINT, &request_timeout))
+    return 2;
+  if (g_variant_dict_lookup (options, "protocol-versions", "&s", &versions_text))
+    {
+      versions = g_strsplit (versions_text, ",", -1);
+      for (guint i = 0; versions[i] != NULL; i++)
+        if (snodo_protocol_version_from_string (versions[i]) == SNODO_PROTOCOL_VERSION_UNKNOWN)
+          {
+            g_application_command_line_printerr (command_line,
+                                                 "snodo-demo: --protocol-versions: unknown version “%s”\n",
+                                                 versions[i]);
+            return 2;
+          }
+      if (versions[0] == NULL)
+        {
+          g_application_command_line_printerr (command_line, "snodo-demo: --protocol-versions needs a version\n");
+          return 2;
+        }
+    }
 
   server = demo_server_new ();
+  snodo_server_set_request_timeout (server, (guint) request_timeout);
+  if (versions != NULL)
+    snodo_server_set_protocol_versions (server, (const char * const *) versions);
 #if SNODO_HAS_HTTP_TRANSPORT
   if (g_variant_dict_contains (options, "http"))
     {
@@ -813,6 +861,11 @@ main (int   argc,
     { "max-queued", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How many requests may wait for a slot (default 256)", "N" },
 #if SNODO_HAS_HTTP_TRANSPORT
+    { "request-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "How long to wait for the client to answer a request of the server, in milliseconds (default 60000)", "MS" },
+    { "protocol-versions", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "The protocol versions to serve, separated by commas (default all: 2025-06-18,2025-11-25,2026-07-28)",
+      "LIST" },
     { "http", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Serve Streamable HTTP on 127.0.0.1:PORT instead of standard I/O (0: any free port; the URI is printed)", "PORT" },
 #endif
@@ -871,7 +924,7 @@ readme_cb (SnodoInvocation *invocation,
   snodo_invocation_return_resource_text (invocation, NULL, "text/markdown",
                                          "# snodo-demo\n\n"
                                          "A demonstration MCP server built with Snodo. It offers the tools "
-                                         "echo, add, sleep, fail, blob, progress, ask, log, toggle and version, "
+                                         "echo, add, sleep, fail, blob, progress, ask, log, toggle, touch and version, "
                                          "this resource, the template demo://echo/{text} and the prompt greet.\n");
 }
 

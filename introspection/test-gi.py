@@ -55,25 +55,74 @@ def main():
 
     server.add_tool(broken, broken_handler)
 
-    in_read, in_write = os.pipe()
-    out_read, out_write = os.pipe()
-    input_stream = Gio.UnixInputStream.new(in_read, True)
-    output_stream = Gio.UnixOutputStream.new(out_write, True)
-    transport = Snodo.StdioTransport.new(server, input_stream, output_stream)
-    assert transport.props.write_timeout == 5000
-    assert transport.props.max_line_bytes == 2000000
+    # A resource, and a tool that asks the client for input; from Python
+    # the one call serves both eras (here 2026-07-28: input_required).
+    readme = Snodo.Resource.new('py://readme', 'readme')
+    readme.set_mime_type('text/plain')
+    server.add_resource(readme, lambda inv: inv.return_resource_text(None, 'text/plain', 'hello from Python'))
 
-    loop = GLib.MainLoop()
-    closed = []
+    confirm = Snodo.Tool.new('confirm', 'Asks the user to confirm')
+    input_errors = []
 
-    def on_closed(_transport, error):
-        closed.append(error)
-        loop.quit()
+    def confirm_handler(invocation):
+        params = Json.from_string('{"message":"Sure?","requestedSchema":{"type":"object",'
+                                  '"properties":{"ok":{"type":"boolean"}}}}')
 
-    transport.connect('closed', on_closed)
-    transport.start()
+        def answered(inv, result):
+            try:
+                answer = inv.request_input_finish(result)
+                inv.return_text('answered: ' + answer.get_object().get_string_member('action'))
+            except GLib.Error as error:
+                input_errors.append((error.domain, error.code))
+                inv.return_gerror(error)
 
-    requests = [
+        invocation.request_input_async('ok', 'elicitation/create', params, None, answered)
+
+    server.add_tool(confirm, confirm_handler)
+
+    def serve(requests, expect_version):
+        """Serves @requests on a fresh transport over pipes; returns the answers by id."""
+        in_read, in_write = os.pipe()
+        out_read, out_write = os.pipe()
+        input_stream = Gio.UnixInputStream.new(in_read, True)
+        output_stream = Gio.UnixOutputStream.new(out_write, True)
+        transport = Snodo.StdioTransport.new(server, input_stream, output_stream)
+        assert transport.props.write_timeout == 5000
+        assert transport.props.max_line_bytes == 2000000
+
+        loop = GLib.MainLoop()
+        closed = []
+
+        def on_closed(_transport, error):
+            closed.append(error)
+            loop.quit()
+
+        transport.connect('closed', on_closed)
+        transport.start()
+        os.write(in_write, ''.join(json.dumps(r) + '\n' for r in requests).encode())
+        os.close(in_write)
+
+        GLib.timeout_add_seconds(20, lambda: (closed.append('timeout'), loop.quit()))
+        loop.run()
+
+        if closed != [None]:
+            fail('the transport did not close cleanly: %r' % (closed,))
+        if transport.props.protocol_version != expect_version:
+            fail('protocol-version is %r' % transport.props.protocol_version)
+
+        # The transport never closes the streams; drop them to end the pipe.
+        del transport
+        output_stream.close(None)
+        data = b''
+        while True:
+            chunk = os.read(out_read, 65536)
+            if not chunk:
+                break
+            data += chunk
+        os.close(out_read)
+        return {m['id']: m for m in (json.loads(line) for line in data.decode().splitlines())}
+
+    answers = serve([
         {'jsonrpc': '2.0', 'id': 1, 'method': 'initialize',
          'params': {'protocolVersion': '2025-11-25', 'capabilities': {},
                     'clientInfo': {'name': 'py', 'version': '1'}}},
@@ -83,40 +132,40 @@ def main():
          'params': {'name': 'shout', 'arguments': {'text': 'héllo'}}},
         {'jsonrpc': '2.0', 'id': 4, 'method': 'tools/call',
          'params': {'name': 'broken', 'arguments': {}}},
-    ]
-    os.write(in_write, ''.join(json.dumps(r) + '\n' for r in requests).encode())
-    os.close(in_write)
+        {'jsonrpc': '2.0', 'id': 5, 'method': 'resources/read', 'params': {'uri': 'py://readme'}},
+    ], '2025-11-25')
+    # A 2026-07-28 client on a connection of its own.
+    answers.update(serve([
+        {'jsonrpc': '2.0', 'id': 6, 'method': 'tools/call',
+         'params': {'name': 'confirm', 'arguments': {},
+                    '_meta': {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                              'io.modelcontextprotocol/clientCapabilities': {'elicitation': {}}}}},
+    ], None))
+    for key, value in answers.items():
+        if 'result' not in value:
+            fail('answer %r: %r' % (key, value))
 
-    GLib.timeout_add_seconds(20, lambda: (closed.append('timeout'), loop.quit()))
-    loop.run()
-
-    if closed != [None]:
-        fail('the transport did not close cleanly: %r' % (closed,))
-    if transport.props.protocol_version != '2025-11-25':
-        fail('protocol-version is %r' % transport.props.protocol_version)
-
-    # The transport never closes the streams; drop them to end the pipe.
-    del transport
-    output_stream.close(None)
-    data = b''
-    while True:
-        chunk = os.read(out_read, 65536)
-        if not chunk:
-            break
-        data += chunk
-    answers = {m['id']: m for m in (json.loads(line) for line in data.decode().splitlines())}
-
-    if sorted(answers) != [1, 2, 3, 4]:
+    if sorted(answers) != [1, 2, 3, 4, 5, 6]:
         fail('unexpected answers: %r' % data)
     if answers[1]['result']['serverInfo']['name'] != 'py-server':
         fail('serverInfo: %r' % answers[1])
     names = [t['name'] for t in answers[2]['result']['tools']]
-    if names != ['shout', 'broken']:
+    if names != ['shout', 'broken', 'confirm']:
         fail('tools/list: %r' % names)
     if answers[3]['result']['content'] != [{'type': 'text', 'text': 'HÉLLO'}]:
         fail('shout: %r' % answers[3])
     if not answers[4]['result'].get('isError') or answers[4]['result']['content'][0]['text'] != 'it broke':
         fail('broken: %r' % answers[4])
+    if answers[5]['result']['contents'] != [{'uri': 'py://readme', 'mimeType': 'text/plain',
+                                              'text': 'hello from Python'}]:
+        fail('resource: %r' % answers[5])
+    confirm_result = answers[6]['result']
+    if (confirm_result.get('resultType') != 'input_required' or
+            confirm_result['inputRequests']['ok']['method'] != 'elicitation/create' or
+            not confirm_result.get('requestState')):
+        fail('confirm: %r' % answers[6])
+    if input_errors != [(GLib.quark_to_string(Snodo.error_quark()), Snodo.Error.INPUT_REQUIRED)]:
+        fail('input errors: %r' % input_errors)
     if calls != ['shout']:
         fail('calls: %r' % calls)
     print('ok - a Python server answered over a pipe')

@@ -568,7 +568,9 @@ snodo_invocation_return_tool_error (SnodoInvocation *self,
  * @error: the error
  *
  * Answers the request with an error. An error of the [error@Snodo.RpcError]
- * domain becomes a JSON-RPC error with that code. Any other error, for a
+ * domain becomes a JSON-RPC error with that code. %SNODO_ERROR_INPUT_REQUIRED
+ * from [method@Snodo.Invocation.request_input_finish] sends nothing: the
+ * request was answered already. Any other error, for a
  * tool call, becomes a failed tool result (`isError: true`) carrying its
  * message; for other requests, error -32603.
  *
@@ -582,6 +584,13 @@ snodo_invocation_return_gerror (SnodoInvocation *self,
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
   g_return_if_fail (error != NULL);
+
+  /* The request was answered with input_required already. */
+  if (g_error_matches (error, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED))
+    {
+      g_object_unref (self);
+      return;
+    }
 
   if (self->tool_call &&
       (error->domain != SNODO_RPC_ERROR ||
@@ -1014,8 +1023,10 @@ snodo_invocation_flush_inputs_cb (gpointer user_data)
   result = json_node_init_object (json_node_alloc (), object);
   json_object_unref (object);
 
-  /* Takes the handler's reference, as any answer does. */
-  snodo_invocation_return_result (self, result);
+  /* With a reference of its own: the handler's is taken when it passes
+   * the SNODO_ERROR_INPUT_REQUIRED error on to return_gerror(), as with any
+   * error, which keeps bindings' reference counts right. */
+  snodo_invocation_return_result (g_object_ref (self), result);
 
   for (guint i = 0; i < inputs->len; i++)
     g_task_return_new_error (((PendingInput *) g_ptr_array_index (inputs, i))->task,
@@ -1077,11 +1088,11 @@ snodo_invocation_queue_input (SnodoInvocation *self,
  *   invocation's cancellable fires;
  * - 2026-07-28 (for `tools/call`, `prompts/get` and `resources/read`): the
  *   request is answered at once with `resultType: "input_required"`, and
- *   this call fails with %SNODO_ERROR_INPUT_REQUIRED: the handler must then
- *   stop without answering (that answer took the invocation's reference, as
- *   any answer does). Every input the handler asks for before the main
- *   loop turns is asked for in that one answer, so a handler that needs
- *   several calls this several times in a row. The client sends the request again with the
+ *   this call fails with %SNODO_ERROR_INPUT_REQUIRED: the handler stops and
+ *   passes that error to [method@Snodo.Invocation.return_gerror], as any
+ *   error (which sends nothing more). Every input the handler asks for before
+ *   the main loop turns is asked for in that one answer, so a handler that
+ *   needs several calls this several times in a row. The client sends the request again with the
  *   answer, the handler runs again, and this time the same call (with the
  *   same @key) returns the answer at once. Answers of earlier rounds travel
  *   in an integrity-protected, expiring `requestState` bound to the request,

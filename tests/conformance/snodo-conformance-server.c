@@ -267,8 +267,8 @@ input_answered_cb (GObject      *object,
   answer = snodo_invocation_request_input_finish (invocation, result, &error);
   if (answer == NULL)
     {
-      if (!g_error_matches (error, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED))
-        snodo_invocation_return_gerror (invocation, error);
+      /* Also input_required: then nothing more is sent. */
+      snodo_invocation_return_gerror (invocation, error);
       return;
     }
   if (!JSON_NODE_HOLDS_OBJECT (answer))
@@ -552,7 +552,7 @@ multiple_answered_cb (GObject      *object,
 
   if (gather->error == NULL)
     snodo_invocation_return_text (invocation, "All inputs received");
-  else if (!g_error_matches (gather->error, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED))
+  else
     snodo_invocation_return_gerror (invocation, gather->error);
   g_clear_error (&gather->error);
   g_free (gather);

@@ -28,7 +28,7 @@ const CONCURRENT_CALLS = 10;
 const CONCURRENT_SLEEP_MS = 300;
 const CONCURRENT_BOUND_MS = 2000;   // well under 10 x 300 ms run one by one
 
-const EXPECTED_TOOLS = ['echo', 'add', 'sleep', 'fail', 'blob', 'progress', 'ask', 'log', 'toggle', 'version'];
+const EXPECTED_TOOLS = ['echo', 'add', 'sleep', 'fail', 'blob', 'progress', 'ask', 'log', 'toggle', 'touch', 'version'];
 const LATEST_VERSION = '2025-11-25';
 const MODERN_VERSION = '2026-07-28';
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
