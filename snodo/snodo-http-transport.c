@@ -1031,8 +1031,10 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
     }
   if (body == NULL || body->too_large)
     {
-      g_autofree char *message = g_strdup_printf (_("Invalid request: the body is larger than the limit of %" G_GUINT64_FORMAT " bytes"),
-                                                  self->max_body_bytes);
+      /* A string for the number: gettext cannot see through G_GUINT64_FORMAT. */
+      g_autofree char *limit = g_strdup_printf ("%" G_GUINT64_FORMAT, self->max_body_bytes);
+      g_autofree char *message = g_strdup_printf (_("Invalid request: the body is larger than the limit of %s bytes"),
+                                                  limit);
 
       reply_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, NULL, SNODO_RPC_ERROR_INVALID_REQUEST, message);
       return;

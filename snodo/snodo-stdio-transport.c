@@ -609,12 +609,14 @@ snodo_stdio_transport_line_cb (SnodoLineFramerEvent  event,
   if (event == SNODO_LINE_FRAMER_OVERSIZED)
     {
       g_autofree char *message = NULL;
+      g_autofree char *limit = NULL;
 
       if (self->debug_wire)
         g_printerr ("snodo <<< (a line over %" G_GUINT64_FORMAT " bytes, discarded)\n",
                     self->max_line_bytes);
-      message = g_strdup_printf (_("Invalid request: the message is longer than the limit of %" G_GUINT64_FORMAT " bytes"),
-                                 self->max_line_bytes);
+      /* A string for the number: gettext cannot see through G_GUINT64_FORMAT. */
+      limit = g_strdup_printf ("%" G_GUINT64_FORMAT, self->max_line_bytes);
+      message = g_strdup_printf (_("Invalid request: the message is longer than the limit of %s bytes"), limit);
       snodo_stdio_transport_send_error (self, NULL, SNODO_RPC_ERROR_INVALID_REQUEST, message);
       return;
     }
