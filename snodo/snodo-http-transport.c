@@ -194,6 +194,8 @@ struct _SnodoHttpTransport
   char           **allowed_origins;
   /* Seconds a session may stay idle; 0 for ever. */
   guint            session_idle_timeout;
+  /* The most sessions at once; a new one beyond is refused (503). */
+  guint            max_sessions;
   /* Ends idle sessions, while listening. */
   GSource         *sweep_source;
 
@@ -213,6 +215,7 @@ enum {
   PROP_WRITE_TIMEOUT,
   PROP_ALLOWED_ORIGINS,
   PROP_SESSION_IDLE_TIMEOUT,
+  PROP_MAX_SESSIONS,
   N_PROPS
 };
 
@@ -1120,6 +1123,17 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                            _("Bad request: unsupported MCP-Protocol-Version"));
               return;
             }
+          if (g_hash_table_size (self->sessions) >= self->max_sessions)
+            {
+              /* A text for the number: gettext cannot see through G_GUINT*. */
+              g_autofree char *limit = g_strdup_printf ("%u", self->max_sessions);
+              g_autofree char *message = g_strdup_printf (_("Server overloaded: too many sessions (at most %s)"),
+                                                          limit);
+
+              reply_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, frame.id,
+                           SNODO_RPC_ERROR_SERVER_OVERLOADED, message);
+              return;
+            }
           peer = peer_new (self, FALSE);
           peer->session_id = new_session_id (&error);
           if (peer->session_id == NULL)
@@ -1565,6 +1579,10 @@ snodo_http_transport_get_property (GObject    *object,
       g_value_set_uint (value, self->session_idle_timeout);
       break;
 
+    case PROP_MAX_SESSIONS:
+      g_value_set_uint (value, self->max_sessions);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1606,6 +1624,10 @@ snodo_http_transport_set_property (GObject      *object,
 
     case PROP_SESSION_IDLE_TIMEOUT:
       snodo_http_transport_set_session_idle_timeout (self, g_value_get_uint (value));
+      break;
+
+    case PROP_MAX_SESSIONS:
+      snodo_http_transport_set_max_sessions (self, g_value_get_uint (value));
       break;
 
     default:
@@ -1724,6 +1746,21 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
                        0, G_MAXUINT / 1000, 1800,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * SnodoHttpTransport:max-sessions: (getter get_max_sessions) (setter set_max_sessions)
+   *
+   * The most sessions of the initialize era at once. An `initialize`
+   * beyond it is answered 503 with error -32010, so that clients that never
+   * end their sessions cannot grow the server without bound (the idle
+   * timeout ends them in time). At least 1; the default is 1000.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_MAX_SESSIONS] =
+    g_param_spec_uint ("max-sessions", NULL, NULL,
+                       1, G_MAXUINT, 1000,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -1734,6 +1771,7 @@ snodo_http_transport_init (SnodoHttpTransport *self)
   self->max_body_bytes = 2000000;
   self->write_timeout = 5000;
   self->session_idle_timeout = 1800;
+  self->max_sessions = 1000;
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, session_peer_destroy);
   self->stateless = g_ptr_array_new ();
   self->exchanges = g_ptr_array_new ();
@@ -1976,6 +2014,47 @@ snodo_http_transport_set_session_idle_timeout (SnodoHttpTransport *self,
   self->session_idle_timeout = session_idle_timeout;
   snodo_http_transport_arm_sweep (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION_IDLE_TIMEOUT]);
+}
+
+/**
+ * snodo_http_transport_get_max_sessions:
+ * @self: a transport
+ *
+ * Gets the most sessions at once.
+ *
+ * Returns: the limit
+ *
+ * Since: 1.0
+ */
+guint
+snodo_http_transport_get_max_sessions (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->max_sessions;
+}
+
+/**
+ * snodo_http_transport_set_max_sessions:
+ * @self: a transport
+ * @max_sessions: the limit, at least 1
+ *
+ * Sets the most sessions at once; see
+ * [property@Snodo.HttpTransport:max-sessions]. Sessions already there are
+ * kept.
+ *
+ * Since: 1.0
+ */
+void
+snodo_http_transport_set_max_sessions (SnodoHttpTransport *self,
+                                       guint               max_sessions)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (max_sessions >= 1);
+
+  if (self->max_sessions == max_sessions)
+    return;
+  self->max_sessions = max_sessions;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_SESSIONS]);
 }
 
 /**
