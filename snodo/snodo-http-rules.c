@@ -83,6 +83,9 @@ snodo_http_status_for_code (int code)
       return 400;
     case SNODO_RPC_ERROR_METHOD_NOT_FOUND:
       return 404;
+    case SNODO_RPC_ERROR_SERVER_OVERLOADED:
+      /* The spec leaves it open; 503 tells any HTTP client to retry later. */
+      return 503;
     default:
       return 200;
     }

@@ -49,7 +49,7 @@ test_status (void)
   g_assert_cmpuint (snodo_http_status_for_code (-32022), ==, 400);
   g_assert_cmpuint (snodo_http_status_for_code (-32601), ==, 404);
   g_assert_cmpuint (snodo_http_status_for_code (-32603), ==, 200);
-  g_assert_cmpuint (snodo_http_status_for_code (-32010), ==, 200);
+  g_assert_cmpuint (snodo_http_status_for_code (-32010), ==, 503);
   g_assert_cmpuint (snodo_http_status_for_code (0), ==, 200);
 }
 
