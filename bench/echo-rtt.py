@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Copyright 2026 Snodo Developers
+# Copyright 2026 The Snodo authors
 """Round trips per second of MCP tools/call "echo" over stdio.
 
 Spawns a stdio MCP server, performs initialize + notifications/initialized,

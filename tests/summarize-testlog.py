@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Copyright 2026 Snodo Developers
+# Copyright 2026 The Snodo authors
 """Summarize a meson testlog.json as one plain line: "N passed, N failed".
 
     tests/summarize-testlog.py BUILDDIR/meson-logs/testlog.json

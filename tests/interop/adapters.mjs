@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Copyright 2026 Snodo Developers
+// Copyright 2026 The Snodo authors
 //
 // How each SDK client is driven, as the adapters that mcp-contract.mjs
 // takes (see runContract there for what an adapter holds): the v1 SDK

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Copyright 2026 Snodo Developers
+// Copyright 2026 The Snodo authors
 //
 // Drives `snodo-demo --http 0` through the Streamable HTTP client transports
 // of the MCP TypeScript SDKs: v1 (2025-11-25), v2 in legacy mode, v2 in

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Copyright 2026 Snodo Developers
+// Copyright 2026 The Snodo authors
 //
 // Drives snodo-demo through the MCP TypeScript SDK v2
 // (@modelcontextprotocol/client) with versionNegotiation pinned to

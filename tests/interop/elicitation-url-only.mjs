@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Copyright 2026 Snodo Developers
+// Copyright 2026 The Snodo authors
 //
 // Clients that declared only URL-mode elicitation, through every SDK
 // client: the demo's ask (a form) must not be put to them.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Copyright 2026 Snodo Developers
+// Copyright 2026 The Snodo authors
 //
 // The snodo-demo stdio contract, checked through a real MCP SDK client.
 //
