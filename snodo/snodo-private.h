@@ -19,5 +19,6 @@
 #include "snodo-json-private.h"
 #include "snodo-line-framer-private.h"
 #include "snodo-request-state-private.h"
+#include "snodo-schema-private.h"
 #include "snodo-server-private.h"
 #include "snodo-writer-private.h"

@@ -556,6 +556,35 @@ snodo_server_dispatch_request (SnodoServer     *self,
       tool_entry_ref (call->tool);
       snodo_invocation_set_name (call->invocation, name);
       snodo_invocation_set_tool_call (call->invocation, TRUE);
+
+      /* Arguments that do not fit the tool's schema never reach the
+       * handler: a failed tool result (as 2025-11-25 and later say), so
+       * that the model can correct itself. */
+      {
+        g_autoptr(JsonNode) given = json_node_init_object (json_node_alloc (),
+                                                          snodo_invocation_get_arguments (call->invocation));
+
+        if (!snodo_schema_validate (snodo_tool_get_input_schema (call->tool->tool), given, &error))
+          {
+            g_autofree char *text = g_strdup_printf (_("Invalid arguments: %s"), error->message);
+            g_autoptr(JsonNode) result = NULL;
+            g_autoptr(GBytes) line = NULL;
+            JsonObject *object = json_object_new ();
+            JsonArray *content = json_array_new ();
+            JsonObject *block = json_object_new ();
+
+            json_object_set_string_member (block, "type", "text");
+            json_object_set_string_member (block, "text", text);
+            json_array_add_object_element (content, block);
+            json_object_set_array_member (object, "content", content);
+            json_object_set_boolean_member (object, "isError", TRUE);
+            result = node_take_object (object);
+            line = snodo_dialect_encode_result (dialect, self, method, frame->id, result);
+            snodo_connection_send_related (connection, frame->key, line, NULL, NULL);
+            call_free (call);
+            return;
+          }
+      }
       if (snodo_tool_get_run_in_thread (call->tool->tool))
         kind = SNODO_WORK_KIND_BLOCKING;
     }

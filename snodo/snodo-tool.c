@@ -250,6 +250,13 @@ snodo_tool_class_init (SnodoToolClass *klass)
    * The JSON Schema of the tool's arguments: an object with
    * `"type": "object"`. The default accepts any object.
    *
+   * Arguments are checked against it before the handler runs (the keywords
+   * tool schemas use: type, properties, required, additionalProperties,
+   * items, enum, const, the bounds, allOf/anyOf/oneOf/not; others such as
+   * `$ref` and `pattern` are not checked). Arguments that do not fit are
+   * answered with a failed tool result naming the place and the reason,
+   * without calling the handler.
+   *
    * Since: 1.0
    */
   properties[PROP_INPUT_SCHEMA] =

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "snodo-schema-private.h"
+#include "snodo-private.h"
+
+/* Deeper schemas are not checked further (they are accepted). */
+#define MAX_DEPTH 64
+
+static gboolean
+is_number (JsonNode *node)
+{
+  GType type;
+
+  if (!JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+  type = json_node_get_value_type (node);
+  return type == G_TYPE_INT64 || type == G_TYPE_DOUBLE;
+}
+
+static double
+number_of (JsonNode *node)
+{
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    return (double) json_node_get_int (node);
+  return json_node_get_double (node);
+}
+
+static gboolean
+is_string (JsonNode *node)
+{
+  return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
+}
+
+static gboolean
+has_type (JsonNode   *instance,
+          const char *type)
+{
+  if (g_str_equal (type, "object"))
+    return JSON_NODE_HOLDS_OBJECT (instance);
+  if (g_str_equal (type, "array"))
+    return JSON_NODE_HOLDS_ARRAY (instance);
+  if (g_str_equal (type, "null"))
+    return JSON_NODE_HOLDS_NULL (instance);
+  if (g_str_equal (type, "string"))
+    return is_string (instance);
+  if (g_str_equal (type, "boolean"))
+    return JSON_NODE_HOLDS_VALUE (instance) && json_node_get_value_type (instance) == G_TYPE_BOOLEAN;
+  if (g_str_equal (type, "number"))
+    return is_number (instance);
+  if (g_str_equal (type, "integer"))
+    return is_number (instance) &&
+           (json_node_get_value_type (instance) == G_TYPE_INT64 ||
+            (isfinite (json_node_get_double (instance)) &&
+             json_node_get_double (instance) == floor (json_node_get_double (instance))));
+  /* An unknown type name constrains nothing we know of. */
+  return TRUE;
+}
+
+static gboolean
+json_equal (JsonNode *a,
+            JsonNode *b)
+{
+  if (is_number (a) && is_number (b))
+    return number_of (a) == number_of (b);
+  if (JSON_NODE_TYPE (a) != JSON_NODE_TYPE (b))
+    return FALSE;
+
+  switch (JSON_NODE_TYPE (a))
+    {
+    case JSON_NODE_NULL:
+      return TRUE;
+    case JSON_NODE_VALUE:
+      if (json_node_get_value_type (a) != json_node_get_value_type (b))
+        return FALSE;
+      if (is_string (a))
+        return g_str_equal (json_node_get_string (a), json_node_get_string (b));
+      return json_node_get_boolean (a) == json_node_get_boolean (b);
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *x = json_node_get_array (a);
+        JsonArray *y = json_node_get_array (b);
+
+        if (json_array_get_length (x) != json_array_get_length (y))
+          return FALSE;
+        for (guint i = 0; i < json_array_get_length (x); i++)
+          if (!json_equal (json_array_get_element (x, i), json_array_get_element (y, i)))
+            return FALSE;
+        return TRUE;
+      }
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *x = json_node_get_object (a);
+        JsonObject *y = json_node_get_object (b);
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+
+        if (json_object_get_size (x) != json_object_get_size (y))
+          return FALSE;
+        json_object_iter_init_ordered (&iter, x);
+        while (json_object_iter_next_ordered (&iter, &name, &member))
+          if (!json_object_has_member (y, name) || !json_equal (member, json_object_get_member (y, name)))
+            return FALSE;
+        return TRUE;
+      }
+    default:
+      return FALSE;
+    }
+}
+
+typedef struct
+{
+  GString *path;
+  char    *message;
+} Failure;
+
+static gboolean fail (Failure    *failure,
+                      const char *format,
+                      ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+fail (Failure    *failure,
+      const char *format,
+      ...)
+{
+  va_list args;
+
+  if (failure->message == NULL)
+    {
+      va_start (args, format);
+      failure->message = g_strdup_vprintf (format, args);
+      va_end (args);
+    }
+  return FALSE;
+}
+
+static gboolean validate (JsonNode *schema,
+                          JsonNode *instance,
+                          guint     depth,
+                          Failure  *failure);
+
+static gboolean
+number_keyword (JsonObject *schema,
+                const char *name,
+                double     *value)
+{
+  JsonNode *node = json_object_get_member (schema, name);
+
+  if (node == NULL || !is_number (node))
+    return FALSE;
+  *value = number_of (node);
+  return TRUE;
+}
+
+static gboolean
+validate_type (JsonNode *type,
+               JsonNode *instance,
+               Failure  *failure)
+{
+  if (is_string (type))
+    {
+      if (!has_type (instance, json_node_get_string (type)))
+        return fail (failure, _("expected %s"), json_node_get_string (type));
+      return TRUE;
+    }
+  if (JSON_NODE_HOLDS_ARRAY (type))
+    {
+      JsonArray *types = json_node_get_array (type);
+      GString *names = g_string_new (NULL);
+
+      for (guint i = 0; i < json_array_get_length (types); i++)
+        {
+          JsonNode *element = json_array_get_element (types, i);
+
+          if (!is_string (element) || has_type (instance, json_node_get_string (element)))
+            {
+              g_string_free (names, TRUE);
+              return TRUE;
+            }
+          g_string_append_printf (names, "%s%s", names->len ? ", " : "", json_node_get_string (element));
+        }
+      fail (failure, _("expected one of %s"), names->str);
+      g_string_free (names, TRUE);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+validate_object (JsonObject *schema,
+                 JsonObject *object,
+                 guint       depth,
+                 Failure    *failure)
+{
+  JsonNode *required = json_object_get_member (schema, "required");
+  JsonNode *properties = json_object_get_member (schema, "properties");
+  JsonNode *additional = json_object_get_member (schema, "additionalProperties");
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+
+  if (required != NULL && JSON_NODE_HOLDS_ARRAY (required))
+    for (guint i = 0; i < json_array_get_length (json_node_get_array (required)); i++)
+      {
+        JsonNode *element = json_array_get_element (json_node_get_array (required), i);
+
+        if (is_string (element) && !json_object_has_member (object, json_node_get_string (element)))
+          return fail (failure, _("“%s” is required"), json_node_get_string (element));
+      }
+
+  json_object_iter_init_ordered (&iter, object);
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    {
+      JsonNode *property = NULL;
+      gsize len = failure->path->len;
+
+      if (properties != NULL && JSON_NODE_HOLDS_OBJECT (properties))
+        property = json_object_get_member (json_node_get_object (properties), name);
+
+      g_string_append_printf (failure->path, "/%s", name);
+      if (property != NULL)
+        {
+          if (!validate (property, member, depth + 1, failure))
+            return FALSE;
+        }
+      else if (additional != NULL)
+        {
+          if (JSON_NODE_HOLDS_VALUE (additional) && json_node_get_value_type (additional) == G_TYPE_BOOLEAN &&
+              !json_node_get_boolean (additional))
+            return fail (failure, _("is not an allowed property"));
+          if (!validate (additional, member, depth + 1, failure))
+            return FALSE;
+        }
+      g_string_truncate (failure->path, len);
+    }
+  return TRUE;
+}
+
+static gboolean
+validate_array (JsonObject *schema,
+                JsonArray  *array,
+                guint       depth,
+                Failure    *failure)
+{
+  JsonNode *items = json_object_get_member (schema, "items");
+  guint length = json_array_get_length (array);
+  double limit;
+
+  if (number_keyword (schema, "minItems", &limit) && length < limit)
+    return fail (failure, _("has fewer than %g items"), limit);
+  if (number_keyword (schema, "maxItems", &limit) && length > limit)
+    return fail (failure, _("has more than %g items"), limit);
+
+  if (items != NULL && (JSON_NODE_HOLDS_OBJECT (items) || JSON_NODE_HOLDS_VALUE (items)))
+    for (guint i = 0; i < length; i++)
+      {
+        gsize len = failure->path->len;
+
+        g_string_append_printf (failure->path, "/%u", i);
+        if (!validate (items, json_array_get_element (array, i), depth + 1, failure))
+          return FALSE;
+        g_string_truncate (failure->path, len);
+      }
+  return TRUE;
+}
+
+static gboolean
+validate_number (JsonObject *schema,
+                 double      value,
+                 Failure    *failure)
+{
+  double limit;
+
+  if (number_keyword (schema, "minimum", &limit) && value < limit)
+    return fail (failure, _("is less than the minimum %g"), limit);
+  if (number_keyword (schema, "maximum", &limit) && value > limit)
+    return fail (failure, _("is more than the maximum %g"), limit);
+  if (number_keyword (schema, "exclusiveMinimum", &limit) && value <= limit)
+    return fail (failure, _("is not more than %g"), limit);
+  if (number_keyword (schema, "exclusiveMaximum", &limit) && value >= limit)
+    return fail (failure, _("is not less than %g"), limit);
+  if (number_keyword (schema, "multipleOf", &limit) && limit > 0)
+    {
+      double quotient = value / limit;
+
+      if (fabs (quotient - round (quotient)) > 1e-9)
+        return fail (failure, _("is not a multiple of %g"), limit);
+    }
+  return TRUE;
+}
+
+static gboolean
+validate_combinations (JsonObject *schema,
+                       JsonNode   *instance,
+                       guint       depth,
+                       Failure    *failure)
+{
+  JsonNode *all = json_object_get_member (schema, "allOf");
+  JsonNode *any = json_object_get_member (schema, "anyOf");
+  JsonNode *one = json_object_get_member (schema, "oneOf");
+  JsonNode *not = json_object_get_member (schema, "not");
+
+  if (all != NULL && JSON_NODE_HOLDS_ARRAY (all))
+    for (guint i = 0; i < json_array_get_length (json_node_get_array (all)); i++)
+      if (!validate (json_array_get_element (json_node_get_array (all), i), instance, depth + 1, failure))
+        return FALSE;
+
+  /* The branches of anyOf, oneOf and not are tried on the side: their
+   * failures are not the answer's. */
+  if (any != NULL && JSON_NODE_HOLDS_ARRAY (any))
+    {
+      gboolean matched = FALSE;
+
+      for (guint i = 0; !matched && i < json_array_get_length (json_node_get_array (any)); i++)
+        matched = snodo_schema_validate (json_array_get_element (json_node_get_array (any), i), instance, NULL);
+      if (!matched && json_array_get_length (json_node_get_array (any)) > 0)
+        return fail (failure, _("matches none of the alternatives (anyOf)"));
+    }
+  if (one != NULL && JSON_NODE_HOLDS_ARRAY (one))
+    {
+      guint matched = 0;
+
+      for (guint i = 0; i < json_array_get_length (json_node_get_array (one)); i++)
+        matched += snodo_schema_validate (json_array_get_element (json_node_get_array (one), i), instance, NULL);
+      if (matched != 1 && json_array_get_length (json_node_get_array (one)) > 0)
+        return fail (failure, _("matches %u of the alternatives, not exactly one (oneOf)"), matched);
+    }
+  if (not != NULL && snodo_schema_validate (not, instance, NULL))
+    return fail (failure, _("matches a schema it must not match (not)"));
+  return TRUE;
+}
+
+static gboolean
+validate (JsonNode *schema_node,
+          JsonNode *instance,
+          guint     depth,
+          Failure  *failure)
+{
+  JsonObject *schema;
+  JsonNode *keyword;
+  double limit;
+
+  if (JSON_NODE_HOLDS_VALUE (schema_node) && json_node_get_value_type (schema_node) == G_TYPE_BOOLEAN)
+    return json_node_get_boolean (schema_node) || fail (failure, _("is not allowed"));
+  if (!JSON_NODE_HOLDS_OBJECT (schema_node) || depth > MAX_DEPTH)
+    return TRUE;
+  schema = json_node_get_object (schema_node);
+
+  if ((keyword = json_object_get_member (schema, "type")) != NULL &&
+      !validate_type (keyword, instance, failure))
+    return FALSE;
+
+  if ((keyword = json_object_get_member (schema, "const")) != NULL && !json_equal (keyword, instance))
+    return fail (failure, _("is not the value allowed"));
+
+  if ((keyword = json_object_get_member (schema, "enum")) != NULL && JSON_NODE_HOLDS_ARRAY (keyword))
+    {
+      JsonArray *values = json_node_get_array (keyword);
+      gboolean found = FALSE;
+
+      for (guint i = 0; !found && i < json_array_get_length (values); i++)
+        found = json_equal (json_array_get_element (values, i), instance);
+      if (!found)
+        return fail (failure, _("is not one of the values allowed"));
+    }
+
+  if (JSON_NODE_HOLDS_OBJECT (instance) &&
+      !validate_object (schema, json_node_get_object (instance), depth, failure))
+    return FALSE;
+  if (JSON_NODE_HOLDS_ARRAY (instance) &&
+      !validate_array (schema, json_node_get_array (instance), depth, failure))
+    return FALSE;
+  if (is_number (instance) && !validate_number (schema, number_of (instance), failure))
+    return FALSE;
+  if (is_string (instance))
+    {
+      glong length = g_utf8_strlen (json_node_get_string (instance), -1);
+
+      if (number_keyword (schema, "minLength", &limit) && length < limit)
+        return fail (failure, _("is shorter than %g characters"), limit);
+      if (number_keyword (schema, "maxLength", &limit) && length > limit)
+        return fail (failure, _("is longer than %g characters"), limit);
+    }
+
+  return validate_combinations (schema, instance, depth, failure);
+}
+
+gboolean
+snodo_schema_validate (JsonNode  *schema,
+                       JsonNode  *instance,
+                       GError   **error)
+{
+  Failure failure = { g_string_new (NULL), NULL };
+  gboolean valid;
+
+  valid = validate (schema, instance, 0, &failure);
+  if (!valid)
+    g_set_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS, "%s%s%s",
+                 failure.path->len ? failure.path->str : "", failure.path->len ? ": " : "",
+                 failure.message ? failure.message : _("is not valid"));
+  g_string_free (failure.path, TRUE);
+  g_free (failure.message);
+  return valid;
+}
