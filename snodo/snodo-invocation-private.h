@@ -36,6 +36,8 @@ SnodoConnection    *snodo_invocation_get_connection  (SnodoInvocation    *self);
 const SnodoDialect *snodo_invocation_get_dialect     (SnodoInvocation    *self);
 SnodoServer        *snodo_invocation_get_server      (SnodoInvocation    *self);
 JsonNode           *snodo_invocation_get_id          (SnodoInvocation    *self);
+void                snodo_invocation_set_output_schema (SnodoInvocation  *self,
+                                                        JsonNode         *schema);
 const char         *snodo_invocation_get_key         (SnodoInvocation    *self);
 /* 2026-07-28: the answers to earlier input requests (from the verified
  * requestState and this request's inputResponses). */

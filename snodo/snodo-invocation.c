@@ -69,6 +69,8 @@ struct _SnodoInvocation
   /* The executor's work, set before the handler runs. */
   SnodoWork          *work;
   gboolean            tool_call;
+  /* For a tool call: the tool's output schema (sealed), or NULL. */
+  JsonNode           *output_schema;
   /* The method's entry in the dialect table, for shaping the result. */
   const SnodoMethod  *method_entry;
   /* 2026-07-28: the answers to input requests made in earlier rounds. */
@@ -136,6 +138,7 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->key, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->input_answers, json_object_unref);
+  g_clear_pointer (&self->output_schema, json_node_unref);
   g_clear_pointer (&self->progress_token, json_node_unref);
   g_clear_pointer (&self->required_capabilities, json_object_unref);
   g_clear_pointer (&self->pending_inputs, g_ptr_array_unref);
@@ -200,6 +203,15 @@ snodo_invocation_new (SnodoServer        *server,
         self->progress_token = json_node_copy (token);
     }
   return self;
+}
+
+void
+snodo_invocation_set_output_schema (SnodoInvocation *self,
+                                    JsonNode        *schema)
+{
+  g_clear_pointer (&self->output_schema, json_node_unref);
+  if (schema != NULL)
+    self->output_schema = json_node_ref (schema);
 }
 
 JsonNode *
@@ -307,6 +319,9 @@ snodo_invocation_finish (SnodoInvocation *self,
     snodo_executor_release_key (self->connection->executor, self->work);
   snodo_connection_send_related (self->connection, self->key, line, snodo_invocation_sent_cb, self);
 }
+
+static JsonNode *text_result (const char *text,
+                              gboolean    is_error);
 
 static gboolean
 snodo_invocation_claim (SnodoInvocation *self)
@@ -453,6 +468,40 @@ snodo_invocation_return_result (SnodoInvocation *self,
 
   if (!snodo_invocation_claim (self))
     return;
+
+  /* A tool with an output schema must return structuredContent that fits
+   * it (unless it failed): a result that does not is the tool's fault, and
+   * goes out as a failed result rather than as a broken promise. */
+  if (self->output_schema != NULL)
+    {
+      JsonObject *object = json_node_get_object (result);
+      JsonNode *structured = json_object_get_member (object, "structuredContent");
+      JsonNode *is_error = json_object_get_member (object, "isError");
+      g_autoptr(GError) error = NULL;
+      gboolean failed = is_error != NULL && JSON_NODE_HOLDS_VALUE (is_error) &&
+                        json_node_get_value_type (is_error) == G_TYPE_BOOLEAN &&
+                        json_node_get_boolean (is_error);
+
+      if (!failed && structured == NULL)
+        g_set_error_literal (&error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+                             _("there is none"));
+      else if (!failed)
+        snodo_schema_validate (self->output_schema, structured, &error);
+
+      if (error != NULL)
+        {
+          g_autoptr(JsonNode) replaced = NULL;
+          g_autofree char *text = g_strdup_printf (_("The tool %s answered with structuredContent that does not "
+                                                     "match its output schema: %s"), self->name, error->message);
+
+          g_warning ("%s", text);
+          replaced = text_result (text, TRUE);
+          line = snodo_dialect_encode_result (self->dialect, self->server, self->method_entry,
+                                              self->id, replaced);
+          snodo_invocation_finish (self, line);
+          return;
+        }
+    }
 
   line = snodo_dialect_encode_result (self->dialect, self->server, self->method_entry,
                                       self->id, result);

@@ -556,6 +556,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
       tool_entry_ref (call->tool);
       snodo_invocation_set_name (call->invocation, name);
       snodo_invocation_set_tool_call (call->invocation, TRUE);
+      snodo_invocation_set_output_schema (call->invocation, snodo_tool_get_output_schema (call->tool->tool));
 
       /* Arguments that do not fit the tool's schema never reach the
        * handler: a failed tool result (as 2025-11-25 and later say), so

@@ -210,6 +210,22 @@ thread_name_cb (SnodoInvocation *invocation,
 }
 
 static void
+bad_structure_cb (SnodoInvocation *invocation,
+                  gpointer         user_data)
+{
+  const char *kind = json_object_get_string_member (snodo_invocation_get_arguments (invocation), "kind");
+
+  if (g_str_equal (kind, "good"))
+    snodo_invocation_return_result_from_string (invocation,
+                                                "{\"content\":[],\"structuredContent\":{\"n\":1}}", NULL);
+  else if (g_str_equal (kind, "bad"))
+    snodo_invocation_return_result_from_string (invocation,
+                                                "{\"content\":[],\"structuredContent\":{\"n\":\"x\"}}", NULL);
+  else
+    snodo_invocation_return_result_from_string (invocation, "{\"content\":[]}", NULL);
+}
+
+static void
 closed_cb (SnodoStdioTransport *transport,
            const GError        *error,
            Fixture             *fixture)
@@ -233,6 +249,14 @@ fixture_set_up (Fixture       *fixture,
   g_assert_true (snodo_server_add_tool (fixture->server, version_tool, protocol_version_cb, NULL, NULL, NULL));
   snodo_tool_set_run_in_thread (thread_tool, TRUE);
   g_assert_true (snodo_server_add_tool (fixture->server, thread_tool, thread_name_cb, g_thread_self (), NULL, NULL));
+  {
+    g_autoptr(SnodoTool) structured_tool = snodo_tool_new ("structured", NULL);
+    g_autoptr(JsonNode) output = snodo_test_parse ("{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},"
+                                                   "\"required\":[\"n\"]}");
+
+    g_assert_true (snodo_tool_set_output_schema (structured_tool, output, NULL));
+    g_assert_true (snodo_server_add_tool (fixture->server, structured_tool, bad_structure_cb, NULL, NULL, NULL));
+  }
 
   g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, NULL));
   base = g_unix_input_stream_new (fds[0], TRUE);
@@ -495,6 +519,42 @@ test_threaded_tool (Fixture       *fixture,
 }
 
 static void
+test_output_schema (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  static const char * const kinds[] = { "good", "bad", "none" };
+
+  g_test_summary ("A tool result whose structuredContent does not fit the output schema goes out as "
+                  "a failed result (with a warning), never as it was");
+
+  snodo_stdio_transport_start (fixture->transport);
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/call\","
+                                               "\"params\":{\"name\":\"structured\",\"arguments\":{\"kind\":\"%s\"}}}",
+                                               i + 1, kinds[i]);
+      g_autoptr(JsonNode) answer = NULL;
+      JsonObject *result;
+
+      if (i > 0)
+        g_test_expect_message ("Snodo", G_LOG_LEVEL_WARNING, "*does not match its output schema*");
+      fixture_send (fixture, line);
+      g_assert_true (wait_lines (fixture, i + 1, 10000));
+      g_test_assert_expected_messages ();
+      answer = output_line (fixture, i);
+      result = json_object_get_object_member (json_node_get_object (answer), "result");
+      if (i == 0)
+        g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (result, "structuredContent"), "n"),
+                         ==, 1);
+      else
+        {
+          g_assert_true (json_object_get_boolean_member (result, "isError"));
+          g_assert_false (json_object_has_member (result, "structuredContent"));
+        }
+    }
+}
+
+static void
 noop_cb (SnodoInvocation *invocation,
          gpointer         user_data)
 {
@@ -512,8 +572,8 @@ test_tools_pagination (Fixture       *fixture,
   g_test_summary ("tools/list pages through many tools with opaque cursors, in the order they "
                   "were added; a forged cursor is -32602");
 
-  /* Two tools are there already. */
-  for (guint i = 0; i < 248; i++)
+  /* Three tools are there already. */
+  for (guint i = 0; i < 247; i++)
     {
       g_autofree char *name = g_strdup_printf ("tool-%03u", i);
       g_autoptr(SnodoTool) tool = snodo_tool_new (name, NULL);
@@ -542,9 +602,10 @@ test_tools_pagination (Fixture       *fixture,
       for (guint i = 0; i < json_array_get_length (tools); i++, seen++)
         {
           const char *name = json_object_get_string_member (json_array_get_object_element (tools, i), "name");
-          g_autofree char *expected = seen < 2 ? NULL : g_strdup_printf ("tool-%03u", seen - 2);
+          g_autofree char *expected = seen < 3 ? NULL : g_strdup_printf ("tool-%03u", seen - 3);
 
-          g_assert_cmpstr (name, ==, seen == 0 ? "version" : seen == 1 ? "thread" : expected);
+          g_assert_cmpstr (name, ==, seen == 0 ? "version" : seen == 1 ? "thread" :
+                                     seen == 2 ? "structured" : expected);
         }
       g_clear_pointer (&cursor, g_free);
       if (json_object_has_member (result, "nextCursor"))
@@ -612,6 +673,7 @@ main (int   argc,
   ADD ("version-header", OUTPUT_OK, test_version_header);
   ADD ("threaded-tool", OUTPUT_OK, test_threaded_tool);
   ADD ("tools-pagination", OUTPUT_OK, test_tools_pagination);
+  ADD ("output-schema", OUTPUT_OK, test_output_schema);
 #undef ADD
   g_test_add_func ("/snodo/stdio/protect-stdout", test_protect_stdout);
 
