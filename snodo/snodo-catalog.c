@@ -160,29 +160,6 @@ get_object (JsonObject *object,
 }
 
 static gboolean
-is_string (JsonNode *node)
-{
-  return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
-}
-
-static const char *
-get_string (JsonObject *object,
-            const char *name)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
-
-  return node != NULL && is_string (node) ? json_node_get_string (node) : NULL;
-}
-
-static gboolean
-is_number (JsonNode *node)
-{
-  GType type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
-
-  return type == G_TYPE_INT64 || type == G_TYPE_DOUBLE;
-}
-
-static gboolean
 is_string_array (JsonNode *node)
 {
   JsonArray *array;
@@ -194,7 +171,7 @@ is_string_array (JsonNode *node)
     {
       JsonNode *element = json_array_get_element (array, i);
 
-      if (!is_string (element))
+      if (!snodo_json_node_is_string (element))
         return FALSE;
     }
   return TRUE;
@@ -213,7 +190,7 @@ is_string_map (JsonNode *node)
     return FALSE;
   json_object_iter_init (&iter, json_node_get_object (node));
   while (json_object_iter_next (&iter, NULL, &value))
-    if (!is_string (value))
+    if (!snodo_json_node_is_string (value))
       return FALSE;
   return TRUE;
 }
@@ -252,7 +229,7 @@ check_annotations (JsonNode    *annotations,
     }
   if (priority != NULL)
     {
-      double value = is_number (priority) ? json_node_get_double (priority) : -1;
+      double value = snodo_json_node_is_number (priority) ? json_node_get_double (priority) : -1;
 
       if (!(value >= 0 && value <= 1))
         why = _("“priority” must be a number from 0 to 1");
@@ -261,7 +238,7 @@ check_annotations (JsonNode    *annotations,
     {
       g_autoptr(GDateTime) date = NULL;
 
-      if (is_string (last_modified))
+      if (snodo_json_node_is_string (last_modified))
         date = g_date_time_new_from_iso8601 (json_node_get_string (last_modified), NULL);
       if (date == NULL)
         why = _("“lastModified” must be an ISO 8601 date and time with a time zone");
@@ -302,19 +279,19 @@ snodo_catalog_check_icons (JsonNode    *icons,
           why = _("every icon must be a JSON object");
           break;
         }
-      src = get_string (icon, "src");
+      src = snodo_json_object_get_string (icon, "src");
       mime_type = json_object_get_member (icon, "mimeType");
       sizes = json_object_get_member (icon, "sizes");
       theme = json_object_get_member (icon, "theme");
 
       if (src == NULL || !g_uri_is_valid (src, G_URI_FLAGS_NONE, NULL))
         why = _("“src” must be an absolute URI");
-      else if (mime_type != NULL && get_string (icon, "mimeType") == NULL)
+      else if (mime_type != NULL && snodo_json_object_get_string (icon, "mimeType") == NULL)
         why = _("“mimeType” must be a string");
       else if (sizes != NULL && !is_string_array (sizes))
         why = _("“sizes” must be an array of strings");
-      else if (theme != NULL && g_strcmp0 (get_string (icon, "theme"), "light") != 0 &&
-               g_strcmp0 (get_string (icon, "theme"), "dark") != 0)
+      else if (theme != NULL && g_strcmp0 (snodo_json_object_get_string (icon, "theme"), "light") != 0 &&
+               g_strcmp0 (snodo_json_object_get_string (icon, "theme"), "dark") != 0)
         why = _("“theme” must be “light” or “dark”");
     }
 
@@ -714,7 +691,7 @@ snodo_catalog_paginate (SnodoCatalog  *self,
 
   if (cursor != NULL && !JSON_NODE_HOLDS_NULL (cursor))
     {
-      if (!is_string (cursor))
+      if (!snodo_json_node_is_string (cursor))
         {
           g_set_error_literal (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
                                _("Invalid params: \"cursor\" must be a string"));
@@ -834,7 +811,7 @@ snodo_server_method_resources_read (SnodoServer     *server,
 {
   SnodoCatalog *self = snodo_server_get_catalog (server);
   g_autoptr(JsonObject) variables = NULL;
-  const char *uri = get_string (get_params (invocation), "uri");
+  const char *uri = snodo_json_object_get_string (get_params (invocation), "uri");
   const char *name;
   Entry *entry;
 
@@ -896,7 +873,7 @@ check_string_map (JsonNode    *node,
     }
   json_object_iter_init (&iter, json_node_get_object (node));
   while (json_object_iter_next (&iter, &name, &value))
-    if (!is_string (value))
+    if (!snodo_json_node_is_string (value))
       break;
   *message = g_strdup_printf (_("Invalid params: argument “%s” must be a string"), name);
   return FALSE;
@@ -922,7 +899,7 @@ snodo_server_method_prompts_get (SnodoServer     *server,
 {
   SnodoCatalog *self = snodo_server_get_catalog (server);
   JsonObject *params = get_params (invocation);
-  const char *name = get_string (params, "name");
+  const char *name = snodo_json_object_get_string (params, "name");
   JsonNode *node = json_object_get_member (params, "arguments");
   g_autoptr(JsonObject) arguments = NULL;
   g_autofree char *message = NULL;
@@ -978,20 +955,20 @@ snodo_server_method_completion_complete (SnodoServer     *server,
   JsonNode *context_arguments = NULL;
   g_autoptr(JsonObject) arguments = NULL;
   g_autofree char *message = NULL;
-  const char *type = get_string (ref, "type");
+  const char *type = snodo_json_object_get_string (ref, "type");
 
   if (context != NULL)
     context_arguments = json_object_get_member (context, "arguments");
 
   if (ref == NULL)
     message = g_strdup (_("Invalid params: \"ref\" must be an object"));
-  else if (g_strcmp0 (type, "ref/prompt") == 0 && get_string (ref, "name") == NULL)
+  else if (g_strcmp0 (type, "ref/prompt") == 0 && snodo_json_object_get_string (ref, "name") == NULL)
     message = g_strdup (_("Invalid params: a “ref/prompt” reference needs a string \"name\""));
-  else if (g_strcmp0 (type, "ref/resource") == 0 && get_string (ref, "uri") == NULL)
+  else if (g_strcmp0 (type, "ref/resource") == 0 && snodo_json_object_get_string (ref, "uri") == NULL)
     message = g_strdup (_("Invalid params: a “ref/resource” reference needs a string \"uri\""));
   else if (g_strcmp0 (type, "ref/prompt") != 0 && g_strcmp0 (type, "ref/resource") != 0)
     message = g_strdup (_("Invalid params: \"ref.type\" must be “ref/prompt” or “ref/resource”"));
-  else if (get_string (argument, "name") == NULL || get_string (argument, "value") == NULL)
+  else if (snodo_json_object_get_string (argument, "name") == NULL || snodo_json_object_get_string (argument, "value") == NULL)
     message = g_strdup (_("Invalid params: \"argument\" must be an object with string "
                           "\"name\" and \"value\""));
   else if (context == NULL && context_node != NULL && !JSON_NODE_HOLDS_NULL (context_node))

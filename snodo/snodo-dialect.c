@@ -166,18 +166,6 @@ fail (SnodoSelection *selection,
   return FALSE;
 }
 
-static const char *
-string_member (JsonObject *object,
-               const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 /* -32022, naming the versions served in the 2026-07-28 way. */
 static gboolean
 fail_unsupported (SnodoSelection *selection,
@@ -231,7 +219,7 @@ select_modern (SnodoServer     *server,
                  _("Invalid params: _meta[\"%s\"] must be an object"), SNODO_META_CLIENT_CAPABILITIES);
 
   if (json_object_has_member (envelope, SNODO_META_LOG_LEVEL) &&
-      snodo_log_level_from_string (string_member (envelope, SNODO_META_LOG_LEVEL)) < 0)
+      snodo_log_level_from_string (snodo_json_object_get_string (envelope, SNODO_META_LOG_LEVEL)) < 0)
     return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
                  _("Invalid params: _meta[\"%s\"] is not a log level"), SNODO_META_LOG_LEVEL);
 
@@ -315,7 +303,7 @@ snodo_dialect_select (SnodoServer     *server,
       version == SNODO_PROTOCOL_VERSION_UNKNOWN)
     {
       if (g_str_equal (frame->method, "initialize"))
-        return fail_unsupported (selection, server, string_member (frame->params, "protocolVersion"));
+        return fail_unsupported (selection, server, snodo_json_object_get_string (frame->params, "protocolVersion"));
       return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
                    _("Invalid params: a 2026-07-28 request must carry _meta[\"%s\"] and _meta[\"%s\"]"),
                    SNODO_META_PROTOCOL_VERSION, SNODO_META_CLIENT_CAPABILITIES);
@@ -357,7 +345,7 @@ snodo_dialect_encode_result (const SnodoDialect *self,
     }
 
   extra = json_object_new ();
-  result_type = string_member (object, "resultType");
+  result_type = snodo_json_object_get_string (object, "resultType");
   if (result_type == NULL)
     result_type = "complete";
   json_object_set_string_member (extra, "resultType", result_type);

@@ -21,14 +21,6 @@ snodo_frame_is_blank (const char *data,
 }
 
 static gboolean
-snodo_frame_is_string (JsonNode *node)
-{
-  return node != NULL &&
-         JSON_NODE_HOLDS_VALUE (node) &&
-         json_node_get_value_type (node) == G_TYPE_STRING;
-}
-
-static gboolean
 snodo_frame_is_integer (JsonNode *node)
 {
   return node != NULL &&
@@ -58,13 +50,13 @@ snodo_frame_check_shape (JsonObject *object,
   JsonNode *result;
   JsonNode *error;
 
-  if (!snodo_frame_is_string (jsonrpc) ||
+  if (!snodo_json_node_is_string (jsonrpc) ||
       strcmp (json_node_get_string (jsonrpc), "2.0") != 0)
     return _("\"jsonrpc\" must be \"2.0\"");
 
   if (method != NULL)
     {
-      if (!snodo_frame_is_string (method) || json_node_get_string (method)[0] == '\0')
+      if (!snodo_json_node_is_string (method) || json_node_get_string (method)[0] == '\0')
         return _("\"method\" must be a non-empty string");
     }
   else
@@ -148,7 +140,7 @@ snodo_frame_decode (const char *data,
   method = json_object_get_member (object, "method");
   has_id = id != NULL;
 
-  if (has_id && !snodo_frame_is_string (id) && !snodo_frame_is_integer (id))
+  if (has_id && !snodo_json_node_is_string (id) && !snodo_frame_is_integer (id))
     {
       snodo_frame_set_error (frame, SNODO_RPC_ERROR_INVALID_REQUEST,
                              g_strdup (_("Invalid request: \"id\" must be a string or an integer")));
@@ -216,7 +208,7 @@ snodo_frame_id_key (JsonNode *id)
 {
   if (snodo_frame_is_integer (id))
     return g_strdup_printf ("i:%" G_GINT64_FORMAT, json_node_get_int (id));
-  if (snodo_frame_is_string (id))
+  if (snodo_json_node_is_string (id))
     return g_strconcat ("s:", json_node_get_string (id), NULL);
   return NULL;
 }

@@ -58,4 +58,12 @@ GBytes   *snodo_json_to_line   (JsonNode    *node);
 /* A new object node that takes @object's reference. */
 JsonNode *snodo_json_node_take_object (JsonObject *object);
 
+/* Type checks that never warn: NULL, or a node of another kind, is FALSE. */
+gboolean    snodo_json_node_is_string    (JsonNode   *node);
+gboolean    snodo_json_node_is_number    (JsonNode   *node);
+/* The string member @name of @object (which may be NULL), or NULL when it
+ * is absent or not a string. */
+const char *snodo_json_object_get_string (JsonObject *object,
+                                          const char *name);
+
 G_END_DECLS

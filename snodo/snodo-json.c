@@ -882,3 +882,30 @@ snodo_json_node_take_object (JsonObject *object)
   json_node_take_object (node, object);
   return node;
 }
+
+gboolean
+snodo_json_node_is_string (JsonNode *node)
+{
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+         json_node_get_value_type (node) == G_TYPE_STRING;
+}
+
+gboolean
+snodo_json_node_is_number (JsonNode *node)
+{
+  GType type;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+  type = json_node_get_value_type (node);
+  return type == G_TYPE_INT64 || type == G_TYPE_DOUBLE;
+}
+
+const char *
+snodo_json_object_get_string (JsonObject *object,
+                              const char *name)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+
+  return snodo_json_node_is_string (node) ? json_node_get_string (node) : NULL;
+}

@@ -12,29 +12,12 @@
 /* Deeper schemas are not checked further (they are accepted). */
 #define MAX_DEPTH 64
 
-static gboolean
-is_number (JsonNode *node)
-{
-  GType type;
-
-  if (!JSON_NODE_HOLDS_VALUE (node))
-    return FALSE;
-  type = json_node_get_value_type (node);
-  return type == G_TYPE_INT64 || type == G_TYPE_DOUBLE;
-}
-
 static double
 number_of (JsonNode *node)
 {
   if (json_node_get_value_type (node) == G_TYPE_INT64)
     return (double) json_node_get_int (node);
   return json_node_get_double (node);
-}
-
-static gboolean
-is_string (JsonNode *node)
-{
-  return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING;
 }
 
 static gboolean
@@ -48,13 +31,13 @@ has_type (JsonNode   *instance,
   if (g_str_equal (type, "null"))
     return JSON_NODE_HOLDS_NULL (instance);
   if (g_str_equal (type, "string"))
-    return is_string (instance);
+    return snodo_json_node_is_string (instance);
   if (g_str_equal (type, "boolean"))
     return JSON_NODE_HOLDS_VALUE (instance) && json_node_get_value_type (instance) == G_TYPE_BOOLEAN;
   if (g_str_equal (type, "number"))
-    return is_number (instance);
+    return snodo_json_node_is_number (instance);
   if (g_str_equal (type, "integer"))
-    return is_number (instance) &&
+    return snodo_json_node_is_number (instance) &&
            (json_node_get_value_type (instance) == G_TYPE_INT64 ||
             (isfinite (json_node_get_double (instance)) &&
              json_node_get_double (instance) == floor (json_node_get_double (instance))));
@@ -66,7 +49,7 @@ static gboolean
 json_equal (JsonNode *a,
             JsonNode *b)
 {
-  if (is_number (a) && is_number (b))
+  if (snodo_json_node_is_number (a) && snodo_json_node_is_number (b))
     return number_of (a) == number_of (b);
   if (JSON_NODE_TYPE (a) != JSON_NODE_TYPE (b))
     return FALSE;
@@ -78,7 +61,7 @@ json_equal (JsonNode *a,
     case JSON_NODE_VALUE:
       if (json_node_get_value_type (a) != json_node_get_value_type (b))
         return FALSE;
-      if (is_string (a))
+      if (snodo_json_node_is_string (a))
         return g_str_equal (json_node_get_string (a), json_node_get_string (b));
       return json_node_get_boolean (a) == json_node_get_boolean (b);
     case JSON_NODE_ARRAY:
@@ -152,7 +135,7 @@ number_keyword (JsonObject *schema,
 {
   JsonNode *node = json_object_get_member (schema, name);
 
-  if (node == NULL || !is_number (node))
+  if (node == NULL || !snodo_json_node_is_number (node))
     return FALSE;
   *value = number_of (node);
   return TRUE;
@@ -163,7 +146,7 @@ validate_type (JsonNode *type,
                JsonNode *instance,
                Failure  *failure)
 {
-  if (is_string (type))
+  if (snodo_json_node_is_string (type))
     {
       if (!has_type (instance, json_node_get_string (type)))
         return fail (failure, _("expected %s"), json_node_get_string (type));
@@ -178,7 +161,7 @@ validate_type (JsonNode *type,
         {
           JsonNode *element = json_array_get_element (types, i);
 
-          if (!is_string (element) || has_type (instance, json_node_get_string (element)))
+          if (!snodo_json_node_is_string (element) || has_type (instance, json_node_get_string (element)))
             {
               g_string_free (names, TRUE);
               return TRUE;
@@ -210,7 +193,7 @@ validate_object (JsonObject *schema,
       {
         JsonNode *element = json_array_get_element (json_node_get_array (required), i);
 
-        if (is_string (element) && !json_object_has_member (object, json_node_get_string (element)))
+        if (snodo_json_node_is_string (element) && !json_object_has_member (object, json_node_get_string (element)))
           return fail (failure, _("“%s” is required"), json_node_get_string (element));
       }
 
@@ -376,9 +359,9 @@ validate (JsonNode *schema_node,
   if (JSON_NODE_HOLDS_ARRAY (instance) &&
       !validate_array (schema, json_node_get_array (instance), depth, failure))
     return FALSE;
-  if (is_number (instance) && !validate_number (schema, number_of (instance), failure))
+  if (snodo_json_node_is_number (instance) && !validate_number (schema, number_of (instance), failure))
     return FALSE;
-  if (is_string (instance))
+  if (snodo_json_node_is_string (instance))
     {
       glong length = g_utf8_strlen (json_node_get_string (instance), -1);
 

@@ -47,18 +47,6 @@ typedef struct
   GSource         *cancel_source;
 } Subscription;
 
-static const char *
-get_string_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 /* ---- subscriptions/listen (2026-07-28) ---------------------------------- */
 
 static JsonNode *
@@ -440,7 +428,7 @@ snodo_server_handle_response (SnodoServer     *self,
   else
     {
       JsonObject *error = json_object_get_object_member (message, "error");
-      const char *text = get_string_member (error, "message");
+      const char *text = snodo_json_object_get_string (error, "message");
 
       /* Not our protocol error: a handler that passes it on reports a
        * failure of its own (for a tool, a failed result). */

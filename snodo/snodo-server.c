@@ -114,21 +114,6 @@ tool_entry_unref (ToolEntry *entry)
 
 #define node_take_object snodo_json_node_take_object
 
-static const char *
-get_string_member (JsonObject *object,
-                   const char *name)
-{
-  JsonNode *node;
-
-  if (object == NULL)
-    return NULL;
-  node = json_object_get_member (object, name);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 JsonObject *
 snodo_server_dup_info (SnodoServer *self)
 {
@@ -163,7 +148,7 @@ snodo_server_negotiate (SnodoServer *self,
 {
   SnodoProtocolVersion version;
 
-  version = snodo_protocol_version_from_string (get_string_member (params, "protocolVersion"));
+  version = snodo_protocol_version_from_string (snodo_json_object_get_string (params, "protocolVersion"));
   if (!snodo_protocol_version_is_stateless (version) && snodo_server_is_version_enabled (self, version))
     return version;
 
@@ -181,7 +166,7 @@ snodo_server_method_initialize (SnodoServer     *self,
 {
   JsonObject *params = json_node_get_object (snodo_invocation_get_params (invocation));
   SnodoConnection *connection = snodo_invocation_get_connection (invocation);
-  const char *requested = get_string_member (params, "protocolVersion");
+  const char *requested = snodo_json_object_get_string (params, "protocolVersion");
   JsonNode *capabilities = json_object_get_member (params, "capabilities");
   SnodoProtocolVersion version;
   g_autoptr(JsonNode) result = NULL;
@@ -243,7 +228,7 @@ snodo_server_method_logging_set_level (SnodoServer     *self,
                                        SnodoInvocation *invocation)
 {
   JsonObject *params = json_node_get_object (snodo_invocation_get_params (invocation));
-  int level = snodo_log_level_from_string (get_string_member (params, "level"));
+  int level = snodo_log_level_from_string (snodo_json_object_get_string (params, "level"));
   g_autoptr(JsonNode) result = NULL;
 
   if (level < 0)
@@ -264,7 +249,7 @@ subscribe_or_unsubscribe (SnodoInvocation *invocation,
 {
   JsonObject *params = json_node_get_object (snodo_invocation_get_params (invocation));
   SnodoConnection *connection = snodo_invocation_get_connection (invocation);
-  const char *uri = get_string_member (params, "uri");
+  const char *uri = snodo_json_object_get_string (params, "uri");
   g_autoptr(JsonNode) result = NULL;
 
   if (uri == NULL)
@@ -534,7 +519,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
 
   if (method->flags & SNODO_METHOD_FLAGS_TOOL_CALL)
     {
-      const char *name = get_string_member (frame->params, "name");
+      const char *name = snodo_json_object_get_string (frame->params, "name");
       JsonNode *arguments = frame->params ? json_object_get_member (frame->params, "arguments") : NULL;
       g_autofree char *message = NULL;
 
