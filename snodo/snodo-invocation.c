@@ -320,9 +320,6 @@ snodo_invocation_finish (SnodoInvocation *self,
   snodo_connection_send_related (self->connection, self->key, line, snodo_invocation_sent_cb, self);
 }
 
-static JsonNode *text_result (const char *text,
-                              gboolean    is_error);
-
 static gboolean
 snodo_invocation_claim (SnodoInvocation *self)
 {
@@ -495,7 +492,7 @@ snodo_invocation_return_result (SnodoInvocation *self,
                                                      "match its output schema: %s"), self->name, error->message);
 
           g_warning ("%s", text);
-          replaced = text_result (text, TRUE);
+          replaced = snodo_text_result_new (text, TRUE);
           line = snodo_dialect_encode_result (self->dialect, self->server, self->method_entry,
                                               self->id, replaced);
           snodo_invocation_finish (self, line);
@@ -545,9 +542,10 @@ snodo_invocation_return_result_from_string (SnodoInvocation  *self,
   return TRUE;
 }
 
-static JsonNode *
-text_result (const char *text,
-             gboolean    is_error)
+/* A CallToolResult of one text block, failed when @is_error. */
+JsonNode *
+snodo_text_result_new (const char *text,
+                       gboolean    is_error)
 {
   JsonObject *result = json_object_new ();
   JsonArray *content = json_array_new ();
@@ -584,7 +582,7 @@ snodo_invocation_return_text (SnodoInvocation *self,
   g_return_if_fail (SNODO_IS_INVOCATION (self));
   g_return_if_fail (text != NULL);
 
-  result = text_result (text, FALSE);
+  result = snodo_text_result_new (text, FALSE);
   snodo_invocation_return_result (self, result);
 }
 
@@ -607,7 +605,7 @@ snodo_invocation_return_tool_error (SnodoInvocation *self,
   g_return_if_fail (SNODO_IS_INVOCATION (self));
   g_return_if_fail (message != NULL);
 
-  result = text_result (message, TRUE);
+  result = snodo_text_result_new (message, TRUE);
   snodo_invocation_return_result (self, result);
 }
 

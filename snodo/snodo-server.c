@@ -553,18 +553,9 @@ snodo_server_dispatch_request (SnodoServer     *self,
         if (!snodo_schema_validate (snodo_tool_get_input_schema (call->tool->tool), given, &error))
           {
             g_autofree char *text = g_strdup_printf (_("Invalid arguments: %s"), error->message);
-            g_autoptr(JsonNode) result = NULL;
+            g_autoptr(JsonNode) result = snodo_text_result_new (text, TRUE);
             g_autoptr(GBytes) line = NULL;
-            JsonObject *object = json_object_new ();
-            JsonArray *content = json_array_new ();
-            JsonObject *block = json_object_new ();
 
-            json_object_set_string_member (block, "type", "text");
-            json_object_set_string_member (block, "text", text);
-            json_array_add_object_element (content, block);
-            json_object_set_array_member (object, "content", content);
-            json_object_set_boolean_member (object, "isError", TRUE);
-            result = node_take_object (object);
             line = snodo_dialect_encode_result (dialect, self, method, frame->id, result);
             snodo_connection_send_related (connection, frame->key, line, NULL, NULL);
             call_free (call);
