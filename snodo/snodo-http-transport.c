@@ -229,13 +229,6 @@ static void snodo_http_transport_check_closed (SnodoHttpTransport *self);
 
 /* ---- Small helpers -------------------------------------------------------- */
 
-static void
-source_destroy_and_unref (GSource *source)
-{
-  g_source_destroy (source);
-  g_source_unref (source);
-}
-
 typedef struct
 {
   SnodoSendFunc  func;
@@ -355,9 +348,9 @@ new_session_id (GError **error)
 static void
 exchange_disarm (Exchange *ex)
 {
-  g_clear_pointer (&ex->write_timeout_source, source_destroy_and_unref);
-  g_clear_pointer (&ex->keepalive_source, source_destroy_and_unref);
-  g_clear_pointer (&ex->hangup_source, source_destroy_and_unref);
+  g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&ex->keepalive_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&ex->hangup_source, snodo_source_destroy_and_unref);
 }
 
 /* Fails every send not yet written. */
@@ -443,7 +436,7 @@ exchange_write_timeout_cb (gpointer user_data)
 static void
 exchange_arm_write_timeout (Exchange *ex)
 {
-  g_clear_pointer (&ex->write_timeout_source, source_destroy_and_unref);
+  g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
   ex->write_timeout_source = g_timeout_source_new (ex->transport->write_timeout);
   g_source_set_static_name (ex->write_timeout_source, "[snodo] http write timeout");
   g_source_set_callback (ex->write_timeout_source, exchange_write_timeout_cb, ex, NULL);
@@ -490,8 +483,8 @@ exchange_end (Exchange *ex,
 
   if (ex->state == EXCHANGE_DONE)
     return;
-  g_clear_pointer (&ex->keepalive_source, source_destroy_and_unref);
-  g_clear_pointer (&ex->hangup_source, source_destroy_and_unref);
+  g_clear_pointer (&ex->keepalive_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&ex->hangup_source, snodo_source_destroy_and_unref);
   while ((send = g_queue_pop_head (&ex->pending)))
     pending_send_finish (send, error);
   ex->pending_bytes = 0;
@@ -530,7 +523,7 @@ exchange_wrote_chunk_cb (SoupServerMessage *msg,
 
   if (ex->in_flight == NULL || ex->state != EXCHANGE_STREAMING)
     return;
-  g_clear_pointer (&ex->write_timeout_source, source_destroy_and_unref);
+  g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
   pending_send_finish (g_steal_pointer (&ex->in_flight), NULL);
   exchange_pump (ex);
 }
@@ -541,7 +534,7 @@ exchange_wrote_body_cb (SoupServerMessage *msg,
 {
   Exchange *ex = user_data;
 
-  g_clear_pointer (&ex->write_timeout_source, source_destroy_and_unref);
+  g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
   if (ex->in_flight != NULL && !ex->aborted)
     pending_send_finish (g_steal_pointer (&ex->in_flight), NULL);
 }
@@ -626,7 +619,7 @@ exchange_pump (Exchange *ex)
           /* The answer is written: the stream ends. */
           soup_message_body_complete (soup_server_message_get_response_body (ex->msg));
           ex->state = EXCHANGE_DONE;
-          g_clear_pointer (&ex->keepalive_source, source_destroy_and_unref);
+          g_clear_pointer (&ex->keepalive_source, snodo_source_destroy_and_unref);
           soup_server_message_unpause (ex->msg);
         }
       return;
@@ -663,7 +656,7 @@ exchange_answer_json (Exchange    *ex,
   if (len > 0 && data[len - 1] == '\n')
     len--;
 
-  g_clear_pointer (&ex->hangup_source, source_destroy_and_unref);
+  g_clear_pointer (&ex->hangup_source, snodo_source_destroy_and_unref);
   soup_server_message_set_status (ex->msg, status, NULL);
   soup_server_message_set_response (ex->msg, "application/json", SOUP_MEMORY_COPY, data, len);
   ex->state = EXCHANGE_DONE;
@@ -1395,7 +1388,7 @@ snodo_http_transport_arm_sweep (SnodoHttpTransport *self)
 {
   guint interval;
 
-  g_clear_pointer (&self->sweep_source, source_destroy_and_unref);
+  g_clear_pointer (&self->sweep_source, snodo_source_destroy_and_unref);
   if (self->state != STATE_LISTENING || self->session_idle_timeout == 0)
     return;
   /* Sessions end between one and one and a half timeouts after their last
@@ -1425,7 +1418,7 @@ snodo_http_transport_check_closed (SnodoHttpTransport *self)
     return;
 
   self->state = STATE_CLOSED;
-  g_clear_pointer (&self->close_timeout_source, source_destroy_and_unref);
+  g_clear_pointer (&self->close_timeout_source, snodo_source_destroy_and_unref);
   g_hash_table_remove_all (self->sessions);
   while (self->stateless->len > 0)
     peer_end (g_ptr_array_index (self->stateless, 0), TRUE);
@@ -1516,8 +1509,8 @@ snodo_http_transport_dispose (GObject *object)
       soup_server_remove_handler (self->soup, self->path);
       soup_server_disconnect (self->soup);
     }
-  g_clear_pointer (&self->close_timeout_source, source_destroy_and_unref);
-  g_clear_pointer (&self->sweep_source, source_destroy_and_unref);
+  g_clear_pointer (&self->close_timeout_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->sweep_source, snodo_source_destroy_and_unref);
 
   G_OBJECT_CLASS (snodo_http_transport_parent_class)->dispose (object);
 }
@@ -2192,7 +2185,7 @@ snodo_http_transport_close_async (SnodoHttpTransport  *self,
 
   g_ptr_array_add (self->close_tasks, g_steal_pointer (&task));
   self->state = STATE_CLOSING;
-  g_clear_pointer (&self->sweep_source, source_destroy_and_unref);
+  g_clear_pointer (&self->sweep_source, snodo_source_destroy_and_unref);
 
   peers = g_ptr_array_new ();
   g_hash_table_iter_init (&iter, self->sessions);

@@ -22,3 +22,11 @@
 #include "snodo-schema-private.h"
 #include "snodo-server-private.h"
 #include "snodo-writer-private.h"
+
+/* For g_clear_pointer(): a source that must never fire again. */
+static inline void
+snodo_source_destroy_and_unref (GSource *source)
+{
+  g_source_destroy (source);
+  g_source_unref (source);
+}

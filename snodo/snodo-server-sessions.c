@@ -64,11 +64,7 @@ subscription_meta (Subscription *subscription)
 static void
 subscription_free (Subscription *subscription)
 {
-  if (subscription->cancel_source != NULL)
-    {
-      g_source_destroy (subscription->cancel_source);
-      g_source_unref (subscription->cancel_source);
-    }
+  g_clear_pointer (&subscription->cancel_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&subscription->uris, g_hash_table_unref);
   g_clear_pointer (&subscription->connection, snodo_connection_unref);
   g_free (subscription);
@@ -233,16 +229,8 @@ snodo_server_method_subscriptions_listen (SnodoServer     *self,
 static void
 outgoing_free (Outgoing *outgoing)
 {
-  if (outgoing->timeout_source != NULL)
-    {
-      g_source_destroy (outgoing->timeout_source);
-      g_source_unref (outgoing->timeout_source);
-    }
-  if (outgoing->cancel_source != NULL)
-    {
-      g_source_destroy (outgoing->cancel_source);
-      g_source_unref (outgoing->cancel_source);
-    }
+  g_clear_pointer (&outgoing->timeout_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&outgoing->cancel_source, snodo_source_destroy_and_unref);
   g_clear_object (&outgoing->server);
   g_clear_pointer (&outgoing->connection, snodo_connection_unref);
   g_clear_object (&outgoing->task);

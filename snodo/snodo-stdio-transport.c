@@ -234,13 +234,6 @@ static void snodo_stdio_transport_fail        (SnodoStdioTransport *self,
                                                const GError        *error);
 
 static void
-source_destroy_and_unref (GSource *source)
-{
-  g_source_destroy (source);
-  g_source_unref (source);
-}
-
-static void
 pending_send_finish (PendingSend  *send,
                      const GError *error)
 {
@@ -395,7 +388,7 @@ snodo_stdio_transport_fail (SnodoStdioTransport *self,
   self->error = g_error_copy (error);
 
   g_cancellable_cancel (self->read_cancellable);
-  g_clear_pointer (&self->write_timeout_source, source_destroy_and_unref);
+  g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
   if (self->writer != NULL && snodo_writer_is_busy (self->writer))
     {
       /* The helper may be stuck in the write for ever; let it go. */
@@ -435,7 +428,7 @@ snodo_stdio_transport_write_done_cb (const GError *error,
   if (self->state == STATE_FAILED || self->state == STATE_CLOSED)
     return;
 
-  g_clear_pointer (&self->write_timeout_source, source_destroy_and_unref);
+  g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
 
   if (error != NULL)
     {
@@ -833,7 +826,7 @@ snodo_stdio_transport_finalize (GObject *object)
   while ((send = g_queue_pop_head (&self->pending)))
     pending_send_finish (send, self->error);
 
-  g_clear_pointer (&self->write_timeout_source, source_destroy_and_unref);
+  g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->writer, snodo_writer_abandon);
   g_clear_pointer (&self->connection, snodo_connection_unref);
   g_clear_pointer (&self->framer, snodo_line_framer_free);
