@@ -1201,14 +1201,6 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
         }
 
       case SNODO_FRAME_NOTIFICATION:
-        if (g_str_equal (frame.method, "notifications/cancelled") && frame.params != NULL &&
-            json_object_has_member (frame.params, "requestId"))
-          {
-            g_autofree char *key = snodo_frame_id_key (json_object_get_member (frame.params, "requestId"));
-
-            if (key != NULL)
-              snodo_executor_cancel (self->executor, peer->owner, key);
-          }
         snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, body->data->len);
         reply_status (msg, SOUP_STATUS_ACCEPTED);
         return;

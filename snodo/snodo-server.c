@@ -604,8 +604,18 @@ snodo_server_dispatch (SnodoServer     *self,
     case SNODO_FRAME_NOTIFICATION:
       if (g_str_equal (frame->method, "notifications/initialized"))
         connection->initialized = TRUE;
-      /* notifications/cancelled is acted on by the transport; others are
-       * not answered, whatever they are. */
+      else if (g_str_equal (frame->method, "notifications/cancelled"))
+        {
+          /* At once, as the transport hands it over: the request's
+           * cancellable fires and it gets no answer. A listen subscription
+           * ends the same way. */
+          JsonNode *request_id = frame->params ? json_object_get_member (frame->params, "requestId") : NULL;
+          g_autofree char *key = request_id ? snodo_frame_id_key (request_id) : NULL;
+
+          if (key != NULL && snodo_executor_cancel (connection->executor, connection->owner, key))
+            g_debug ("Cancelled request %s", key);
+        }
+      /* Notifications are never answered, whatever they are. */
       break;
 
     case SNODO_FRAME_RESPONSE:

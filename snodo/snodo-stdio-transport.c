@@ -573,21 +573,6 @@ snodo_stdio_transport_send_error (SnodoStdioTransport *self,
 }
 
 static void
-snodo_stdio_transport_handle_cancelled (SnodoStdioTransport *self,
-                                        JsonObject          *params)
-{
-  g_autofree char *key = NULL;
-
-  if (params == NULL || !json_object_has_member (params, "requestId"))
-    return;
-  key = snodo_frame_id_key (json_object_get_member (params, "requestId"));
-  if (key == NULL)
-    return;
-  if (snodo_executor_cancel (self->executor, G_OBJECT (self), key))
-    g_debug ("Cancelled request %s", key);
-}
-
-static void
 snodo_stdio_transport_line_cb (SnodoLineFramerEvent  event,
                                const char           *line,
                                gsize                 len,
@@ -633,9 +618,8 @@ snodo_stdio_transport_line_cb (SnodoLineFramerEvent  event,
       break;
 
     case SNODO_FRAME_NOTIFICATION:
-      /* Acted on here, at once, never queued behind work. */
-      if (g_str_equal (frame.method, "notifications/cancelled"))
-        snodo_stdio_transport_handle_cancelled (self, frame.params);
+      /* Handed over at once (notifications/cancelled acts there), never
+       * queued behind work. */
       snodo_server_dispatch (self->server, self->connection, &frame, self->headers, len);
       break;
 
