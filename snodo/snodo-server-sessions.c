@@ -14,8 +14,6 @@
  * of changes that reach both.
  */
 
-#define node_take_object snodo_json_node_take_object
-
 /* A request this server sent to a client (2025 era). */
 typedef struct
 {
@@ -58,7 +56,7 @@ subscription_meta (Subscription *subscription)
   json_object_set_member (meta, SNODO_META_SUBSCRIPTION_ID,
                           json_node_copy (snodo_invocation_get_id (subscription->invocation)));
   json_object_set_object_member (params, "_meta", meta);
-  return node_take_object (params);
+  return snodo_json_node_take_object (params);
 }
 
 static void
@@ -88,7 +86,7 @@ subscription_end (Subscription *subscription,
       json_object_set_member (meta, SNODO_META_SUBSCRIPTION_ID,
                               json_node_copy (snodo_invocation_get_id (invocation)));
       json_object_set_object_member (result, "_meta", meta);
-      node = node_take_object (result);
+      node = snodo_json_node_take_object (result);
       snodo_invocation_return_result (invocation, node);
     }
   else
@@ -274,7 +272,7 @@ outgoing_abandon (Outgoing   *outgoing,
 
       json_object_set_member (params, "requestId", json_node_copy (outgoing->id));
       json_object_set_string_member (params, "reason", reason);
-      node = node_take_object (params);
+      node = snodo_json_node_take_object (params);
       line = snodo_frame_encode_notification ("notifications/cancelled", node);
       snodo_connection_send_related (outgoing->connection, outgoing->related, line, NULL, NULL);
     }
@@ -637,6 +635,6 @@ snodo_server_notify_resource_updated (SnodoServer *self,
 
   object = json_object_new ();
   json_object_set_string_member (object, "uri", uri);
-  params = node_take_object (object);
+  params = snodo_json_node_take_object (object);
   snodo_server_announce (self, "notifications/resources/updated", params, wants_uri, (gpointer) uri, uri);
 }

@@ -112,8 +112,6 @@ tool_entry_unref (ToolEntry *entry)
   g_free (entry);
 }
 
-#define node_take_object snodo_json_node_take_object
-
 JsonObject *
 snodo_server_dup_info (SnodoServer *self)
 {
@@ -195,7 +193,7 @@ snodo_server_method_initialize (SnodoServer     *self,
   json_object_set_object_member (object, "serverInfo", snodo_server_dup_info (self));
   if (self->instructions != NULL)
     json_object_set_string_member (object, "instructions", self->instructions);
-  result = node_take_object (object);
+  result = snodo_json_node_take_object (object);
 
   snodo_connection_set_client_capabilities (connection,
                                             capabilities ? json_node_get_object (capabilities) : NULL);
@@ -219,7 +217,7 @@ snodo_server_method_discover (SnodoServer     *self,
   json_object_set_object_member (object, "capabilities", snodo_server_dup_capabilities (self));
   if (self->instructions != NULL)
     json_object_set_string_member (object, "instructions", self->instructions);
-  result = node_take_object (object);
+  result = snodo_json_node_take_object (object);
   snodo_invocation_return_result (invocation, result);
 }
 
@@ -239,7 +237,7 @@ snodo_server_method_logging_set_level (SnodoServer     *self,
       return;
     }
   g_atomic_int_set (&snodo_invocation_get_connection (invocation)->log_level, level);
-  result = node_take_object (json_object_new ());
+  result = snodo_json_node_take_object (json_object_new ());
   snodo_invocation_return_result (invocation, result);
 }
 
@@ -263,7 +261,7 @@ subscribe_or_unsubscribe (SnodoInvocation *invocation,
     g_hash_table_replace (connection->resource_subscriptions, g_strdup (uri), NULL);
   else
     g_hash_table_remove (connection->resource_subscriptions, uri);
-  result = node_take_object (json_object_new ());
+  result = snodo_json_node_take_object (json_object_new ());
   snodo_invocation_return_result (invocation, result);
 }
 
@@ -285,7 +283,7 @@ void
 snodo_server_method_ping (SnodoServer     *self,
                           SnodoInvocation *invocation)
 {
-  g_autoptr(JsonNode) result = node_take_object (json_object_new ());
+  g_autoptr(JsonNode) result = snodo_json_node_take_object (json_object_new ());
 
   snodo_invocation_return_result (invocation, result);
 }
@@ -343,7 +341,7 @@ snodo_server_method_tools_list (SnodoServer     *self,
   json_object_set_array_member (object, "tools", tools);
   if (next_cursor != NULL)
     json_object_set_string_member (object, "nextCursor", next_cursor);
-  result = node_take_object (object);
+  result = snodo_json_node_take_object (object);
   snodo_invocation_return_result (invocation, result);
 }
 
