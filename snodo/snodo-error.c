@@ -12,7 +12,7 @@
  *
  * Returns: the error domain quark
  *
- * Since: 1.0
+ * Since: 0.1
  */
 G_DEFINE_QUARK (snodo-error-quark, snodo_error)
 
@@ -23,6 +23,6 @@ G_DEFINE_QUARK (snodo-error-quark, snodo_error)
  *
  * Returns: the error domain quark
  *
- * Since: 1.0
+ * Since: 0.1
  */
 G_DEFINE_QUARK (snodo-rpc-error-quark, snodo_rpc_error)

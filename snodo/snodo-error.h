@@ -18,7 +18,7 @@ G_BEGIN_DECLS
  *
  * The error domain for conditions of the library itself.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 #define SNODO_ERROR (snodo_error_quark ())
 
@@ -28,7 +28,7 @@ G_BEGIN_DECLS
  * The error domain whose codes are the JSON-RPC and MCP wire error codes, so
  * that a #GError maps one to one onto an error response.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 #define SNODO_RPC_ERROR (snodo_rpc_error_quark ())
 
@@ -47,7 +47,7 @@ G_BEGIN_DECLS
  *
  * Errors of the library itself. More codes may be added in later versions.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef enum
 {
@@ -82,7 +82,7 @@ typedef enum
  * Error codes of JSON-RPC 2.0 and MCP. The value of each member is the code
  * written on the wire.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef enum
 {

@@ -131,7 +131,7 @@
  * }
  * ```
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 #define DEFAULT_MAX_RUNNING      1024
@@ -767,7 +767,7 @@ snodo_executor_class_init (SnodoExecutorClass *klass)
    * It may be set from any thread; the notification is emitted in that
    * thread.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_MAX_THREADS] =
     g_param_spec_uint ("max-threads", NULL, NULL,
@@ -789,7 +789,7 @@ snodo_executor_class_init (SnodoExecutorClass *klass)
    * It may be set from any thread; the notification is emitted in that
    * thread.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_MAX_RUNNING] =
     g_param_spec_uint ("max-running", NULL, NULL,
@@ -811,7 +811,7 @@ snodo_executor_class_init (SnodoExecutorClass *klass)
    * It may be set from any thread; the notification is emitted in that
    * thread.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_MAX_QUEUED] =
     g_param_spec_uint ("max-queued", NULL, NULL,
@@ -832,7 +832,7 @@ snodo_executor_class_init (SnodoExecutorClass *klass)
    * It may be set from any thread; the notification is emitted in that
    * thread.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_MAX_QUEUED_BYTES] =
     g_param_spec_uint64 ("max-queued-bytes", NULL, NULL,
@@ -847,7 +847,7 @@ snodo_executor_class_init (SnodoExecutorClass *klass)
    * It changes from any thread at any time and is never notified: read it
    * when you need it.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_N_RUNNING] =
     g_param_spec_uint ("n-running", NULL, NULL,
@@ -862,7 +862,7 @@ snodo_executor_class_init (SnodoExecutorClass *klass)
    * It changes from any thread at any time and is never notified: read it
    * when you need it.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_N_QUEUED] =
     g_param_spec_uint ("n-queued", NULL, NULL,
@@ -877,7 +877,7 @@ snodo_executor_class_init (SnodoExecutorClass *klass)
    * It changes from any thread at any time and is never notified: read it
    * when you need it.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_ADMITTED] =
     g_param_spec_uint64 ("admitted", NULL, NULL,
@@ -893,7 +893,7 @@ snodo_executor_class_init (SnodoExecutorClass *klass)
    * It changes from any thread at any time and is never notified: read it
    * when you need it.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_REJECTED] =
     g_param_spec_uint64 ("rejected", NULL, NULL,
@@ -911,7 +911,7 @@ snodo_executor_class_init (SnodoExecutorClass *klass)
    * It changes from any thread at any time and is never notified: read it
    * when you need it.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_CANCELLED] =
     g_param_spec_uint64 ("cancelled", NULL, NULL,
@@ -927,7 +927,7 @@ snodo_executor_class_init (SnodoExecutorClass *klass)
    * It changes from any thread at any time and is never notified: read it
    * when you need it.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_COMPLETED] =
     g_param_spec_uint64 ("completed", NULL, NULL,
@@ -961,7 +961,7 @@ snodo_executor_init (SnodoExecutor *self)
  *
  * Returns: (transfer full): a new executor
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoExecutor *
 snodo_executor_new (void)
@@ -977,7 +977,7 @@ snodo_executor_new (void)
  *
  * Returns: the thread limit
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_executor_get_max_threads (SnodoExecutor *self)
@@ -1002,7 +1002,7 @@ snodo_executor_get_max_threads (SnodoExecutor *self)
  * Functions already executing are not interrupted when it is lowered;
  * queued blocking work starts at once when it is raised.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_executor_set_max_threads (SnodoExecutor *self,
@@ -1045,7 +1045,7 @@ snodo_executor_set_max_threads (SnodoExecutor *self,
  *
  * Returns: the running limit
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_executor_get_max_running (SnodoExecutor *self)
@@ -1069,7 +1069,7 @@ snodo_executor_get_max_running (SnodoExecutor *self)
  * Sets the largest number of works running at once. Running work is not
  * affected when it is lowered; queued work starts at once when it is raised.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_executor_set_max_running (SnodoExecutor *self,
@@ -1104,7 +1104,7 @@ snodo_executor_set_max_running (SnodoExecutor *self,
  *
  * Returns: the queue limit
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_executor_get_max_queued (SnodoExecutor *self)
@@ -1129,7 +1129,7 @@ snodo_executor_get_max_queued (SnodoExecutor *self)
  * drop work that is already queued; it only refuses new work until the
  * queue is short enough.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_executor_set_max_queued (SnodoExecutor *self,
@@ -1156,7 +1156,7 @@ snodo_executor_set_max_queued (SnodoExecutor *self,
  *
  * Returns: the queue limit, in bytes
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 snodo_executor_get_max_queued_bytes (SnodoExecutor *self)
@@ -1180,7 +1180,7 @@ snodo_executor_get_max_queued_bytes (SnodoExecutor *self)
  * Sets the largest sum of the costs of the works waiting to start. Lowering
  * it does not drop work that is already queued.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_executor_set_max_queued_bytes (SnodoExecutor *self,
@@ -1232,7 +1232,7 @@ snodo_executor_set_max_queued_bytes (SnodoExecutor *self,
  *   %SNODO_ERROR_OVERLOADED if there is no room for it, or with
  *   %SNODO_ERROR_DUPLICATE_KEY if @owner has live work with the same @key
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_executor_submit (SnodoExecutor   *self,
@@ -1392,7 +1392,7 @@ snodo_executor_complete_work (SnodoExecutor *self,
  *
  * Returns: %TRUE if @owner had live work with @key
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_executor_cancel (SnodoExecutor *self,
@@ -1458,7 +1458,7 @@ snodo_executor_release_key (SnodoExecutor *self,
  *
  * Returns: the number of live works @owner had
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_executor_cancel_owner (SnodoExecutor *self,
@@ -1488,7 +1488,7 @@ snodo_executor_cancel_owner (SnodoExecutor *self,
  *
  * Returns: the number of live works of @owner
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_executor_get_n_live_for_owner (SnodoExecutor *self,
@@ -1528,7 +1528,7 @@ snodo_executor_get_n_live_for_owner (SnodoExecutor *self,
  * submitting first. @callback is called in the thread-default main context
  * of the caller.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_executor_wait_owner_async (SnodoExecutor       *self,
@@ -1634,7 +1634,7 @@ snodo_executor_wait_owner_cancelled_cb (GCancellable *cancellable,
  * Returns: %TRUE once the owner has no live work; %FALSE with
  *   %G_IO_ERROR_CANCELLED if the wait was cancelled
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_executor_wait_owner_finish (SnodoExecutor  *self,
@@ -1657,7 +1657,7 @@ snodo_executor_wait_owner_finish (SnodoExecutor  *self,
  *
  * Returns: the number of running works
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_executor_get_n_running (SnodoExecutor *self)
@@ -1681,7 +1681,7 @@ snodo_executor_get_n_running (SnodoExecutor *self)
  *
  * Returns: the number of queued works
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_executor_get_n_queued (SnodoExecutor *self)
@@ -1705,7 +1705,7 @@ snodo_executor_get_n_queued (SnodoExecutor *self)
  *
  * Returns: the number of admitted works
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 snodo_executor_get_admitted (SnodoExecutor *self)
@@ -1729,7 +1729,7 @@ snodo_executor_get_admitted (SnodoExecutor *self)
  *
  * Returns: the number of rejected submissions
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 snodo_executor_get_rejected (SnodoExecutor *self)
@@ -1753,7 +1753,7 @@ snodo_executor_get_rejected (SnodoExecutor *self)
  *
  * Returns: the number of cancelled works
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 snodo_executor_get_cancelled (SnodoExecutor *self)
@@ -1777,7 +1777,7 @@ snodo_executor_get_cancelled (SnodoExecutor *self)
  *
  * Returns: the number of completed works
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 snodo_executor_get_completed (SnodoExecutor *self)

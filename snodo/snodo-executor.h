@@ -23,7 +23,7 @@ G_BEGIN_DECLS
  * Runs one piece of work. It must call [method@Snodo.Work.complete] on @work
  * exactly once, before or after it returns, from any thread.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef void (*SnodoWorkFunc) (SnodoWork *work,
                                gpointer   user_data);

@@ -63,7 +63,7 @@
  * when it is created. Keep a reference to it while it serves, and end it
  * with [method@Snodo.HttpTransport.close_async].
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 #define DEFAULT_PATH "/mcp"
@@ -1636,7 +1636,7 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    *
    * The server whose tools the transport serves.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_SERVER] =
     g_param_spec_object ("server", NULL, NULL,
@@ -1649,7 +1649,7 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * The executor that admits the transport's work. When none is given at
    * construction, the transport makes one with the default limits.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_EXECUTOR] =
     g_param_spec_object ("executor", NULL, NULL,
@@ -1662,7 +1662,7 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * The path of the MCP endpoint, `/mcp` by default. Other paths are
    * answered 404.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_PATH] =
     g_param_spec_string ("path", NULL, NULL,
@@ -1676,7 +1676,7 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * 413 and is not kept in memory. The default, 2000000, matches the stdio
    * transport's line limit.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_MAX_BODY_BYTES] =
     g_param_spec_uint64 ("max-body-bytes", NULL, NULL,
@@ -1692,7 +1692,7 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * [method@Snodo.HttpTransport.close_async] lets streams finish. At least
    * 1; the default is 5000.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_WRITE_TIMEOUT] =
     g_param_spec_uint ("write-timeout", NULL, NULL,
@@ -1708,7 +1708,7 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * accepted. A request with any other `Origin` is answered 403; a request
    * without one is not refused for it.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_ALLOWED_ORIGINS] =
     g_param_spec_boxed ("allowed-origins", NULL, NULL,
@@ -1724,7 +1724,7 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * 404 and the client initializes again. 0 keeps sessions until DELETE or
    * close. The default is 1800.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_SESSION_IDLE_TIMEOUT] =
     g_param_spec_uint ("session-idle-timeout", NULL, NULL,
@@ -1739,7 +1739,7 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * end their sessions cannot grow the server without bound (the idle
    * timeout ends them in time). At least 1; the default is 1000.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_MAX_SESSIONS] =
     g_param_spec_uint ("max-sessions", NULL, NULL,
@@ -1774,7 +1774,7 @@ snodo_http_transport_init (SnodoHttpTransport *self)
  *
  * Returns: (transfer full): a new transport
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoHttpTransport *
 snodo_http_transport_new (SnodoServer *server)
@@ -1792,7 +1792,7 @@ snodo_http_transport_new (SnodoServer *server)
  *
  * Returns: (transfer none): the server
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoServer *
 snodo_http_transport_get_server (SnodoHttpTransport *self)
@@ -1809,7 +1809,7 @@ snodo_http_transport_get_server (SnodoHttpTransport *self)
  *
  * Returns: (transfer none): the executor
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoExecutor *
 snodo_http_transport_get_executor (SnodoHttpTransport *self)
@@ -1826,7 +1826,7 @@ snodo_http_transport_get_executor (SnodoHttpTransport *self)
  *
  * Returns: (transfer none): the path, such as `/mcp`
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_http_transport_get_path (SnodoHttpTransport *self)
@@ -1843,7 +1843,7 @@ snodo_http_transport_get_path (SnodoHttpTransport *self)
  *
  * Returns: the limit in bytes
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 snodo_http_transport_get_max_body_bytes (SnodoHttpTransport *self)
@@ -1860,7 +1860,7 @@ snodo_http_transport_get_max_body_bytes (SnodoHttpTransport *self)
  * Sets the largest request body accepted. It applies to requests that
  * arrive later.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_http_transport_set_max_body_bytes (SnodoHttpTransport *self,
@@ -1883,7 +1883,7 @@ snodo_http_transport_set_max_body_bytes (SnodoHttpTransport *self,
  *
  * Returns: the limit in milliseconds
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_http_transport_get_write_timeout (SnodoHttpTransport *self)
@@ -1900,7 +1900,7 @@ snodo_http_transport_get_write_timeout (SnodoHttpTransport *self)
  * Sets how long writing one message to a client may take. It applies from
  * the next write on.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_http_transport_set_write_timeout (SnodoHttpTransport *self,
@@ -1924,7 +1924,7 @@ snodo_http_transport_set_write_timeout (SnodoHttpTransport *self,
  * Returns: (transfer none) (nullable) (array zero-terminated=1): the
  *   origins, or %NULL for the loopback origins only
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char * const *
 snodo_http_transport_get_allowed_origins (SnodoHttpTransport *self)
@@ -1942,7 +1942,7 @@ snodo_http_transport_get_allowed_origins (SnodoHttpTransport *self)
  * Sets the `Origin` header values accepted; see
  * [property@Snodo.HttpTransport:allowed-origins].
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_http_transport_set_allowed_origins (SnodoHttpTransport *self,
@@ -1968,7 +1968,7 @@ snodo_http_transport_set_allowed_origins (SnodoHttpTransport *self,
  *
  * Returns: the limit in seconds, or 0 for none
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_http_transport_get_session_idle_timeout (SnodoHttpTransport *self)
@@ -1985,7 +1985,7 @@ snodo_http_transport_get_session_idle_timeout (SnodoHttpTransport *self)
  * Sets how long a session may stay idle; see
  * [property@Snodo.HttpTransport:session-idle-timeout].
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_http_transport_set_session_idle_timeout (SnodoHttpTransport *self,
@@ -2009,7 +2009,7 @@ snodo_http_transport_set_session_idle_timeout (SnodoHttpTransport *self,
  *
  * Returns: the limit
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_http_transport_get_max_sessions (SnodoHttpTransport *self)
@@ -2027,7 +2027,7 @@ snodo_http_transport_get_max_sessions (SnodoHttpTransport *self)
  * [property@Snodo.HttpTransport:max-sessions]. Sessions already there are
  * kept.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_http_transport_set_max_sessions (SnodoHttpTransport *self,
@@ -2055,7 +2055,7 @@ snodo_http_transport_set_max_sessions (SnodoHttpTransport *self,
  *
  * Returns: %TRUE if the transport listens
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_http_transport_listen_local (SnodoHttpTransport  *self,
@@ -2095,7 +2095,7 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
  *
  * Returns: the port, or 0 if the transport does not listen
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint16
 snodo_http_transport_get_port (SnodoHttpTransport *self)
@@ -2113,7 +2113,7 @@ snodo_http_transport_get_port (SnodoHttpTransport *self)
  * Returns: (transfer full) (nullable): the URI, or %NULL if the transport
  *   does not listen
  *
- * Since: 1.0
+ * Since: 0.1
  */
 char *
 snodo_http_transport_dup_uri (SnodoHttpTransport *self)
@@ -2138,7 +2138,7 @@ snodo_http_transport_dup_uri (SnodoHttpTransport *self)
  * after [property@Snodo.HttpTransport:write-timeout] is cancelled and its
  * connection closed. Then the transport stops listening.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_http_transport_close_async (SnodoHttpTransport  *self,
@@ -2214,7 +2214,7 @@ snodo_http_transport_close_async (SnodoHttpTransport  *self,
  *
  * Returns: %TRUE once closed; %FALSE only if the wait was cancelled
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_http_transport_close_finish (SnodoHttpTransport  *self,

@@ -43,7 +43,7 @@
  * }
  * ```
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 struct _SnodoInvocation
@@ -339,7 +339,7 @@ snodo_invocation_claim (SnodoInvocation *self)
  *
  * Returns: (transfer none): the method name
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_invocation_get_method (SnodoInvocation *self)
@@ -356,7 +356,7 @@ snodo_invocation_get_method (SnodoInvocation *self)
  *
  * Returns: (transfer none) (nullable): the name
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_invocation_get_name (SnodoInvocation *self)
@@ -374,7 +374,7 @@ snodo_invocation_get_name (SnodoInvocation *self)
  *
  * Returns: (transfer none): the parameters
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonNode *
 snodo_invocation_get_params (SnodoInvocation *self)
@@ -392,7 +392,7 @@ snodo_invocation_get_params (SnodoInvocation *self)
  *
  * Returns: (transfer none): the arguments
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonObject *
 snodo_invocation_get_arguments (SnodoInvocation *self)
@@ -417,7 +417,7 @@ snodo_invocation_get_arguments (SnodoInvocation *self)
  *
  * Returns: (transfer none): the cancellable
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GCancellable *
 snodo_invocation_get_cancellable (SnodoInvocation *self)
@@ -435,7 +435,7 @@ snodo_invocation_get_cancellable (SnodoInvocation *self)
  *
  * Returns: the protocol version
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoProtocolVersion
 snodo_invocation_get_protocol_version (SnodoInvocation *self)
@@ -452,7 +452,7 @@ snodo_invocation_get_protocol_version (SnodoInvocation *self)
  * Answers the request with @result. @result is not modified; it may be
  * sealed. Callable from any thread, once.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_invocation_return_result (SnodoInvocation *self,
@@ -517,7 +517,7 @@ snodo_invocation_return_result (SnodoInvocation *self,
  *
  * Returns: %TRUE if the request was answered
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_invocation_return_result_from_string (SnodoInvocation  *self,
@@ -571,7 +571,7 @@ snodo_text_result_new (const char *text,
  *
  * Answers a tool call with one text content block.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_invocation_return_text (SnodoInvocation *self,
@@ -594,7 +594,7 @@ snodo_invocation_return_text (SnodoInvocation *self,
  * Answers a tool call with a failed result: one text content block and
  * `isError: true`. A tool's failure is not a protocol error.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_invocation_return_tool_error (SnodoInvocation *self,
@@ -621,7 +621,7 @@ snodo_invocation_return_tool_error (SnodoInvocation *self,
  * tool call, becomes a failed tool result (`isError: true`) carrying its
  * message; for other requests, error -32603.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_invocation_return_gerror (SnodoInvocation *self,
@@ -691,7 +691,7 @@ snodo_invocation_return_gerror (SnodoInvocation *self,
  *
  * Like [method@Snodo.Invocation.return_gerror], from its parts.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_invocation_return_error_literal (SnodoInvocation *self,
@@ -753,7 +753,7 @@ progress_sent_cb (const GError *error,
  *
  * Returns: %TRUE if the report was sent
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_invocation_report_progress (SnodoInvocation *self,
@@ -840,7 +840,7 @@ snodo_invocation_get_log_threshold (SnodoInvocation *self)
  *
  * Returns: %TRUE if the message was sent
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_invocation_log (SnodoInvocation *self,
@@ -884,7 +884,7 @@ snodo_invocation_log (SnodoInvocation *self,
  *
  * Returns: %TRUE if the message was sent
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_invocation_log_text (SnodoInvocation *self,
@@ -911,7 +911,7 @@ snodo_invocation_log_text (SnodoInvocation *self,
  * Returns: (transfer full): the client's capabilities (an empty object if
  *   it declared none)
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonObject *
 snodo_invocation_dup_client_capabilities (SnodoInvocation *self)
@@ -1151,7 +1151,7 @@ snodo_invocation_queue_input (SnodoInvocation *self,
  * protocol version says (-32021 with the capability in 2026-07-28, a failed
  * tool result before).
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_invocation_request_input_async (SnodoInvocation     *self,
@@ -1242,7 +1242,7 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
  * Returns: (transfer full): the client's answer: an `ElicitResult`,
  *   `CreateMessageResult` or `ListRootsResult` object
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonNode *
 snodo_invocation_request_input_finish (SnodoInvocation  *self,
@@ -1295,7 +1295,7 @@ snodo_invocation_return_object (SnodoInvocation *self,
  * Returns: (transfer none) (nullable): the URI, or %NULL when the request
  *   has no `uri` string
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_invocation_get_uri (SnodoInvocation *self)
@@ -1322,7 +1322,7 @@ snodo_invocation_get_uri (SnodoInvocation *self)
  *
  * Returns: (transfer none): the variables
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonObject *
 snodo_invocation_get_variables (SnodoInvocation *self)
@@ -1377,7 +1377,7 @@ snodo_invocation_return_contents (SnodoInvocation *self,
  * several contents, build the result and use
  * [method@Snodo.Invocation.return_result].
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_invocation_return_resource_text (SnodoInvocation *self,
@@ -1403,7 +1403,7 @@ snodo_invocation_return_resource_text (SnodoInvocation *self,
  * Answers a `resources/read` request with one binary content, sent in
  * base64.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_invocation_return_resource_blob (SnodoInvocation *self,
@@ -1433,7 +1433,7 @@ snodo_invocation_return_resource_blob (SnodoInvocation *self,
  * “Resource not found: ” and the URI. Protocol versions that have no such
  * code get the one they use instead.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_invocation_return_resource_not_found (SnodoInvocation *self)
@@ -1456,7 +1456,7 @@ snodo_invocation_return_resource_not_found (SnodoInvocation *self)
  *
  * Answers a `prompts/get` request. @messages is not modified.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_invocation_return_prompt (SnodoInvocation *self,
@@ -1487,7 +1487,7 @@ snodo_invocation_return_prompt (SnodoInvocation *self,
  * when @values has more, the rest is left out and `hasMore` is set (and, if
  * @total is -1 and @has_more %FALSE, `total` is the length of @values).
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_invocation_return_completion (SnodoInvocation    *self,

@@ -30,7 +30,7 @@ G_BEGIN_DECLS
  * The severities of MCP log messages (those of RFC 5424), from the least to
  * the most severe.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef enum
 {

@@ -23,7 +23,7 @@
  * snodo_server_add_prompt (server, prompt, review_cb, NULL, NULL, NULL);
  * ```
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 struct _SnodoPrompt
@@ -155,7 +155,7 @@ snodo_prompt_class_init (SnodoPromptClass *klass)
    *
    * The prompt's name, unique within a server.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_NAME] =
     g_param_spec_string ("name", NULL, NULL, NULL,
@@ -166,7 +166,7 @@ snodo_prompt_class_init (SnodoPromptClass *klass)
    *
    * A human-readable name for the prompt, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_TITLE] =
     g_param_spec_string ("title", NULL, NULL, NULL,
@@ -177,7 +177,7 @@ snodo_prompt_class_init (SnodoPromptClass *klass)
    *
    * What the prompt is for, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_DESCRIPTION] =
     g_param_spec_string ("description", NULL, NULL, NULL,
@@ -192,7 +192,7 @@ snodo_prompt_class_init (SnodoPromptClass *klass)
    * `"dark"`), or %NULL. They are checked when the prompt is added to a
    * server, and sent from protocol version 2025-11-25 on.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_ICONS] =
     g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
@@ -218,7 +218,7 @@ snodo_prompt_init (SnodoPrompt *self)
  *
  * Returns: (transfer full): a new prompt
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoPrompt *
 snodo_prompt_new (const char *name,
@@ -240,7 +240,7 @@ snodo_prompt_new (const char *name,
  *
  * Returns: (transfer none): the name
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_prompt_get_name (SnodoPrompt *self)
@@ -257,7 +257,7 @@ snodo_prompt_get_name (SnodoPrompt *self)
  *
  * Returns: (transfer none) (nullable): the title
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_prompt_get_title (SnodoPrompt *self)
@@ -273,7 +273,7 @@ snodo_prompt_get_title (SnodoPrompt *self)
  *
  * Sets the prompt's human-readable title.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_prompt_set_title (SnodoPrompt *self,
@@ -293,7 +293,7 @@ snodo_prompt_set_title (SnodoPrompt *self,
  *
  * Returns: (transfer none) (nullable): the description
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_prompt_get_description (SnodoPrompt *self)
@@ -309,7 +309,7 @@ snodo_prompt_get_description (SnodoPrompt *self)
  *
  * Sets what the prompt is for.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_prompt_set_description (SnodoPrompt *self,
@@ -329,7 +329,7 @@ snodo_prompt_set_description (SnodoPrompt *self,
  *
  * Returns: (transfer none) (nullable): the icons, a sealed JSON array
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonNode *
 snodo_prompt_get_icons (SnodoPrompt *self)
@@ -346,7 +346,7 @@ snodo_prompt_get_icons (SnodoPrompt *self)
  * Sets the prompt's icons (see [property@Snodo.Prompt:icons]). A copy is
  * kept.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_prompt_set_icons (SnodoPrompt *self,
@@ -370,7 +370,7 @@ snodo_prompt_set_icons (SnodoPrompt *self,
  * they were added. A `prompts/get` request that lacks a required argument is
  * refused before the handler runs.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_prompt_add_argument (SnodoPrompt *self,
@@ -417,7 +417,7 @@ snodo_prompt_add_argument (SnodoPrompt *self,
  *
  * Returns: (transfer none): the arguments, a sealed JSON array
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonNode *
 snodo_prompt_get_arguments (SnodoPrompt *self)

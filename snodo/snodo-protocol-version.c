@@ -21,7 +21,7 @@ static const char * const version_strings[] = {
  * Returns: (nullable): the version string, or %NULL for
  *   %SNODO_PROTOCOL_VERSION_UNKNOWN
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_protocol_version_to_string (SnodoProtocolVersion version)
@@ -40,7 +40,7 @@ snodo_protocol_version_to_string (SnodoProtocolVersion version)
  *
  * Returns: the version, or %SNODO_PROTOCOL_VERSION_UNKNOWN
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoProtocolVersion
 snodo_protocol_version_from_string (const char *string)
@@ -62,7 +62,7 @@ snodo_protocol_version_from_string (const char *string)
  *
  * Returns: %TRUE for a stateless version
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_protocol_version_is_stateless (SnodoProtocolVersion version)

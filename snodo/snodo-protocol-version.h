@@ -22,7 +22,7 @@ G_BEGIN_DECLS
  *
  * The MCP protocol revisions Snodo serves. The values are ordered by date.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef enum
 {

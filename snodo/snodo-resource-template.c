@@ -33,7 +33,7 @@
  * snodo_server_add_resource_template (server, notes, read_notes_cb, NULL, NULL, NULL);
  * ```
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 struct _SnodoResourceTemplate
@@ -173,7 +173,7 @@ snodo_resource_template_class_init (SnodoResourceTemplateClass *klass)
    * `app://notes/{day}`. It is checked when the template is added to a
    * server.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_URI_TEMPLATE] =
     g_param_spec_string ("uri-template", NULL, NULL, NULL,
@@ -184,7 +184,7 @@ snodo_resource_template_class_init (SnodoResourceTemplateClass *klass)
    *
    * The name of the template's resources.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_NAME] =
     g_param_spec_string ("name", NULL, NULL, NULL,
@@ -195,7 +195,7 @@ snodo_resource_template_class_init (SnodoResourceTemplateClass *klass)
    *
    * A human-readable name for the template, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_TITLE] =
     g_param_spec_string ("title", NULL, NULL, NULL,
@@ -206,7 +206,7 @@ snodo_resource_template_class_init (SnodoResourceTemplateClass *klass)
    *
    * What the template's resources hold, for the model to read, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_DESCRIPTION] =
     g_param_spec_string ("description", NULL, NULL, NULL,
@@ -217,7 +217,7 @@ snodo_resource_template_class_init (SnodoResourceTemplateClass *klass)
    *
    * The MIME type of the template's resources, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_MIME_TYPE] =
     g_param_spec_string ("mime-type", NULL, NULL, NULL,
@@ -231,7 +231,7 @@ snodo_resource_template_class_init (SnodoResourceTemplateClass *klass)
    * `lastModified` (an ISO 8601 date and time). They are checked when the
    * template is added to a server.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_ANNOTATIONS] =
     g_param_spec_boxed ("annotations", NULL, NULL, JSON_TYPE_NODE,
@@ -246,7 +246,7 @@ snodo_resource_template_class_init (SnodoResourceTemplateClass *klass)
    * `"dark"`), or %NULL. They are checked when the template is added to a
    * server, and sent from protocol version 2025-11-25 on.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_ICONS] =
     g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
@@ -269,7 +269,7 @@ snodo_resource_template_init (SnodoResourceTemplate *self)
  *
  * Returns: (transfer full): a new resource template
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoResourceTemplate *
 snodo_resource_template_new (const char *uri_template,
@@ -292,7 +292,7 @@ snodo_resource_template_new (const char *uri_template,
  *
  * Returns: (transfer none): the URI template
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_resource_template_get_uri_template (SnodoResourceTemplate *self)
@@ -309,7 +309,7 @@ snodo_resource_template_get_uri_template (SnodoResourceTemplate *self)
  *
  * Returns: (transfer none): the name
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_resource_template_get_name (SnodoResourceTemplate *self)
@@ -326,7 +326,7 @@ snodo_resource_template_get_name (SnodoResourceTemplate *self)
  *
  * Returns: (transfer none) (nullable): the title
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_resource_template_get_title (SnodoResourceTemplate *self)
@@ -342,7 +342,7 @@ snodo_resource_template_get_title (SnodoResourceTemplate *self)
  *
  * Sets the template's human-readable title.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_resource_template_set_title (SnodoResourceTemplate *self,
@@ -362,7 +362,7 @@ snodo_resource_template_set_title (SnodoResourceTemplate *self,
  *
  * Returns: (transfer none) (nullable): the description
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_resource_template_get_description (SnodoResourceTemplate *self)
@@ -378,7 +378,7 @@ snodo_resource_template_get_description (SnodoResourceTemplate *self)
  *
  * Sets what the template's resources hold.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_resource_template_set_description (SnodoResourceTemplate *self,
@@ -398,7 +398,7 @@ snodo_resource_template_set_description (SnodoResourceTemplate *self,
  *
  * Returns: (transfer none) (nullable): the MIME type
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_resource_template_get_mime_type (SnodoResourceTemplate *self)
@@ -414,7 +414,7 @@ snodo_resource_template_get_mime_type (SnodoResourceTemplate *self)
  *
  * Sets the MIME type of the template's resources.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_resource_template_set_mime_type (SnodoResourceTemplate *self,
@@ -434,7 +434,7 @@ snodo_resource_template_set_mime_type (SnodoResourceTemplate *self,
  *
  * Returns: (transfer none) (nullable): the annotations, a sealed JSON object
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonNode *
 snodo_resource_template_get_annotations (SnodoResourceTemplate *self)
@@ -451,7 +451,7 @@ snodo_resource_template_get_annotations (SnodoResourceTemplate *self)
  * Sets the hints for the client (see [property@Snodo.ResourceTemplate:annotations]).
  * A copy is kept.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_resource_template_set_annotations (SnodoResourceTemplate *self,
@@ -472,7 +472,7 @@ snodo_resource_template_set_annotations (SnodoResourceTemplate *self,
  *
  * Returns: (transfer none) (nullable): the icons, a sealed JSON array
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonNode *
 snodo_resource_template_get_icons (SnodoResourceTemplate *self)
@@ -489,7 +489,7 @@ snodo_resource_template_get_icons (SnodoResourceTemplate *self)
  * Sets the template's icons (see [property@Snodo.ResourceTemplate:icons]). A copy is
  * kept.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_resource_template_set_icons (SnodoResourceTemplate *self,

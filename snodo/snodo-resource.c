@@ -24,7 +24,7 @@
  * snodo_server_add_resource (server, resource, read_notes_cb, NULL, NULL, NULL);
  * ```
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 struct _SnodoResource
@@ -172,7 +172,7 @@ snodo_resource_class_init (SnodoResourceClass *klass)
    * The resource's URI, unique within a server: an absolute URI such as
    * `file:///home/ada/notes.md` or `app://notes/today`.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_URI] =
     g_param_spec_string ("uri", NULL, NULL, NULL,
@@ -183,7 +183,7 @@ snodo_resource_class_init (SnodoResourceClass *klass)
    *
    * The resource's name.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_NAME] =
     g_param_spec_string ("name", NULL, NULL, NULL,
@@ -194,7 +194,7 @@ snodo_resource_class_init (SnodoResourceClass *klass)
    *
    * A human-readable name for the resource, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_TITLE] =
     g_param_spec_string ("title", NULL, NULL, NULL,
@@ -205,7 +205,7 @@ snodo_resource_class_init (SnodoResourceClass *klass)
    *
    * What the resource holds, for the model to read, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_DESCRIPTION] =
     g_param_spec_string ("description", NULL, NULL, NULL,
@@ -216,7 +216,7 @@ snodo_resource_class_init (SnodoResourceClass *klass)
    *
    * The MIME type of the resource's content, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_MIME_TYPE] =
     g_param_spec_string ("mime-type", NULL, NULL, NULL,
@@ -227,7 +227,7 @@ snodo_resource_class_init (SnodoResourceClass *klass)
    *
    * The size of the resource's content in bytes, or -1 when it is not known.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_SIZE] =
     g_param_spec_int64 ("size", NULL, NULL, -1, G_MAXINT64, -1,
@@ -241,7 +241,7 @@ snodo_resource_class_init (SnodoResourceClass *klass)
    * `lastModified` (an ISO 8601 date and time). They are checked when the
    * resource is added to a server.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_ANNOTATIONS] =
     g_param_spec_boxed ("annotations", NULL, NULL, JSON_TYPE_NODE,
@@ -256,7 +256,7 @@ snodo_resource_class_init (SnodoResourceClass *klass)
    * `"dark"`), or %NULL. They are checked when the resource is added to a
    * server, and sent from protocol version 2025-11-25 on.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_ICONS] =
     g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
@@ -280,7 +280,7 @@ snodo_resource_init (SnodoResource *self)
  *
  * Returns: (transfer full): a new resource
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoResource *
 snodo_resource_new (const char *uri,
@@ -303,7 +303,7 @@ snodo_resource_new (const char *uri,
  *
  * Returns: (transfer none): the URI
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_resource_get_uri (SnodoResource *self)
@@ -320,7 +320,7 @@ snodo_resource_get_uri (SnodoResource *self)
  *
  * Returns: (transfer none): the name
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_resource_get_name (SnodoResource *self)
@@ -337,7 +337,7 @@ snodo_resource_get_name (SnodoResource *self)
  *
  * Returns: (transfer none) (nullable): the title
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_resource_get_title (SnodoResource *self)
@@ -353,7 +353,7 @@ snodo_resource_get_title (SnodoResource *self)
  *
  * Sets the resource's human-readable title.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_resource_set_title (SnodoResource *self,
@@ -373,7 +373,7 @@ snodo_resource_set_title (SnodoResource *self,
  *
  * Returns: (transfer none) (nullable): the description
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_resource_get_description (SnodoResource *self)
@@ -389,7 +389,7 @@ snodo_resource_get_description (SnodoResource *self)
  *
  * Sets what the resource holds.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_resource_set_description (SnodoResource *self,
@@ -409,7 +409,7 @@ snodo_resource_set_description (SnodoResource *self,
  *
  * Returns: (transfer none) (nullable): the MIME type
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_resource_get_mime_type (SnodoResource *self)
@@ -425,7 +425,7 @@ snodo_resource_get_mime_type (SnodoResource *self)
  *
  * Sets the MIME type of the resource's content.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_resource_set_mime_type (SnodoResource *self,
@@ -445,7 +445,7 @@ snodo_resource_set_mime_type (SnodoResource *self,
  *
  * Returns: the size in bytes, or -1 when it is not known
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gint64
 snodo_resource_get_size (SnodoResource *self)
@@ -461,7 +461,7 @@ snodo_resource_get_size (SnodoResource *self)
  *
  * Sets the size of the resource's content.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_resource_set_size (SnodoResource *self,
@@ -484,7 +484,7 @@ snodo_resource_set_size (SnodoResource *self,
  *
  * Returns: (transfer none) (nullable): the annotations, a sealed JSON object
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonNode *
 snodo_resource_get_annotations (SnodoResource *self)
@@ -501,7 +501,7 @@ snodo_resource_get_annotations (SnodoResource *self)
  * Sets the hints for the client (see [property@Snodo.Resource:annotations]).
  * A copy is kept.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_resource_set_annotations (SnodoResource *self,
@@ -522,7 +522,7 @@ snodo_resource_set_annotations (SnodoResource *self,
  *
  * Returns: (transfer none) (nullable): the icons, a sealed JSON array
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonNode *
 snodo_resource_get_icons (SnodoResource *self)
@@ -539,7 +539,7 @@ snodo_resource_get_icons (SnodoResource *self)
  * Sets the resource's icons (see [property@Snodo.Resource:icons]). A copy is
  * kept.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_resource_set_icons (SnodoResource *self,

@@ -33,7 +33,7 @@
  * Returns: %TRUE if the resource was added; %FALSE if its URI is not an
  *   absolute URI or is taken, or its annotations or icons are not valid
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_server_add_resource (SnodoServer        *self,
@@ -65,7 +65,7 @@ snodo_server_add_resource (SnodoServer        *self,
  *
  * Returns: %TRUE if a resource of that URI was removed
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_server_remove_resource (SnodoServer *self,
@@ -103,7 +103,7 @@ snodo_server_remove_resource (SnodoServer *self,
  *   level-1 URI template or is taken, or its annotations or icons are not
  *   valid
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_server_add_resource_template (SnodoServer            *self,
@@ -135,7 +135,7 @@ snodo_server_add_resource_template (SnodoServer            *self,
  *
  * Returns: %TRUE if the template was removed
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_server_remove_resource_template (SnodoServer *self,
@@ -172,7 +172,7 @@ snodo_server_remove_resource_template (SnodoServer *self,
  * Returns: %TRUE if the prompt was added; %FALSE if its name is empty or
  *   taken, or its icons are not valid
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_server_add_prompt (SnodoServer      *self,
@@ -204,7 +204,7 @@ snodo_server_add_prompt (SnodoServer      *self,
  *
  * Returns: %TRUE if a prompt of that name was removed
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_server_remove_prompt (SnodoServer *self,
@@ -234,7 +234,7 @@ snodo_server_remove_prompt (SnodoServer *self,
  * `argument` or `context` are not of the right shape are refused with error
  * -32602 before it runs.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_server_set_completion_func (SnodoServer         *self,

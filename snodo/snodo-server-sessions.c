@@ -570,7 +570,7 @@ wants_uri (Subscription *subscription,
  * itself; call it when a tool's description changed in another way. Call
  * it on the server's main context.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_server_notify_tools_changed (SnodoServer *self)
@@ -586,7 +586,7 @@ snodo_server_notify_tools_changed (SnodoServer *self)
  * Tells clients that the list of prompts changed, like
  * [method@Snodo.Server.notify_tools_changed].
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_server_notify_prompts_changed (SnodoServer *self)
@@ -602,7 +602,7 @@ snodo_server_notify_prompts_changed (SnodoServer *self)
  * Tells clients that the list of resources changed, like
  * [method@Snodo.Server.notify_tools_changed].
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_server_notify_resources_changed (SnodoServer *self)
@@ -621,7 +621,7 @@ snodo_server_notify_resources_changed (SnodoServer *self)
  * `resources/subscribe`, and to 2026-07-28 subscriptions that listed it.
  * Call it on the server's main context.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_server_notify_resource_updated (SnodoServer *self,

@@ -35,7 +35,7 @@
  *
  * The registry is used from the main context the server was made in.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 typedef struct
@@ -735,7 +735,7 @@ snodo_server_class_init (SnodoServerClass *klass)
    *
    * The server's name, sent to clients in `serverInfo`.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_NAME] =
     g_param_spec_string ("name", NULL, NULL, "snodo",
@@ -746,7 +746,7 @@ snodo_server_class_init (SnodoServerClass *klass)
    *
    * The server's version, sent to clients in `serverInfo`.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_VERSION] =
     g_param_spec_string ("version", NULL, NULL, "0",
@@ -757,7 +757,7 @@ snodo_server_class_init (SnodoServerClass *klass)
    *
    * A human-readable name for the server, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_TITLE] =
     g_param_spec_string ("title", NULL, NULL, NULL,
@@ -768,7 +768,7 @@ snodo_server_class_init (SnodoServerClass *klass)
    *
    * How to use the server, for the model to read, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_INSTRUCTIONS] =
     g_param_spec_string ("instructions", NULL, NULL, NULL,
@@ -786,7 +786,7 @@ snodo_server_class_init (SnodoServerClass *klass)
    * treated as a server that never heard of it would: its `server/discover`
    * probe gets -32601, and the client falls back to `initialize`.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_PROTOCOL_VERSIONS] =
     g_param_spec_boxed ("protocol-versions", NULL, NULL, G_TYPE_STRV,
@@ -800,7 +800,7 @@ snodo_server_class_init (SnodoServerClass *klass)
    * always `private`). 0, the default, means at once stale: the server's
    * lists may change at any time.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_CACHE_TTL] =
     g_param_spec_uint ("cache-ttl", NULL, NULL, 0, G_MAXINT, 0,
@@ -814,7 +814,7 @@ snodo_server_class_init (SnodoServerClass *klass)
    * gives up and cancels it. At least 1; 60000 by default, as a person may
    * be answering.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_REQUEST_TIMEOUT] =
     g_param_spec_uint ("request-timeout", NULL, NULL, 1, G_MAXUINT, 60000,
@@ -864,7 +864,7 @@ snodo_server_get_connections (SnodoServer *self)
  *
  * Returns: (transfer full): a new server
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoServer *
 snodo_server_new (const char *name,
@@ -887,7 +887,7 @@ snodo_server_new (const char *name,
  *
  * Returns: (transfer none): the name
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_server_get_name (SnodoServer *self)
@@ -904,7 +904,7 @@ snodo_server_get_name (SnodoServer *self)
  *
  * Returns: (transfer none): the version
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_server_get_version (SnodoServer *self)
@@ -921,7 +921,7 @@ snodo_server_get_version (SnodoServer *self)
  *
  * Returns: (transfer none) (nullable): the title
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_server_get_title (SnodoServer *self)
@@ -937,7 +937,7 @@ snodo_server_get_title (SnodoServer *self)
  *
  * Sets the server's human-readable name.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_server_set_title (SnodoServer *self,
@@ -960,7 +960,7 @@ snodo_server_set_title (SnodoServer *self,
  *
  * Returns: (transfer none) (nullable): the instructions
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_server_get_instructions (SnodoServer *self)
@@ -976,7 +976,7 @@ snodo_server_get_instructions (SnodoServer *self)
  *
  * Sets the instructions sent to clients when they connect.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_server_set_instructions (SnodoServer *self,
@@ -1020,7 +1020,7 @@ tool_name_is_valid (const char *name)
  * Returns: %TRUE if the tool was added; %FALSE if its name is not valid or
  *   is taken
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_server_add_tool (SnodoServer    *self,
@@ -1084,7 +1084,7 @@ snodo_server_add_tool (SnodoServer    *self,
  *
  * Returns: %TRUE if a tool of that name was removed
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_server_remove_tool (SnodoServer *self,
@@ -1113,7 +1113,7 @@ snodo_server_remove_tool (SnodoServer *self,
  *
  * Returns: (transfer none) (nullable): the tool, or %NULL
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoTool *
 snodo_server_lookup_tool (SnodoServer *self,
@@ -1175,7 +1175,7 @@ snodo_server_get_request_state_key (SnodoServer *self)
  *
  * Returns: (transfer none) (array zero-terminated=1): the versions
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char * const *
 snodo_server_get_protocol_versions (SnodoServer *self)
@@ -1193,7 +1193,7 @@ snodo_server_get_protocol_versions (SnodoServer *self)
  * Sets the protocol versions the server serves. Connections already in
  * progress keep the version they negotiated.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_server_set_protocol_versions (SnodoServer        *self,
@@ -1228,7 +1228,7 @@ snodo_server_set_protocol_versions (SnodoServer        *self,
  *
  * Returns: the time in milliseconds
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_server_get_cache_ttl (SnodoServer *self)
@@ -1244,7 +1244,7 @@ snodo_server_get_cache_ttl (SnodoServer *self)
  *
  * Sets how long 2026-07-28 clients may reuse list and read results.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_server_set_cache_ttl (SnodoServer *self,
@@ -1267,7 +1267,7 @@ snodo_server_set_cache_ttl (SnodoServer *self,
  *
  * Returns: the time in milliseconds
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_server_get_request_timeout (SnodoServer *self)
@@ -1283,7 +1283,7 @@ snodo_server_get_request_timeout (SnodoServer *self)
  *
  * Sets how long the server waits for a client to answer its requests.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_server_set_request_timeout (SnodoServer *self,
@@ -1312,7 +1312,7 @@ snodo_server_set_request_timeout (SnodoServer *self,
  *
  * Returns: %TRUE if @secret was usable
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_server_set_request_state_secret (SnodoServer  *self,

@@ -25,7 +25,7 @@ G_BEGIN_DECLS
  * `snodo_invocation_return_*()` functions exactly once, now or later, from any
  * thread.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef void (*SnodoToolFunc) (SnodoInvocation *invocation,
                                gpointer         user_data);
@@ -109,7 +109,7 @@ SnodoTool   *snodo_server_lookup_tool      (SnodoServer    *self,
  * `snodo_invocation_return_*()` function, exactly once, now or later, from any
  * thread. It is called on the server's main context.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef void (*SnodoResourceFunc) (SnodoInvocation *invocation,
                                    gpointer         user_data);
@@ -126,7 +126,7 @@ typedef void (*SnodoResourceFunc) (SnodoInvocation *invocation,
  * `snodo_invocation_return_*()` function, exactly once, now or later, from any
  * thread. It is called on the server's main context.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef void (*SnodoPromptFunc) (SnodoInvocation *invocation,
                                  gpointer         user_data);
@@ -146,7 +146,7 @@ typedef void (*SnodoPromptFunc) (SnodoInvocation *invocation,
  * when the client gives them, are [method@Snodo.Invocation.get_arguments].
  * It is called on the server's main context.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef void (*SnodoCompletionFunc) (SnodoInvocation *invocation,
                                      gpointer         user_data);

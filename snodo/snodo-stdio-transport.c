@@ -101,7 +101,7 @@
  * The transport lives on the main context that is the thread-default one
  * when it is created; its signals are emitted there.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 #define READ_BUFFER_SIZE (64 * 1024)
@@ -936,7 +936,7 @@ snodo_stdio_transport_class_init (SnodoStdioTransportClass *klass)
    *
    * The server whose tools the transport serves.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_SERVER] =
     g_param_spec_object ("server", NULL, NULL,
@@ -949,7 +949,7 @@ snodo_stdio_transport_class_init (SnodoStdioTransportClass *klass)
    * The executor that admits the transport's work. When none is given at
    * construction, the transport makes one with the default limits.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_EXECUTOR] =
     g_param_spec_object ("executor", NULL, NULL,
@@ -961,7 +961,7 @@ snodo_stdio_transport_class_init (SnodoStdioTransportClass *klass)
    *
    * The stream messages are read from. The transport never closes it.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_INPUT_STREAM] =
     g_param_spec_object ("input-stream", NULL, NULL,
@@ -973,7 +973,7 @@ snodo_stdio_transport_class_init (SnodoStdioTransportClass *klass)
    *
    * The stream messages are written to. The transport never closes it.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_OUTPUT_STREAM] =
     g_param_spec_object ("output-stream", NULL, NULL,
@@ -987,7 +987,7 @@ snodo_stdio_transport_class_init (SnodoStdioTransportClass *klass)
    * takes longer ends the transport with %G_IO_ERROR_TIMED_OUT. At least 1;
    * the default is 5000.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_WRITE_TIMEOUT] =
     g_param_spec_uint ("write-timeout", NULL, NULL,
@@ -1001,7 +1001,7 @@ snodo_stdio_transport_class_init (SnodoStdioTransportClass *klass)
    * default, 2000000, matches the HTTP transport's body limit. A change
    * applies from the next line on.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_MAX_LINE_BYTES] =
     g_param_spec_uint64 ("max-line-bytes", NULL, NULL,
@@ -1018,7 +1018,7 @@ snodo_stdio_transport_class_init (SnodoStdioTransportClass *klass)
    * descriptor 1 is restored when the transport closes. %TRUE by default
    * there; ignored for other transports, and unsupported on Windows.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_PROTECT_STDOUT] =
     g_param_spec_boolean ("protect-stdout", NULL, NULL,
@@ -1033,7 +1033,7 @@ snodo_stdio_transport_class_init (SnodoStdioTransportClass *klass)
    * set, every later message is handed to the server with an
    * `mcp-protocol-version` header, as an HTTP request would carry it.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_PROTOCOL_VERSION] =
     g_param_spec_string ("protocol-version", NULL, NULL,
@@ -1054,7 +1054,7 @@ snodo_stdio_transport_class_init (SnodoStdioTransportClass *klass)
    * timed out or failed (then @error is %G_IO_ERROR_TIMED_OUT or the output
    * error, and nothing more is written).
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   signals[CLOSED] =
     g_signal_new ("closed",
@@ -1098,7 +1098,7 @@ snodo_stdio_transport_init (SnodoStdioTransport *self)
  *
  * Returns: (transfer full): a new transport
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoStdioTransport *
 snodo_stdio_transport_new (SnodoServer   *server,
@@ -1125,7 +1125,7 @@ snodo_stdio_transport_new (SnodoServer   *server,
  *
  * Returns: (transfer full): a new transport
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoStdioTransport *
 snodo_stdio_transport_new_for_stdio (SnodoServer *server)
@@ -1149,7 +1149,7 @@ snodo_stdio_transport_new_for_stdio (SnodoServer *server)
  *
  * Returns: (transfer none): the server
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoServer *
 snodo_stdio_transport_get_server (SnodoStdioTransport *self)
@@ -1166,7 +1166,7 @@ snodo_stdio_transport_get_server (SnodoStdioTransport *self)
  *
  * Returns: (transfer none): the executor
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoExecutor *
 snodo_stdio_transport_get_executor (SnodoStdioTransport *self)
@@ -1183,7 +1183,7 @@ snodo_stdio_transport_get_executor (SnodoStdioTransport *self)
  *
  * Returns: (transfer none): the input stream
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GInputStream *
 snodo_stdio_transport_get_input_stream (SnodoStdioTransport *self)
@@ -1200,7 +1200,7 @@ snodo_stdio_transport_get_input_stream (SnodoStdioTransport *self)
  *
  * Returns: (transfer none): the output stream
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GOutputStream *
 snodo_stdio_transport_get_output_stream (SnodoStdioTransport *self)
@@ -1217,7 +1217,7 @@ snodo_stdio_transport_get_output_stream (SnodoStdioTransport *self)
  *
  * Returns: the limit in milliseconds
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 snodo_stdio_transport_get_write_timeout (SnodoStdioTransport *self)
@@ -1234,7 +1234,7 @@ snodo_stdio_transport_get_write_timeout (SnodoStdioTransport *self)
  * Sets how long writing one message may take. It applies from the next
  * write on.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_stdio_transport_set_write_timeout (SnodoStdioTransport *self,
@@ -1257,7 +1257,7 @@ snodo_stdio_transport_set_write_timeout (SnodoStdioTransport *self,
  *
  * Returns: the limit in bytes, the newline included
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 snodo_stdio_transport_get_max_line_bytes (SnodoStdioTransport *self)
@@ -1273,7 +1273,7 @@ snodo_stdio_transport_get_max_line_bytes (SnodoStdioTransport *self)
  *
  * Sets the largest message accepted. It applies from the next line on.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_stdio_transport_set_max_line_bytes (SnodoStdioTransport *self,
@@ -1299,7 +1299,7 @@ snodo_stdio_transport_set_max_line_bytes (SnodoStdioTransport *self,
  *
  * Returns: %TRUE if stray writes to standard output go to standard error
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_stdio_transport_get_protect_stdout (SnodoStdioTransport *self)
@@ -1316,7 +1316,7 @@ snodo_stdio_transport_get_protect_stdout (SnodoStdioTransport *self)
  *
  * Returns: (nullable): the version, or %NULL if none was negotiated
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_stdio_transport_get_protocol_version (SnodoStdioTransport *self)
@@ -1332,7 +1332,7 @@ snodo_stdio_transport_get_protocol_version (SnodoStdioTransport *self)
  * Starts reading and serving. The transport keeps a reference on itself
  * until it has closed and its work has finished. Call it once.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_stdio_transport_start (SnodoStdioTransport *self)
@@ -1381,7 +1381,7 @@ snodo_stdio_transport_start (SnodoStdioTransport *self)
  *
  * Closing a transport that has already ended completes at once.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_stdio_transport_close_async (SnodoStdioTransport *self,
@@ -1450,7 +1450,7 @@ snodo_stdio_transport_close_async (SnodoStdioTransport *self,
  *
  * Returns: %TRUE once closed; %FALSE only if the wait was cancelled
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_stdio_transport_close_finish (SnodoStdioTransport  *self,

@@ -28,7 +28,7 @@
  * snodo_server_add_tool (server, tool, echo_cb, NULL, NULL, NULL);
  * ```
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 struct _SnodoTool
@@ -216,7 +216,7 @@ snodo_tool_class_init (SnodoToolClass *klass)
    * The tool's name, unique within a server: 1 to 128 characters of
    * `A-Z a-z 0-9 _ . -`, as MCP recommends.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_NAME] =
     g_param_spec_string ("name", NULL, NULL, NULL,
@@ -227,7 +227,7 @@ snodo_tool_class_init (SnodoToolClass *klass)
    *
    * A human-readable name for the tool, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_TITLE] =
     g_param_spec_string ("title", NULL, NULL, NULL,
@@ -238,7 +238,7 @@ snodo_tool_class_init (SnodoToolClass *klass)
    *
    * What the tool does, for the model to read, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_DESCRIPTION] =
     g_param_spec_string ("description", NULL, NULL, NULL,
@@ -257,7 +257,7 @@ snodo_tool_class_init (SnodoToolClass *klass)
    * answered with a failed tool result naming the place and the reason,
    * without calling the handler.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_INPUT_SCHEMA] =
     g_param_spec_boxed ("input-schema", NULL, NULL, JSON_TYPE_NODE,
@@ -268,7 +268,7 @@ snodo_tool_class_init (SnodoToolClass *klass)
    *
    * The JSON Schema of the tool's `structuredContent`, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_OUTPUT_SCHEMA] =
     g_param_spec_boxed ("output-schema", NULL, NULL, JSON_TYPE_NODE,
@@ -280,7 +280,7 @@ snodo_tool_class_init (SnodoToolClass *klass)
    * Hints about the tool's behaviour (`readOnlyHint`, `destructiveHint`,
    * `idempotentHint`, `openWorldHint`, `title`), as a JSON object, or %NULL.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_ANNOTATIONS] =
     g_param_spec_boxed ("annotations", NULL, NULL, JSON_TYPE_NODE,
@@ -293,7 +293,7 @@ snodo_tool_class_init (SnodoToolClass *klass)
    * "theme"?}` objects, or %NULL. Sent from protocol version 2025-11-25 on;
    * checked when the tool is added.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_ICONS] =
     g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
@@ -307,7 +307,7 @@ snodo_tool_class_init (SnodoToolClass *klass)
    * whose callbacks may run on any thread); handlers in Python or
    * JavaScript run on the main context and must not block. %FALSE by default.
    *
-   * Since: 1.0
+   * Since: 0.1
    */
   properties[PROP_RUN_IN_THREAD] =
     g_param_spec_boolean ("run-in-thread", NULL, NULL, FALSE,
@@ -336,7 +336,7 @@ snodo_tool_init (SnodoTool *self)
  *
  * Returns: (transfer full): a new tool
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoTool *
 snodo_tool_new (const char *name,
@@ -358,7 +358,7 @@ snodo_tool_new (const char *name,
  *
  * Returns: (transfer none): the name
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_tool_get_name (SnodoTool *self)
@@ -375,7 +375,7 @@ snodo_tool_get_name (SnodoTool *self)
  *
  * Returns: (transfer none) (nullable): the title
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_tool_get_title (SnodoTool *self)
@@ -391,7 +391,7 @@ snodo_tool_get_title (SnodoTool *self)
  *
  * Sets the tool's human-readable title.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_tool_set_title (SnodoTool  *self,
@@ -414,7 +414,7 @@ snodo_tool_set_title (SnodoTool  *self,
  *
  * Returns: (transfer none) (nullable): the description
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_tool_get_description (SnodoTool *self)
@@ -430,7 +430,7 @@ snodo_tool_get_description (SnodoTool *self)
  *
  * Sets what the tool does.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_tool_set_description (SnodoTool  *self,
@@ -453,7 +453,7 @@ snodo_tool_set_description (SnodoTool  *self,
  *
  * Returns: (transfer none): the schema, a sealed JSON object
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonNode *
 snodo_tool_get_input_schema (SnodoTool *self)
@@ -472,7 +472,7 @@ snodo_tool_get_input_schema (SnodoTool *self)
  *
  * Returns: %TRUE if @schema was usable
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_tool_set_input_schema (SnodoTool  *self,
@@ -499,7 +499,7 @@ snodo_tool_set_input_schema (SnodoTool  *self,
  *
  * Returns: %TRUE if @json was a usable schema
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_tool_set_input_schema_from_string (SnodoTool   *self,
@@ -525,7 +525,7 @@ snodo_tool_set_input_schema_from_string (SnodoTool   *self,
  *
  * Returns: (transfer none) (nullable): the schema, a sealed JSON object
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonNode *
 snodo_tool_get_output_schema (SnodoTool *self)
@@ -544,7 +544,7 @@ snodo_tool_get_output_schema (SnodoTool *self)
  *
  * Returns: %TRUE if @schema was usable
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_tool_set_output_schema (SnodoTool  *self,
@@ -570,7 +570,7 @@ snodo_tool_set_output_schema (SnodoTool  *self,
  *
  * Returns: (transfer none) (nullable): the annotations, a sealed JSON object
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonNode *
 snodo_tool_get_annotations (SnodoTool *self)
@@ -586,7 +586,7 @@ snodo_tool_get_annotations (SnodoTool *self)
  *
  * Sets the tool's behaviour hints. A copy is kept.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_tool_set_annotations (SnodoTool *self,
@@ -609,7 +609,7 @@ snodo_tool_set_annotations (SnodoTool *self,
  *
  * Returns: %TRUE if the handler may block
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_tool_get_run_in_thread (SnodoTool *self)
@@ -626,7 +626,7 @@ snodo_tool_get_run_in_thread (SnodoTool *self)
  * Sets whether the handler runs on one of the executor's worker threads,
  * where it may block. Only for C handlers.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_tool_set_run_in_thread (SnodoTool *self,
@@ -649,7 +649,7 @@ snodo_tool_set_run_in_thread (SnodoTool *self,
  *
  * Returns: (transfer none) (nullable): the icons, a sealed JSON array
  *
- * Since: 1.0
+ * Since: 0.1
  */
 JsonNode *
 snodo_tool_get_icons (SnodoTool *self)
@@ -665,7 +665,7 @@ snodo_tool_get_icons (SnodoTool *self)
  *
  * Sets the tool's icons. A copy is kept.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_tool_set_icons (SnodoTool *self,

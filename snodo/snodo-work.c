@@ -23,7 +23,7 @@
  * a timer or another thread) does not need a reference of its own to do so.
  * Take one with g_object_ref() to use the work after completing it.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 /* The instance struct is in snodo-work-private.h: the executor that owns
@@ -117,7 +117,7 @@ snodo_work_new (SnodoExecutor  *executor,
  *
  * Returns: (transfer none): the work's cancellable
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GCancellable *
 snodo_work_get_cancellable (SnodoWork *self)
@@ -136,7 +136,7 @@ snodo_work_get_cancellable (SnodoWork *self)
  *
  * Returns: (nullable): the key, or %NULL if the work has none
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const char *
 snodo_work_get_key (SnodoWork *self)
@@ -154,7 +154,7 @@ snodo_work_get_key (SnodoWork *self)
  *
  * Returns: the kind of the work
  *
- * Since: 1.0
+ * Since: 0.1
  */
 SnodoWorkKind
 snodo_work_get_kind (SnodoWork *self)
@@ -174,7 +174,7 @@ snodo_work_get_kind (SnodoWork *self)
  *
  * Returns: %TRUE if the work has been cancelled
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 snodo_work_is_cancelled (SnodoWork *self)
@@ -198,7 +198,7 @@ snodo_work_is_cancelled (SnodoWork *self)
  * [method@Snodo.Executor.submit] (in the thread that does this, with no
  * lock held) and starts queued work.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 snodo_work_complete (SnodoWork *self)

@@ -24,7 +24,7 @@ G_BEGIN_DECLS
  *
  * How a piece of work runs.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef enum
 {
