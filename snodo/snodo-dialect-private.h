@@ -38,6 +38,9 @@ typedef enum
   SNODO_METHOD_FLAGS_CACHEABLE = 1 << 1,
   /* The method may answer input_required (2026-07-28). */
   SNODO_METHOD_FLAGS_INPUT = 1 << 2,
+  /* An application's handler answers (the server's handler-timeout
+   * applies); tools/call decides by its tool. */
+  SNODO_METHOD_FLAGS_HANDLER = 1 << 3,
 } SnodoMethodFlags;
 
 /* The server capability a method needs; without it the method does not

@@ -1509,6 +1509,31 @@ snodo_executor_get_n_live_for_owner (SnodoExecutor *self,
   return ret;
 }
 
+/* How many live works of @owner have not been cancelled (by cancel(), by
+ * cancel_owner() or through their cancellable): the ones a transport that
+ * drains still waits for without a bound. */
+guint
+snodo_executor_get_n_uncancelled_for_owner (SnodoExecutor *self,
+                                            GObject       *owner)
+{
+  SnodoExecutorOwner *entry;
+  guint ret = 0;
+
+  g_mutex_lock (&self->lock);
+  entry = g_hash_table_lookup (self->owners, owner);
+  if (entry != NULL)
+    for (GList *l = entry->works.head; l != NULL; l = l->next)
+      {
+        SnodoWork *work = l->data;
+
+        if (!work->cancel_requested && !g_cancellable_is_cancelled (work->cancellable))
+          ret++;
+      }
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
 /**
  * snodo_executor_wait_owner_async:
  * @self: an executor

@@ -45,6 +45,9 @@ const char         *snodo_invocation_get_key         (SnodoInvocation    *self);
  * requestState and this request's inputResponses). */
 void                snodo_invocation_set_input_answers (SnodoInvocation  *self,
                                                         JsonObject       *answers);
+/* Arms the handler's deadline (0: none); before the handler runs. */
+void                snodo_invocation_start_deadline  (SnodoInvocation    *self,
+                                                      guint               timeout);
 /* Ends the invocation without an answer (a cancelled request). */
 void                snodo_invocation_drop            (SnodoInvocation    *self);
 

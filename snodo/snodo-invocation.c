@@ -76,8 +76,16 @@ struct _SnodoInvocation
   /* 2026-07-28: the answers to input requests made in earlier rounds. */
   JsonObject         *input_answers;
 
-  /* Set once by the first return (atomic). */
+  /* Who ended the invocation (atomic, set once): OPEN, ANSWERED by the
+   * handler, or ENDED by Snodo (a deadline, a release without an answer,
+   * an abandoned cancellation), after which a late answer is dropped
+   * quietly. */
   gint                returned;
+  /* The handler has been given the invocation (set before it runs). */
+  gboolean            dispatched;
+  /* The handler's deadline (handler-timeout), or NULL. Under lock. */
+  GSource            *deadline;
+  guint               deadline_ms;
 
   /* Progress: the token ("progressToken" in the request's _meta), the last
    * value sent, and how many notifications are not written yet (atomic),
@@ -94,6 +102,29 @@ struct _SnodoInvocation
    * for the -32021 data. Under lock. */
   JsonObject         *required_capabilities;
 };
+
+enum
+{
+  RETURNED_OPEN = 0,
+  RETURNED_ANSWERED = 1,
+  RETURNED_ENDED = 2,
+};
+
+/* Like g_return_if_fail() for the arguments of a return_*() function:
+ * the request still gets an answer (error -32603), and the reference the
+ * caller gave is taken, so that a wrong answer never leaves the request
+ * unanswered. */
+#define snodo_invocation_return_if_fail(self, expr)                              \
+  G_STMT_START {                                                                 \
+    if (G_LIKELY (expr)) { } else                                                \
+      {                                                                          \
+        g_return_if_fail_warning (G_LOG_DOMAIN, G_STRFUNC, #expr);               \
+        snodo_invocation_end ((self), _("Internal error: the handler answered "  \
+                                        "with invalid arguments"));              \
+        g_object_unref (self);                                                   \
+        return;                                                                  \
+      }                                                                          \
+  } G_STMT_END
 
 #define MAX_PROGRESS_IN_FLIGHT 16
 #define INPUT_STATE_TTL_US (G_USEC_PER_SEC * 60 * 30)
@@ -123,6 +154,35 @@ snodo_log_level_to_string (SnodoLogLevel level)
 
 G_DEFINE_FINAL_TYPE (SnodoInvocation, snodo_invocation, G_TYPE_OBJECT)
 
+static void snodo_invocation_end (SnodoInvocation *self,
+                                  const char      *message);
+
+/* The last reference outside Snodo is gone. An invocation whose handler let
+ * go of it without answering (a handler that raised, forgot, or failed a
+ * precondition) still gets its one answer, as GTask warns of a task that
+ * was never returned. */
+static void
+snodo_invocation_dispose (GObject *object)
+{
+  SnodoInvocation *self = SNODO_INVOCATION (object);
+
+  if (self->dispatched && g_atomic_int_get (&self->returned) == RETURNED_OPEN)
+    {
+      if (self->work != NULL && snodo_work_is_cancelled (self->work))
+        g_debug ("The handler of %s let go of a cancelled request", self->method);
+      else if (self->name != NULL)
+        g_warning ("The handler of %s “%s” released its invocation without answering it; "
+                   "answering with an internal error", self->method, self->name);
+      else
+        g_warning ("The handler of %s released its invocation without answering it; "
+                   "answering with an internal error", self->method);
+      /* Keeps the invocation alive until its answer is written. */
+      snodo_invocation_end (self, _("Internal error: the handler ended without answering"));
+    }
+
+  G_OBJECT_CLASS (snodo_invocation_parent_class)->dispose (object);
+}
+
 static void
 snodo_invocation_finalize (GObject *object)
 {
@@ -142,6 +202,7 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->progress_token, json_node_unref);
   g_clear_pointer (&self->required_capabilities, json_object_unref);
   g_clear_pointer (&self->pending_inputs, g_ptr_array_unref);
+  g_clear_pointer (&self->deadline, snodo_source_destroy_and_unref);
   g_mutex_clear (&self->lock);
   g_clear_object (&self->work);
 
@@ -153,6 +214,7 @@ snodo_invocation_class_init (SnodoInvocationClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  object_class->dispose = snodo_invocation_dispose;
   object_class->finalize = snodo_invocation_finalize;
 }
 
@@ -240,6 +302,7 @@ snodo_invocation_set_work (SnodoInvocation *self,
                            SnodoWork       *work)
 {
   g_set_object (&self->work, work);
+  self->dispatched = TRUE;
 }
 
 void
@@ -299,6 +362,19 @@ snodo_invocation_sent_cb (const GError *error,
     snodo_work_complete (self->work);
 }
 
+/* Takes the invocation's reference and sends @line, whatever the state
+ * of the work; completes the work once the line is written. */
+static void
+snodo_invocation_send (SnodoInvocation *self,
+                       GBytes          *line)
+{
+  /* The answer is decided: the client may reuse the id once it reads it,
+   * which can be before the helper reports the write. */
+  if (self->work != NULL)
+    snodo_executor_release_key (self->connection->executor, self->work);
+  snodo_connection_send_related (self->connection, self->key, line, snodo_invocation_sent_cb, self);
+}
+
 /* Takes the invocation's reference, sends @line unless the request was
  * cancelled, and completes the work once the line is written. */
 static void
@@ -312,23 +388,132 @@ snodo_invocation_finish (SnodoInvocation *self,
       g_object_unref (self);
       return;
     }
-
-  /* The answer is decided: the client may reuse the id once it reads it,
-   * which can be before the helper reports the write. */
-  if (self->work != NULL)
-    snodo_executor_release_key (self->connection->executor, self->work);
-  snodo_connection_send_related (self->connection, self->key, line, snodo_invocation_sent_cb, self);
+  snodo_invocation_send (self, line);
 }
 
+static void
+snodo_invocation_clear_deadline (SnodoInvocation *self)
+{
+  GSource *deadline;
+
+  g_mutex_lock (&self->lock);
+  deadline = g_steal_pointer (&self->deadline);
+  g_mutex_unlock (&self->lock);
+  if (deadline != NULL)
+    snodo_source_destroy_and_unref (deadline);
+}
+
+/* The handler answers. Takes the invocation's reference when the answer
+ * is refused because Snodo ended the request already (a late answer,
+ * dropped quietly); a second answer of the handler is a programming error,
+ * reported, and its reference is left alone. */
 static gboolean
 snodo_invocation_claim (SnodoInvocation *self)
 {
-  if (!g_atomic_int_compare_and_exchange (&self->returned, 0, 1))
+  if (!g_atomic_int_compare_and_exchange (&self->returned, RETURNED_OPEN, RETURNED_ANSWERED))
     {
-      g_critical ("The invocation of %s was answered twice", self->method);
+      if (g_atomic_int_get (&self->returned) == RETURNED_ENDED)
+        {
+          g_debug ("A late answer to %s was dropped", self->method);
+          g_object_unref (self);
+        }
+      else
+        g_critical ("The invocation of %s was answered twice", self->method);
       return FALSE;
     }
+  snodo_invocation_clear_deadline (self);
   return TRUE;
+}
+
+/* Snodo ends the request itself with error -32603 and @message (or, if it
+ * was cancelled, with no answer): the handler answered nothing in time, or
+ * let go of the invocation. A later answer of the handler is dropped. */
+static void
+snodo_invocation_end (SnodoInvocation *self,
+                      const char      *message)
+{
+  g_autoptr(GBytes) line = NULL;
+
+  if (!g_atomic_int_compare_and_exchange (&self->returned, RETURNED_OPEN, RETURNED_ENDED))
+    return;
+  snodo_invocation_clear_deadline (self);
+
+  g_object_ref (self);
+  line = snodo_dialect_encode_error (self->dialect, self->id, SNODO_RPC_ERROR_INTERNAL_ERROR, message, NULL);
+  snodo_invocation_finish (self, line);
+}
+
+/* Entry: on the connection's context, when the handler's deadline passed.
+ * The request gets its error answer first, then its cancellable fires. */
+static gboolean
+snodo_invocation_deadline_cb (gpointer user_data)
+{
+  g_autoptr(SnodoInvocation) self = g_weak_ref_get (user_data);
+  g_autofree char *message = NULL;
+  guint timeout;
+
+  if (self == NULL || g_atomic_int_get (&self->returned) != RETURNED_OPEN)
+    return G_SOURCE_REMOVE;
+
+  timeout = self->deadline_ms;
+  if (self->name != NULL)
+    message = g_strdup_printf (_("Internal error: the handler of %s “%s” did not answer within %u ms"),
+                               self->method, self->name, timeout);
+  else
+    message = g_strdup_printf (_("Internal error: the handler of %s did not answer within %u ms"),
+                               self->method, timeout);
+  g_warning ("%s", message);
+
+  if (g_atomic_int_compare_and_exchange (&self->returned, RETURNED_OPEN, RETURNED_ENDED))
+    {
+      g_autoptr(GBytes) line = NULL;
+      g_autoptr(GCancellable) cancellable = NULL;
+
+      g_mutex_lock (&self->lock);
+      g_clear_pointer (&self->deadline, g_source_unref);
+      g_mutex_unlock (&self->lock);
+
+      if (self->work != NULL)
+        cancellable = g_object_ref (snodo_work_get_cancellable (self->work));
+      line = snodo_dialect_encode_error (self->dialect, self->id, SNODO_RPC_ERROR_INTERNAL_ERROR, message, NULL);
+      snodo_invocation_send (g_object_ref (self), line);
+      if (cancellable != NULL)
+        g_cancellable_cancel (cancellable);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+weak_ref_free (gpointer data)
+{
+  g_weak_ref_clear (data);
+  g_free (data);
+}
+
+/* Arms the handler's deadline: @timeout milliseconds from now, on the
+ * connection's context. Called before the handler runs. */
+void
+snodo_invocation_start_deadline (SnodoInvocation *self,
+                                 guint            timeout)
+{
+  GWeakRef *weak;
+  GSource *source;
+
+  if (timeout == 0)
+    return;
+
+  weak = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (weak, self);
+  self->deadline_ms = timeout;
+  source = g_timeout_source_new (timeout);
+  g_source_set_static_name (source, "[snodo] handler deadline");
+  g_source_set_callback (source, snodo_invocation_deadline_cb, weak, weak_ref_free);
+
+  g_mutex_lock (&self->lock);
+  g_clear_pointer (&self->deadline, snodo_source_destroy_and_unref);
+  self->deadline = source;
+  g_source_attach (source, self->connection->context);
+  g_mutex_unlock (&self->lock);
 }
 
 /**
@@ -461,7 +646,7 @@ snodo_invocation_return_result (SnodoInvocation *self,
   g_autoptr(GBytes) line = NULL;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
-  g_return_if_fail (result != NULL && JSON_NODE_HOLDS_OBJECT (result));
+  snodo_invocation_return_if_fail (self, result != NULL && JSON_NODE_HOLDS_OBJECT (result));
 
   if (!snodo_invocation_claim (self))
     return;
@@ -512,10 +697,11 @@ snodo_invocation_return_result (SnodoInvocation *self,
  * @error: return location for an error
  *
  * Answers the request with the result object written as JSON, which is
- * convenient from C. If @json is not a JSON object, nothing is answered,
- * the invocation is kept, and @error is set: answer some other way.
+ * convenient from C. If @json is not a JSON object, @error is set and the
+ * request is answered with error -32603 all the same: it is never left
+ * without an answer.
  *
- * Returns: %TRUE if the request was answered
+ * Returns: %TRUE if the request was answered with @json
  *
  * Since: 0.1
  */
@@ -525,17 +711,27 @@ snodo_invocation_return_result_from_string (SnodoInvocation  *self,
                                             GError          **error)
 {
   g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) local_error = NULL;
 
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), FALSE);
-  g_return_val_if_fail (json != NULL, FALSE);
 
-  node = snodo_json_parse (json, strlen (json), error);
-  if (node == NULL)
-    return FALSE;
-  if (!JSON_NODE_HOLDS_OBJECT (node))
+  if (json == NULL)
     {
-      g_set_error_literal (error, SNODO_ERROR, SNODO_ERROR_FAILED,
-                           _("A result must be a JSON object"));
+      g_return_if_fail_warning (G_LOG_DOMAIN, G_STRFUNC, "json != NULL");
+      g_set_error_literal (&local_error, SNODO_ERROR, SNODO_ERROR_FAILED, _("A result must be a JSON object"));
+    }
+  else if ((node = snodo_json_parse (json, strlen (json), &local_error)) != NULL &&
+           !JSON_NODE_HOLDS_OBJECT (node))
+    g_set_error_literal (&local_error, SNODO_ERROR, SNODO_ERROR_FAILED, _("A result must be a JSON object"));
+
+  if (local_error != NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("Internal error: the handler answered with an invalid result: %s"),
+                                                  local_error->message);
+
+      snodo_invocation_end (self, message);
+      g_object_unref (self);
+      g_propagate_error (error, g_steal_pointer (&local_error));
       return FALSE;
     }
   snodo_invocation_return_result (self, node);
@@ -580,7 +776,7 @@ snodo_invocation_return_text (SnodoInvocation *self,
   g_autoptr(JsonNode) result = NULL;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
-  g_return_if_fail (text != NULL);
+  snodo_invocation_return_if_fail (self, text != NULL);
 
   result = snodo_text_result_new (text, FALSE);
   snodo_invocation_return_result (self, result);
@@ -603,7 +799,7 @@ snodo_invocation_return_tool_error (SnodoInvocation *self,
   g_autoptr(JsonNode) result = NULL;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
-  g_return_if_fail (message != NULL);
+  snodo_invocation_return_if_fail (self, message != NULL);
 
   result = snodo_text_result_new (message, TRUE);
   snodo_invocation_return_result (self, result);
@@ -630,7 +826,7 @@ snodo_invocation_return_gerror (SnodoInvocation *self,
   g_autoptr(GBytes) line = NULL;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
-  g_return_if_fail (error != NULL);
+  snodo_invocation_return_if_fail (self, error != NULL);
 
   /* The request was answered with input_required already. */
   if (g_error_matches (error, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED))
@@ -702,7 +898,7 @@ snodo_invocation_return_error_literal (SnodoInvocation *self,
   g_autoptr(GError) error = NULL;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
-  g_return_if_fail (message != NULL);
+  snodo_invocation_return_if_fail (self, message != NULL);
 
   error = g_error_new_literal (domain, code, message);
   snodo_invocation_return_gerror (self, error);
@@ -1386,8 +1582,8 @@ snodo_invocation_return_resource_text (SnodoInvocation *self,
                                        const char      *text)
 {
   g_return_if_fail (SNODO_IS_INVOCATION (self));
-  g_return_if_fail (uri != NULL || snodo_invocation_get_uri (self) != NULL);
-  g_return_if_fail (text != NULL);
+  snodo_invocation_return_if_fail (self, uri != NULL || snodo_invocation_get_uri (self) != NULL);
+  snodo_invocation_return_if_fail (self, text != NULL);
 
   snodo_invocation_return_contents (self, uri, mime_type, "text", text);
 }
@@ -1416,8 +1612,8 @@ snodo_invocation_return_resource_blob (SnodoInvocation *self,
   gsize size;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
-  g_return_if_fail (uri != NULL || snodo_invocation_get_uri (self) != NULL);
-  g_return_if_fail (blob != NULL);
+  snodo_invocation_return_if_fail (self, uri != NULL || snodo_invocation_get_uri (self) != NULL);
+  snodo_invocation_return_if_fail (self, blob != NULL);
 
   data = g_bytes_get_data (blob, &size);
   base64 = g_base64_encode (data, size);
@@ -1466,7 +1662,7 @@ snodo_invocation_return_prompt (SnodoInvocation *self,
   JsonObject *object;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
-  g_return_if_fail (messages != NULL && JSON_NODE_HOLDS_ARRAY (messages));
+  snodo_invocation_return_if_fail (self, messages != NULL && JSON_NODE_HOLDS_ARRAY (messages));
 
   object = json_object_new ();
   if (description != NULL)

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright 2026 The Snodo authors */
 
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <string.h>
+#ifdef HAVE_DLADDR
+# include <dlfcn.h>
+#endif
 
 #include "snodo-server.h"
 #include "snodo-invocation-private.h"
@@ -45,6 +49,8 @@ typedef struct
   SnodoToolFunc    func;
   gpointer         user_data;
   GDestroyNotify   destroy;
+  /* The handler is native code, which may run on a worker thread. */
+  gboolean         native;
 } ToolEntry;
 
 struct _SnodoServer
@@ -70,6 +76,7 @@ struct _SnodoServer
   GStrv         protocol_versions;
   guint         cache_ttl;
   guint         request_timeout;
+  guint         handler_timeout;
   /* Protects 2026-07-28 requestState; made at random unless the
    * application gives a secret. Owned. */
   SnodoRequestStateKey *request_state_key;
@@ -89,6 +96,7 @@ enum {
   PROP_PROTOCOL_VERSIONS,
   PROP_CACHE_TTL,
   PROP_REQUEST_TIMEOUT,
+  PROP_HANDLER_TIMEOUT,
   N_PROPS
 };
 
@@ -347,9 +355,12 @@ snodo_server_method_tools_list (SnodoServer     *self,
 
 typedef struct
 {
+  /* Given to the handler when it runs. */
   SnodoInvocation   *invocation;
   const SnodoMethod *method;
   ToolEntry         *tool;
+  /* The handler's deadline in milliseconds, or 0. */
+  guint              timeout;
 } Call;
 
 static void
@@ -366,14 +377,18 @@ snodo_server_run_cb (SnodoWork *work,
 {
   Call *call = user_data;
 
-  snodo_invocation_set_work (call->invocation, work);
+  SnodoInvocation *invocation = g_steal_pointer (&call->invocation);
 
-  /* The handler gets its own reference, which answering takes away. */
+  snodo_invocation_set_work (invocation, work);
+  snodo_invocation_start_deadline (invocation, call->timeout);
+
+  /* The handler gets the only reference, which answering takes away: once
+   * everything outside Snodo has let go of an invocation that was never
+   * answered, it answers with an error itself. */
   if (call->tool != NULL)
-    call->tool->func (g_object_ref (call->invocation), call->tool->user_data);
+    call->tool->func (invocation, call->tool->user_data);
   else
-    call->method->func (snodo_invocation_get_server (call->invocation),
-                        g_object_ref (call->invocation));
+    call->method->func (snodo_invocation_get_server (invocation), invocation);
 }
 
 /* Answers at once in the request's dialect, without admitted work. */
@@ -560,9 +575,15 @@ snodo_server_dispatch_request (SnodoServer     *self,
             return;
           }
       }
-      if (snodo_tool_get_run_in_thread (call->tool->tool))
+      /* run-in-thread set after the tool was added is ignored for a
+       * handler that cannot run on a thread. */
+      if (snodo_tool_get_run_in_thread (call->tool->tool) && call->tool->native)
         kind = SNODO_WORK_KIND_BLOCKING;
+      call->timeout = snodo_tool_get_handler_timeout (call->tool->tool) >= 0 ?
+                      (guint) snodo_tool_get_handler_timeout (call->tool->tool) : self->handler_timeout;
     }
+  else if (method->flags & SNODO_METHOD_FLAGS_HANDLER)
+    call->timeout = self->handler_timeout;
 
   if (!snodo_executor_submit (connection->executor, connection->owner, frame->key, kind, cost,
                               snodo_server_run_cb, call, (GDestroyNotify) call_free, &error))
@@ -678,6 +699,9 @@ snodo_server_get_property (GObject    *object,
     case PROP_REQUEST_TIMEOUT:
       g_value_set_uint (value, self->request_timeout);
       break;
+    case PROP_HANDLER_TIMEOUT:
+      g_value_set_uint (value, self->handler_timeout);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -715,6 +739,9 @@ snodo_server_set_property (GObject      *object,
       break;
     case PROP_REQUEST_TIMEOUT:
       snodo_server_set_request_timeout (self, g_value_get_uint (value));
+      break;
+    case PROP_HANDLER_TIMEOUT:
+      snodo_server_set_handler_timeout (self, g_value_get_uint (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -818,6 +845,24 @@ snodo_server_class_init (SnodoServerClass *klass)
    */
   properties[PROP_REQUEST_TIMEOUT] =
     g_param_spec_uint ("request-timeout", NULL, NULL, 1, G_MAXUINT, 60000,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoServer:handler-timeout: (getter get_handler_timeout) (setter set_handler_timeout)
+   *
+   * How long, in milliseconds, an application's handler (of a tool, a
+   * resource, a prompt or a completion) may take to answer, or 0 for no
+   * limit, the default. When the time is up, the client is answered with
+   * error -32603 saying so, the invocation's cancellable fires, and the
+   * handler's answer, if it comes later, is dropped quietly. The time
+   * includes any wait for the client's input (see
+   * [property@Snodo.Server:request-timeout]). A tool may set its own limit
+   * with [property@Snodo.Tool:handler-timeout].
+   *
+   * Since: 0.1
+   */
+  properties[PROP_HANDLER_TIMEOUT] =
+    g_param_spec_uint ("handler-timeout", NULL, NULL, 0, G_MAXINT, 0,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -1004,6 +1049,24 @@ tool_name_is_valid (const char *name)
   return TRUE;
 }
 
+/* Whether @func is a function of a loaded program or library, as a C
+ * handler is, rather than a closure that a language binding (PyGObject,
+ * GJS) made at run time through libffi: such a handler must run on the
+ * main context, never on a worker thread. */
+static gboolean
+handler_is_native (SnodoToolFunc func)
+{
+#ifdef HAVE_DLADDR
+  Dl_info info;
+
+  if (dladdr ((gpointer) func, &info) == 0 || info.dli_fname == NULL)
+    return FALSE;
+  if (strstr (info.dli_fname, "libffi") != NULL)
+    return FALSE;
+#endif
+  return TRUE;
+}
+
 /**
  * snodo_server_add_tool:
  * @self: a server
@@ -1061,6 +1124,16 @@ snodo_server_add_tool (SnodoServer    *self,
                    _("A tool named “%s” is already registered"), name);
       return FALSE;
     }
+  if (snodo_tool_get_run_in_thread (tool) && !handler_is_native (func))
+    {
+      if (destroy != NULL)
+        destroy (user_data);
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_FAILED,
+                   _("The tool “%s” runs in a thread, but its handler is not a C function: a handler "
+                     "written in Python or JavaScript must run on the main context (unset run-in-thread)"),
+                   name);
+      return FALSE;
+    }
 
   entry = g_new0 (ToolEntry, 1);
   g_atomic_ref_count_init (&entry->ref_count);
@@ -1068,6 +1141,7 @@ snodo_server_add_tool (SnodoServer    *self,
   entry->func = func;
   entry->user_data = user_data;
   entry->destroy = destroy;
+  entry->native = handler_is_native (func);
 
   g_hash_table_insert (self->tools, g_strdup (name), entry);
   g_ptr_array_add (self->tool_order, entry);
@@ -1296,6 +1370,48 @@ snodo_server_set_request_timeout (SnodoServer *self,
     return;
   self->request_timeout = request_timeout;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REQUEST_TIMEOUT]);
+}
+
+/**
+ * snodo_server_get_handler_timeout:
+ * @self: a server
+ *
+ * Gets how long a handler may take to answer; see
+ * [property@Snodo.Server:handler-timeout].
+ *
+ * Returns: the time in milliseconds, or 0 for no limit
+ *
+ * Since: 0.1
+ */
+guint
+snodo_server_get_handler_timeout (SnodoServer *self)
+{
+  g_return_val_if_fail (SNODO_IS_SERVER (self), 0);
+  return self->handler_timeout;
+}
+
+/**
+ * snodo_server_set_handler_timeout:
+ * @self: a server
+ * @handler_timeout: the time in milliseconds, or 0 for no limit
+ *
+ * Sets how long a handler may take to answer; see
+ * [property@Snodo.Server:handler-timeout]. It applies to requests that
+ * start after the change.
+ *
+ * Since: 0.1
+ */
+void
+snodo_server_set_handler_timeout (SnodoServer *self,
+                                  guint        handler_timeout)
+{
+  g_return_if_fail (SNODO_IS_SERVER (self));
+  g_return_if_fail (handler_timeout <= G_MAXINT);
+
+  if (self->handler_timeout == handler_timeout)
+    return;
+  self->handler_timeout = handler_timeout;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HANDLER_TIMEOUT]);
 }
 
 /**

@@ -68,6 +68,11 @@ SNODO_AVAILABLE_IN_ALL
 void         snodo_server_set_request_timeout (SnodoServer *self,
                                                guint        request_timeout);
 SNODO_AVAILABLE_IN_ALL
+guint        snodo_server_get_handler_timeout (SnodoServer *self);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_set_handler_timeout (SnodoServer *self,
+                                               guint        handler_timeout);
+SNODO_AVAILABLE_IN_ALL
 gboolean     snodo_server_set_request_state_secret (SnodoServer  *self,
                                                     GBytes       *secret,
                                                     GError      **error);

@@ -23,6 +23,7 @@
 
 #include "snodo-stdio-transport.h"
 #include "snodo-private.h"
+#include "snodo-work-private.h"
 
 /**
  * SnodoStdioTransport:
@@ -168,6 +169,9 @@ struct _SnodoStdioTransport
   GPtrArray       *in_flight;
   /* Fires write-timeout ms after the line in flight was started. */
   GSource         *write_timeout_source;
+  /* While draining with only cancelled work left: fires write-timeout ms
+   * later, when that work is abandoned. */
+  GSource         *abandon_source;
 
   guint            write_timeout;
   guint64          max_line_bytes;
@@ -348,6 +352,7 @@ snodo_stdio_transport_emit_closed (SnodoStdioTransport *self,
   self->closed_emitted = TRUE;
 
   g_object_ref (self);
+  g_clear_pointer (&self->abandon_source, snodo_source_destroy_and_unref);
 
   g_cancellable_cancel (self->read_cancellable);
   snodo_connection_detach (self->connection);
@@ -633,6 +638,34 @@ snodo_stdio_transport_line_cb (SnodoLineFramerEvent  event,
     }
 }
 
+static gboolean
+snodo_stdio_transport_abandon_cb (gpointer user_data)
+{
+  SnodoStdioTransport *self = user_data;
+  guint n_live;
+
+  g_clear_pointer (&self->abandon_source, g_source_unref);
+  if (self->state != STATE_DRAINING || self->in_flight != NULL || !g_queue_is_empty (&self->pending))
+    return G_SOURCE_REMOVE;
+
+  n_live = snodo_executor_get_n_live_for_owner (self->executor, G_OBJECT (self));
+  if (n_live > 0 && snodo_executor_get_n_uncancelled_for_owner (self->executor, G_OBJECT (self)) == 0)
+    {
+      g_warning (g_dngettext (GETTEXT_PACKAGE,
+                              "%u cancelled request did not end within %u ms of the end of input; "
+                              "closing without it",
+                              "%u cancelled requests did not end within %u ms of the end of input; "
+                              "closing without them", n_live),
+                 n_live, self->write_timeout);
+      self->state = STATE_CLOSED;
+      snodo_stdio_transport_emit_closed (self, self->input_error);
+    }
+  else
+    snodo_stdio_transport_check_done (self);
+
+  return G_SOURCE_REMOVE;
+}
+
 /* Entry: DRAINING, CLOSING or any. Closes once nothing is left to do. */
 static void
 snodo_stdio_transport_check_done (SnodoStdioTransport *self)
@@ -642,7 +675,21 @@ snodo_stdio_transport_check_done (SnodoStdioTransport *self)
       if (self->in_flight != NULL || !g_queue_is_empty (&self->pending))
         return;
       if (snodo_executor_get_n_live_for_owner (self->executor, G_OBJECT (self)) > 0)
-        return;
+        {
+          /* Work that was cancelled (by the client, by its deadline) and
+           * does not end is waited for write-timeout ms, no longer: the
+           * end of input never waits for ever on a handler that ignores
+           * its cancellable. */
+          if (self->abandon_source == NULL &&
+              snodo_executor_get_n_uncancelled_for_owner (self->executor, G_OBJECT (self)) == 0)
+            {
+              self->abandon_source = g_timeout_source_new (self->write_timeout);
+              g_source_set_static_name (self->abandon_source, "[snodo] abandon cancelled work");
+              g_source_set_callback (self->abandon_source, snodo_stdio_transport_abandon_cb, self, NULL);
+              g_source_attach (self->abandon_source, self->context);
+            }
+          return;
+        }
       if (snodo_connection_get_n_in_transit (self->connection) > 0)
         return;
 
@@ -811,6 +858,7 @@ snodo_stdio_transport_finalize (GObject *object)
     pending_send_finish (send, self->error);
 
   g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->abandon_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->writer, snodo_writer_abandon);
   g_clear_pointer (&self->connection, snodo_connection_unref);
   g_clear_pointer (&self->framer, snodo_line_framer_free);

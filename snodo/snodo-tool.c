@@ -45,6 +45,7 @@ struct _SnodoTool
   /* A sealed JSON array, or NULL. */
   JsonNode *icons;
   gboolean  run_in_thread;
+  int       handler_timeout;
 };
 
 G_DEFINE_FINAL_TYPE (SnodoTool, snodo_tool, G_TYPE_OBJECT)
@@ -59,6 +60,7 @@ enum {
   PROP_ANNOTATIONS,
   PROP_ICONS,
   PROP_RUN_IN_THREAD,
+  PROP_HANDLER_TIMEOUT,
   N_PROPS
 };
 
@@ -153,6 +155,9 @@ snodo_tool_get_property (GObject    *object,
     case PROP_RUN_IN_THREAD:
       g_value_set_boolean (value, self->run_in_thread);
       break;
+    case PROP_HANDLER_TIMEOUT:
+      g_value_set_int (value, self->handler_timeout);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -195,6 +200,9 @@ snodo_tool_set_property (GObject      *object,
       break;
     case PROP_RUN_IN_THREAD:
       snodo_tool_set_run_in_thread (self, g_value_get_boolean (value));
+      break;
+    case PROP_HANDLER_TIMEOUT:
+      snodo_tool_set_handler_timeout (self, g_value_get_int (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -313,6 +321,21 @@ snodo_tool_class_init (SnodoToolClass *klass)
     g_param_spec_boolean ("run-in-thread", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * SnodoTool:handler-timeout: (getter get_handler_timeout) (setter set_handler_timeout)
+   *
+   * How long, in milliseconds, the tool's handler may take to answer a
+   * call: 0 for no limit, or -1, the default, for the server's
+   * [property@Snodo.Server:handler-timeout]. When the time is up, the
+   * client gets error -32603, the invocation's cancellable fires and a late
+   * answer is dropped quietly.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_HANDLER_TIMEOUT] =
+    g_param_spec_int ("handler-timeout", NULL, NULL, -1, G_MAXINT, -1,
+                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -321,6 +344,7 @@ snodo_tool_init (SnodoTool *self)
 {
   JsonObject *schema = json_object_new ();
 
+  self->handler_timeout = -1;
   json_object_set_string_member (schema, "type", "object");
   self->input_schema = json_node_new (JSON_NODE_OBJECT);
   json_node_take_object (self->input_schema, schema);
@@ -678,4 +702,48 @@ snodo_tool_set_icons (SnodoTool *self,
   if (icons != NULL)
     self->icons = sealed_copy (icons);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ICONS]);
+}
+
+/**
+ * snodo_tool_get_handler_timeout:
+ * @self: a tool
+ *
+ * Gets how long the tool's handler may take; see
+ * [property@Snodo.Tool:handler-timeout].
+ *
+ * Returns: the time in milliseconds, 0 for no limit, or -1 for the
+ *   server's limit
+ *
+ * Since: 0.1
+ */
+int
+snodo_tool_get_handler_timeout (SnodoTool *self)
+{
+  g_return_val_if_fail (SNODO_IS_TOOL (self), -1);
+  return self->handler_timeout;
+}
+
+/**
+ * snodo_tool_set_handler_timeout:
+ * @self: a tool
+ * @handler_timeout: the time in milliseconds, 0 for no limit, or -1 for
+ *   the server's limit
+ *
+ * Sets how long the tool's handler may take; see
+ * [property@Snodo.Tool:handler-timeout]. It applies to calls that start
+ * after the change.
+ *
+ * Since: 0.1
+ */
+void
+snodo_tool_set_handler_timeout (SnodoTool *self,
+                                int        handler_timeout)
+{
+  g_return_if_fail (SNODO_IS_TOOL (self));
+  g_return_if_fail (handler_timeout >= -1);
+
+  if (self->handler_timeout == handler_timeout)
+    return;
+  self->handler_timeout = handler_timeout;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HANDLER_TIMEOUT]);
 }

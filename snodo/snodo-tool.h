@@ -65,5 +65,10 @@ gboolean    snodo_tool_get_run_in_thread            (SnodoTool   *self);
 SNODO_AVAILABLE_IN_ALL
 void        snodo_tool_set_run_in_thread            (SnodoTool   *self,
                                                      gboolean     run_in_thread);
+SNODO_AVAILABLE_IN_ALL
+int         snodo_tool_get_handler_timeout          (SnodoTool   *self);
+SNODO_AVAILABLE_IN_ALL
+void        snodo_tool_set_handler_timeout          (SnodoTool   *self,
+                                                     int          handler_timeout);
 
 G_END_DECLS

@@ -97,6 +97,10 @@ SnodoWork *snodo_work_new                (SnodoExecutor  *executor,
  * once per work, from any thread, while the work is running. */
 void       snodo_executor_complete_work  (SnodoExecutor  *self,
                                           SnodoWork      *work);
+/* Implemented in snodo-executor.c: the live works of @owner that were not
+ * cancelled. */
+guint      snodo_executor_get_n_uncancelled_for_owner (SnodoExecutor *self,
+                                                       GObject       *owner);
 void       snodo_executor_release_key    (SnodoExecutor  *self,
                                           SnodoWork      *work);
 
