@@ -38,6 +38,9 @@
  *                          as text ("2025-06-18", "2025-11-25" or
  *                          "2026-07-28")
  *
+ * A tool that has not answered within --handler-timeout (120000 ms by
+ * default; 0 for no limit) is answered with error -32603 and cancelled.
+ *
  * It exits 0 after the end of input once every answer is written, or after
  * SIGINT/SIGTERM; and 1, with one line on standard error, when the output
  * fails or a write takes longer than --write-timeout.
@@ -768,6 +771,9 @@ command_line_cb (GApplication            *app,
   guint64 max_line_bytes = 2000000;
   guint64 value;
   guint64 request_timeout = 60000;
+  /* Longer than request-timeout, so that a question to the user times out
+   * first, and short enough that a stuck handler is noticed. */
+  guint64 handler_timeout = 120000;
   const char *versions_text = NULL;
   g_auto(GStrv) versions = NULL;
   gint32 max_running = -1;
@@ -790,7 +796,8 @@ command_line_cb (GApplication            *app,
         return 2;
       max_queued = (gint32) value;
     }
-  if (!demo_get_number (command_line, options, "request-timeout", 1, G_MAXUINT, &request_timeout))
+  if (!demo_get_number (command_line, options, "request-timeout", 1, G_MAXUINT, &request_timeout) ||
+      !demo_get_number (command_line, options, "handler-timeout", 0, G_MAXINT, &handler_timeout))
     return 2;
   if (g_variant_dict_lookup (options, "protocol-versions", "&s", &versions_text))
     {
@@ -812,6 +819,7 @@ command_line_cb (GApplication            *app,
 
   server = demo_server_new ();
   snodo_server_set_request_timeout (server, (guint) request_timeout);
+  snodo_server_set_handler_timeout (server, (guint) handler_timeout);
   if (versions != NULL)
     snodo_server_set_protocol_versions (server, (const char * const *) versions);
 #if SNODO_HAS_HTTP_TRANSPORT
@@ -860,6 +868,8 @@ main (int   argc,
       "How many requests may run at once (default 1024)", "N" },
     { "max-queued", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How many requests may wait for a slot (default 256)", "N" },
+    { "handler-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "How long a tool may take to answer, in milliseconds, or 0 for no limit (default 120000)", "MS" },
 #if SNODO_HAS_HTTP_TRANSPORT
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How long to wait for the client to answer a request of the server, in milliseconds (default 60000)", "MS" },

@@ -485,6 +485,28 @@ test_cancel (void)
 }
 
 static void
+test_handler_timeout (void)
+{
+  TestProcess *demo = spawn_demo ("--handler-timeout", "200", NULL);
+  g_autoptr(JsonNode) slept = NULL;
+  g_autoptr(JsonNode) quick = NULL;
+
+  g_test_summary ("--handler-timeout: a sleep longer than the limit is answered -32603 and cancelled");
+
+  test_process_initialize (demo, "2025-11-25");
+  slept = call (demo, 1, "sleep", "{\"ms\":3000}");
+  g_assert_nonnull (slept);
+  g_assert_cmpint (test_message_get_error_code (slept), ==, -32603);
+  quick = call (demo, 2, "sleep", "{\"ms\":10}");
+  g_assert_nonnull (quick);
+  g_assert_cmpstr (test_message_get_text (quick), ==, "slept 10");
+  test_process_close_stdin (demo);
+  g_assert_null (test_process_read (demo, ANSWER_TIMEOUT));
+  g_assert_cmpint (test_process_wait (demo, ANSWER_TIMEOUT), ==, 0);
+  test_process_free (demo);
+}
+
+static void
 test_overload (void)
 {
   TestProcess *demo = spawn_demo ("--max-running=1", "--max-queued=1", NULL);
@@ -669,6 +691,7 @@ main (int   argc,
   g_test_add_func ("/snodo/demo/eof-drain", test_eof_drain);
   g_test_add_func ("/snodo/demo/cancel", test_cancel);
   g_test_add_func ("/snodo/demo/overload", test_overload);
+  g_test_add_func ("/snodo/demo/handler-timeout", test_handler_timeout);
   g_test_add_func ("/snodo/demo/options", test_options);
   g_test_add_func ("/snodo/demo/write-timeout", test_write_timeout);
   g_test_add_func ("/snodo/demo/output-closed", test_output_closed);
