@@ -7,12 +7,15 @@
  *   greet {name: string}  the text "Hello, <name>!"
  *   about {}              one line about this server
  *
- * Run it and type (or pipe) JSON-RPC lines; it exits 0 at the end of input,
- * once every answer is written:
+ * Run it and type (or pipe) JSON-RPC lines, one message per line; it exits
+ * 0 at the end of input, once every answer is written. A 2026-07-28 request
+ * needs no initialize:
  *
- *   printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/call",
- *     "params":{"name":"greet","arguments":{"name":"Ada"},
- *     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}' | ./hello
+ *   echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet",
+ *     "arguments":{"name":"Ada"},"_meta":{"io.modelcontextprotocol/protocolVersion":
+ *     "2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}' | ./hello
+ *
+ * (as one line).
  */
 
 #include <signal.h>
