@@ -53,6 +53,24 @@ typedef struct
   int                 status;
 } Notes;
 
+/* The arguments of the tools, as JSON Schemas. */
+static const char append_text_schema[] =
+  "{"
+  "  \"type\": \"object\","
+  "  \"properties\": {\"text\": {\"type\": \"string\"}},"
+  "  \"required\": [\"text\"]"
+  "}";
+
+static const char replace_text_schema[] =
+  "{"
+  "  \"type\": \"object\","
+  "  \"properties\": {"
+  "    \"search\": {\"type\": \"string\", \"minLength\": 1},"
+  "    \"replacement\": {\"type\": \"string\"}"
+  "  },"
+  "  \"required\": [\"search\", \"replacement\"]"
+  "}";
+
 static const char welcome_text[] =
   "Welcome to Notes.\n"
   "\n"
@@ -165,7 +183,8 @@ notes_replace_text_cb (SnodoInvocation *invocation,
       snodo_invocation_return_tool_error (invocation, answer);
       return;
     }
-  answer = g_strdup_printf (count == 1 ? "Replaced %u occurrence" : "Replaced %u occurrences", count);
+  answer = g_strdup_printf (count == 1 ? "Replaced %u occurrence" : "Replaced %u occurrences",
+                            count);
   snodo_invocation_return_text (invocation, answer);
 }
 
@@ -173,30 +192,24 @@ static void
 notes_add_to_server (Notes *notes)
 {
   g_autoptr(SnodoResource) document = snodo_resource_new (DOCUMENT_URI, "document");
-  g_autoptr(SnodoTool) append = snodo_tool_new ("append_text", "Adds text at the end of the document");
-  g_autoptr(SnodoTool) replace = snodo_tool_new ("replace_text",
-                                                 "Replaces every occurrence of a text in the document");
+  g_autoptr(SnodoTool) append = NULL;
+  g_autoptr(SnodoTool) replace = NULL;
   g_autoptr(GError) error = NULL;
 
   snodo_resource_set_title (document, "The document of Notes");
   snodo_resource_set_mime_type (document, "text/plain");
-  if (!snodo_server_add_resource (notes->server, document, notes_read_document_cb, notes, NULL, &error))
+  if (!snodo_server_add_resource (notes->server, document, notes_read_document_cb, notes, NULL,
+                                  &error))
     g_error ("%s: %s", DOCUMENT_URI, error->message);
 
-  if (!snodo_tool_set_input_schema_from_string (append,
-                                                "{\"type\": \"object\","
-                                                " \"properties\": {\"text\": {\"type\": \"string\"}},"
-                                                " \"required\": [\"text\"]}",
-                                                &error) ||
+  append = snodo_tool_new ("append_text", "Adds text at the end of the document");
+  replace = snodo_tool_new ("replace_text", "Replaces every occurrence of a text in the document");
+
+  if (!snodo_tool_set_input_schema_from_string (append, append_text_schema, &error) ||
       !snodo_server_add_tool (notes->server, append, notes_append_text_cb, notes, NULL, &error))
     g_error ("append_text: %s", error->message);
 
-  if (!snodo_tool_set_input_schema_from_string (replace,
-                                                "{\"type\": \"object\","
-                                                " \"properties\": {\"search\": {\"type\": \"string\", \"minLength\": 1},"
-                                                "                  \"replacement\": {\"type\": \"string\"}},"
-                                                " \"required\": [\"search\", \"replacement\"]}",
-                                                &error) ||
+  if (!snodo_tool_set_input_schema_from_string (replace, replace_text_schema, &error) ||
       !snodo_server_add_tool (notes->server, replace, notes_replace_text_cb, notes, NULL, &error))
     g_error ("replace_text: %s", error->message);
 }
@@ -343,7 +356,8 @@ notes_activate_cb (GApplication *app,
   gtk_box_append (GTK_BOX (box), scrolled);
 
   uri = snodo_http_transport_dup_uri (notes->transport);
-  status = g_strdup_printf ("MCP: %s · resource %s · tools append_text, replace_text", uri, DOCUMENT_URI);
+  status = g_strdup_printf ("MCP: %s · resource %s · tools append_text, replace_text",
+                            uri, DOCUMENT_URI);
   label = gtk_label_new (status);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
@@ -372,10 +386,12 @@ main (int   argc,
   /* Each instance serves its own document on its own port: not unique. */
   app = gtk_application_new ("org.snodo.examples.Notes", G_APPLICATION_NON_UNIQUE);
   notes.app = app;
-  g_application_add_main_option (G_APPLICATION (app), "port", 'p', G_OPTION_FLAG_NONE, G_OPTION_ARG_INT,
-                                 "The port to serve MCP on, on 127.0.0.1 (default 0: any free port)",
+  g_application_add_main_option (G_APPLICATION (app), "port", 'p', G_OPTION_FLAG_NONE,
+                                 G_OPTION_ARG_INT,
+                                 "The port to serve MCP on at 127.0.0.1 (default 0: any free port)",
                                  "PORT");
-  g_signal_connect (app, "handle-local-options", G_CALLBACK (notes_handle_local_options_cb), &notes);
+  g_signal_connect (app, "handle-local-options",
+                    G_CALLBACK (notes_handle_local_options_cb), &notes);
   g_signal_connect (app, "startup", G_CALLBACK (notes_startup_cb), &notes);
   g_signal_connect (app, "activate", G_CALLBACK (notes_activate_cb), &notes);
 

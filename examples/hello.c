@@ -22,6 +22,16 @@
 
 #include <snodo/snodo.h>
 
+/* The arguments greet takes, as a JSON Schema. */
+static const char greet_schema[] =
+  "{"
+  "  \"type\": \"object\","
+  "  \"properties\": {"
+  "    \"name\": {\"type\": \"string\", \"description\": \"Who to greet\"}"
+  "  },"
+  "  \"required\": [\"name\"]"
+  "}";
+
 typedef struct
 {
   GMainLoop *loop;
@@ -71,12 +81,7 @@ hello_server_new (void)
   g_autoptr(SnodoTool) about = snodo_tool_new ("about", "Says what this server is");
   g_autoptr(GError) error = NULL;
 
-  if (!snodo_tool_set_input_schema_from_string (greet,
-                                                "{\"type\": \"object\","
-                                                " \"properties\": {\"name\": {\"type\": \"string\","
-                                                "                             \"description\": \"Who to greet\"}},"
-                                                " \"required\": [\"name\"]}",
-                                                &error) ||
+  if (!snodo_tool_set_input_schema_from_string (greet, greet_schema, &error) ||
       !snodo_server_add_tool (server, greet, greet_cb, NULL, NULL, &error) ||
       !snodo_server_add_tool (server, about, about_cb, NULL, NULL, &error))
     g_error ("hello: %s", error->message);
