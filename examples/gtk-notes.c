@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/*
+ * gtk-notes: a GTK 4 application that lets an MCP client (an AI assistant)
+ * read and edit the document it shows, over Streamable HTTP on the loopback
+ * interface, from the application's own main loop.
+ *
+ *   note://document          resource, text/plain: the text of the window,
+ *                            as it is when read; subscribers are told when
+ *                            it changes (whoever changed it)
+ *   append_text {text}       adds text at the end of the document
+ *   replace_text {search, replacement}
+ *                            replaces every occurrence of search; a tool
+ *                            error if there is none
+ *
+ *   gtk-notes [--port PORT]  PORT 0 (the default) picks a free port
+ *
+ * It prints the endpoint's URL (http://127.0.0.1:PORT/mcp) as the first
+ * line on standard output. Closing the window, SIGINT or SIGTERM end it:
+ * the requests in progress are answered, then it exits 0.
+ */
+
+#include <signal.h>
+
+#include <glib-unix.h>
+#include <gtk/gtk.h>
+#include <snodo/snodo.h>
+
+#define DOCUMENT_URI "note://document"
+/* Typing sends one "updated" per pause, not one per key. */
+#define UPDATE_DELAY_MS 250
+
+typedef struct
+{
+  /* Not owned: the application running in main(). */
+  GtkApplication     *app;
+  /* Owned: the document. It outlives the window so that a read that comes
+   * in while the application is closing is still answered. */
+  GtkTextBuffer      *buffer;
+  /* Owned: what the application offers, and the endpoint serving it. NULL
+   * if listening failed. */
+  SnodoServer        *server;
+  SnodoHttpTransport *transport;
+  /* The port asked for with --port (0: any free port). */
+  int                 port;
+  /* The pending announcement that the document changed, or 0. */
+  guint               update_id;
+  guint               sigint_id;
+  guint               sigterm_id;
+  /* Once set, nothing new starts: the endpoint is closing. */
+  gboolean            quitting;
+  int                 status;
+} Notes;
+
+/* The arguments of the tools, as JSON Schemas. */
+static const char append_text_schema[] =
+  "{"
+  "  \"type\": \"object\","
+  "  \"properties\": {\"text\": {\"type\": \"string\"}},"
+  "  \"required\": [\"text\"]"
+  "}";
+
+static const char replace_text_schema[] =
+  "{"
+  "  \"type\": \"object\","
+  "  \"properties\": {"
+  "    \"search\": {\"type\": \"string\", \"minLength\": 1},"
+  "    \"replacement\": {\"type\": \"string\"}"
+  "  },"
+  "  \"required\": [\"search\", \"replacement\"]"
+  "}";
+
+static const char welcome_text[] =
+  "Welcome to Notes.\n"
+  "\n"
+  "An assistant connected over MCP can read this document (note://document)\n"
+  "and edit it with the tools append_text and replace_text.\n";
+
+/* ---- The document, as an MCP resource ------------------------------------ */
+
+static char *
+notes_dup_text (Notes *notes)
+{
+  GtkTextIter start;
+  GtkTextIter end;
+
+  gtk_text_buffer_get_bounds (notes->buffer, &start, &end);
+  return gtk_text_buffer_get_text (notes->buffer, &start, &end, FALSE);
+}
+
+/* Resource handlers are called on the server's main context, which here is
+ * GTK's: the buffer can be read directly. */
+static void
+notes_read_document_cb (SnodoInvocation *invocation,
+                        gpointer         user_data)
+{
+  Notes *notes = user_data;
+  g_autofree char *text = notes_dup_text (notes);
+
+  snodo_invocation_return_resource_text (invocation, NULL, "text/plain", text);
+}
+
+static gboolean
+notes_announce_update_cb (gpointer user_data)
+{
+  Notes *notes = user_data;
+
+  notes->update_id = 0;
+  snodo_server_notify_resource_updated (notes->server, DOCUMENT_URI);
+  return G_SOURCE_REMOVE;
+}
+
+/* Any change, typed or made by a tool, is announced to the clients that
+ * subscribed to the document, once the changes pause. */
+static void
+notes_buffer_changed_cb (GtkTextBuffer *buffer,
+                         Notes         *notes)
+{
+  if (notes->server == NULL || notes->quitting || notes->update_id != 0)
+    return;
+  notes->update_id = g_timeout_add (UPDATE_DELAY_MS, notes_announce_update_cb, notes);
+}
+
+/* ---- The tools that edit it ---------------------------------------------- */
+
+/* Tool handlers run on the server's main context too, unless their tool is
+ * set to run in a thread: they may change the buffer directly. Each edit is
+ * one user action, so one Ctrl+Z undoes it. The arguments have been checked
+ * against the tool's input schema before the handler is called. */
+static void
+notes_append_text_cb (SnodoInvocation *invocation,
+                      gpointer         user_data)
+{
+  Notes *notes = user_data;
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+  const char *text = json_object_get_string_member (arguments, "text");
+  g_autofree char *answer = NULL;
+  GtkTextIter end;
+
+  gtk_text_buffer_begin_user_action (notes->buffer);
+  gtk_text_buffer_get_end_iter (notes->buffer, &end);
+  gtk_text_buffer_insert (notes->buffer, &end, text, -1);
+  gtk_text_buffer_end_user_action (notes->buffer);
+
+  answer = g_strdup_printf ("Appended %ld characters; the document has %d now",
+                            g_utf8_strlen (text, -1),
+                            gtk_text_buffer_get_char_count (notes->buffer));
+  snodo_invocation_return_text (invocation, answer);
+}
+
+static void
+notes_replace_text_cb (SnodoInvocation *invocation,
+                       gpointer         user_data)
+{
+  Notes *notes = user_data;
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+  const char *search = json_object_get_string_member (arguments, "search");
+  const char *replacement = json_object_get_string_member (arguments, "replacement");
+  g_autofree char *answer = NULL;
+  GtkTextIter iter;
+  GtkTextIter match_start;
+  GtkTextIter match_end;
+  guint count = 0;
+
+  gtk_text_buffer_begin_user_action (notes->buffer);
+  gtk_text_buffer_get_start_iter (notes->buffer, &iter);
+  while (gtk_text_iter_forward_search (&iter, search, GTK_TEXT_SEARCH_TEXT_ONLY,
+                                       &match_start, &match_end, NULL))
+    {
+      /* Both revalidate match_start: after the insertion it stands at the
+       * end of the replacement, where the search goes on. */
+      gtk_text_buffer_delete (notes->buffer, &match_start, &match_end);
+      gtk_text_buffer_insert (notes->buffer, &match_start, replacement, -1);
+      iter = match_start;
+      count++;
+    }
+  gtk_text_buffer_end_user_action (notes->buffer);
+
+  if (count == 0)
+    {
+      answer = g_strdup_printf ("“%s” is not in the document", search);
+      snodo_invocation_return_tool_error (invocation, answer);
+      return;
+    }
+  answer = g_strdup_printf (count == 1 ? "Replaced %u occurrence" : "Replaced %u occurrences",
+                            count);
+  snodo_invocation_return_text (invocation, answer);
+}
+
+static void
+notes_add_to_server (Notes *notes)
+{
+  g_autoptr(SnodoResource) document = snodo_resource_new (DOCUMENT_URI, "document");
+  g_autoptr(SnodoTool) append = NULL;
+  g_autoptr(SnodoTool) replace = NULL;
+  g_autoptr(GError) error = NULL;
+
+  snodo_resource_set_title (document, "The document of Notes");
+  snodo_resource_set_mime_type (document, "text/plain");
+  if (!snodo_server_add_resource (notes->server, document, notes_read_document_cb, notes, NULL,
+                                  &error))
+    g_error ("%s: %s", DOCUMENT_URI, error->message);
+
+  append = snodo_tool_new ("append_text", "Adds text at the end of the document");
+  replace = snodo_tool_new ("replace_text", "Replaces every occurrence of a text in the document");
+
+  if (!snodo_tool_set_input_schema_from_string (append, append_text_schema, &error) ||
+      !snodo_server_add_tool (notes->server, append, notes_append_text_cb, notes, NULL, &error))
+    g_error ("append_text: %s", error->message);
+
+  if (!snodo_tool_set_input_schema_from_string (replace, replace_text_schema, &error) ||
+      !snodo_server_add_tool (notes->server, replace, notes_replace_text_cb, notes, NULL, &error))
+    g_error ("replace_text: %s", error->message);
+}
+
+/* ---- Ending ---------------------------------------------------------------- */
+
+static void
+notes_transport_closed_cb (GObject      *object,
+                           GAsyncResult *result,
+                           gpointer      user_data)
+{
+  Notes *notes = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!snodo_http_transport_close_finish (SNODO_HTTP_TRANSPORT (object), result, &error))
+    g_warning ("Closing the MCP endpoint: %s", error->message);
+  g_application_release (G_APPLICATION (notes->app));
+}
+
+/* Closes the MCP endpoint: the requests in progress are answered first.
+ * The application is held until that is done, after the window is gone. */
+static void
+notes_quit (Notes *notes)
+{
+  if (notes->quitting)
+    return;
+  notes->quitting = TRUE;
+  g_clear_handle_id (&notes->update_id, g_source_remove);
+  g_clear_handle_id (&notes->sigint_id, g_source_remove);
+  g_clear_handle_id (&notes->sigterm_id, g_source_remove);
+  if (notes->transport != NULL)
+    {
+      g_application_hold (G_APPLICATION (notes->app));
+      snodo_http_transport_close_async (notes->transport, NULL, notes_transport_closed_cb, notes);
+    }
+}
+
+static gboolean
+notes_close_request_cb (GtkWindow *window,
+                        Notes     *notes)
+{
+  notes_quit (notes);
+  return GDK_EVENT_PROPAGATE;
+}
+
+static gboolean
+notes_signal_cb (gpointer user_data)
+{
+  Notes *notes = user_data;
+  GList *windows;
+
+  notes_quit (notes);   /* removes this source, and the other signal's */
+  while ((windows = gtk_application_get_windows (notes->app)) != NULL)
+    gtk_window_destroy (windows->data);
+  return G_SOURCE_REMOVE;
+}
+
+/* ---- The application ------------------------------------------------------ */
+
+static int
+notes_handle_local_options_cb (GApplication *app,
+                               GVariantDict *options,
+                               Notes        *notes)
+{
+  if (g_variant_dict_lookup (options, "port", "i", &notes->port) &&
+      (notes->port < 0 || notes->port > G_MAXUINT16))
+    {
+      g_printerr ("gtk-notes: --port needs a port from 0 to 65535\n");
+      return 2;
+    }
+  return -1;
+}
+
+/* Once per process: the document, and the endpoint that serves it. */
+static void
+notes_startup_cb (GApplication *app,
+                  Notes        *notes)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *uri = NULL;
+
+  notes->buffer = gtk_text_buffer_new (NULL);
+  gtk_text_buffer_set_text (notes->buffer, welcome_text, -1);
+  g_signal_connect (notes->buffer, "changed", G_CALLBACK (notes_buffer_changed_cb), notes);
+
+  /* The server and transport are created here, on the main context GTK
+   * runs: every handler is called on it. */
+  notes->server = snodo_server_new ("gtk-notes", "1.0");
+  snodo_server_set_instructions (notes->server,
+                                 "The document the user is writing in Notes. Read " DOCUMENT_URI
+                                 " before you change it.");
+  notes_add_to_server (notes);
+
+  notes->transport = snodo_http_transport_new (notes->server);
+  if (!snodo_http_transport_listen_local (notes->transport, (guint16) notes->port, &error))
+    {
+      g_printerr ("gtk-notes: cannot serve MCP on port %d: %s\n", notes->port, error->message);
+      g_clear_object (&notes->transport);
+      notes->status = 1;
+      return;
+    }
+  uri = snodo_http_transport_dup_uri (notes->transport);
+  g_print ("%s\n", uri);
+
+  notes->sigint_id = g_unix_signal_add (SIGINT, notes_signal_cb, notes);
+  notes->sigterm_id = g_unix_signal_add (SIGTERM, notes_signal_cb, notes);
+}
+
+static void
+notes_activate_cb (GApplication *app,
+                   Notes        *notes)
+{
+  GtkWindow *window = gtk_application_get_active_window (notes->app);
+  g_autofree char *uri = NULL;
+  g_autofree char *status = NULL;
+  GtkWidget *box;
+  GtkWidget *scrolled;
+  GtkWidget *view;
+  GtkWidget *label;
+
+  if (notes->transport == NULL)
+    return;   /* startup failed: no window, the application ends */
+  if (window != NULL)
+    {
+      gtk_window_present (window);
+      return;
+    }
+
+  window = GTK_WINDOW (gtk_application_window_new (notes->app));
+  gtk_window_set_title (window, "Notes");
+  gtk_window_set_default_size (window, 640, 420);
+  g_signal_connect (window, "close-request", G_CALLBACK (notes_close_request_cb), notes);
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  scrolled = gtk_scrolled_window_new ();
+  gtk_widget_set_vexpand (scrolled, TRUE);
+  view = gtk_text_view_new_with_buffer (notes->buffer);
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
+  gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 12);
+  gtk_text_view_set_right_margin (GTK_TEXT_VIEW (view), 12);
+  gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 12);
+  gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 12);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
+  gtk_box_append (GTK_BOX (box), scrolled);
+
+  uri = snodo_http_transport_dup_uri (notes->transport);
+  status = g_strdup_printf ("MCP: %s · resource %s · tools append_text, replace_text",
+                            uri, DOCUMENT_URI);
+  label = gtk_label_new (status);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class (label, "dim-label");
+  gtk_widget_set_margin_start (label, 12);
+  gtk_widget_set_margin_end (label, 12);
+  gtk_widget_set_margin_top (label, 6);
+  gtk_widget_set_margin_bottom (label, 6);
+  gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
+  gtk_box_append (GTK_BOX (box), label);
+
+  gtk_window_set_child (window, box);
+  gtk_widget_grab_focus (view);
+  gtk_window_present (window);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GtkApplication) app = NULL;
+  Notes notes = { NULL, };
+  int status;
+
+  /* Each instance serves its own document on its own port: not unique. */
+  app = gtk_application_new ("org.snodo.examples.Notes", G_APPLICATION_NON_UNIQUE);
+  notes.app = app;
+  g_application_add_main_option (G_APPLICATION (app), "port", 'p', G_OPTION_FLAG_NONE,
+                                 G_OPTION_ARG_INT,
+                                 "The port to serve MCP on at 127.0.0.1 (default 0: any free port)",
+                                 "PORT");
+  g_signal_connect (app, "handle-local-options",
+                    G_CALLBACK (notes_handle_local_options_cb), &notes);
+  g_signal_connect (app, "startup", G_CALLBACK (notes_startup_cb), &notes);
+  g_signal_connect (app, "activate", G_CALLBACK (notes_activate_cb), &notes);
+
+  status = g_application_run (G_APPLICATION (app), argc, argv);
+
+  g_clear_handle_id (&notes.update_id, g_source_remove);
+  g_clear_handle_id (&notes.sigint_id, g_source_remove);
+  g_clear_handle_id (&notes.sigterm_id, g_source_remove);
+  g_clear_object (&notes.transport);
+  g_clear_object (&notes.server);
+  g_clear_object (&notes.buffer);
+  return status != 0 ? status : notes.status;
+}
