@@ -1478,7 +1478,8 @@ snodo_http_transport_constructed (GObject *object)
     self->executor = snodo_executor_new ();
   if (self->path == NULL)
     self->path = g_strdup (DEFAULT_PATH);
-  g_return_if_fail (SNODO_IS_SERVER (self->server));
+  /* Without a server (g_object_new(), or a binding's bare constructor)
+   * the transport is harmless: listen_local() refuses it. */
 }
 
 static void
@@ -2053,7 +2054,8 @@ snodo_http_transport_set_max_sessions (SnodoHttpTransport *self,
  * loopback interface are refused, which defeats DNS rebinding. Call it
  * once.
  *
- * Returns: %TRUE if the transport listens
+ * Returns: %TRUE if the transport listens; %FALSE if it has no server or
+ *   the port could not be used
  *
  * Since: 0.1
  */
@@ -2067,6 +2069,13 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
   g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
   g_return_val_if_fail (self->state == STATE_NEW, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->server == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           _("The transport has no server to serve (its “server” property)"));
+      return FALSE;
+    }
 
   self->soup = g_object_new (SOUP_TYPE_SERVER, NULL);
   soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);

@@ -441,6 +441,7 @@ SnodoProtocolVersion
 snodo_invocation_get_protocol_version (SnodoInvocation *self)
 {
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), SNODO_PROTOCOL_VERSION_UNKNOWN);
+  g_return_val_if_fail (self->server != NULL, SNODO_PROTOCOL_VERSION_UNKNOWN);  /* made bare, for no request */
   return self->dialect->version;
 }
 
@@ -461,6 +462,7 @@ snodo_invocation_return_result (SnodoInvocation *self,
   g_autoptr(GBytes) line = NULL;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (self->server != NULL);  /* made bare, for no request */
   g_return_if_fail (result != NULL && JSON_NODE_HOLDS_OBJECT (result));
 
   if (!snodo_invocation_claim (self))
@@ -630,6 +632,7 @@ snodo_invocation_return_gerror (SnodoInvocation *self,
   g_autoptr(GBytes) line = NULL;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (self->server != NULL);  /* made bare, for no request */
   g_return_if_fail (error != NULL);
 
   /* The request was answered with input_required already. */
@@ -854,6 +857,7 @@ snodo_invocation_log (SnodoInvocation *self,
   int threshold;
 
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), FALSE);
+  g_return_val_if_fail (self->server != NULL, FALSE);  /* made bare, for no request */
   g_return_val_if_fail (data != NULL, FALSE);
 
   threshold = snodo_invocation_get_log_threshold (self);
@@ -919,6 +923,7 @@ snodo_invocation_dup_client_capabilities (SnodoInvocation *self)
   JsonObject *capabilities = NULL;
 
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
+  g_return_val_if_fail (self->server != NULL, NULL);  /* made bare, for no request */
 
   if (self->dialect->stateless)
     {
@@ -1168,6 +1173,7 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
   gboolean known;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (self->server != NULL);  /* made bare, for no request */
   g_return_if_fail (key != NULL);
   g_return_if_fail (method != NULL);
   g_return_if_fail (params == NULL || JSON_NODE_HOLDS_OBJECT (params));
