@@ -1530,3 +1530,65 @@ snodo_invocation_return_completion (SnodoInvocation    *self,
   json_object_set_object_member (object, "completion", completion);
   snodo_invocation_return_object (self, object);
 }
+
+/**
+ * snodo_invocation_return_structured:
+ * @self: (transfer full): an invocation
+ * @structured: the structured result: a JSON object (from 2026-07-28, any
+ *   JSON value)
+ *
+ * Answers a tool call with @structured as its `structuredContent`, and the
+ * same JSON, serialized, as one text block in `content`, for clients that
+ * do not read structured results (as the MCP specification recommends).
+ * @structured is not modified.
+ *
+ * With an output schema ([method@Snodo.Tool.set_output_schema]),
+ * @structured must fit it; if it does not, the call is answered with a
+ * failed result that says so, as for [method@Snodo.Invocation.return_result].
+ * Before 2026-07-28 `structuredContent` can only be an object: a value of
+ * another kind is then sent as the text block alone.
+ *
+ * Since: 0.1
+ */
+void
+snodo_invocation_return_structured (SnodoInvocation *self,
+                                    JsonNode        *structured)
+{
+  g_autoptr(JsonNode) result = NULL;
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (self->server != NULL);  /* made bare, for no request */
+  g_return_if_fail (structured != NULL);
+
+  text = snodo_json_to_string (structured, NULL);
+  result = snodo_text_result_new (text, FALSE);
+  if (self->dialect->stateless || JSON_NODE_HOLDS_OBJECT (structured))
+    json_object_set_member (json_node_get_object (result), "structuredContent",
+                            json_node_copy (structured));
+  snodo_invocation_return_result (self, result);
+}
+
+/**
+ * snodo_invocation_get_answered:
+ * @self: an invocation
+ *
+ * Gets whether the request has been answered (by one of the
+ * `snodo_invocation_return_*()` functions). A binding that calls a handler
+ * uses it to answer a request whose handler failed before answering it,
+ * without answering it twice.
+ *
+ * Like the answer itself, this can change from another thread at any time,
+ * unless the handler that could answer runs in the caller's thread.
+ *
+ * Returns: %TRUE if the request has been answered
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_invocation_get_answered (SnodoInvocation *self)
+{
+  g_return_val_if_fail (SNODO_IS_INVOCATION (self), FALSE);
+
+  return g_atomic_int_get (&self->returned) != 0;
+}
