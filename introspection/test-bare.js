@@ -62,8 +62,14 @@ function addMode() {
         'a tool made with properties');
     check(server.add_prompt(new Snodo.Prompt({name: 'p'}), nothing), 'a prompt made with properties');
 
-    for (const Type of [Snodo.Executor, Snodo.StdioTransport, Snodo.HttpTransport, Snodo.Invocation,
-        Snodo.Work]) {
+    // Every public type (from the typelib, so new ones are covered), bare:
+    // made, inspected and dropped.
+    const repository = GIRepository.Repository.get_default();
+    for (let i = 0; i < repository.get_n_infos('Snodo'); i++) {
+        const info = repository.get_info('Snodo', i);
+        if (info.get_type() !== GIRepository.InfoType.OBJECT)
+            continue;
+        const Type = Snodo[info.get_name()];
         const object = new Type();
         for (const pspec of GObject.Object.list_properties.call(Type))
             if (pspec.flags & GObject.ParamFlags.READABLE)

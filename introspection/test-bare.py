@@ -82,10 +82,12 @@ def add_mode():
           'a resource template made with properties')
     server.set_completion_func(None)
 
-    # The other public types, bare: made, inspected and dropped.
-    for cls in (Snodo.Executor, Snodo.StdioTransport, Snodo.HttpTransport, Snodo.Invocation,
-                Snodo.Work):
-        obj = cls()
+    # Every public type (from the typelib, so new ones are covered), bare:
+    # made, inspected and dropped.
+    for info in gi.Repository.get_default().get_infos('Snodo'):
+        if not isinstance(info, GIInfo.ObjectInfo):
+            continue
+        obj = getattr(Snodo, info.get_name())()
         for pspec in obj.list_properties():
             if pspec.flags & GObject.ParamFlags.READABLE:
                 obj.get_property(pspec.name)
