@@ -603,13 +603,9 @@ demo_server_new (void)
 
       if (!snodo_tool_set_input_schema_from_string (tool, t->input_schema, &error))
         g_error ("%s: %s", t->name, error->message);
-      if (t->output_schema != NULL)
-        {
-          g_autoptr(JsonNode) schema = json_from_string (t->output_schema, &error);
-
-          if (schema == NULL || !snodo_tool_set_output_schema (tool, schema, &error))
-            g_error ("%s: %s", t->name, error->message);
-        }
+      if (t->output_schema != NULL &&
+          !snodo_tool_set_output_schema_from_string (tool, t->output_schema, &error))
+        g_error ("%s: %s", t->name, error->message);
       if (g_str_equal (t->name, "echo"))
         {
           /* Shown by clients of 2025-11-25 and later. */

@@ -22,10 +22,9 @@ function cat() {
 
 const server = Snodo.Server.new('gjs-server', '1.0');
 const tool = Snodo.Tool.new('reverse', 'Reverses its text, a little later');
-tool.set_input_schema_from_string(
-    '{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}');
+tool.set_input_schema({type: 'object', properties: {text: {type: 'string'}}, required: ['text']});
 server.add_tool(tool, invocation => {
-    const text = invocation.get_arguments().get_string_member('text');
+    const {text} = invocation.get_arguments();
     GLib.timeout_add(GLib.PRIORITY_DEFAULT, 20, () => {
         invocation.return_text([...text].reverse().join(''));
         return GLib.SOURCE_REMOVE;

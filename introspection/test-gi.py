@@ -13,9 +13,8 @@ import gi
 
 gi.require_version('GLib', '2.0')
 gi.require_version('Gio', '2.0')
-gi.require_version('Json', '1.0')
 gi.require_version('Snodo', '1')
-from gi.repository import GLib, Gio, Json, Snodo  # noqa: E402
+from gi.repository import GLib, Gio, Snodo  # noqa: E402
 
 
 def fail(message):
@@ -26,18 +25,18 @@ def fail(message):
 def main():
     server = Snodo.Server.new('py-server', '1.0')
     tool = Snodo.Tool.new('shout', 'Upper-cases its text, a little later')
-    tool.set_input_schema_from_string(
-        '{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}')
+    tool.set_input_schema({'type': 'object', 'properties': {'text': {'type': 'string'}},
+                           'required': ['text']})
 
     calls = []
 
     def shout(invocation):
         calls.append(invocation.get_name())
         arguments = invocation.get_arguments()
-        if not arguments.has_member('text'):
+        if 'text' not in arguments:
             invocation.return_tool_error('text is required')
             return
-        text = arguments.get_string_member('text')
+        text = arguments['text']
 
         def later():
             invocation.return_text(text.upper())
@@ -65,13 +64,13 @@ def main():
     input_errors = []
 
     def confirm_handler(invocation):
-        params = Json.from_string('{"message":"Sure?","requestedSchema":{"type":"object",'
-                                  '"properties":{"ok":{"type":"boolean"}}}}')
+        params = {'message': 'Sure?',
+                  'requestedSchema': {'type': 'object', 'properties': {'ok': {'type': 'boolean'}}}}
 
         def answered(inv, result):
             try:
                 answer = inv.request_input_finish(result)
-                inv.return_text('answered: ' + answer.get_object().get_string_member('action'))
+                inv.return_text('answered: ' + answer['action'])
             except GLib.Error as error:
                 input_errors.append((error.domain, error.code))
                 inv.return_gerror(error)

@@ -447,6 +447,21 @@ snodo_catalog_has_completion (SnodoCatalog *self)
   return self->completion != NULL;
 }
 
+/* Checks the name that every resource and resource template must have
+ * (made without one, with g_object_new() or a binding's bare constructor,
+ * it is NULL). */
+static gboolean
+check_name (const char  *name,
+            const char  *uri,
+            GError     **error)
+{
+  if (name != NULL)
+    return TRUE;
+  g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+               _("“%s” needs a name (its “name” property)"), uri);
+  return FALSE;
+}
+
 /* Refuses a description: @destroy is called at once, as when adding a
  * tool fails. */
 static gboolean
@@ -468,6 +483,14 @@ snodo_catalog_add_resource (SnodoCatalog      *self,
 {
   const char *uri = snodo_resource_get_uri (resource);
 
+  if (uri == NULL)
+    {
+      g_set_error_literal (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                           _("A resource needs a URI (its “uri” property)"));
+      return refuse (user_data, destroy);
+    }
+  if (!check_name (snodo_resource_get_name (resource), uri, error))
+    return refuse (user_data, destroy);
   if (!g_uri_is_valid (uri, G_URI_FLAGS_NONE, NULL))
     {
       g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
@@ -509,6 +532,14 @@ snodo_catalog_add_resource_template (SnodoCatalog           *self,
   g_autoptr(SnodoUriTemplate) pattern = NULL;
   Entry *entry;
 
+  if (uri_template == NULL)
+    {
+      g_set_error_literal (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                           _("A resource template needs a URI template (its “uri-template” property)"));
+      return refuse (user_data, destroy);
+    }
+  if (!check_name (snodo_resource_template_get_name (resource_template), uri_template, error))
+    return refuse (user_data, destroy);
   pattern = snodo_uri_template_parse (uri_template, error);
   if (pattern == NULL ||
       !check_annotations (annotations, uri_template, error) ||
@@ -544,6 +575,12 @@ snodo_catalog_add_prompt (SnodoCatalog      *self,
 {
   const char *name = snodo_prompt_get_name (prompt);
 
+  if (name == NULL)
+    {
+      g_set_error_literal (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                           _("A prompt needs a name (its “name” property)"));
+      return refuse (user_data, destroy);
+    }
   if (*name == '\0')
     {
       g_set_error_literal (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,

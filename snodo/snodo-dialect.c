@@ -315,12 +315,26 @@ snodo_dialect_select (SnodoServer     *server,
   return TRUE;
 }
 
+/* Whether @object is a complete tools/call result without "content", which
+ * every version's CallToolResult requires (strict clients reject a result
+ * that has only structuredContent): it is then sent with an empty list.
+ * @result_type is NULL before 2026-07-28, where every result is complete. */
+static gboolean
+lacks_content (const SnodoMethod *method,
+               JsonObject        *object,
+               const char        *result_type)
+{
+  return method != NULL && (method->flags & SNODO_METHOD_FLAGS_TOOL_CALL) &&
+         (result_type == NULL || g_str_equal (result_type, "complete")) &&
+         !json_object_has_member (object, "content");
+}
+
 /*
  * 2026-07-28: every result has resultType (a handler's own value, such as
  * input_required, is kept) and serverInfo in _meta (merged with the
  * handler's _meta); complete results of cacheable methods have ttlMs and
  * cacheScope. The initialize era: none of these fields, whatever a handler
- * put there.
+ * put there. In every version, a complete tools/call result has "content".
  */
 GBytes *
 snodo_dialect_encode_result (const SnodoDialect *self,
@@ -338,6 +352,12 @@ snodo_dialect_encode_result (const SnodoDialect *self,
 
   if (!self->stateless)
     {
+      if (lacks_content (method, object, NULL))
+        {
+          extra = json_object_new ();
+          json_object_set_array_member (extra, "content", json_array_new ());
+          return snodo_frame_encode_result_shaped (id, result, modern_only, extra);
+        }
       for (guint i = 0; modern_only[i] != NULL; i++)
         if (json_object_has_member (object, modern_only[i]))
           return snodo_frame_encode_result_shaped (id, result, modern_only, NULL);
@@ -349,6 +369,8 @@ snodo_dialect_encode_result (const SnodoDialect *self,
   if (result_type == NULL)
     result_type = "complete";
   json_object_set_string_member (extra, "resultType", result_type);
+  if (lacks_content (method, object, result_type))
+    json_object_set_array_member (extra, "content", json_array_new ());
 
   meta = json_object_new ();
   handler_meta = json_object_get_member (object, "_meta");

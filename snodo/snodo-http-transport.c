@@ -60,8 +60,11 @@
  * does not keep up loses its stream (and its request is cancelled).
  *
  * The transport lives on the main context that is the thread-default one
- * when it is created. Keep a reference to it while it serves, and end it
- * with [method@Snodo.HttpTransport.close_async].
+ * when it is created. While it listens it holds a reference to itself, so
+ * it keeps serving when its creator lets go of it (as a Python or
+ * JavaScript function that starts a server and returns does); end it with
+ * [method@Snodo.HttpTransport.close_async], which releases that reference
+ * once the transport has closed.
  *
  * Since: 0.1
  */
@@ -179,6 +182,9 @@ struct _SnodoHttpTransport
   guint16          port;
   /* Host headers must name the loopback interface. */
   guint            check_host : 1;
+  /* From listen_local() until closed: the transport holds a reference to
+   * itself, as a started stdio transport does. */
+  guint            holds_self : 1;
 
   State            state;
   /* session id -> Peer (owned). */
@@ -1424,6 +1430,13 @@ snodo_http_transport_check_closed (SnodoHttpTransport *self)
   self->close_tasks = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < tasks->len; i++)
     g_task_return_boolean (g_ptr_array_index (tasks, i), TRUE);
+
+  /* Last: this may drop the last reference (the tasks hold their own). */
+  if (self->holds_self)
+    {
+      self->holds_self = FALSE;
+      g_object_unref (self);
+    }
 }
 
 static void
@@ -1478,7 +1491,8 @@ snodo_http_transport_constructed (GObject *object)
     self->executor = snodo_executor_new ();
   if (self->path == NULL)
     self->path = g_strdup (DEFAULT_PATH);
-  g_return_if_fail (SNODO_IS_SERVER (self->server));
+  /* Without a server (g_object_new(), or a binding's bare constructor)
+   * the transport is harmless: listen_local() refuses it. */
 }
 
 static void
@@ -1503,6 +1517,14 @@ snodo_http_transport_dispose (GObject *object)
     }
   g_clear_pointer (&self->close_timeout_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->sweep_source, snodo_source_destroy_and_unref);
+
+  /* Only g_object_run_dispose() gets here while listening; the caller of
+   * that holds a reference of its own. */
+  if (self->holds_self)
+    {
+      self->holds_self = FALSE;
+      g_object_unref (self);
+    }
 
   G_OBJECT_CLASS (snodo_http_transport_parent_class)->dispose (object);
 }
@@ -2053,7 +2075,12 @@ snodo_http_transport_set_max_sessions (SnodoHttpTransport *self,
  * loopback interface are refused, which defeats DNS rebinding. Call it
  * once.
  *
- * Returns: %TRUE if the transport listens
+ * From now until [method@Snodo.HttpTransport.close_async] has closed it,
+ * the transport holds a reference to itself: it serves even when the
+ * caller keeps none.
+ *
+ * Returns: %TRUE if the transport listens; %FALSE if it has no server or
+ *   the port could not be used
  *
  * Since: 0.1
  */
@@ -2067,6 +2094,13 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
   g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
   g_return_val_if_fail (self->state == STATE_NEW, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->server == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           _("The transport has no server to serve (its “server” property)"));
+      return FALSE;
+    }
 
   self->soup = g_object_new (SOUP_TYPE_SERVER, NULL);
   soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
@@ -2083,6 +2117,8 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
   g_slist_free_full (g_steal_pointer (&uris), (GDestroyNotify) g_uri_unref);
   self->check_host = TRUE;
   self->state = STATE_LISTENING;
+  self->holds_self = TRUE;
+  g_object_ref (self);
   snodo_http_transport_arm_sweep (self);
   return TRUE;
 }

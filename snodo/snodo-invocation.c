@@ -626,6 +626,7 @@ SnodoProtocolVersion
 snodo_invocation_get_protocol_version (SnodoInvocation *self)
 {
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), SNODO_PROTOCOL_VERSION_UNKNOWN);
+  g_return_val_if_fail (self->server != NULL, SNODO_PROTOCOL_VERSION_UNKNOWN);  /* made bare, for no request */
   return self->dialect->version;
 }
 
@@ -646,6 +647,7 @@ snodo_invocation_return_result (SnodoInvocation *self,
   g_autoptr(GBytes) line = NULL;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (self->server != NULL);  /* made bare, for no request */
   snodo_invocation_return_if_fail (self, result != NULL && JSON_NODE_HOLDS_OBJECT (result));
 
   if (!snodo_invocation_claim (self))
@@ -826,6 +828,7 @@ snodo_invocation_return_gerror (SnodoInvocation *self,
   g_autoptr(GBytes) line = NULL;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (self->server != NULL);  /* made bare, for no request */
   snodo_invocation_return_if_fail (self, error != NULL);
 
   /* The request was answered with input_required already. */
@@ -1050,6 +1053,7 @@ snodo_invocation_log (SnodoInvocation *self,
   int threshold;
 
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), FALSE);
+  g_return_val_if_fail (self->server != NULL, FALSE);  /* made bare, for no request */
   g_return_val_if_fail (data != NULL, FALSE);
 
   threshold = snodo_invocation_get_log_threshold (self);
@@ -1115,6 +1119,7 @@ snodo_invocation_dup_client_capabilities (SnodoInvocation *self)
   JsonObject *capabilities = NULL;
 
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
+  g_return_val_if_fail (self->server != NULL, NULL);  /* made bare, for no request */
 
   if (self->dialect->stateless)
     {
@@ -1364,6 +1369,7 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
   gboolean known;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (self->server != NULL);  /* made bare, for no request */
   g_return_if_fail (key != NULL);
   g_return_if_fail (method != NULL);
   g_return_if_fail (params == NULL || JSON_NODE_HOLDS_OBJECT (params));
@@ -1719,4 +1725,67 @@ snodo_invocation_return_completion (SnodoInvocation    *self,
   object = json_object_new ();
   json_object_set_object_member (object, "completion", completion);
   snodo_invocation_return_object (self, object);
+}
+
+/**
+ * snodo_invocation_return_structured:
+ * @self: (transfer full): an invocation
+ * @structured: the structured result: a JSON object (from 2026-07-28, any
+ *   JSON value)
+ *
+ * Answers a tool call with @structured as its `structuredContent`, and the
+ * same JSON, serialized, as one text block in `content`, for clients that
+ * do not read structured results (as the MCP specification recommends).
+ * @structured is not modified.
+ *
+ * With an output schema ([method@Snodo.Tool.set_output_schema]),
+ * @structured must fit it; if it does not, the call is answered with a
+ * failed result that says so, as for [method@Snodo.Invocation.return_result].
+ * Before 2026-07-28 `structuredContent` can only be an object: a value of
+ * another kind is then sent as the text block alone.
+ *
+ * Since: 0.1
+ */
+void
+snodo_invocation_return_structured (SnodoInvocation *self,
+                                    JsonNode        *structured)
+{
+  g_autoptr(JsonNode) result = NULL;
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (self->server != NULL);  /* made bare, for no request */
+  snodo_invocation_return_if_fail (self, structured != NULL);
+
+  text = snodo_json_to_string (structured, NULL);
+  result = snodo_text_result_new (text, FALSE);
+  if (self->dialect->stateless || JSON_NODE_HOLDS_OBJECT (structured))
+    json_object_set_member (json_node_get_object (result), "structuredContent",
+                            json_node_copy (structured));
+  snodo_invocation_return_result (self, result);
+}
+
+/**
+ * snodo_invocation_get_answered:
+ * @self: an invocation
+ *
+ * Gets whether the request has been answered (by one of the
+ * `snodo_invocation_return_*()` functions), or ended by Snodo itself (its
+ * [property@Snodo.Server:handler-timeout] passed). A binding that calls a handler
+ * uses it to answer a request whose handler failed before answering it,
+ * without answering it twice.
+ *
+ * Like the answer itself, this can change from another thread at any time,
+ * unless the handler that could answer runs in the caller's thread.
+ *
+ * Returns: %TRUE if the request has been answered
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_invocation_get_answered (SnodoInvocation *self)
+{
+  g_return_val_if_fail (SNODO_IS_INVOCATION (self), FALSE);
+
+  return g_atomic_int_get (&self->returned) != 0;
 }

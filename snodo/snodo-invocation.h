@@ -141,4 +141,10 @@ void                  snodo_invocation_return_completion    (SnodoInvocation    
                                                              gint                total,
                                                              gboolean            has_more);
 
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_structured    (SnodoInvocation    *self,
+                                                             JsonNode           *structured);
+SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_invocation_get_answered         (SnodoInvocation    *self);
+
 G_END_DECLS

@@ -30,8 +30,9 @@
  *
  * If the resource is refused, @destroy is called at once.
  *
- * Returns: %TRUE if the resource was added; %FALSE if its URI is not an
- *   absolute URI or is taken, or its annotations or icons are not valid
+ * Returns: %TRUE if the resource was added; %FALSE if it has no URI or
+ *   name, its URI is not an absolute URI or is taken, or its annotations or
+ *   icons are not valid
  *
  * Since: 0.1
  */
@@ -99,8 +100,8 @@ snodo_server_remove_resource (SnodoServer *self,
  *
  * If the template is refused, @destroy is called at once.
  *
- * Returns: %TRUE if the template was added; %FALSE if it is not a valid
- *   level-1 URI template or is taken, or its annotations or icons are not
+ * Returns: %TRUE if the template was added; %FALSE if it has no URI
+ *   template or name, it is not a valid level-1 URI template or is taken, or its annotations or icons are not
  *   valid
  *
  * Since: 0.1
@@ -169,8 +170,8 @@ snodo_server_remove_resource_template (SnodoServer *self,
  *
  * If the prompt is refused, @destroy is called at once.
  *
- * Returns: %TRUE if the prompt was added; %FALSE if its name is empty or
- *   taken, or its icons are not valid
+ * Returns: %TRUE if the prompt was added; %FALSE if its name is missing,
+ *   empty or taken, or its icons are not valid
  *
  * Since: 0.1
  */

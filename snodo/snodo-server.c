@@ -1080,8 +1080,8 @@ handler_is_native (SnodoToolFunc func)
  * Offers a tool. Each call runs @func with a [class@Snodo.Invocation] to
  * answer; see [property@Snodo.Tool:run-in-thread] for where it runs.
  *
- * Returns: %TRUE if the tool was added; %FALSE if its name is not valid or
- *   is taken
+ * Returns: %TRUE if the tool was added; %FALSE if it has no name, or its
+ *   name is not valid or is taken
  *
  * Since: 0.1
  */
@@ -1101,6 +1101,16 @@ snodo_server_add_tool (SnodoServer    *self,
   g_return_val_if_fail (func != NULL, FALSE);
 
   name = snodo_tool_get_name (tool);
+  if (name == NULL)
+    {
+      /* A tool made with g_object_new() (or Snodo.Tool() in a binding)
+       * without its construct-only name. */
+      if (destroy != NULL)
+        destroy (user_data);
+      g_set_error_literal (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                           _("A tool needs a name (its “name” property)"));
+      return FALSE;
+    }
   if (!tool_name_is_valid (name))
     {
       if (destroy != NULL)

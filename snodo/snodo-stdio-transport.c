@@ -824,9 +824,10 @@ snodo_stdio_transport_constructed (GObject *object)
 #endif
     }
 
+  /* A transport made without a server (g_object_new(), or a binding's
+   * bare constructor) is harmless until started: start() refuses it. */
   g_return_if_fail (G_IS_INPUT_STREAM (self->input));
   g_return_if_fail (G_IS_OUTPUT_STREAM (self->output));
-  g_return_if_fail (SNODO_IS_SERVER (self->server));
 
   self->connection = snodo_connection_new (&stdio_connection_vtable, self, G_OBJECT (self),
                                            self->executor, self->context);
@@ -1387,6 +1388,8 @@ snodo_stdio_transport_start (SnodoStdioTransport *self)
 {
   g_return_if_fail (SNODO_IS_STDIO_TRANSPORT (self));
   g_return_if_fail (self->state == STATE_NEW);
+  g_return_if_fail (SNODO_IS_SERVER (self->server));
+  g_return_if_fail (self->connection != NULL);
 
   self->state = STATE_OPEN;
   self->holds_self = TRUE;

@@ -747,3 +747,32 @@ snodo_tool_set_handler_timeout (SnodoTool *self,
   self->handler_timeout = handler_timeout;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HANDLER_TIMEOUT]);
 }
+
+/**
+ * snodo_tool_set_output_schema_from_string:
+ * @self: a tool
+ * @json: (nullable): a JSON Schema as JSON text, or %NULL for none
+ * @error: return location for an error
+ *
+ * Like [method@Snodo.Tool.set_output_schema], from JSON text.
+ *
+ * Returns: %TRUE if @json was a usable schema
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_tool_set_output_schema_from_string (SnodoTool   *self,
+                                          const char  *json,
+                                          GError     **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  g_return_val_if_fail (SNODO_IS_TOOL (self), FALSE);
+
+  if (json == NULL)
+    return snodo_tool_set_output_schema (self, NULL, error);
+  node = snodo_json_parse (json, strlen (json), error);
+  if (node == NULL)
+    return FALSE;
+  return snodo_tool_set_output_schema (self, node, error);
+}

@@ -51,6 +51,11 @@ gboolean    snodo_tool_set_output_schema            (SnodoTool   *self,
                                                      JsonNode    *schema,
                                                      GError     **error);
 SNODO_AVAILABLE_IN_ALL
+gboolean    snodo_tool_set_output_schema_from_string
+                                                    (SnodoTool   *self,
+                                                     const char  *json,
+                                                     GError     **error);
+SNODO_AVAILABLE_IN_ALL
 JsonNode   *snodo_tool_get_annotations              (SnodoTool   *self);
 SNODO_AVAILABLE_IN_ALL
 void        snodo_tool_set_annotations              (SnodoTool   *self,

@@ -37,8 +37,10 @@ snodo_work_finalize (GObject *object)
   SnodoWork *self = (SnodoWork *)object;
 
   /* The executor holds a reference on every live work, so a work can only
-   * be finalized once it has finished and given its user data back. */
-  g_warn_if_fail (self->state == SNODO_WORK_STATE_FINISHED);
+   * be finalized once it has finished and given its user data back (or if
+   * it never belonged to an executor: made with g_object_new(), or a
+   * binding's bare constructor). */
+  g_warn_if_fail (self->state == SNODO_WORK_STATE_FINISHED || self->func == NULL);
   g_warn_if_fail (self->executor == NULL);
   g_warn_if_fail (self->destroy == NULL);
 

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Copyright 2026 The Snodo authors
+//
+// GJS overrides for Snodo: JSON as plain JavaScript values wherever the C
+// API takes or gives a JsonNode or JsonObject, handlers that always answer
+// (also async functions), and promises from the _async methods. GJS loads
+// this file for `gi://Snodo` (and imports.gi.Snodo) from overrides/ in its
+// search path; it is installed as $datadir/gjs-1.0/overrides/Snodo.js. See
+// introspection/python-and-javascript.md.
+
+const {GLib, GObject, Gio, Json} = imports.gi;
+
+const INT64_MAX = 2 ** 63;
+
+function toJsonNode(value) {
+    if (value instanceof Json.Node)
+        return value;
+    const node = Json.Node.alloc();
+    if (value === null || value === undefined) {
+        node.init_null();
+    } else if (typeof value === 'boolean') {
+        node.init_boolean(value);
+    } else if (typeof value === 'number') {
+        if (!Number.isFinite(value))
+            throw new RangeError(`${value} is not a JSON number`);
+        if (Number.isSafeInteger(value))
+            node.init_int(value);
+        else
+            node.init_double(value);
+    } else if (typeof value === 'bigint') {
+        if (value < -INT64_MAX || value >= INT64_MAX)
+            throw new RangeError(`${value} does not fit in a 64-bit JSON integer`);
+        node.init_int(Number(value));
+    } else if (typeof value === 'string') {
+        if (value.includes('\0'))
+            throw new RangeError('a JSON string for Snodo cannot hold U+0000');
+        node.init_string(value);
+    } else if (Array.isArray(value)) {
+        const array = Json.Array.new();
+        for (const element of value)
+            array.add_element(toJsonNode(element));
+        node.init_array(array);
+    } else if (value instanceof Json.Object) {
+        node.init_object(value);
+    } else if (value instanceof Json.Array) {
+        node.init_array(value);
+    } else if (typeof value === 'object') {
+        if (typeof value.toJSON === 'function')
+            return toJsonNode(value.toJSON());
+        const object = Json.Object.new();
+        for (const [key, member] of Object.entries(value)) {
+            if (member !== undefined && typeof member !== 'function')
+                object.set_member(key, toJsonNode(member));
+        }
+        node.init_object(object);
+    } else {
+        throw new TypeError(`a ${typeof value} is not JSON`);
+    }
+    return node;
+}
+
+function objectToPlain(object) {
+    const plain = {};
+    for (const name of object.get_members() ?? [])
+        plain[name] = fromJsonNode(object.get_member(name));
+    return plain;
+}
+
+function fromJsonNode(node) {
+    if (node === null || node === undefined)
+        return null;
+    if (node instanceof Json.Object)
+        return objectToPlain(node);
+    if (node instanceof Json.Array)
+        return (node.get_elements() ?? []).map(fromJsonNode);
+    switch (node.get_node_type()) {
+    case Json.NodeType.OBJECT:
+        return objectToPlain(node.get_object());
+    case Json.NodeType.ARRAY:
+        return fromJsonNode(node.get_array());
+    case Json.NodeType.NULL:
+        return null;
+    default:
+        switch (GObject.type_name(node.get_value_type())) {
+        case 'gint64':
+            return node.get_int();
+        case 'gdouble':
+            return node.get_double();
+        case 'gboolean':
+            return node.get_boolean();
+        default:
+            return node.get_string();
+        }
+    }
+}
+
+function nodeOrNull(value) {
+    return value === null || value === undefined ? null : toJsonNode(value);
+}
+
+function describe(error) {
+    if (error instanceof Error)
+        return `${error.name}: ${error.message}`;
+    return String(error);
+}
+
+function _init() {
+    const Snodo = this;
+
+    Snodo.toJsonNode = toJsonNode;
+    Snodo.fromJsonNode = fromJsonNode;
+
+    // A failed handler answers its request at once with -32603 (unless it
+    // answered before failing), and its stack goes to stderr. A handler
+    // that let the input_required error of request_input_async() through
+    // answers with it, as return_gerror() would.
+    function answerFailure(invocation, kind, name, error) {
+        if (error instanceof GLib.Error && error.matches(Snodo.error_quark(), Snodo.Error.INPUT_REQUIRED)) {
+            if (!invocation.get_answered())
+                invocation.return_gerror(error);
+            return;
+        }
+        const message = `The handler of ${kind} '${name ?? invocation.get_name()}' failed: ${describe(error)}`;
+        printerr(`Snodo-WARNING: ${message}`);
+        if (error instanceof Error && error.stack)
+            printerr(error.stack);
+        if (!invocation.get_answered()) {
+            invocation.return_error_literal(Snodo.rpc_error_quark(), Snodo.RpcError.INTERNAL_ERROR,
+                message);
+        }
+    }
+
+    // A tool's handler may also return (or resolve to) its structured
+    // result instead of answering: a value other than undefined is
+    // answered with return_structured() if nothing answered yet.
+    function guard(kind, name, func) {
+        if (!func)
+            return func;
+        return function (invocation, ...rest) {
+            let returned;
+            try {
+                returned = func.call(this, invocation, ...rest);
+            } catch (error) {
+                answerFailure(invocation, kind, name, error);
+                return;
+            }
+            const settle = value => {
+                if (kind === 'tool' && value !== undefined && !invocation.get_answered())
+                    invocation.return_structured(value);
+            };
+            if (returned && typeof returned.then === 'function')
+                returned.then(settle, error => answerFailure(invocation, kind, name, error));
+            else
+                settle(returned);
+        };
+    }
+
+    const server = Snodo.Server.prototype;
+    const addTool = server.add_tool;
+    const addResource = server.add_resource;
+    const addResourceTemplate = server.add_resource_template;
+    const addPrompt = server.add_prompt;
+    const setCompletionFunc = server.set_completion_func;
+    server.add_tool = function (tool, func) {
+        return addTool.call(this, tool, guard('tool', tool?.get_name(), func));
+    };
+    server.add_resource = function (resource, func) {
+        return addResource.call(this, resource, guard('resource', resource?.get_uri(), func));
+    };
+    server.add_resource_template = function (template, func) {
+        return addResourceTemplate.call(this, template,
+            guard('resource template', template?.get_uri_template(), func));
+    };
+    server.add_prompt = function (prompt, func) {
+        return addPrompt.call(this, prompt, guard('prompt', prompt?.get_name(), func));
+    };
+    server.set_completion_func = function (func) {
+        return setCompletionFunc.call(this, guard('completion', 'completion/complete', func));
+    };
+
+    const invocation = Snodo.Invocation.prototype;
+    for (const name of ['get_arguments', 'get_variables', 'get_params', 'dup_client_capabilities',
+        'request_input_finish']) {
+        const original = invocation[name];
+        invocation[name] = function (...args) {
+            return fromJsonNode(original.apply(this, args));
+        };
+    }
+    const returnResult = invocation.return_result;
+    invocation.return_result = function (result) {
+        return returnResult.call(this, toJsonNode(result));
+    };
+    const returnStructured = invocation.return_structured;
+    invocation.return_structured = function (value) {
+        return returnStructured.call(this, toJsonNode(value));
+    };
+    const returnPrompt = invocation.return_prompt;
+    invocation.return_prompt = function (description, messages) {
+        return returnPrompt.call(this, description, toJsonNode(messages));
+    };
+    const log = invocation.log;
+    invocation.log = function (level, logger, data) {
+        return log.call(this, level, logger, toJsonNode(data));
+    };
+    const requestInput = invocation.request_input_async;
+    invocation.request_input_async = function (key, method, params, ...rest) {
+        return requestInput.call(this, key, method, nodeOrNull(params), ...rest);
+    };
+
+    // get_/set_ pairs of JSON properties take and give plain values.
+    const accessors = [
+        [Snodo.Tool, ['input_schema', 'output_schema', 'annotations', 'icons']],
+        [Snodo.Resource, ['annotations', 'icons']],
+        [Snodo.ResourceTemplate, ['annotations', 'icons']],
+        [Snodo.Prompt, ['icons']],
+    ];
+    for (const [type, names] of accessors) {
+        for (const name of names) {
+            const get = type.prototype[`get_${name}`];
+            const set = type.prototype[`set_${name}`];
+            type.prototype[`get_${name}`] = function () {
+                return fromJsonNode(get.call(this));
+            };
+            type.prototype[`set_${name}`] = function (value, ...rest) {
+                return set.call(this, nodeOrNull(value), ...rest);
+            };
+        }
+    }
+    const promptArguments = Snodo.Prompt.prototype.get_arguments;
+    Snodo.Prompt.prototype.get_arguments = function () {
+        return fromJsonNode(promptArguments.call(this));
+    };
+
+    // Without a callback, these return a promise.
+    Gio._promisify(Snodo.Invocation.prototype, 'request_input_async', 'request_input_finish');
+    Gio._promisify(Snodo.StdioTransport.prototype, 'close_async', 'close_finish');
+    Gio._promisify(Snodo.Executor.prototype, 'wait_owner_async', 'wait_owner_finish');
+    if (Snodo.HttpTransport)
+        Gio._promisify(Snodo.HttpTransport.prototype, 'close_async', 'close_finish');
+}

@@ -1,0 +1,261 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright 2026 The Snodo authors
+#
+# PyGObject overrides for Snodo: JSON as plain Python values (dict, list,
+# str, int, float, bool, None) wherever the C API takes or gives a JsonNode
+# or JsonObject, and handlers that always answer. Installed as
+# gi/overrides/Snodo.py; see introspection/python-and-javascript.md.
+
+import math
+import sys
+import traceback
+
+from gi.repository import GLib, GObject, Json
+
+from ..module import get_introspection_module
+from ..overrides import override
+
+Snodo = get_introspection_module('Snodo')
+
+__all__ = ['to_json_node', 'from_json_node']
+
+_INT64_MIN = -(1 << 63)
+_INT64_MAX = (1 << 63) - 1
+
+
+def to_json_node(value):
+    """Builds a Json.Node from a Python value: dict (with str keys), list or
+    tuple, str, int (within 64 bits), finite float, bool or None. A
+    Json.Node, Json.Object or Json.Array is taken as it is. Raises
+    TypeError or ValueError for anything JSON cannot hold."""
+    if isinstance(value, Json.Node):
+        return value
+    node = Json.Node.alloc()
+    if value is None:
+        node.init_null()
+    elif isinstance(value, bool):
+        node.init_boolean(value)
+    elif isinstance(value, int):
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise ValueError('%d does not fit in a 64-bit JSON integer' % value)
+        node.init_int(value)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError('%r is not a JSON number' % value)
+        node.init_double(value)
+    elif isinstance(value, str):
+        if '\0' in value:
+            raise ValueError('a JSON string for Snodo cannot hold U+0000')
+        node.init_string(value)
+    elif isinstance(value, dict):
+        obj = Json.Object.new()
+        for key, member in value.items():
+            if not isinstance(key, str):
+                raise TypeError('JSON object keys must be str, not %s' % type(key).__name__)
+            obj.set_member(key, to_json_node(member))
+        node.init_object(obj)
+    elif isinstance(value, (list, tuple)):
+        array = Json.Array.new()
+        for element in value:
+            array.add_element(to_json_node(element))
+        node.init_array(array)
+    elif isinstance(value, Json.Object):
+        node.init_object(value)
+    elif isinstance(value, Json.Array):
+        node.init_array(value)
+    else:
+        raise TypeError('%s is not JSON: use dict, list, str, int, float, bool or None'
+                        % type(value).__name__)
+    return node
+
+
+def _object_to_dict(obj):
+    return {name: from_json_node(obj.get_member(name)) for name in obj.get_members() or []}
+
+
+def from_json_node(node):
+    """The Python value of a Json.Node (or Json.Object, or None)."""
+    if node is None:
+        return None
+    if isinstance(node, Json.Object):
+        return _object_to_dict(node)
+    if isinstance(node, Json.Array):
+        return [from_json_node(element) for element in node.get_elements() or []]
+    kind = node.get_node_type()
+    if kind == Json.NodeType.OBJECT:
+        return _object_to_dict(node.get_object())
+    if kind == Json.NodeType.ARRAY:
+        return from_json_node(node.get_array())
+    if kind == Json.NodeType.NULL:
+        return None
+    value_type = node.get_value_type()
+    if value_type == GObject.TYPE_INT64:
+        return node.get_int()
+    if value_type == GObject.TYPE_DOUBLE:
+        return node.get_double()
+    if value_type == GObject.TYPE_BOOLEAN:
+        return node.get_boolean()
+    return node.get_string()
+
+
+def _node_or_none(value):
+    return None if value is None else to_json_node(value)
+
+
+def _guard(kind, name, func):
+    """Wraps a handler: if it raises before answering, the request is
+    answered at once with error -32603, and the traceback goes to stderr.
+    The input_required error of request_input_finish() let through is
+    answered as return_gerror() would."""
+    if func is None:
+        return None
+
+    def handler(invocation, *user_data):
+        try:
+            func(invocation, *user_data)
+        except GLib.Error as error:
+            if error.matches(Snodo.error_quark(), Snodo.Error.INPUT_REQUIRED):
+                if not invocation.get_answered():
+                    invocation.return_gerror(error)
+                return
+            _answer_failure(invocation, kind, name, error)
+        except Exception as error:  # noqa: BLE001 - any failure must be answered
+            _answer_failure(invocation, kind, name, error)
+    return handler
+
+
+def _answer_failure(invocation, kind, name, error):
+    message = 'The handler of %s %r failed: %s: %s' % (
+        kind, name if name is not None else invocation.get_name(), type(error).__name__, error)
+    sys.stderr.write('Snodo-WARNING: %s\n' % message)
+    traceback.print_exc(file=sys.stderr)
+    if not invocation.get_answered():
+        invocation.return_error_literal(Snodo.rpc_error_quark(), Snodo.RpcError.INTERNAL_ERROR, message)
+
+
+class Server(Snodo.Server):
+    def add_tool(self, tool, func, *user_data):
+        return super().add_tool(tool, _guard('tool', tool.get_name() if tool else None, func), *user_data)
+
+    def add_resource(self, resource, func, *user_data):
+        return super().add_resource(resource,
+                                    _guard('resource', resource.get_uri() if resource else None, func),
+                                    *user_data)
+
+    def add_resource_template(self, resource_template, func, *user_data):
+        name = resource_template.get_uri_template() if resource_template else None
+        return super().add_resource_template(resource_template, _guard('resource template', name, func),
+                                             *user_data)
+
+    def add_prompt(self, prompt, func, *user_data):
+        return super().add_prompt(prompt, _guard('prompt', prompt.get_name() if prompt else None, func),
+                                  *user_data)
+
+    def set_completion_func(self, func, *user_data):
+        return super().set_completion_func(_guard('completion', 'completion/complete', func), *user_data)
+
+
+Server = override(Server)
+__all__.append('Server')
+
+
+class Invocation(Snodo.Invocation):
+    def get_arguments(self):
+        """The arguments of the request, as a dict."""
+        return from_json_node(super().get_arguments())
+
+    def get_variables(self):
+        """The variables of a resource template's URI, as a dict."""
+        return from_json_node(super().get_variables())
+
+    def get_params(self):
+        """The params of the request, as a dict."""
+        return from_json_node(super().get_params())
+
+    def dup_client_capabilities(self):
+        return from_json_node(super().dup_client_capabilities())
+
+    def return_result(self, result):
+        """Answers with @result, a dict (for a tool, a CallToolResult)."""
+        return super().return_result(to_json_node(result))
+
+    def return_structured(self, value):
+        """Answers a tool call with @value (any JSON value) as its
+        structuredContent, and its JSON text as the content."""
+        return super().return_structured(to_json_node(value))
+
+    def return_prompt(self, description, messages):
+        return super().return_prompt(description, to_json_node(messages))
+
+    def log(self, level, logger, data):
+        return super().log(level, logger, to_json_node(data))
+
+    def request_input_async(self, key, method, params, cancellable, callback, *user_data):
+        return super().request_input_async(key, method, _node_or_none(params), cancellable, callback,
+                                           *user_data)
+
+    def request_input_finish(self, result):
+        """The client's answer, as a dict."""
+        return from_json_node(super().request_input_finish(result))
+
+
+Invocation = override(Invocation)
+__all__.append('Invocation')
+
+
+def _json_accessors(cls, names):
+    """Gives @cls's get_<name>/set_<name> pairs Python values."""
+    for name in names:
+        getter = getattr(cls, 'get_' + name)
+        setter = getattr(cls, 'set_' + name)
+
+        def get(self, _getter=getter):
+            return from_json_node(_getter(self))
+
+        def set_(self, value, *rest, _setter=setter):
+            return _setter(self, _node_or_none(value), *rest)
+
+        get.__name__ = 'get_' + name
+        get.__doc__ = 'The %s, as Python values (None if unset).' % name.replace('_', ' ')
+        set_.__name__ = 'set_' + name
+        set_.__doc__ = 'Sets the %s from Python values (None to unset).' % name.replace('_', ' ')
+        setattr(cls, 'get_' + name, get)
+        setattr(cls, 'set_' + name, set_)
+
+
+class Tool(Snodo.Tool):
+    pass
+
+
+_json_accessors(Tool, ['input_schema', 'output_schema', 'annotations', 'icons'])
+Tool = override(Tool)
+__all__.append('Tool')
+
+
+class Resource(Snodo.Resource):
+    pass
+
+
+_json_accessors(Resource, ['annotations', 'icons'])
+Resource = override(Resource)
+__all__.append('Resource')
+
+
+class ResourceTemplate(Snodo.ResourceTemplate):
+    pass
+
+
+_json_accessors(ResourceTemplate, ['annotations', 'icons'])
+ResourceTemplate = override(ResourceTemplate)
+__all__.append('ResourceTemplate')
+
+
+class Prompt(Snodo.Prompt):
+    def get_arguments(self):
+        """The prompt's arguments, as a list of dicts."""
+        return from_json_node(super().get_arguments())
+
+
+_json_accessors(Prompt, ['icons'])
+Prompt = override(Prompt)
+__all__.append('Prompt')
