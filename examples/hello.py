@@ -12,15 +12,13 @@
 # run it from a build directory's environment:  meson devenv -C _build
 # /usr/bin/python3 examples/hello.py
 
-import json
 import sys
 
 import gi
 
 gi.require_version('GLib', '2.0')
-gi.require_version('Json', '1.0')
 gi.require_version('Snodo', '1')
-from gi.repository import GLib, Json, Snodo  # noqa: E402
+from gi.repository import GLib, Snodo  # noqa: E402
 
 GREET_SCHEMA = {
     'type': 'object',
@@ -29,19 +27,10 @@ GREET_SCHEMA = {
 }
 
 
-def arguments_of(invocation):
-    """Returns the arguments of a tool call as a dict.
-
-    The one place where this example meets json-glib: the invocation holds
-    its arguments as a Json.Object.
-    """
-    node = Json.Node.alloc().init_object(invocation.get_arguments())
-    return json.loads(Json.to_string(node, False))
-
-
 def greet(invocation):
-    # The server has checked the arguments against GREET_SCHEMA already.
-    name = arguments_of(invocation)['name']
+    # A dict, checked against GREET_SCHEMA already. Should this raise, the
+    # client gets an error answer at once and the server goes on.
+    name = invocation.get_arguments()['name']
     invocation.return_text(f'Hello, {name}!')
 
 
@@ -55,7 +44,7 @@ def main():
 
     server = Snodo.Server.new('hello-py', '1.0')
     greet_tool = Snodo.Tool.new('greet', 'Greets someone by name')
-    greet_tool.set_input_schema_from_string(json.dumps(GREET_SCHEMA))
+    greet_tool.set_input_schema(GREET_SCHEMA)
     server.add_tool(greet_tool, greet)
     server.add_tool(Snodo.Tool.new('about', 'Says what this server is'), about)
 

@@ -119,10 +119,15 @@ async function checkStdio() {
     const script = GLib.filename_from_uri(import.meta.url)[0];
     const child = Gio.Subprocess.new(['gjs', '-m', script, 'serve'],
         Gio.SubprocessFlags.STDIN_PIPE | Gio.SubprocessFlags.STDOUT_PIPE | Gio.SubprocessFlags.STDERR_PIPE);
+    const start = GLib.get_monotonic_time();
     const [stdout, stderr] = await child.communicate_utf8_async(
         requests.map(r => `${JSON.stringify(r)}\n`).join(''), null);
+    const elapsed = (GLib.get_monotonic_time() - start) / 1e6;
     check(child.get_if_exited() && child.get_exit_status() === 0,
         `the server exited with ${child.get_exit_status()} at the end of input`);
+    // Every request is answered at once, the failed ones included: the
+    // process ends soon after its input does (generous for a loaded machine).
+    check(elapsed < 5, `the server exited ${elapsed.toFixed(2)} s after it started, its input all given at once`);
     const answers = {};
     for (const line of stdout.trim().split('\n')) {
         const message = JSON.parse(line);
@@ -155,6 +160,20 @@ async function checkStdio() {
     check(answers[9]?.result?.messages?.[0]?.content?.text === 'Hello Ada', `prompt: ${show(9)}`);
     check(JSON.stringify(answers[10]?.result?.resources?.[0]?.annotations) === '{"audience":["user"]}',
         `resource annotations: ${show(10)}`);
+}
+
+// A JavaScript callback cannot run on a worker thread: refused when added.
+function checkRunInThread() {
+    const server = Snodo.Server.new('threads', '1');
+    const tool = Snodo.Tool.new('blocking', 'Would block');
+    tool.set_run_in_thread(true);
+    try {
+        server.add_tool(tool, inv => inv.return_text('never'));
+        check(false, 'a run-in-thread tool with a JavaScript handler was added');
+    } catch (e) {
+        check(String(e.message).includes('not a C function'), `run-in-thread refused: ${e.message}`);
+    }
+    check(server.lookup_tool('blocking') === null, 'the refused tool is not registered');
 }
 
 function checkValues() {
@@ -216,6 +235,7 @@ if (ARGV[0] === 'serve') {
     (async () => {
         try {
             checkValues();
+            checkRunInThread();
             await checkStdio();
             await checkHttp();
         } catch (e) {

@@ -12,6 +12,7 @@
 import gc
 import json
 import subprocess
+import time
 import sys
 import threading
 import urllib.request
@@ -142,10 +143,15 @@ def check_stdio():
         request(13, 'tools/list', {}),
         request(14, 'resources/list', {}),
     ]
+    start = time.monotonic()
     child = subprocess.run([sys.executable, __file__, 'serve'],
                            input=''.join(json.dumps(r) + '\n' for r in requests),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    elapsed = time.monotonic() - start
     check(child.returncode == 0, 'the server exited with %d at the end of input' % child.returncode)
+    # Every request is answered at once, the failed ones included: the
+    # process ends soon after its input does (generous for a loaded machine).
+    check(elapsed < 5, 'the server exited %.2f s after it started, its input all given at once' % elapsed)
     answers = {}
     for line in child.stdout.splitlines():
         message = json.loads(line)
@@ -264,11 +270,25 @@ def check_http():
           'the HTTP transport kept serving after its function returned: %r' % (answer,))
 
 
+def check_run_in_thread():
+    # A Python callback cannot run on a worker thread: refused when added.
+    server = Snodo.Server.new('threads', '1')
+    tool = Snodo.Tool.new('blocking', 'Would block')
+    tool.set_run_in_thread(True)
+    try:
+        server.add_tool(tool, lambda inv: inv.return_text('never'))
+        check(False, 'a run-in-thread tool with a Python handler was added')
+    except GLib.Error as error:
+        check('not a C function' in error.message, 'run-in-thread refused: %s' % error.message)
+    check(server.lookup_tool('blocking') is None, 'the refused tool is not registered')
+
+
 def main():
     if sys.argv[1:] == ['serve']:
         serve()
         return
     check_values()
+    check_run_in_thread()
     check_stdio()
     check_http()
     if failures:

@@ -434,6 +434,9 @@ snodo_invocation_end (SnodoInvocation *self,
 {
   g_autoptr(GBytes) line = NULL;
 
+  /* Made bare (g_object_new), for no request: nothing to answer. */
+  if (self->server == NULL)
+    return;
   if (!g_atomic_int_compare_and_exchange (&self->returned, RETURNED_OPEN, RETURNED_ENDED))
     return;
   snodo_invocation_clear_deadline (self);
