@@ -225,6 +225,11 @@ struct _SnodoExecutor
    * has live work. */
   GQueue waiters;
 
+  /* Owned. GMainContext (referenced) → DispatchSource (a reference,
+   * attached to that context): where started ASYNC works wait for their
+   * context to run them. */
+  GHashTable *dispatch_sources;
+
   /* Statistics (read-only properties). */
   guint64 admitted;
   guint64 rejected;
@@ -251,7 +256,7 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-static gboolean snodo_executor_dispatch_cb            (gpointer      user_data);
+static void     snodo_executor_run_work               (SnodoWork    *work);
 static void     snodo_executor_thread_cb              (gpointer      data,
                                                        gpointer      user_data);
 static gboolean snodo_executor_wait_owner_idle_cb     (gpointer      user_data);
@@ -467,6 +472,117 @@ snodo_executor_cancel_owner_locked (SnodoExecutor        *self,
   return n;
 }
 
+/* One source per main context that runs the ASYNC works started for it,
+ * in order, a bounded batch per dispatch so that I/O sources of the same
+ * priority get their turn: one wake-up for many works, instead of an idle
+ * source made and freed for each.
+ *
+ * Lock order: the queue's lock, then the context's (taken by
+ * g_source_set_ready_time()); GLib never calls into this code with the
+ * context locked. */
+typedef struct
+{
+  GSource        source;
+  /* Not referenced: the executor destroys its sources when it finalizes,
+   * and no work is queued then (each live work references the executor). */
+  SnodoExecutor *executor;
+  GMutex         lock;
+  /* SnodoWork, one reference each. Under @lock. */
+  GQueue         works;
+} DispatchSource;
+
+#define DISPATCH_BATCH 32
+
+static gboolean
+dispatch_source_dispatch (GSource     *source,
+                          GSourceFunc  callback,
+                          gpointer     user_data)
+{
+  DispatchSource *self = (DispatchSource *) source;
+  SnodoWork *batch[DISPATCH_BATCH];
+  guint n = 0;
+
+  g_mutex_lock (&self->lock);
+  g_source_set_ready_time (source, -1);
+  while (n < DISPATCH_BATCH && !g_queue_is_empty (&self->works))
+    batch[n++] = g_queue_pop_head (&self->works);
+  if (!g_queue_is_empty (&self->works))
+    g_source_set_ready_time (source, 0);
+  g_mutex_unlock (&self->lock);
+
+  /* A work that finishes may drop the last reference on the executor,
+   * which destroys this source: that is safe, as the context holds the
+   * source while it dispatches and nothing here touches it again. */
+  for (guint i = 0; i < n; i++)
+    {
+      snodo_executor_run_work (batch[i]);
+      g_object_unref (batch[i]);
+    }
+
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+dispatch_source_finalize (GSource *source)
+{
+  DispatchSource *self = (DispatchSource *) source;
+
+  g_queue_clear_full (&self->works, g_object_unref);
+  g_mutex_clear (&self->lock);
+}
+
+static GSourceFuncs dispatch_source_funcs = {
+  .dispatch = dispatch_source_dispatch,
+  .finalize = dispatch_source_finalize,
+};
+
+static DispatchSource *
+snodo_executor_get_dispatch_source (SnodoExecutor *self,
+                                    GMainContext  *context)
+{
+  DispatchSource *found;
+  GSource *source;
+
+  g_mutex_lock (&self->lock);
+  found = g_hash_table_lookup (self->dispatch_sources, context);
+  g_mutex_unlock (&self->lock);
+  if (found != NULL)
+    return found;
+
+  /* Made and attached without the lock; another thread may win the race. */
+  source = g_source_new (&dispatch_source_funcs, sizeof (DispatchSource));
+  ((DispatchSource *) source)->executor = self;
+  g_mutex_init (&((DispatchSource *) source)->lock);
+  g_queue_init (&((DispatchSource *) source)->works);
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_static_name (source, "[snodo] executor work");
+  g_source_attach (source, context);
+
+  g_mutex_lock (&self->lock);
+  found = g_hash_table_lookup (self->dispatch_sources, context);
+  if (found == NULL)
+    {
+      g_hash_table_insert (self->dispatch_sources, g_main_context_ref (context), source);
+      found = (DispatchSource *) source;
+      source = NULL;
+    }
+  g_mutex_unlock (&self->lock);
+
+  if (source != NULL)
+    {
+      g_source_destroy (source);
+      g_source_unref (source);
+    }
+  return found;
+}
+
+static void
+dispatch_source_free (gpointer data)
+{
+  g_source_destroy (data);
+  g_source_unref (data);
+}
+
 /* Hands a work that just started to its main context or to a worker thread.
  * Takes the reference in @work. */
 static void
@@ -475,13 +591,13 @@ snodo_executor_deliver (SnodoExecutor *self,
 {
   if (work->kind == SNODO_WORK_KIND_ASYNC)
     {
-      GSource *source = g_idle_source_new ();
+      DispatchSource *source = snodo_executor_get_dispatch_source (self, work->context);
 
-      g_source_set_priority (source, G_PRIORITY_DEFAULT);
-      g_source_set_static_name (source, "[snodo] executor work");
-      g_source_set_callback (source, snodo_executor_dispatch_cb, work, g_object_unref);
-      g_source_attach (source, work->context);
-      g_source_unref (source);
+      g_mutex_lock (&source->lock);
+      g_queue_push_tail (&source->works, work);
+      if (source->works.length == 1)
+        g_source_set_ready_time ((GSource *) source, 0);
+      g_mutex_unlock (&source->lock);
     }
   else
     {
@@ -597,16 +713,6 @@ snodo_executor_run_work (SnodoWork *work)
   g_object_unref (self);
 }
 
-static gboolean
-snodo_executor_dispatch_cb (gpointer user_data)
-{
-  SnodoWork *work = user_data;
-
-  snodo_executor_run_work (work);
-
-  return G_SOURCE_REMOVE;
-}
-
 static void
 snodo_executor_thread_cb (gpointer data,
                           gpointer user_data)
@@ -652,6 +758,7 @@ snodo_executor_finalize (GObject *object)
    * the last work function returned. The pool is freed by its last thread. */
   g_thread_pool_free (self->pool, FALSE, FALSE);
   g_hash_table_unref (self->owners);
+  g_hash_table_unref (self->dispatch_sources);
   g_mutex_clear (&self->lock);
 
   G_OBJECT_CLASS (snodo_executor_parent_class)->finalize (object);
@@ -948,6 +1055,8 @@ snodo_executor_init (SnodoExecutor *self)
   self->max_queued_bytes = DEFAULT_MAX_QUEUED_BYTES;
 
   self->owners = g_hash_table_new_full (NULL, NULL, NULL, snodo_executor_owner_free);
+  self->dispatch_sources = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) g_main_context_unref,
+                                                  dispatch_source_free);
 
   /* Not exclusive, so this cannot fail. */
   self->pool = g_thread_pool_new (snodo_executor_thread_cb, NULL,

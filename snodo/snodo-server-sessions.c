@@ -520,7 +520,10 @@ snodo_server_announce (SnodoServer *self,
           g_autoptr(JsonNode) params = NULL;
           g_autoptr(GBytes) line = NULL;
 
-          if (!wants (subscription, data))
+          /* A cancelled subscription gets nothing more, even before
+           * its cancellation has been dispatched. */
+          if (!wants (subscription, data) ||
+              g_cancellable_is_cancelled (snodo_invocation_get_cancellable (subscription->invocation)))
             continue;
           params = subscription_meta (subscription);
           if (uri != NULL)
