@@ -364,6 +364,21 @@ snodo_dialect_encode_result (const SnodoDialect *self,
       return snodo_frame_encode_result (id, result);
     }
 
+  /* The usual answer: a complete result of the handler's own, with
+   * nothing of 2026's in it. Its ending is the same for every answer of
+   * this server, made once. */
+  if (!json_object_has_member (object, "resultType") && !json_object_has_member (object, "_meta") &&
+      !json_object_has_member (object, "ttlMs") && !json_object_has_member (object, "cacheScope") &&
+      !lacks_content (method, object, "complete"))
+    {
+      gboolean cacheable = method != NULL && (method->flags & SNODO_METHOD_FLAGS_CACHEABLE);
+      GRefString *tail = snodo_server_ref_modern_tail (server, cacheable);
+      GBytes *line = snodo_frame_encode_result_tail (id, result, tail);
+
+      g_ref_string_release (tail);
+      return line;
+    }
+
   extra = json_object_new ();
   result_type = snodo_json_object_get_string (object, "resultType");
   if (result_type == NULL)

@@ -75,6 +75,9 @@ char     *snodo_frame_id_key             (JsonNode    *id);
  * writes "id": null. @result and @params are not modified. */
 GBytes   *snodo_frame_encode_result      (JsonNode    *id,
                                           JsonNode    *result);
+GBytes   *snodo_frame_encode_result_tail   (JsonNode           *id,
+                                            JsonNode           *result,
+                                            const char         *tail);
 GBytes   *snodo_frame_encode_result_shaped (JsonNode           *id,
                                            JsonNode           *result,
                                            const char * const *drop,

@@ -275,6 +275,28 @@ snodo_frame_encode_result (JsonNode *id,
   return snodo_frame_end (out);
 }
 
+/* A result object with more members after its own: @tail is their JSON
+ * text, without a leading comma (none of them may be in @result). */
+GBytes *
+snodo_frame_encode_result_tail (JsonNode   *id,
+                                JsonNode   *result,
+                                const char *tail)
+{
+  GString *out = snodo_frame_begin (id, TRUE);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+
+  g_string_append_len (out, ",\"result\":", 10);
+  text = snodo_json_to_string (result, &len);
+  g_assert (len >= 2 && text[0] == '{' && text[len - 1] == '}');
+  g_string_append_len (out, text, len - 1);
+  if (len > 2)
+    g_string_append_c (out, ',');
+  g_string_append (out, tail);
+  g_string_append_c (out, '}');
+  return snodo_frame_end (out);
+}
+
 GBytes *
 snodo_frame_encode_error (JsonNode   *id,
                           int         code,

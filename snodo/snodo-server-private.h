@@ -45,6 +45,8 @@ gboolean              snodo_server_is_version_enabled    (SnodoServer          *
 SnodoProtocolVersion  snodo_server_get_oldest_legacy     (SnodoServer          *self);
 JsonNode             *snodo_server_dup_supported_modern  (SnodoServer          *self);
 JsonObject           *snodo_server_dup_info              (SnodoServer          *self);
+GRefString           *snodo_server_ref_modern_tail       (SnodoServer          *self,
+                                                          gboolean              cacheable);
 SnodoRequestStateKey *snodo_server_get_request_state_key (SnodoServer          *self);
 
 /* Sends a request to the client (2025 era) and completes @task (transfer

@@ -82,6 +82,13 @@ struct _SnodoServer
   SnodoRequestStateKey *request_state_key;
   /* The connections being served (SnodoConnection, owned). */
   GPtrArray    *connections;
+
+  /* 2026-07-28: the members every plain complete result ends with
+   * (resultType and _meta with serverInfo; [1] adds ttlMs and cacheScope),
+   * as JSON text made once; NULL until needed or after a change. Under
+   * tail_lock, as answers are encoded on any thread. */
+  GMutex        tail_lock;
+  GRefString   *modern_tail[2];
 };
 
 
@@ -130,6 +137,52 @@ snodo_server_dup_info (SnodoServer *self)
   if (self->title != NULL)
     json_object_set_string_member (info, "title", self->title);
   return info;
+}
+
+static void
+snodo_server_clear_tails (SnodoServer *self)
+{
+  g_mutex_lock (&self->tail_lock);
+  for (guint i = 0; i < G_N_ELEMENTS (self->modern_tail); i++)
+    g_clear_pointer (&self->modern_tail[i], g_ref_string_release);
+  g_mutex_unlock (&self->tail_lock);
+}
+
+/* The text a plain complete 2026-07-28 result ends with, without its
+ * closing brace: `"resultType":"complete","_meta":{…serverInfo…}`, and
+ * for a cacheable method `,"ttlMs":…,"cacheScope":"private"`. */
+GRefString *
+snodo_server_ref_modern_tail (SnodoServer *self,
+                              gboolean     cacheable)
+{
+  GRefString *tail;
+
+  g_mutex_lock (&self->tail_lock);
+  if (self->modern_tail[!!cacheable] == NULL)
+    {
+      g_autoptr(JsonObject) object = json_object_new ();
+      JsonObject *meta = json_object_new ();
+      g_autoptr(JsonNode) node = NULL;
+      g_autofree char *text = NULL;
+      gsize len = 0;
+
+      json_object_set_string_member (object, "resultType", "complete");
+      json_object_set_object_member (meta, SNODO_META_SERVER_INFO, snodo_server_dup_info (self));
+      json_object_set_object_member (object, "_meta", meta);
+      if (cacheable)
+        {
+          json_object_set_int_member (object, "ttlMs", self->cache_ttl);
+          json_object_set_string_member (object, "cacheScope", "private");
+        }
+      node = json_node_init_object (json_node_alloc (), object);
+      text = snodo_json_to_string (node, &len);
+      /* Without the braces of the object. */
+      self->modern_tail[!!cacheable] = g_ref_string_new_len (text + 1, len - 2);
+    }
+  tail = g_ref_string_acquire (self->modern_tail[!!cacheable]);
+  g_mutex_unlock (&self->tail_lock);
+
+  return tail;
 }
 
 static JsonObject *
@@ -664,6 +717,8 @@ snodo_server_finalize (GObject *object)
   g_clear_pointer (&self->version, g_free);
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->instructions, g_free);
+  snodo_server_clear_tails (self);
+  g_mutex_clear (&self->tail_lock);
 
   G_OBJECT_CLASS (snodo_server_parent_class)->finalize (object);
 }
@@ -720,10 +775,12 @@ snodo_server_set_property (GObject      *object,
     case PROP_NAME:
       g_free (self->name);
       self->name = g_value_dup_string (value);
+      snodo_server_clear_tails (self);
       break;
     case PROP_VERSION:
       g_free (self->version);
       self->version = g_value_dup_string (value);
+      snodo_server_clear_tails (self);
       break;
     case PROP_TITLE:
       snodo_server_set_title (self, g_value_get_string (value));
@@ -875,6 +932,7 @@ snodo_server_init (SnodoServer *self)
   g_autoptr(GError) error = NULL;
 
   self->request_timeout = 60000;
+  g_mutex_init (&self->tail_lock);
   self->connections = g_ptr_array_new_with_free_func ((GDestroyNotify) snodo_connection_unref);
   snodo_server_set_protocol_versions (self, all_versions);
   self->request_state_key = snodo_request_state_key_new_random (&error);
@@ -994,6 +1052,7 @@ snodo_server_set_title (SnodoServer *self,
     return;
   g_free (self->title);
   self->title = g_strdup (title);
+  snodo_server_clear_tails (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
 }
 
@@ -1340,6 +1399,7 @@ snodo_server_set_cache_ttl (SnodoServer *self,
   if (self->cache_ttl == cache_ttl)
     return;
   self->cache_ttl = cache_ttl;
+  snodo_server_clear_tails (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CACHE_TTL]);
 }
 
