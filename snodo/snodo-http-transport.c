@@ -63,6 +63,24 @@
  * when it is created. Keep a reference to it while it serves, and end it
  * with [method@Snodo.HttpTransport.close_async].
  *
+ * In Python:
+ *
+ * ```python
+ * transport = Snodo.HttpTransport.new(server)
+ * transport.listen_local(0)  # 0: any free port; raises GLib.Error on failure
+ * print(transport.dup_uri(), flush=True)  # http://127.0.0.1:PORT/mcp
+ * GLib.MainLoop().run()
+ * ```
+ *
+ * In JavaScript:
+ *
+ * ```js
+ * const transport = Snodo.HttpTransport.new(server);
+ * transport.listen_local(0);  // 0: any free port; throws on failure
+ * print(transport.dup_uri());  // http://127.0.0.1:PORT/mcp
+ * new GLib.MainLoop(null, false).run();
+ * ```
+ *
  * Since: 0.1
  */
 

@@ -101,6 +101,38 @@
  * The transport lives on the main context that is the thread-default one
  * when it is created; its signals are emitted there.
  *
+ * In Python:
+ *
+ * ```python
+ * transport = Snodo.StdioTransport.new_for_stdio(server)
+ * transport.props.write_timeout = 2000
+ * loop = GLib.MainLoop()
+ *
+ * def on_closed(transport, error):
+ *     if error is not None:
+ *         print(error.message, file=sys.stderr)
+ *     loop.quit()
+ *
+ * transport.connect('closed', on_closed)
+ * transport.start()
+ * loop.run()
+ * ```
+ *
+ * In JavaScript:
+ *
+ * ```js
+ * const transport = Snodo.StdioTransport.new_for_stdio(server);
+ * transport.write_timeout = 2000;
+ * const loop = new GLib.MainLoop(null, false);
+ * transport.connect('closed', (_transport, error) => {
+ *     if (error !== null)
+ *         printerr(error.message);
+ *     loop.quit();
+ * });
+ * transport.start();
+ * loop.run();
+ * ```
+ *
  * Since: 0.1
  */
 
