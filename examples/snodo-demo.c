@@ -866,12 +866,12 @@ main (int   argc,
       "How many requests may wait for a slot (default 256)", "N" },
     { "handler-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How long a tool may take to answer, in milliseconds, or 0 for no limit (default 120000)", "MS" },
-#if SNODO_HAS_HTTP_TRANSPORT
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How long to wait for the client to answer a request of the server, in milliseconds (default 60000)", "MS" },
     { "protocol-versions", 0, 0, G_OPTION_ARG_STRING, NULL,
       "The protocol versions to serve, separated by commas (default all: 2025-06-18,2025-11-25,2026-07-28)",
       "LIST" },
+#if SNODO_HAS_HTTP_TRANSPORT
     { "http", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Serve Streamable HTTP on 127.0.0.1:PORT instead of standard I/O (0: any free port; the URI is printed)", "PORT" },
 #endif

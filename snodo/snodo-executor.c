@@ -13,6 +13,12 @@
  * Transport-neutral admission of work: how many handlers run at once, how
  * many may wait, and what happens when both are full.
  *
+ * Applications rarely call this API directly: every transport makes an
+ * executor of its own, and an application at most changes its limits
+ * (through [method@Snodo.StdioTransport.get_executor] or
+ * [method@Snodo.HttpTransport.get_executor]). Submitting work is for
+ * transports.
+ *
  * A transport decodes a request and hands the work of answering it to an
  * executor with [method@Snodo.Executor.submit]. The call never blocks and
  * never runs the work itself: the work is either started, queued, or

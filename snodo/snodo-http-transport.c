@@ -66,6 +66,24 @@
  * [method@Snodo.HttpTransport.close_async], which releases that reference
  * once the transport has closed.
  *
+ * In Python:
+ *
+ * ```python
+ * transport = Snodo.HttpTransport.new(server)
+ * transport.listen_local(0)  # 0: any free port; raises GLib.Error on failure
+ * print(transport.dup_uri(), flush=True)  # http://127.0.0.1:PORT/mcp
+ * GLib.MainLoop().run()
+ * ```
+ *
+ * In JavaScript:
+ *
+ * ```js
+ * const transport = Snodo.HttpTransport.new(server);
+ * transport.listen_local(0);  // 0: any free port; throws on failure
+ * print(transport.dup_uri());  // http://127.0.0.1:PORT/mcp
+ * new GLib.MainLoop(null, false).run();
+ * ```
+ *
  * Since: 0.1
  */
 

@@ -43,6 +43,42 @@
  * }
  * ```
  *
+ * A handler written in Python or JavaScript runs on the main context and
+ * may answer later, from a callback of the main loop. In Python:
+ *
+ * ```python
+ * def slow_echo(invocation):
+ *     text = invocation.get_arguments().get_string_member('text')
+ *     invocation.report_progress(1, 2, 'thinking')
+ *
+ *     def later():
+ *         if invocation.get_cancellable().is_cancelled():
+ *             invocation.return_tool_error('cancelled')
+ *         else:
+ *             invocation.return_text(text)
+ *         return GLib.SOURCE_REMOVE
+ *
+ *     GLib.timeout_add(100, later)
+ *
+ * server.add_tool(Snodo.Tool.new('slow-echo', 'Returns its text, later'), slow_echo)
+ * ```
+ *
+ * In JavaScript:
+ *
+ * ```js
+ * server.add_tool(Snodo.Tool.new('slow-echo', 'Returns its text, later'), invocation => {
+ *     const text = invocation.get_arguments().get_string_member('text');
+ *     invocation.report_progress(1, 2, 'thinking');
+ *     GLib.timeout_add(GLib.PRIORITY_DEFAULT, 100, () => {
+ *         if (invocation.get_cancellable().is_cancelled())
+ *             invocation.return_tool_error('cancelled');
+ *         else
+ *             invocation.return_text(text);
+ *         return GLib.SOURCE_REMOVE;
+ *     });
+ * });
+ * ```
+ *
  * Since: 0.1
  */
 

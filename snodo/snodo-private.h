@@ -7,7 +7,7 @@
 # error "config.h must be included before snodo-private.h"
 #endif
 
-#include <glib/gi18n-lib.h>
+#include "snodo-i18n-private.h"
 
 #include "snodo.h"
 

@@ -33,6 +33,30 @@
  * snodo_server_add_resource_template (server, notes, read_notes_cb, NULL, NULL, NULL);
  * ```
  *
+ * In Python:
+ *
+ * ```python
+ * notes = Snodo.ResourceTemplate.new('app://notes/{day}', 'notes')
+ * notes.set_mime_type('text/plain')
+ *
+ * def read_notes(invocation):
+ *     day = invocation.get_variables().get_string_member('day')
+ *     invocation.return_resource_text(None, 'text/plain', 'Notes of ' + day)
+ *
+ * server.add_resource_template(notes, read_notes)
+ * ```
+ *
+ * In JavaScript:
+ *
+ * ```js
+ * const notes = Snodo.ResourceTemplate.new('app://notes/{day}', 'notes');
+ * notes.set_mime_type('text/plain');
+ * server.add_resource_template(notes, invocation => {
+ *     const day = invocation.get_variables().get_string_member('day');
+ *     invocation.return_resource_text(null, 'text/plain', `Notes of ${day}`);
+ * });
+ * ```
+ *
  * Since: 0.1
  */
 

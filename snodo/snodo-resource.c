@@ -24,6 +24,24 @@
  * snodo_server_add_resource (server, resource, read_notes_cb, NULL, NULL, NULL);
  * ```
  *
+ * In Python:
+ *
+ * ```python
+ * readme = Snodo.Resource.new('app://readme', 'readme')
+ * readme.set_mime_type('text/markdown')
+ * server.add_resource(readme, lambda invocation: invocation.return_resource_text(
+ *     None, 'text/markdown', '# My app'))
+ * ```
+ *
+ * In JavaScript:
+ *
+ * ```js
+ * const readme = Snodo.Resource.new('app://readme', 'readme');
+ * readme.set_mime_type('text/markdown');
+ * server.add_resource(readme, invocation =>
+ *     invocation.return_resource_text(null, 'text/markdown', '# My app'));
+ * ```
+ *
  * Since: 0.1
  */
 

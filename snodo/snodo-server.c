@@ -39,6 +39,47 @@
  *
  * The registry is used from the main context the server was made in.
  *
+ * From Python, a whole server on standard input and output:
+ *
+ * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ * tool = Snodo.Tool.new('echo', 'Returns its text')
+ * tool.set_input_schema_from_string(
+ *     '{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}')
+ * server.add_tool(tool, lambda invocation: invocation.return_text(
+ *     invocation.get_arguments().get_string_member('text')))
+ *
+ * transport = Snodo.StdioTransport.new_for_stdio(server)
+ * loop = GLib.MainLoop()
+ * transport.connect('closed', lambda transport, error: loop.quit())
+ * transport.start()
+ * loop.run()
+ * ```
+ *
+ * The same in JavaScript (`gjs -m server.js`):
+ *
+ * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
+ * const tool = Snodo.Tool.new('echo', 'Returns its text');
+ * tool.set_input_schema_from_string(
+ *     '{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}');
+ * server.add_tool(tool, invocation =>
+ *     invocation.return_text(invocation.get_arguments().get_string_member('text')));
+ *
+ * const transport = Snodo.StdioTransport.new_for_stdio(server);
+ * const loop = new GLib.MainLoop(null, false);
+ * transport.connect('closed', () => loop.quit());
+ * transport.start();
+ * loop.run();
+ * ```
+ *
  * Since: 0.1
  */
 

@@ -102,6 +102,38 @@
  * The transport lives on the main context that is the thread-default one
  * when it is created; its signals are emitted there.
  *
+ * In Python:
+ *
+ * ```python
+ * transport = Snodo.StdioTransport.new_for_stdio(server)
+ * transport.props.write_timeout = 2000
+ * loop = GLib.MainLoop()
+ *
+ * def on_closed(transport, error):
+ *     if error is not None:
+ *         print(error.message, file=sys.stderr)
+ *     loop.quit()
+ *
+ * transport.connect('closed', on_closed)
+ * transport.start()
+ * loop.run()
+ * ```
+ *
+ * In JavaScript:
+ *
+ * ```js
+ * const transport = Snodo.StdioTransport.new_for_stdio(server);
+ * transport.write_timeout = 2000;
+ * const loop = new GLib.MainLoop(null, false);
+ * transport.connect('closed', (_transport, error) => {
+ *     if (error !== null)
+ *         printerr(error.message);
+ *     loop.quit();
+ * });
+ * transport.start();
+ * loop.run();
+ * ```
+ *
  * Since: 0.1
  */
 
@@ -651,11 +683,10 @@ snodo_stdio_transport_abandon_cb (gpointer user_data)
   n_live = snodo_executor_get_n_live_for_owner (self->executor, G_OBJECT (self));
   if (n_live > 0 && snodo_executor_get_n_uncancelled_for_owner (self->executor, G_OBJECT (self)) == 0)
     {
-      g_warning (g_dngettext (GETTEXT_PACKAGE,
-                              "%u cancelled request did not end within %u ms of the end of input; "
-                              "closing without it",
-                              "%u cancelled requests did not end within %u ms of the end of input; "
-                              "closing without them", n_live),
+      g_warning (snodo_ngettext ("%u cancelled request did not end within %u ms of the end of input; "
+                                 "closing without it",
+                                 "%u cancelled requests did not end within %u ms of the end of input; "
+                                 "closing without them", n_live),
                  n_live, self->write_timeout);
       self->state = STATE_CLOSED;
       snodo_stdio_transport_emit_closed (self, self->input_error);

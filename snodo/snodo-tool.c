@@ -28,6 +28,35 @@
  * snodo_server_add_tool (server, tool, echo_cb, NULL, NULL, NULL);
  * ```
  *
+ * In Python:
+ *
+ * ```python
+ * tool = Snodo.Tool.new('add', 'Adds two numbers')
+ * tool.set_input_schema_from_string(
+ *     '{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},'
+ *     '"required":["a","b"]}')
+ *
+ * def add(invocation):
+ *     arguments = invocation.get_arguments()
+ *     total = arguments.get_double_member('a') + arguments.get_double_member('b')
+ *     invocation.return_text('%g' % total)
+ *
+ * server.add_tool(tool, add)
+ * ```
+ *
+ * In JavaScript:
+ *
+ * ```js
+ * const tool = Snodo.Tool.new('add', 'Adds two numbers');
+ * tool.set_input_schema_from_string(
+ *     '{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},' +
+ *     '"required":["a","b"]}');
+ * server.add_tool(tool, invocation => {
+ *     const args = invocation.get_arguments();
+ *     invocation.return_text(`${args.get_double_member('a') + args.get_double_member('b')}`);
+ * });
+ * ```
+ *
  * Since: 0.1
  */
 

@@ -21,6 +21,8 @@
  * SNODO_AVAILABLE_IN_ALL:
  *
  * Marks a symbol as exported by every version of the library.
+ *
+ * Since: 0.1
  */
 #define SNODO_AVAILABLE_IN_ALL _SNODO_EXTERN
 
@@ -28,6 +30,8 @@
  * SNODO_DEPRECATED:
  *
  * Marks a symbol as deprecated.
+ *
+ * Since: 0.1
  */
 #define SNODO_DEPRECATED _SNODO_EXTERN G_DEPRECATED
 
@@ -36,5 +40,7 @@
  * @f: the symbol to use instead
  *
  * Marks a symbol as deprecated in favour of @f.
+ *
+ * Since: 0.1
  */
 #define SNODO_DEPRECATED_FOR(f) _SNODO_EXTERN G_DEPRECATED_FOR(f)

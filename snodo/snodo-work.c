@@ -12,6 +12,10 @@
  *
  * One piece of work admitted by a [class@Snodo.Executor].
  *
+ * This is not for applications: a tool's handler gets a
+ * [class@Snodo.Invocation], never a `SnodoWork`. It is for code that
+ * submits work to an executor, such as a transport.
+ *
  * A `SnodoWork` is created by [method@Snodo.Executor.submit] and handed to
  * the work function when the work starts. The function finds the work's
  * [class@Gio.Cancellable], key and kind here, and reports the end of the
