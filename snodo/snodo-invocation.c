@@ -48,7 +48,7 @@
  *
  * ```python
  * def slow_echo(invocation):
- *     text = invocation.get_arguments().get_string_member('text')
+ *     text = invocation.get_arguments()['text']
  *     invocation.report_progress(1, 2, 'thinking')
  *
  *     def later():
@@ -67,7 +67,7 @@
  *
  * ```js
  * server.add_tool(Snodo.Tool.new('slow-echo', 'Returns its text, later'), invocation => {
- *     const text = invocation.get_arguments().get_string_member('text');
+ *     const {text} = invocation.get_arguments();
  *     invocation.report_progress(1, 2, 'thinking');
  *     GLib.timeout_add(GLib.PRIORITY_DEFAULT, 100, () => {
  *         if (invocation.get_cancellable().is_cancelled())

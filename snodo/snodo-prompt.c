@@ -23,16 +23,15 @@
  * snodo_server_add_prompt (server, prompt, review_cb, NULL, NULL, NULL);
  * ```
  *
- * In Python, with the messages built as JSON:
+ * In Python, with the messages as plain values:
  *
  * ```python
  * review = Snodo.Prompt.new('review', 'Reviews a change')
  * review.add_argument('change', 'The change to review', True)
  *
  * def fill_in(invocation):
- *     change = invocation.get_arguments().get_string_member('change')
- *     messages = Json.from_string(json.dumps([
- *         {'role': 'user', 'content': {'type': 'text', 'text': 'Please review ' + change}}]))
+ *     change = invocation.get_arguments()['change']
+ *     messages = [{'role': 'user', 'content': {'type': 'text', 'text': 'Please review ' + change}}]
  *     invocation.return_prompt('A review', messages)
  *
  * server.add_prompt(review, fill_in)
@@ -44,9 +43,8 @@
  * const review = Snodo.Prompt.new('review', 'Reviews a change');
  * review.add_argument('change', 'The change to review', true);
  * server.add_prompt(review, invocation => {
- *     const change = invocation.get_arguments().get_string_member('change');
- *     const messages = Json.from_string(JSON.stringify([
- *         {role: 'user', content: {type: 'text', text: `Please review ${change}`}}]));
+ *     const {change} = invocation.get_arguments();
+ *     const messages = [{role: 'user', content: {type: 'text', text: `Please review ${change}`}}];
  *     invocation.return_prompt('A review', messages);
  * });
  * ```

@@ -40,7 +40,7 @@
  * notes.set_mime_type('text/plain')
  *
  * def read_notes(invocation):
- *     day = invocation.get_variables().get_string_member('day')
+ *     day = invocation.get_variables()['day']
  *     invocation.return_resource_text(None, 'text/plain', 'Notes of ' + day)
  *
  * server.add_resource_template(notes, read_notes)
@@ -52,7 +52,7 @@
  * const notes = Snodo.ResourceTemplate.new('app://notes/{day}', 'notes');
  * notes.set_mime_type('text/plain');
  * server.add_resource_template(notes, invocation => {
- *     const day = invocation.get_variables().get_string_member('day');
+ *     const {day} = invocation.get_variables();
  *     invocation.return_resource_text(null, 'text/plain', `Notes of ${day}`);
  * });
  * ```

@@ -48,10 +48,10 @@
  *
  * server = Snodo.Server.new('my-app', '1.0')
  * tool = Snodo.Tool.new('echo', 'Returns its text')
- * tool.set_input_schema_from_string(
- *     '{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}')
+ * tool.set_input_schema({'type': 'object', 'properties': {'text': {'type': 'string'}},
+ *                        'required': ['text']})
  * server.add_tool(tool, lambda invocation: invocation.return_text(
- *     invocation.get_arguments().get_string_member('text')))
+ *     invocation.get_arguments()['text']))
  *
  * transport = Snodo.StdioTransport.new_for_stdio(server)
  * loop = GLib.MainLoop()
@@ -68,10 +68,10 @@
  *
  * const server = Snodo.Server.new('my-app', '1.0');
  * const tool = Snodo.Tool.new('echo', 'Returns its text');
- * tool.set_input_schema_from_string(
- *     '{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}');
+ * tool.set_input_schema({type: 'object', properties: {text: {type: 'string'}},
+ *                        required: ['text']});
  * server.add_tool(tool, invocation =>
- *     invocation.return_text(invocation.get_arguments().get_string_member('text')));
+ *     invocation.return_text(invocation.get_arguments().text));
  *
  * const transport = Snodo.StdioTransport.new_for_stdio(server);
  * const loop = new GLib.MainLoop(null, false);

@@ -32,13 +32,13 @@
  *
  * ```python
  * tool = Snodo.Tool.new('add', 'Adds two numbers')
- * tool.set_input_schema_from_string(
- *     '{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},'
- *     '"required":["a","b"]}')
+ * tool.set_input_schema({'type': 'object',
+ *                        'properties': {'a': {'type': 'number'}, 'b': {'type': 'number'}},
+ *                        'required': ['a', 'b']})
  *
  * def add(invocation):
  *     arguments = invocation.get_arguments()
- *     total = arguments.get_double_member('a') + arguments.get_double_member('b')
+ *     total = arguments['a'] + arguments['b']
  *     invocation.return_text('%g' % total)
  *
  * server.add_tool(tool, add)
@@ -48,12 +48,12 @@
  *
  * ```js
  * const tool = Snodo.Tool.new('add', 'Adds two numbers');
- * tool.set_input_schema_from_string(
- *     '{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},' +
- *     '"required":["a","b"]}');
+ * tool.set_input_schema({type: 'object',
+ *                        properties: {a: {type: 'number'}, b: {type: 'number'}},
+ *                        required: ['a', 'b']});
  * server.add_tool(tool, invocation => {
- *     const args = invocation.get_arguments();
- *     invocation.return_text(`${args.get_double_member('a') + args.get_double_member('b')}`);
+ *     const {a, b} = invocation.get_arguments();
+ *     invocation.return_text(`${a + b}`);
  * });
  * ```
  *
