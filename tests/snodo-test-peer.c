@@ -74,6 +74,39 @@ test_process_spawn (const char * const *argv)
   return self;
 }
 
+TestProcess *
+test_process_spawn_program (const char *program_variable,
+                            const char *first_option,
+                            ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  const char *program = g_getenv (program_variable);
+  va_list args;
+
+  g_assert_nonnull (program);
+  g_ptr_array_add (argv, (gpointer) program);
+  va_start (args, first_option);
+  for (const char *option = first_option; option != NULL; option = va_arg (args, const char *))
+    g_ptr_array_add (argv, (gpointer) option);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  return test_process_spawn ((const char * const *) argv->pdata);
+}
+
+JsonNode *
+test_process_call_tool (TestProcess *self,
+                        gint64       id,
+                        const char  *tool,
+                        const char  *arguments_json,
+                        guint        timeout_ms)
+{
+  g_autofree char *line = test_tool_call (id, tool, arguments_json);
+
+  test_process_send (self, line);
+  return test_process_read_id (self, id, timeout_ms);
+}
+
 void
 test_process_free (TestProcess *self)
 {

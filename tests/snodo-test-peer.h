@@ -17,6 +17,17 @@ G_BEGIN_DECLS
 typedef struct _TestProcess TestProcess;
 
 TestProcess *test_process_spawn         (const char * const *argv);
+/* Spawns the program named by the environment variable @program_variable
+ * (set by the build) with the options that follow, NULL-terminated. */
+TestProcess *test_process_spawn_program (const char   *program_variable,
+                                         const char   *first_option,
+                                         ...);
+/* Sends tools/call for @tool and reads its answer. */
+JsonNode    *test_process_call_tool     (TestProcess  *self,
+                                         gint64        id,
+                                         const char   *tool,
+                                         const char   *arguments_json,
+                                         guint         timeout_ms);
 void         test_process_free          (TestProcess  *self);
 GPid         test_process_get_pid       (TestProcess  *self);
 void         test_process_send          (TestProcess  *self,

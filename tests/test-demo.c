@@ -14,36 +14,10 @@
 /* Generous bounds: a loaded 2-core machine must pass. */
 #define ANSWER_TIMEOUT 10000
 
-static TestProcess *
-spawn_demo (const char *first_option,
-            ...)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  const char *demo = g_getenv ("SNODO_DEMO");
-  va_list args;
+#define spawn_demo(...) test_process_spawn_program ("SNODO_DEMO", __VA_ARGS__)
 
-  g_assert_nonnull (demo);
-  g_ptr_array_add (argv, (gpointer) demo);
-  va_start (args, first_option);
-  for (const char *option = first_option; option != NULL; option = va_arg (args, const char *))
-    g_ptr_array_add (argv, (gpointer) option);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
-
-  return test_process_spawn ((const char * const *) argv->pdata);
-}
-
-static JsonNode *
-call (TestProcess *demo,
-      gint64       id,
-      const char  *tool,
-      const char  *arguments)
-{
-  g_autofree char *line = test_tool_call (id, tool, arguments);
-
-  test_process_send (demo, line);
-  return test_process_read_id (demo, id, ANSWER_TIMEOUT);
-}
+#define call(process, id, tool, arguments) \
+  test_process_call_tool ((process), (id), (tool), (arguments), ANSWER_TIMEOUT)
 
 static void
 test_scripted_exchange (void)

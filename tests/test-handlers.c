@@ -16,25 +16,12 @@
 /* Generous bounds: a loaded 2-core machine must pass. */
 #define ANSWER_TIMEOUT 10000
 
-static TestProcess *
-spawn_faulty (const char *first_option,
-              ...)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  const char *faulty = g_getenv ("SNODO_FAULTY_SERVER");
-  va_list args;
+#define spawn_faulty(...) test_process_spawn_program ("SNODO_FAULTY_SERVER", __VA_ARGS__)
 
-  g_assert_nonnull (faulty);
-  g_ptr_array_add (argv, (gpointer) faulty);
-  va_start (args, first_option);
-  for (const char *option = first_option; option != NULL; option = va_arg (args, const char *))
-    g_ptr_array_add (argv, (gpointer) option);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
+#define call(process, id, tool, arguments) \
+  test_process_call_tool ((process), (id), (tool), (arguments), ANSWER_TIMEOUT)
 
-  return test_process_spawn ((const char * const *) argv->pdata);
-}
-
+/* Sends a tools/call without waiting for its answer. */
 static void
 send_call (TestProcess *server,
            gint64       id,
@@ -44,16 +31,6 @@ send_call (TestProcess *server,
   g_autofree char *line = test_tool_call (id, tool, arguments);
 
   test_process_send (server, line);
-}
-
-static JsonNode *
-call (TestProcess *server,
-      gint64       id,
-      const char  *tool,
-      const char  *arguments)
-{
-  send_call (server, id, tool, arguments);
-  return test_process_read_id (server, id, ANSWER_TIMEOUT);
 }
 
 static const char *
