@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "mcp-json.h"
 
@@ -291,6 +294,89 @@ mb_quantile (const double *sorted, size_t n, double q)
   if (i >= n)
     i = n - 1;
   return sorted[i];
+}
+
+/* What /proc tells about the server process. */
+typedef struct
+{
+  double cpu;       /* user + system seconds, all threads */
+  long   vcsw;      /* voluntary context switches, live threads */
+  long   ivcsw;     /* involuntary */
+  long   hwm_kb;    /* VmHWM */
+  long   rss_kb;    /* VmRSS */
+  long   threads;
+} MbProcStats;
+
+static long
+mb_status_field (const char *text, const char *name)
+{
+  const char *p = strstr (text, name);
+
+  if (!p)
+    return -1;
+  p += strlen (name);
+  while (*p == ' ' || *p == '\t' || *p == ':')
+    p++;
+  return strtol (p, NULL, 10);
+}
+
+static bool
+mb_read_file (const char *path, char *buf, size_t len)
+{
+  int fd = open (path, O_RDONLY);
+  ssize_t n;
+
+  if (fd < 0)
+    return false;
+  n = read (fd, buf, len - 1);
+  close (fd);
+  if (n < 0)
+    return false;
+  buf[n] = '\0';
+  return true;
+}
+
+static MbProcStats
+mb_proc_stats (pid_t pid)
+{
+  MbProcStats s = { 0, };
+  char path[320], buf[8192];
+  DIR *dir;
+  struct dirent *e;
+
+  snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
+  if (mb_read_file (path, buf, sizeof buf))
+    {
+      s.hwm_kb = mb_status_field (buf, "VmHWM:");
+      s.rss_kb = mb_status_field (buf, "VmRSS:");
+      s.threads = mb_status_field (buf, "Threads:");
+    }
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  if (mb_read_file (path, buf, sizeof buf))
+    {
+      /* After the command name in parentheses: field 3 on; utime and stime
+       * are fields 14 and 15 (they count every thread, dead ones too). */
+      char *p = strrchr (buf, ')');
+      unsigned long ut = 0, st = 0;
+      if (p && sscanf (p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
+        s.cpu = (double) (ut + st) / (double) sysconf (_SC_CLK_TCK);
+    }
+  snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
+  dir = opendir (path);
+  while (dir && (e = readdir (dir)))
+    {
+      if (e->d_name[0] == '.')
+        continue;
+      snprintf (path, sizeof path, "/proc/%d/task/%s/status", (int) pid, e->d_name);
+      if (mb_read_file (path, buf, sizeof buf))
+        {
+          s.vcsw += mb_status_field (buf, "voluntary_ctxt_switches:");
+          s.ivcsw += mb_status_field (buf, "nonvoluntary_ctxt_switches:");
+        }
+    }
+  if (dir)
+    closedir (dir);
+  return s;
 }
 
 #endif /* MCP_BENCH_H */

@@ -84,89 +84,7 @@ typedef struct
   const char *big_tail;
 } Peer;
 
-typedef struct
-{
-  double cpu;       /* user + system seconds, all threads */
-  long   vcsw;      /* voluntary context switches, live threads */
-  long   ivcsw;     /* involuntary */
-  long   hwm_kb;    /* VmHWM */
-  long   rss_kb;    /* VmRSS */
-  long   threads;
-} ProcStats;
-
 static Options opt;
-
-static long
-status_field (const char *text, const char *name)
-{
-  const char *p = strstr (text, name);
-
-  if (!p)
-    return -1;
-  p += strlen (name);
-  while (*p == ' ' || *p == '\t' || *p == ':')
-    p++;
-  return strtol (p, NULL, 10);
-}
-
-static bool
-read_file (const char *path, char *buf, size_t len)
-{
-  int fd = open (path, O_RDONLY);
-  ssize_t n;
-
-  if (fd < 0)
-    return false;
-  n = read (fd, buf, len - 1);
-  close (fd);
-  if (n < 0)
-    return false;
-  buf[n] = '\0';
-  return true;
-}
-
-static ProcStats
-proc_stats (pid_t pid)
-{
-  ProcStats s = { 0, };
-  char path[320], buf[8192];
-  DIR *dir;
-  struct dirent *e;
-
-  snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
-  if (read_file (path, buf, sizeof buf))
-    {
-      s.hwm_kb = status_field (buf, "VmHWM:");
-      s.rss_kb = status_field (buf, "VmRSS:");
-      s.threads = status_field (buf, "Threads:");
-    }
-  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-  if (read_file (path, buf, sizeof buf))
-    {
-      /* After the command name in parentheses: field 3 on; utime and stime
-       * are fields 14 and 15 (they count every thread, dead ones too). */
-      char *p = strrchr (buf, ')');
-      unsigned long ut = 0, st = 0;
-      if (p && sscanf (p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
-        s.cpu = (double) (ut + st) / (double) sysconf (_SC_CLK_TCK);
-    }
-  snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
-  dir = opendir (path);
-  while (dir && (e = readdir (dir)))
-    {
-      if (e->d_name[0] == '.')
-        continue;
-      snprintf (path, sizeof path, "/proc/%d/task/%s/status", (int) pid, e->d_name);
-      if (read_file (path, buf, sizeof buf))
-        {
-          s.vcsw += status_field (buf, "voluntary_ctxt_switches:");
-          s.ivcsw += status_field (buf, "nonvoluntary_ctxt_switches:");
-        }
-    }
-  if (dir)
-    closedir (dir);
-  return s;
-}
 
 static void
 peer_spawn (Peer *peer, char **argv)
@@ -654,7 +572,7 @@ usage (int status)
 }
 
 static void
-print_json_stats (const char *name, ProcStats s)
+print_json_stats (const char *name, MbProcStats s)
 {
   printf (",\"%s\":{\"cpu_s\":%.3f,\"vcsw\":%ld,\"ivcsw\":%ld,\"hwm_kb\":%ld,\"rss_kb\":%ld,\"threads\":%ld}",
           name, s.cpu, s.vcsw, s.ivcsw, s.hwm_kb, s.rss_kb, s.threads);
@@ -686,7 +604,7 @@ main (int argc, char **argv)
   };
   Peer peer;
   double t_spawn, t_ready, t0, t1;
-  ProcStats s_ready, s0, s1;
+  MbProcStats s_ready, s0, s1;
   struct rusage ru;
   int c, status;
   int64_t next_id = 1;
@@ -747,7 +665,7 @@ main (int argc, char **argv)
   peer_spawn (&peer, opt.argv);
   handshake (&peer);
   t_ready = mb_now ();
-  s_ready = proc_stats (peer.pid);
+  s_ready = mb_proc_stats (peer.pid);
 
   if (opt.startup)
     {
@@ -780,7 +698,7 @@ main (int argc, char **argv)
       static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":\"big\",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"";
       static const char tail[] = "\"}}}\n";
       MbBuf echo = { 0, };
-      long hwm_before = proc_stats (peer.pid).hwm_kb, hwm_after;
+      long hwm_before = mb_proc_stats (peer.pid).hwm_kb, hwm_after;
       double t_start = mb_now (), t_line_done = 0, t_echo = 0, deadline;
       bool big_answered = false, echo_ok = false;
       int64_t big_code = 0, echo_id = next_id;
@@ -833,8 +751,8 @@ main (int argc, char **argv)
               mb_consume (&peer.in, len + 1);
             }
         }
-      hwm_after = proc_stats (peer.pid).hwm_kb;
-      s1 = proc_stats (peer.pid);
+      hwm_after = mb_proc_stats (peer.pid).hwm_kb;
+      s1 = mb_proc_stats (peer.pid);
       status = peer_close (&peer, &ru);
       if (opt.json)
         printf ("{\"workload\":\"big-line\",\"bytes\":%lld,\"big_answered\":%s,\"big_code\":%" PRId64 ","
@@ -864,7 +782,7 @@ main (int argc, char **argv)
         if (job.done_at[i] - t0 > all)
           all = job.done_at[i] - t0;
       echo_s = job.done_at[opt.sleeps] - t0;
-      s1 = proc_stats (peer.pid);
+      s1 = mb_proc_stats (peer.pid);
       status = peer_close (&peer, &ru);
       if (opt.json)
         printf ("{\"workload\":\"sleeps\",\"sleeps\":%ld,\"sleep_ms\":%ld,\"all_s\":%.4f,\"echo_s\":%.4f,"
@@ -886,12 +804,12 @@ main (int argc, char **argv)
         job.sent_at = calloc ((size_t) opt.requests, sizeof (double));
         job.done_at = calloc ((size_t) opt.requests, sizeof (double));
       }
-    s0 = proc_stats (peer.pid);
+    s0 = mb_proc_stats (peer.pid);
     t0 = mb_now ();
     if (opt.requests > 0)
       run_job (&peer, &job);
     t1 = mb_now ();
-    s1 = proc_stats (peer.pid);
+    s1 = mb_proc_stats (peer.pid);
     status = peer_close (&peer, &ru);
     rate = opt.requests > 0 ? (double) opt.requests / (t1 - t0) : 0;
     if (opt.requests > 0)
