@@ -126,18 +126,26 @@ mb_now (void)
 /*
  * The text a call sends: the request id in eight digits, so that an answer
  * given to the wrong request cannot pass, then filler up to @size bytes.
- * Plain ASCII that needs no escaping in JSON.
+ * Plain ASCII that needs no escaping in JSON. mb_payload_init() writes the
+ * filler once; mb_payload() then only changes the digits.
  */
+static void
+mb_payload_init (char *out, size_t size)
+{
+  static const char filler[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+  for (size_t i = 0; i < size; i++)
+    out[i] = filler[i % (sizeof filler - 1)];
+  out[size] = '\0';
+}
+
 static void
 mb_payload (char *out, size_t size, int64_t id)
 {
-  static const char filler[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
   char digits[32];
   size_t n = (size_t) snprintf (digits, sizeof digits, "%08" PRId64, id);
 
-  for (size_t i = 0; i < size; i++)
-    out[i] = i < n ? digits[i] : filler[i % (sizeof filler - 1)];
-  out[size] = '\0';
+  memcpy (out, digits, n < size ? n : size);
 }
 
 /*
@@ -265,13 +273,20 @@ static void
 mb_quote (MbBuf *b, const char *text, size_t len)
 {
   /* The payloads are plain ASCII: only quotes and backslashes to escape. */
+  size_t run = 0;
+
+  mb_reserve (b, len + 2);
   mb_add (b, "\"", 1);
   for (size_t i = 0; i < len; i++)
     {
       if (text[i] == '"' || text[i] == '\\')
-        mb_add (b, "\\", 1);
-      mb_add (b, text + i, 1);
+        {
+          mb_add (b, text + run, i - run);
+          mb_add (b, "\\", 1);
+          run = i;
+        }
     }
+  mb_add (b, text + run, len - run);
   mb_add (b, "\"", 1);
 }
 

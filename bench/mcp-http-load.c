@@ -540,6 +540,7 @@ client_main (void *data)
 
   c->fd = -1;
   c->payload = malloc (opt.size + 1);
+  mb_payload_init (c->payload, opt.size);
   c->handshake_ok = handshake (c);
   for (long i = 0; c->handshake_ok && i < opt.warmup && opt.sleeps == 0; i++)
     call_echo (c, warm_id++);

@@ -660,6 +660,7 @@ main (int argc, char **argv)
   opt.argv = argv + optind;
   signal (SIGPIPE, SIG_IGN);
   payload = malloc (opt.size + 1);
+  mb_payload_init (payload, opt.size);
 
   t_spawn = mb_now ();
   peer_spawn (&peer, opt.argv);
@@ -757,10 +758,10 @@ main (int argc, char **argv)
       if (opt.json)
         printf ("{\"workload\":\"big-line\",\"bytes\":%lld,\"big_answered\":%s,\"big_code\":%" PRId64 ","
                 "\"echo_ok\":%s,\"why\":\"%s\",\"line_written\":%s,\"seconds\":%.3f,"
-                "\"hwm_before_kb\":%ld,\"hwm_after_kb\":%ld,\"exit_status\":%d}\n",
+                "\"hwm_before_kb\":%ld,\"hwm_after_kb\":%ld,\"server_gone\":%s,\"exit_status\":%d}\n",
                 opt.big_line, big_answered ? "true" : "false", big_code, echo_ok ? "true" : "false",
                 echo_ok ? "" : why, t_line_done > 0 ? "true" : "false", mb_now () - t_start,
-                hwm_before, hwm_after, status);
+                hwm_before, hwm_after, hwm_after < 0 ? "true" : "false", status);
       if (!opt.quiet)
         fprintf (opt.json ? stderr : stdout,
                  "big line of %lld bytes: %s (code %" PRId64 "); echo after it: %s; VmHWM %ld -> %ld kB\n",
