@@ -56,10 +56,13 @@
  * ## Output
  *
  * Every message is encoded as one line before it reaches the transport, and
- * lines are written whole, one at a time, by a helper thread, in the order
- * they are completed. There is no detached output buffer: a message is sent
- * when its line has been written, so a slow reader slows the producers. A
- * write that takes longer than
+ * lines are written whole, one at a time, in the order they are completed:
+ * on the transport's main context, never blocking it, when the output is a
+ * pipe, a socket or another stream that can say whether it would block
+ * (its file descriptor never gets `O_NONBLOCK`: standard output may be
+ * shared), and by a helper thread otherwise. There is no detached output
+ * buffer: a message is sent when its line has been written, so a slow
+ * reader slows the producers. A write that takes longer than
  * [property@Snodo.StdioTransport:write-timeout] milliseconds, or fails, is
  * terminal: all work of the transport is cancelled, nothing more is written
  * (the stream may hold part of a line, so nothing is retried), and
@@ -167,8 +170,17 @@ struct _SnodoStdioTransport
   GQueue           pending;
   /* The lines being written (PendingSend), in order, or NULL. */
   GPtrArray       *in_flight;
-  /* Fires write-timeout ms after the line in flight was started. */
+  /* When the write of in_flight started (monotonic µs). */
+  gint64           write_started;
+  /* Fires write-timeout ms after the line in flight was started, while
+   * the writer waits for the device. */
   GSource         *write_timeout_source;
+  /* A write that finished at once (error set if it failed) is reported
+   * from here, on the next turn of the main loop, never from inside a send;
+   * until then its lines count as in flight, so that lines sent meanwhile
+   * wait and go out together. Holds a reference on the transport. */
+  GSource         *report_source;
+  GError          *report_error;
   /* While draining with only cancelled work left: fires write-timeout ms
    * later, when that work is abandoned. */
   GSource         *abandon_source;
@@ -236,6 +248,27 @@ static void snodo_stdio_transport_pump        (SnodoStdioTransport *self);
 static void snodo_stdio_transport_check_done  (SnodoStdioTransport *self);
 static void snodo_stdio_transport_fail        (SnodoStdioTransport *self,
                                                const GError        *error);
+static void snodo_stdio_transport_write_done_cb (const GError *error,
+                                                 gpointer      user_data);
+
+/* Any state: no read is outstanding or watched any more. */
+static void
+snodo_stdio_transport_stop_reading (SnodoStdioTransport *self)
+{
+  g_cancellable_cancel (self->read_cancellable);
+}
+
+static gboolean
+snodo_deadline_source_dispatch (GSource     *source,
+                                GSourceFunc  callback,
+                                gpointer     user_data)
+{
+  return callback (user_data);
+}
+
+static GSourceFuncs snodo_deadline_source_funcs = {
+  NULL, NULL, snodo_deadline_source_dispatch, NULL, NULL, NULL,
+};
 
 static void
 pending_send_finish (PendingSend  *send,
@@ -354,7 +387,7 @@ snodo_stdio_transport_emit_closed (SnodoStdioTransport *self,
   g_object_ref (self);
   g_clear_pointer (&self->abandon_source, snodo_source_destroy_and_unref);
 
-  g_cancellable_cancel (self->read_cancellable);
+  snodo_stdio_transport_stop_reading (self);
   snodo_connection_detach (self->connection);
   snodo_stdio_transport_restore_stdout (self);
   snodo_server_connection_ended (self->server, self->connection, error == NULL);
@@ -392,11 +425,14 @@ snodo_stdio_transport_fail (SnodoStdioTransport *self,
   self->state = STATE_FAILED;
   self->error = g_error_copy (error);
 
-  g_cancellable_cancel (self->read_cancellable);
+  snodo_stdio_transport_stop_reading (self);
   g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->report_source, snodo_source_destroy_and_unref);
+  g_clear_error (&self->report_error);
   if (self->writer != NULL && snodo_writer_is_busy (self->writer))
     {
-      /* The helper may be stuck in the write for ever; let it go. */
+      /* The helper may be stuck in the write for ever, or the device may
+       * never take the rest; let it go, nothing more is written. */
       g_clear_pointer (&self->writer, snodo_writer_abandon);
     }
 
@@ -449,10 +485,23 @@ snodo_stdio_transport_write_done_cb (const GError *error,
   snodo_stdio_transport_pump (self);
 }
 
+static gboolean
+snodo_stdio_transport_report_cb (gpointer user_data)
+{
+  SnodoStdioTransport *self = user_data;
+  g_autoptr(GError) error = g_steal_pointer (&self->report_error);
+
+  g_clear_pointer (&self->report_source, g_source_unref);
+  snodo_stdio_transport_write_done_cb (error, self);
+  return G_SOURCE_REMOVE;
+}
+
 /* Entry: any state. Starts the next write if none is in flight. */
 static void
 snodo_stdio_transport_pump (SnodoStdioTransport *self)
 {
+  g_autoptr(GError) error = NULL;
+
   if (self->in_flight == NULL &&
       (self->state == STATE_OPEN || self->state == STATE_DRAINING) &&
       !g_queue_is_empty (&self->pending))
@@ -481,16 +530,38 @@ snodo_stdio_transport_pump (SnodoStdioTransport *self)
             }
         }
 
-      self->write_timeout_source = g_timeout_source_new (self->write_timeout);
-      g_source_set_static_name (self->write_timeout_source, "[snodo] write timeout");
-      g_source_set_callback (self->write_timeout_source,
-                             snodo_stdio_transport_write_timeout_cb, self, NULL);
-      g_source_attach (self->write_timeout_source, self->context);
-
+      self->write_started = g_get_monotonic_time ();
       /* No reference for the helper: it never calls back once abandoned,
        * which the transport does at the latest when it is finalized. */
-      snodo_writer_write (self->writer, lines,
-                          snodo_stdio_transport_write_done_cb, self);
+      switch (snodo_writer_write (self->writer, lines,
+                                  snodo_stdio_transport_write_done_cb, self, &error))
+        {
+        case SNODO_WRITER_PENDING:
+          /* The device is behind: the write may take write-timeout ms
+           * from its start, no longer. */
+          self->write_timeout_source = g_source_new (&snodo_deadline_source_funcs, sizeof (GSource));
+          g_source_set_ready_time (self->write_timeout_source,
+                                   self->write_started + (gint64) self->write_timeout * 1000);
+          g_source_set_static_name (self->write_timeout_source, "[snodo] write timeout");
+          g_source_set_callback (self->write_timeout_source,
+                                 snodo_stdio_transport_write_timeout_cb, self, NULL);
+          g_source_attach (self->write_timeout_source, self->context);
+          break;
+
+        case SNODO_WRITER_DONE:
+        case SNODO_WRITER_FAILED:
+        default:
+          /* Done already, without blocking; reported on the next turn of
+           * the main loop (this may be inside a send). */
+          self->report_error = g_steal_pointer (&error);
+          self->report_source = g_idle_source_new ();
+          g_source_set_priority (self->report_source, G_PRIORITY_DEFAULT);
+          g_source_set_static_name (self->report_source, "[snodo] write done");
+          g_source_set_callback (self->report_source, snodo_stdio_transport_report_cb,
+                                 g_object_ref (self), g_object_unref);
+          g_source_attach (self->report_source, self->context);
+          break;
+        }
     }
 
   if (self->read_paused && g_queue_get_length (&self->pending) <= MAX_PENDING_LINES / 2)
@@ -840,7 +911,7 @@ snodo_stdio_transport_dispose (GObject *object)
 
   /* A started transport holds itself until it is closed, so this runs for a
    * transport that was never started, or has ended. */
-  g_cancellable_cancel (self->read_cancellable);
+  snodo_stdio_transport_stop_reading (self);
   if (self->connection != NULL)
     snodo_connection_detach (self->connection);
   snodo_stdio_transport_restore_stdout (self);
@@ -860,6 +931,8 @@ snodo_stdio_transport_finalize (GObject *object)
 
   g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->abandon_source, snodo_source_destroy_and_unref);
+  g_assert (self->report_source == NULL);
+  g_clear_error (&self->report_error);
   g_clear_pointer (&self->writer, snodo_writer_abandon);
   g_clear_pointer (&self->connection, snodo_connection_unref);
   g_clear_pointer (&self->framer, snodo_line_framer_free);
@@ -1476,7 +1549,7 @@ snodo_stdio_transport_close_async (SnodoStdioTransport *self,
 
   g_ptr_array_add (self->close_tasks, g_steal_pointer (&task));
   self->state = STATE_CLOSING;
-  g_cancellable_cancel (self->read_cancellable);
+  snodo_stdio_transport_stop_reading (self);
   snodo_connection_detach (self->connection);
   snodo_executor_cancel_owner (self->executor, G_OBJECT (self));
 
