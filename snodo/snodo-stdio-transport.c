@@ -3,6 +3,11 @@
 
 #include "config.h"
 
+/* preadv2() and RWF_NOWAIT, through the writer's private header. */
+#ifndef _GNU_SOURCE
+# define _GNU_SOURCE
+#endif
+
 #include <errno.h>
 #include <string.h>
 
@@ -142,6 +147,18 @@ typedef struct
   gpointer       user_data;
 } PendingSend;
 
+typedef enum
+{
+  /* g_input_stream_read_async(), one read after the other. */
+  READ_MODE_ASYNC,
+  /* A GUnixInputStream on a pipe or socket: a persistent watch on its
+   * descriptor, read without blocking and without O_NONBLOCK. */
+  READ_MODE_FD,
+  /* Another GPollableInputStream: a persistent pollable source and
+   * g_pollable_input_stream_read_nonblocking(). */
+  READ_MODE_POLLABLE,
+} ReadMode;
+
 struct _SnodoStdioTransport
 {
   GObject          parent_instance;
@@ -160,6 +177,16 @@ struct _SnodoStdioTransport
   SnodoLineFramer *framer;
   /* Created by start(); abandoned when a write times out. */
   SnodoWriter     *writer;
+  /* How the input is read, chosen by start(). */
+  ReadMode         read_mode;
+  /* READ_MODE_FD: the input's descriptor (not owned), what it is, and
+   * whether preadv2() takes RWF_NOWAIT for it. */
+  int              read_fd;
+  int              read_fd_kind;
+  gboolean         read_nowait;
+  /* READ_MODE_FD and READ_MODE_POLLABLE: the persistent watch on the
+   * input while reading, or NULL (paused, or stopped). Owned. */
+  GSource         *read_source;
   /* Cancels the read in progress when the transport stops reading. */
   GCancellable    *read_cancellable;
   guint8          *read_buffer;
@@ -256,6 +283,7 @@ static void
 snodo_stdio_transport_stop_reading (SnodoStdioTransport *self)
 {
   g_cancellable_cancel (self->read_cancellable);
+  g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
 }
 
 static gboolean
@@ -803,21 +831,13 @@ snodo_stdio_transport_begin_drain (SnodoStdioTransport *self,
   snodo_stdio_transport_check_done (self);
 }
 
+/* Entry: OPEN. Takes the result of one read: @n bytes in the read buffer,
+ * 0 at end of input, or -1 with @error. */
 static void
-snodo_stdio_transport_read_cb (GObject      *object,
-                               GAsyncResult *result,
-                               gpointer      user_data)
+snodo_stdio_transport_take_input (SnodoStdioTransport *self,
+                                  gssize               n,
+                                  GError              *error)
 {
-  g_autoptr(SnodoStdioTransport) self = user_data;
-  g_autoptr(GError) error = NULL;
-  gssize n;
-
-  self->reading = FALSE;
-  n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
-
-  if (self->state != STATE_OPEN)
-    return;
-
   if (n < 0)
     {
       g_prefix_error (&error, "%s", _("Could not read the input: "));
@@ -836,21 +856,166 @@ snodo_stdio_transport_read_cb (GObject      *object,
     }
 
   snodo_line_framer_push (self->framer, self->read_buffer, n, snodo_stdio_transport_line_cb, self);
+}
+
+static void
+snodo_stdio_transport_read_cb (GObject      *object,
+                               GAsyncResult *result,
+                               gpointer      user_data)
+{
+  g_autoptr(SnodoStdioTransport) self = user_data;
+  g_autoptr(GError) error = NULL;
+  gssize n;
+
+  self->reading = FALSE;
+  n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
+
+  if (self->state != STATE_OPEN)
+    return;
+
+  snodo_stdio_transport_take_input (self, n, error);
 
   if (self->state == STATE_OPEN && !self->read_paused)
     snodo_stdio_transport_read (self);
 }
 
-/* Entry: OPEN, no read outstanding. */
+/* The persistent watch: the input has something (or an end, or an error).
+ * One read of at most READ_BUFFER_SIZE a turn of the main loop, so that a
+ * client that never pauses cannot starve the rest; the watch fires again on
+ * the next turn if more is there. */
+static gboolean
+snodo_stdio_transport_readable_cb (gpointer user_data)
+{
+  SnodoStdioTransport *self = user_data;
+  g_autoptr(GError) error = NULL;
+  gssize n;
+
+  if (self->state != STATE_OPEN)
+    {
+      g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
+      return G_SOURCE_REMOVE;
+    }
+
+#ifdef G_OS_UNIX
+  if (self->read_mode == READ_MODE_FD)
+    {
+      if (g_input_stream_is_closed (self->input))
+        {
+          n = -1;
+          g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_CLOSED, "Stream is already closed");
+        }
+      else
+        n = snodo_fd_read_nonblocking (self->read_fd, self->read_fd_kind, &self->read_nowait,
+                                       self->read_buffer, READ_BUFFER_SIZE, &error);
+    }
+  else
+#endif
+    n = g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (self->input),
+                                                  self->read_buffer, READ_BUFFER_SIZE, NULL, &error);
+
+  /* Someone else took it, or a spurious wake-up. */
+  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    return G_SOURCE_CONTINUE;
+
+  g_object_ref (self);
+  snodo_stdio_transport_take_input (self, n, error);
+  /* Ended, failed, or paused until the output catches up. */
+  if (self->state != STATE_OPEN || self->read_paused)
+    g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
+  g_object_unref (self);
+
+  return G_SOURCE_CONTINUE;
+}
+
+#ifdef G_OS_UNIX
+static gboolean
+snodo_stdio_transport_fd_readable_cb (int           fd,
+                                      GIOCondition  condition,
+                                      gpointer      user_data)
+{
+  return snodo_stdio_transport_readable_cb (user_data);
+}
+#endif
+
+static gboolean
+snodo_stdio_transport_pollable_readable_cb (GObject  *stream,
+                                            gpointer  user_data)
+{
+  return snodo_stdio_transport_readable_cb (user_data);
+}
+
+/* Entry: OPEN, not paused. Reads on, if that is not already so. */
 static void
 snodo_stdio_transport_read (SnodoStdioTransport *self)
 {
-  if (self->reading)
-    return;
-  self->reading = TRUE;
-  g_input_stream_read_async (self->input, self->read_buffer, READ_BUFFER_SIZE,
-                             G_PRIORITY_DEFAULT, self->read_cancellable,
-                             snodo_stdio_transport_read_cb, g_object_ref (self));
+  switch (self->read_mode)
+    {
+    case READ_MODE_FD:
+    case READ_MODE_POLLABLE:
+      if (self->read_source != NULL)
+        return;
+#ifdef G_OS_UNIX
+      if (self->read_mode == READ_MODE_FD)
+        {
+          self->read_source = g_unix_fd_source_new (self->read_fd, G_IO_IN);
+          g_source_set_callback (self->read_source, G_SOURCE_FUNC (snodo_stdio_transport_fd_readable_cb),
+                                 self, NULL);
+        }
+      else
+#endif
+        {
+          self->read_source = g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (self->input), NULL);
+          g_source_set_callback (self->read_source, G_SOURCE_FUNC (snodo_stdio_transport_pollable_readable_cb),
+                                 self, NULL);
+        }
+      /* No reference: the watch is destroyed when reading stops, which a
+       * started transport does before it lets itself go. */
+      g_source_set_static_name (self->read_source, "[snodo] input readable");
+      /* Its callback never iterates the context, so GLib need not block the
+       * watch while dispatching it: blocking takes the descriptor out of
+       * the poll set and back, two wake-ups of the context (eventfd writes,
+       * then a read) on every read. */
+      g_source_set_can_recurse (self->read_source, TRUE);
+      g_source_attach (self->read_source, self->context);
+      return;
+
+    case READ_MODE_ASYNC:
+    default:
+      if (self->reading)
+        return;
+      self->reading = TRUE;
+      g_input_stream_read_async (self->input, self->read_buffer, READ_BUFFER_SIZE,
+                                 G_PRIORITY_DEFAULT, self->read_cancellable,
+                                 snodo_stdio_transport_read_cb, g_object_ref (self));
+      return;
+    }
+}
+
+/* Chooses how to read the input: without a thread hand-off or a new source
+ * per read whenever the input can say whether it would block. */
+static void
+snodo_stdio_transport_choose_read_mode (SnodoStdioTransport *self)
+{
+  self->read_mode = READ_MODE_ASYNC;
+
+#ifdef G_OS_UNIX
+  /* Exactly GIO's own type: a subclass may read otherwise. */
+  if (G_OBJECT_TYPE (self->input) == G_TYPE_UNIX_INPUT_STREAM)
+    {
+      self->read_fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (self->input));
+      self->read_fd_kind = snodo_fd_get_kind (self->read_fd);
+      self->read_nowait = snodo_fd_get_nowait_enabled ();
+      if (self->read_fd_kind != SNODO_FD_OTHER)
+        {
+          self->read_mode = READ_MODE_FD;
+          return;
+        }
+    }
+#endif
+
+  if (G_IS_POLLABLE_INPUT_STREAM (self->input) &&
+      g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (self->input)))
+    self->read_mode = READ_MODE_POLLABLE;
 }
 
 static void
@@ -931,6 +1096,7 @@ snodo_stdio_transport_finalize (GObject *object)
 
   g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->abandon_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
   g_assert (self->report_source == NULL);
   g_clear_error (&self->report_error);
   g_clear_pointer (&self->writer, snodo_writer_abandon);
@@ -1471,6 +1637,7 @@ snodo_stdio_transport_start (SnodoStdioTransport *self)
   self->framer = snodo_line_framer_new (self->max_line_bytes);
   self->read_buffer = g_malloc (READ_BUFFER_SIZE);
   self->writer = snodo_writer_new (self->output, self->context);
+  snodo_stdio_transport_choose_read_mode (self);
   snodo_server_connection_started (self->server, self->connection);
 
 #ifdef G_OS_UNIX

@@ -77,6 +77,12 @@ typedef enum
 SnodoFdKind        snodo_fd_get_kind         (int               fd);
 void               snodo_fd_set_nowait_enabled (gboolean        enabled);
 gboolean           snodo_fd_get_nowait_enabled (void);
+gssize             snodo_fd_read_nonblocking (int               fd,
+                                              SnodoFdKind       kind,
+                                              gboolean         *nowait,
+                                              void             *buffer,
+                                              gsize             size,
+                                              GError          **error);
 #endif
 
 G_END_DECLS

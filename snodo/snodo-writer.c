@@ -3,7 +3,7 @@
 
 #include "config.h"
 
-/* pwritev2() and RWF_NOWAIT. */
+/* pwritev2(), preadv2() and RWF_NOWAIT. */
 #ifndef _GNU_SOURCE
 # define _GNU_SOURCE
 #endif
@@ -184,6 +184,74 @@ snodo_fd_poll_now (int   fd,
     ready = poll (&pfd, 1, 0);
   while (ready < 0 && errno == EINTR);
   return ready;
+}
+
+/*
+ * Reads at most @size bytes of a pipe or socket without blocking and
+ * without O_NONBLOCK (the descriptor may be shared, e.g. stdin): preadv2()
+ * with RWF_NOWAIT where the kernel takes it (*@nowait is cleared the first
+ * time it does not), recv() with MSG_DONTWAIT, or poll() and then read().
+ * Returns the bytes read, 0 at end of input, or -1 with
+ * G_IO_ERROR_WOULD_BLOCK or the error.
+ */
+gssize
+snodo_fd_read_nonblocking (int           fd,
+                           SnodoFdKind   kind,
+                           gboolean     *nowait,
+                           void         *buffer,
+                           gsize         size,
+                           GError      **error)
+{
+  for (;;)
+    {
+      gssize n;
+      int errsv;
+
+#ifdef RWF_NOWAIT
+      if (*nowait)
+        {
+          struct iovec vector = { buffer, size };
+
+          n = preadv2 (fd, &vector, 1, -1, RWF_NOWAIT);
+          if (n >= 0)
+            return n;
+          errsv = errno;
+          if (errsv == EINTR)
+            continue;
+          if (!snodo_fd_errno_is_unsupported (errsv))
+            goto out;
+          *nowait = FALSE;
+        }
+#else
+      *nowait = FALSE;
+#endif
+
+      if (kind == SNODO_FD_SOCKET)
+        n = recv (fd, buffer, size, MSG_DONTWAIT);
+      else
+        {
+          int ready = snodo_fd_poll_now (fd, POLLIN);
+
+          if (ready == 0)
+            {
+              errsv = EAGAIN;
+              goto out;
+            }
+          n = ready < 0 ? -1 : read (fd, buffer, size);
+        }
+      if (n >= 0)
+        return n;
+      errsv = errno;
+      if (errsv == EINTR)
+        continue;
+
+    out:
+      if (errsv == EAGAIN || errsv == EWOULDBLOCK)
+        g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK, g_strerror (errsv));
+      else
+        snodo_fd_set_error (error, errsv);
+      return -1;
+    }
 }
 
 /* Writes a part of @data to the writer's descriptor without blocking: the

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <glib-unix.h>
@@ -853,6 +854,20 @@ streams_set_up_pipes (Streams *streams)
   streams_set_up (streams, g_unix_input_stream_new (in[0], TRUE), g_unix_output_stream_new (out[1], TRUE));
 }
 
+/* Stream sockets on both sides, as a Node.js client gives them. */
+static void
+streams_set_up_sockets (Streams *streams)
+{
+  int in[2], out[2];
+
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in), ==, 0);
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, out), ==, 0);
+  g_assert_true (g_unix_set_fd_nonblocking (out[0], TRUE, NULL));
+  streams->input_fd = in[1];
+  streams->output_fd = out[0];
+  streams_set_up (streams, g_unix_input_stream_new (in[0], TRUE), g_unix_output_stream_new (out[1], TRUE));
+}
+
 static void
 streams_tear_down (Streams *streams)
 {
@@ -956,6 +971,13 @@ typedef struct
   guint    ticks;
 } SlowReader;
 
+/* How the pipe tests run. */
+enum
+{
+  DEVICE_NOWAIT  = 1 << 0,
+  DEVICE_SOCKETS = 1 << 1,
+};
+
 /* Reads a little of the output every millisecond, on the same main
  * context as the transport: if a write ever blocked the context, this
  * would never run again and the test would time out. */
@@ -984,8 +1006,11 @@ test_pipe_slow_reader (gconstpointer data)
                   "whole, without a helper thread, while the main context keeps running; "
                   "the next answer follows it");
 
-  snodo_fd_set_nowait_enabled (GPOINTER_TO_INT (data));
-  streams_set_up_pipes (&streams);
+  snodo_fd_set_nowait_enabled ((GPOINTER_TO_INT (data) & DEVICE_NOWAIT) != 0);
+  if (GPOINTER_TO_INT (data) & DEVICE_SOCKETS)
+    streams_set_up_sockets (&streams);
+  else
+    streams_set_up_pipes (&streams);
   snodo_stdio_transport_start (streams.transport);
 
   source = g_timeout_source_new (1);
@@ -1082,6 +1107,125 @@ test_pipe_write_timeout (gconstpointer data)
   snodo_fd_set_nowait_enabled (TRUE);
 }
 
+static gboolean
+read_output_cb (gpointer user_data)
+{
+  Streams *streams = user_data;
+
+  while (streams_read_some (streams, G_MAXSIZE) > 0)
+    ;
+  return G_SOURCE_CONTINUE;
+}
+
+typedef struct
+{
+  int          fd;
+  const char  *data;
+  gsize        len;
+  gsize        fed;
+} Feeder;
+
+/* Writes what the input pipe takes, without blocking (the test's own end). */
+static gboolean
+feeder_cb (gpointer user_data)
+{
+  Feeder *feeder = user_data;
+
+  while (feeder->fed < feeder->len)
+    {
+      gssize n = write (feeder->fd, feeder->data + feeder->fed, feeder->len - feeder->fed);
+
+      if (n <= 0)
+        break;
+      feeder->fed += n;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+iterate_for (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE), g_usleep (500);
+}
+
+static void
+test_pipe_read_paused (gconstpointer data)
+{
+  Streams streams = { 0, };
+  g_autoptr(GPtrArray) answers = NULL;
+  const guint n_lines = 5000;
+  g_autofree char *garbage = g_malloc (100);
+  GString *input = g_string_new (NULL);
+  Feeder feeder = { 0, };
+  GSource *feeding, *reader;
+  gsize stuck_at;
+
+  g_test_summary ("Pipes on both sides: a flood of garbage while nobody reads the answers pauses "
+                  "reading (the client's writes stall, the waiting lines stay bounded) and "
+                  "resumes it once the reader catches up; every line is answered, then end of "
+                  "input closes cleanly");
+
+  memset (garbage, 'x', 99);
+  garbage[99] = '\n';
+  for (guint i = 0; i < n_lines; i++)
+    g_string_append_len (input, garbage, 100);
+
+  snodo_fd_set_nowait_enabled (GPOINTER_TO_INT (data));
+  streams_set_up_pipes (&streams);
+  g_assert_true (g_unix_set_fd_nonblocking (streams.input_fd, TRUE, NULL));
+  snodo_stdio_transport_start (streams.transport);
+
+  feeder.fd = streams.input_fd;
+  feeder.data = input->str;
+  feeder.len = input->len;
+  feeding = g_timeout_source_new (1);
+  g_source_set_callback (feeding, feeder_cb, &feeder, NULL);
+  g_source_attach (feeding, NULL);
+
+  /* Nobody reads the answers: the output fills up, lines wait, reading
+   * pauses, and the client's writes stall. */
+  iterate_for (300);
+  stuck_at = feeder.fed;
+  iterate_for (100);
+  g_test_message ("%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " bytes taken while paused", feeder.fed, feeder.len);
+  g_assert_cmpuint (feeder.fed, ==, stuck_at);
+  g_assert_cmpuint (feeder.fed, <, feeder.len);
+  g_assert_false (streams.closed);
+
+  reader = g_timeout_source_new (1);
+  g_source_set_callback (reader, read_output_cb, &streams, NULL);
+  g_source_attach (reader, NULL);
+  while (feeder.fed < feeder.len)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_destroy (feeding);
+  g_source_unref (feeding);
+  close (streams.input_fd);
+  streams.input_fd = -1;
+
+  g_assert_true (snodo_test_wait_for (&streams.closed, 20000));
+  g_source_destroy (reader);
+  g_source_unref (reader);
+  read_output_cb (&streams);
+
+  g_assert_no_error (streams.closed_error);
+  answers = split_answers (streams.received->str);
+  g_assert_cmpuint (answers->len, ==, n_lines);
+  for (guint i = 0; i < answers->len; i++)
+    {
+      JsonObject *error = json_object_get_object_member (json_node_get_object (g_ptr_array_index (answers, i)),
+                                                         "error");
+
+      g_assert_cmpint (json_object_get_int_member (error, "code"), ==, -32700);
+    }
+
+  g_string_free (input, TRUE);
+  streams_tear_down (&streams);
+  snodo_fd_set_nowait_enabled (TRUE);
+}
+
 static void
 test_pollable_partial (void)
 {
@@ -1151,6 +1295,109 @@ test_pollable_timeout (void)
   streams_tear_down (&streams);
 }
 
+/* A pollable input that gives one line, then fails. */
+#define TEST_TYPE_FAILING_INPUT (test_failing_input_get_type ())
+G_DECLARE_FINAL_TYPE (TestFailingInput, test_failing_input, TEST, FAILING_INPUT, GInputStream)
+
+struct _TestFailingInput
+{
+  GInputStream  parent_instance;
+  guint         n_reads;
+};
+
+static void test_failing_input_iface_init (GPollableInputStreamInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestFailingInput, test_failing_input, G_TYPE_INPUT_STREAM,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_POLLABLE_INPUT_STREAM, test_failing_input_iface_init))
+
+static gssize
+test_failing_input_read_nonblocking (GPollableInputStream  *stream,
+                                     void                  *buffer,
+                                     gsize                  count,
+                                     GError               **error)
+{
+  static const char line[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+  TestFailingInput *self = TEST_FAILING_INPUT (stream);
+
+  if (self->n_reads++ == 0)
+    {
+      g_assert_cmpuint (count, >=, sizeof line - 1);
+      memcpy (buffer, line, sizeof line - 1);
+      return sizeof line - 1;
+    }
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED, "the peer went away");
+  return -1;
+}
+
+static gssize
+test_failing_input_read (GInputStream  *stream,
+                         void          *buffer,
+                         gsize          count,
+                         GCancellable  *cancellable,
+                         GError       **error)
+{
+  g_assert_not_reached ();
+  return -1;
+}
+
+static gboolean
+test_failing_input_is_readable (GPollableInputStream *stream)
+{
+  return TRUE;
+}
+
+static GSource *
+test_failing_input_create_source (GPollableInputStream *stream,
+                                  GCancellable         *cancellable)
+{
+  g_autoptr(GSource) child = g_timeout_source_new (0);
+
+  return g_pollable_source_new_full (stream, child, cancellable);
+}
+
+static void
+test_failing_input_iface_init (GPollableInputStreamInterface *iface)
+{
+  iface->is_readable = test_failing_input_is_readable;
+  iface->create_source = test_failing_input_create_source;
+  iface->read_nonblocking = test_failing_input_read_nonblocking;
+}
+
+static void
+test_failing_input_class_init (TestFailingInputClass *klass)
+{
+  G_INPUT_STREAM_CLASS (klass)->read_fn = test_failing_input_read;
+}
+
+static void
+test_failing_input_init (TestFailingInput *self)
+{
+}
+
+static void
+test_pollable_input_error (void)
+{
+  Streams streams = { 0, };
+  g_autoptr(GPtrArray) answers = NULL;
+
+  g_test_summary ("A read error on a pollable input is handled as before: a warning, the lines "
+                  "read are answered, and closed reports the error");
+
+  streams_set_up (&streams, g_object_new (TEST_TYPE_FAILING_INPUT, NULL), g_memory_output_stream_new_resizable ());
+  g_test_expect_message ("Snodo", G_LOG_LEVEL_WARNING, "Could not read the input: the peer went away");
+  snodo_stdio_transport_start (streams.transport);
+  g_assert_true (snodo_test_wait_for (&streams.closed, 10000));
+  g_test_assert_expected_messages ();
+  g_assert_error (streams.closed_error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED);
+  g_assert_cmpuint (TEST_FAILING_INPUT (streams.input)->n_reads, ==, 2);
+
+  g_assert_true (g_output_stream_write_all (streams.output, "", 1, NULL, NULL, NULL));
+  answers = split_answers (g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (streams.output)));
+  g_assert_cmpuint (answers->len, ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (g_ptr_array_index (answers, 0)), "id"), ==, 1);
+  streams_tear_down (&streams);
+}
+
 static void
 test_memory_streams (void)
 {
@@ -1208,10 +1455,17 @@ main (int   argc,
   ADD ("output-schema", OUTPUT_OK, test_output_schema);
 #undef ADD
   g_test_add_func ("/snodo/stdio/protect-stdout", test_protect_stdout);
-  g_test_add_data_func ("/snodo/stdio/pipe-slow-reader", GINT_TO_POINTER (TRUE), test_pipe_slow_reader);
-  g_test_add_data_func ("/snodo/stdio/pipe-slow-reader/poll", GINT_TO_POINTER (FALSE), test_pipe_slow_reader);
+  g_test_add_data_func ("/snodo/stdio/pipe-slow-reader", GINT_TO_POINTER (DEVICE_NOWAIT), test_pipe_slow_reader);
+  g_test_add_data_func ("/snodo/stdio/pipe-slow-reader/poll", GINT_TO_POINTER (0), test_pipe_slow_reader);
+  g_test_add_data_func ("/snodo/stdio/socket-slow-reader", GINT_TO_POINTER (DEVICE_NOWAIT | DEVICE_SOCKETS),
+                        test_pipe_slow_reader);
+  g_test_add_data_func ("/snodo/stdio/socket-slow-reader/dontwait", GINT_TO_POINTER (DEVICE_SOCKETS),
+                        test_pipe_slow_reader);
+  g_test_add_func ("/snodo/stdio/pollable-input-error", test_pollable_input_error);
   g_test_add_data_func ("/snodo/stdio/pipe-write-timeout", GINT_TO_POINTER (TRUE), test_pipe_write_timeout);
   g_test_add_data_func ("/snodo/stdio/pipe-write-timeout/poll", GINT_TO_POINTER (FALSE), test_pipe_write_timeout);
+  g_test_add_data_func ("/snodo/stdio/pipe-read-paused", GINT_TO_POINTER (TRUE), test_pipe_read_paused);
+  g_test_add_data_func ("/snodo/stdio/pipe-read-paused/poll", GINT_TO_POINTER (FALSE), test_pipe_read_paused);
   g_test_add_func ("/snodo/stdio/pollable-partial", test_pollable_partial);
   g_test_add_func ("/snodo/stdio/pollable-timeout", test_pollable_timeout);
   g_test_add_func ("/snodo/stdio/memory-streams", test_memory_streams);
