@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -777,6 +778,79 @@ test_pollable_init (TestPollable *self)
   self->data = g_string_new (NULL);
 }
 
+/* A pollable output stream that leaves its non-blocking write to GIO's
+ * emulation: is_writable(), then a (here never blocking) write_fn. */
+#define TEST_TYPE_EMULATED (test_emulated_get_type ())
+G_DECLARE_FINAL_TYPE (TestEmulated, test_emulated, TEST, EMULATED, GOutputStream)
+
+struct _TestEmulated
+{
+  GOutputStream  parent_instance;
+  GString       *data;
+  gsize          largest;
+};
+
+static void test_emulated_iface_init (GPollableOutputStreamInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestEmulated, test_emulated, G_TYPE_OUTPUT_STREAM,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_POLLABLE_OUTPUT_STREAM, test_emulated_iface_init))
+
+static gssize
+test_emulated_write (GOutputStream  *stream,
+                     const void     *buffer,
+                     gsize           count,
+                     GCancellable   *cancellable,
+                     GError        **error)
+{
+  TestEmulated *self = TEST_EMULATED (stream);
+
+  self->largest = MAX (self->largest, count);
+  g_string_append_len (self->data, buffer, count);
+  return count;
+}
+
+static gboolean
+test_emulated_is_writable (GPollableOutputStream *stream)
+{
+  return TRUE;
+}
+
+static GSource *
+test_emulated_create_source (GPollableOutputStream *stream,
+                             GCancellable          *cancellable)
+{
+  g_autoptr(GSource) child = g_timeout_source_new (0);
+
+  return g_pollable_source_new_full (stream, child, cancellable);
+}
+
+static void
+test_emulated_finalize (GObject *object)
+{
+  g_string_free (TEST_EMULATED (object)->data, TRUE);
+  G_OBJECT_CLASS (test_emulated_parent_class)->finalize (object);
+}
+
+static void
+test_emulated_iface_init (GPollableOutputStreamInterface *iface)
+{
+  iface->is_writable = test_emulated_is_writable;
+  iface->create_source = test_emulated_create_source;
+}
+
+static void
+test_emulated_class_init (TestEmulatedClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = test_emulated_finalize;
+  G_OUTPUT_STREAM_CLASS (klass)->write_fn = test_emulated_write;
+}
+
+static void
+test_emulated_init (TestEmulated *self)
+{
+  self->data = g_string_new (NULL);
+}
+
 /* ---- Fixture: any pair of streams -------------------------------------- */
 
 typedef struct
@@ -1399,6 +1473,32 @@ test_pollable_input_error (void)
 }
 
 static void
+test_pollable_emulated (void)
+{
+  Streams streams = { 0, };
+  TestEmulated *output = g_object_new (TEST_TYPE_EMULATED, NULL);
+  g_autofree char *blob = blob_call (1, 50000);
+  g_autoptr(GPtrArray) answers = NULL;
+
+  g_test_summary ("A pollable output whose non-blocking write is GIO's emulation (a readiness "
+                  "check, then a blocking write) is never asked for more than PIPE_BUF bytes "
+                  "at a time; the line arrives whole");
+
+  streams_set_up (&streams, g_memory_input_stream_new_from_data (g_strdup (blob), -1, g_free),
+                  G_OUTPUT_STREAM (output));
+  snodo_stdio_transport_start (streams.transport);
+  g_assert_true (snodo_test_wait_for (&streams.closed, 20000));
+  g_assert_no_error (streams.closed_error);
+
+  g_assert_cmpuint (output->largest, >, 0);
+  g_assert_cmpuint (output->largest, <=, PIPE_BUF);
+  answers = split_answers (output->data->str);
+  g_assert_cmpuint (answers->len, ==, 1);
+  g_assert_cmpuint (strlen (result_text (g_ptr_array_index (answers, 0))), ==, 50000);
+  streams_tear_down (&streams);
+}
+
+static void
 test_memory_streams (void)
 {
   Streams streams = { 0, };
@@ -1468,6 +1568,7 @@ main (int   argc,
   g_test_add_data_func ("/snodo/stdio/pipe-read-paused/poll", GINT_TO_POINTER (FALSE), test_pipe_read_paused);
   g_test_add_func ("/snodo/stdio/pollable-partial", test_pollable_partial);
   g_test_add_func ("/snodo/stdio/pollable-timeout", test_pollable_timeout);
+  g_test_add_func ("/snodo/stdio/pollable-emulated", test_pollable_emulated);
   g_test_add_func ("/snodo/stdio/memory-streams", test_memory_streams);
 
   return g_test_run ();
