@@ -3,11 +3,6 @@
 
 #include "config.h"
 
-/* preadv2() and RWF_NOWAIT, through the writer's private header. */
-#ifndef _GNU_SOURCE
-# define _GNU_SOURCE
-#endif
-
 #include <errno.h>
 #include <string.h>
 

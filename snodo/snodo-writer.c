@@ -509,6 +509,7 @@ snodo_writer_new (GOutputStream *stream,
                   GMainContext  *context)
 {
   SnodoWriter *self = g_new0 (SnodoWriter, 1);
+  gboolean unix_stream = FALSE;
 
   g_atomic_ref_count_init (&self->ref_count);
   g_mutex_init (&self->lock);
@@ -519,7 +520,8 @@ snodo_writer_new (GOutputStream *stream,
 
 #ifdef G_OS_UNIX
   /* Exactly GIO's own type: a subclass may write otherwise. */
-  if (G_OBJECT_TYPE (stream) == G_TYPE_UNIX_OUTPUT_STREAM)
+  unix_stream = (G_OBJECT_TYPE (stream) == G_TYPE_UNIX_OUTPUT_STREAM);
+  if (unix_stream)
     {
       self->fd = g_unix_output_stream_get_fd (G_UNIX_OUTPUT_STREAM (stream));
       self->fd_kind = snodo_fd_get_kind (self->fd);
@@ -533,7 +535,7 @@ snodo_writer_new (GOutputStream *stream,
    * flushes; as are terminals and files, which would be GIO's emulated
    * non-blocking write. */
   if (self->mode == WRITER_MODE_THREAD &&
-      G_OBJECT_TYPE (stream) != G_TYPE_UNIX_OUTPUT_STREAM &&
+      !unix_stream &&
       G_IS_POLLABLE_OUTPUT_STREAM (stream) &&
       g_pollable_output_stream_can_poll (G_POLLABLE_OUTPUT_STREAM (stream)) &&
       G_OUTPUT_STREAM_GET_CLASS (stream)->flush == NULL)
