@@ -67,6 +67,10 @@ gboolean           snodo_writer_is_threaded  (SnodoWriter      *self);
 void               snodo_writer_abandon      (SnodoWriter      *self);
 
 #ifdef G_OS_UNIX
+/* Non-blocking I/O on a descriptor that stays blocking (it may be shared),
+ * also used by the transport to read its input. The switch turns
+ * RWF_NOWAIT off for descriptors set up afterwards (tests use it to run the
+ * paths of kernels without it). */
 typedef enum
 {
   SNODO_FD_OTHER,
