@@ -56,10 +56,13 @@
  * ## Output
  *
  * Every message is encoded as one line before it reaches the transport, and
- * lines are written whole, one at a time, by a helper thread, in the order
- * they are completed. There is no detached output buffer: a message is sent
- * when its line has been written, so a slow reader slows the producers. A
- * write that takes longer than
+ * lines are written whole, one at a time, in the order they are completed:
+ * on the transport's main context, never blocking it, when the output is a
+ * pipe, a socket or another stream that can say whether it would block
+ * (its file descriptor never gets `O_NONBLOCK`: standard output may be
+ * shared), and by a helper thread otherwise. There is no detached output
+ * buffer: a message is sent when its line has been written, so a slow
+ * reader slows the producers. A write that takes longer than
  * [property@Snodo.StdioTransport:write-timeout] milliseconds, or fails, is
  * terminal: all work of the transport is cancelled, nothing more is written
  * (the stream may hold part of a line, so nothing is retried), and
@@ -171,6 +174,18 @@ typedef struct
   gpointer       user_data;
 } PendingSend;
 
+typedef enum
+{
+  /* g_input_stream_read_async(), one read after the other. */
+  READ_MODE_ASYNC,
+  /* A GUnixInputStream on a pipe or socket: a persistent watch on its
+   * descriptor, read without blocking and without O_NONBLOCK. */
+  READ_MODE_FD,
+  /* Another GPollableInputStream: a persistent pollable source and
+   * g_pollable_input_stream_read_nonblocking(). */
+  READ_MODE_POLLABLE,
+} ReadMode;
+
 struct _SnodoStdioTransport
 {
   GObject          parent_instance;
@@ -189,6 +204,16 @@ struct _SnodoStdioTransport
   SnodoLineFramer *framer;
   /* Created by start(); abandoned when a write times out. */
   SnodoWriter     *writer;
+  /* How the input is read, chosen by start(). */
+  ReadMode         read_mode;
+  /* READ_MODE_FD: the input's descriptor (not owned), what it is, and
+   * whether preadv2() takes RWF_NOWAIT for it. */
+  int              read_fd;
+  int              read_fd_kind;
+  gboolean         read_nowait;
+  /* READ_MODE_FD and READ_MODE_POLLABLE: the persistent watch on the
+   * input while reading, or NULL (paused, or stopped). Owned. */
+  GSource         *read_source;
   /* Cancels the read in progress when the transport stops reading. */
   GCancellable    *read_cancellable;
   guint8          *read_buffer;
@@ -199,8 +224,17 @@ struct _SnodoStdioTransport
   GQueue           pending;
   /* The lines being written (PendingSend), in order, or NULL. */
   GPtrArray       *in_flight;
-  /* Fires write-timeout ms after the line in flight was started. */
+  /* When the write of in_flight started (monotonic µs). */
+  gint64           write_started;
+  /* Fires write-timeout ms after the line in flight was started, while
+   * the writer waits for the device. */
   GSource         *write_timeout_source;
+  /* A write that finished at once (error set if it failed) is reported
+   * from here, on the next turn of the main loop, never from inside a send;
+   * until then its lines count as in flight, so that lines sent meanwhile
+   * wait and go out together. Holds a reference on the transport. */
+  GSource         *report_source;
+  GError          *report_error;
   /* While draining with only cancelled work left: fires write-timeout ms
    * later, when that work is abandoned. */
   GSource         *abandon_source;
@@ -268,6 +302,28 @@ static void snodo_stdio_transport_pump        (SnodoStdioTransport *self);
 static void snodo_stdio_transport_check_done  (SnodoStdioTransport *self);
 static void snodo_stdio_transport_fail        (SnodoStdioTransport *self,
                                                const GError        *error);
+static void snodo_stdio_transport_write_done_cb (const GError *error,
+                                                 gpointer      user_data);
+
+/* Any state: no read is outstanding or watched any more. */
+static void
+snodo_stdio_transport_stop_reading (SnodoStdioTransport *self)
+{
+  g_cancellable_cancel (self->read_cancellable);
+  g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
+}
+
+static gboolean
+snodo_deadline_source_dispatch (GSource     *source,
+                                GSourceFunc  callback,
+                                gpointer     user_data)
+{
+  return callback (user_data);
+}
+
+static GSourceFuncs snodo_deadline_source_funcs = {
+  NULL, NULL, snodo_deadline_source_dispatch, NULL, NULL, NULL,
+};
 
 static void
 pending_send_finish (PendingSend  *send,
@@ -386,7 +442,7 @@ snodo_stdio_transport_emit_closed (SnodoStdioTransport *self,
   g_object_ref (self);
   g_clear_pointer (&self->abandon_source, snodo_source_destroy_and_unref);
 
-  g_cancellable_cancel (self->read_cancellable);
+  snodo_stdio_transport_stop_reading (self);
   snodo_connection_detach (self->connection);
   snodo_stdio_transport_restore_stdout (self);
   snodo_server_connection_ended (self->server, self->connection, error == NULL);
@@ -424,11 +480,14 @@ snodo_stdio_transport_fail (SnodoStdioTransport *self,
   self->state = STATE_FAILED;
   self->error = g_error_copy (error);
 
-  g_cancellable_cancel (self->read_cancellable);
+  snodo_stdio_transport_stop_reading (self);
   g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->report_source, snodo_source_destroy_and_unref);
+  g_clear_error (&self->report_error);
   if (self->writer != NULL && snodo_writer_is_busy (self->writer))
     {
-      /* The helper may be stuck in the write for ever; let it go. */
+      /* The helper may be stuck in the write for ever, or the device may
+       * never take the rest; let it go, nothing more is written. */
       g_clear_pointer (&self->writer, snodo_writer_abandon);
     }
 
@@ -481,10 +540,23 @@ snodo_stdio_transport_write_done_cb (const GError *error,
   snodo_stdio_transport_pump (self);
 }
 
+static gboolean
+snodo_stdio_transport_report_cb (gpointer user_data)
+{
+  SnodoStdioTransport *self = user_data;
+  g_autoptr(GError) error = g_steal_pointer (&self->report_error);
+
+  g_clear_pointer (&self->report_source, g_source_unref);
+  snodo_stdio_transport_write_done_cb (error, self);
+  return G_SOURCE_REMOVE;
+}
+
 /* Entry: any state. Starts the next write if none is in flight. */
 static void
 snodo_stdio_transport_pump (SnodoStdioTransport *self)
 {
+  g_autoptr(GError) error = NULL;
+
   if (self->in_flight == NULL &&
       (self->state == STATE_OPEN || self->state == STATE_DRAINING) &&
       !g_queue_is_empty (&self->pending))
@@ -513,16 +585,38 @@ snodo_stdio_transport_pump (SnodoStdioTransport *self)
             }
         }
 
-      self->write_timeout_source = g_timeout_source_new (self->write_timeout);
-      g_source_set_static_name (self->write_timeout_source, "[snodo] write timeout");
-      g_source_set_callback (self->write_timeout_source,
-                             snodo_stdio_transport_write_timeout_cb, self, NULL);
-      g_source_attach (self->write_timeout_source, self->context);
-
+      self->write_started = g_get_monotonic_time ();
       /* No reference for the helper: it never calls back once abandoned,
        * which the transport does at the latest when it is finalized. */
-      snodo_writer_write (self->writer, lines,
-                          snodo_stdio_transport_write_done_cb, self);
+      switch (snodo_writer_write (self->writer, lines,
+                                  snodo_stdio_transport_write_done_cb, self, &error))
+        {
+        case SNODO_WRITER_PENDING:
+          /* The device is behind: the write may take write-timeout ms
+           * from its start, no longer. */
+          self->write_timeout_source = g_source_new (&snodo_deadline_source_funcs, sizeof (GSource));
+          g_source_set_ready_time (self->write_timeout_source,
+                                   self->write_started + (gint64) self->write_timeout * 1000);
+          g_source_set_static_name (self->write_timeout_source, "[snodo] write timeout");
+          g_source_set_callback (self->write_timeout_source,
+                                 snodo_stdio_transport_write_timeout_cb, self, NULL);
+          g_source_attach (self->write_timeout_source, self->context);
+          break;
+
+        case SNODO_WRITER_DONE:
+        case SNODO_WRITER_FAILED:
+        default:
+          /* Done already, without blocking; reported on the next turn of
+           * the main loop (this may be inside a send). */
+          self->report_error = g_steal_pointer (&error);
+          self->report_source = g_idle_source_new ();
+          g_source_set_priority (self->report_source, G_PRIORITY_DEFAULT);
+          g_source_set_static_name (self->report_source, "[snodo] write done");
+          g_source_set_callback (self->report_source, snodo_stdio_transport_report_cb,
+                                 g_object_ref (self), g_object_unref);
+          g_source_attach (self->report_source, self->context);
+          break;
+        }
     }
 
   if (self->read_paused && g_queue_get_length (&self->pending) <= MAX_PENDING_LINES / 2)
@@ -763,21 +857,13 @@ snodo_stdio_transport_begin_drain (SnodoStdioTransport *self,
   snodo_stdio_transport_check_done (self);
 }
 
+/* Entry: OPEN. Takes the result of one read: @n bytes in the read buffer,
+ * 0 at end of input, or -1 with @error. */
 static void
-snodo_stdio_transport_read_cb (GObject      *object,
-                               GAsyncResult *result,
-                               gpointer      user_data)
+snodo_stdio_transport_take_input (SnodoStdioTransport *self,
+                                  gssize               n,
+                                  GError              *error)
 {
-  g_autoptr(SnodoStdioTransport) self = user_data;
-  g_autoptr(GError) error = NULL;
-  gssize n;
-
-  self->reading = FALSE;
-  n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
-
-  if (self->state != STATE_OPEN)
-    return;
-
   if (n < 0)
     {
       g_prefix_error (&error, "%s", _("Could not read the input: "));
@@ -796,21 +882,166 @@ snodo_stdio_transport_read_cb (GObject      *object,
     }
 
   snodo_line_framer_push (self->framer, self->read_buffer, n, snodo_stdio_transport_line_cb, self);
+}
+
+static void
+snodo_stdio_transport_read_cb (GObject      *object,
+                               GAsyncResult *result,
+                               gpointer      user_data)
+{
+  g_autoptr(SnodoStdioTransport) self = user_data;
+  g_autoptr(GError) error = NULL;
+  gssize n;
+
+  self->reading = FALSE;
+  n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
+
+  if (self->state != STATE_OPEN)
+    return;
+
+  snodo_stdio_transport_take_input (self, n, error);
 
   if (self->state == STATE_OPEN && !self->read_paused)
     snodo_stdio_transport_read (self);
 }
 
-/* Entry: OPEN, no read outstanding. */
+/* The persistent watch: the input has something (or an end, or an error).
+ * One read of at most READ_BUFFER_SIZE a turn of the main loop, so that a
+ * client that never pauses cannot starve the rest; the watch fires again on
+ * the next turn if more is there. */
+static gboolean
+snodo_stdio_transport_readable_cb (gpointer user_data)
+{
+  SnodoStdioTransport *self = user_data;
+  g_autoptr(GError) error = NULL;
+  gssize n;
+
+  if (self->state != STATE_OPEN)
+    {
+      g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
+      return G_SOURCE_REMOVE;
+    }
+
+#ifdef G_OS_UNIX
+  if (self->read_mode == READ_MODE_FD)
+    {
+      if (g_input_stream_is_closed (self->input))
+        {
+          n = -1;
+          g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_CLOSED, "Stream is already closed");
+        }
+      else
+        n = snodo_fd_read_nonblocking (self->read_fd, self->read_fd_kind, &self->read_nowait,
+                                       self->read_buffer, READ_BUFFER_SIZE, &error);
+    }
+  else
+#endif
+    n = g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (self->input),
+                                                  self->read_buffer, READ_BUFFER_SIZE, NULL, &error);
+
+  /* Someone else took it, or a spurious wake-up. */
+  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    return G_SOURCE_CONTINUE;
+
+  g_object_ref (self);
+  snodo_stdio_transport_take_input (self, n, error);
+  /* Ended, failed, or paused until the output catches up. */
+  if (self->state != STATE_OPEN || self->read_paused)
+    g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
+  g_object_unref (self);
+
+  return G_SOURCE_CONTINUE;
+}
+
+#ifdef G_OS_UNIX
+static gboolean
+snodo_stdio_transport_fd_readable_cb (int           fd,
+                                      GIOCondition  condition,
+                                      gpointer      user_data)
+{
+  return snodo_stdio_transport_readable_cb (user_data);
+}
+#endif
+
+static gboolean
+snodo_stdio_transport_pollable_readable_cb (GObject  *stream,
+                                            gpointer  user_data)
+{
+  return snodo_stdio_transport_readable_cb (user_data);
+}
+
+/* Entry: OPEN, not paused. Reads on, if that is not already so. */
 static void
 snodo_stdio_transport_read (SnodoStdioTransport *self)
 {
-  if (self->reading)
-    return;
-  self->reading = TRUE;
-  g_input_stream_read_async (self->input, self->read_buffer, READ_BUFFER_SIZE,
-                             G_PRIORITY_DEFAULT, self->read_cancellable,
-                             snodo_stdio_transport_read_cb, g_object_ref (self));
+  switch (self->read_mode)
+    {
+    case READ_MODE_FD:
+    case READ_MODE_POLLABLE:
+      if (self->read_source != NULL)
+        return;
+#ifdef G_OS_UNIX
+      if (self->read_mode == READ_MODE_FD)
+        {
+          self->read_source = g_unix_fd_source_new (self->read_fd, G_IO_IN);
+          g_source_set_callback (self->read_source, G_SOURCE_FUNC (snodo_stdio_transport_fd_readable_cb),
+                                 self, NULL);
+        }
+      else
+#endif
+        {
+          self->read_source = g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (self->input), NULL);
+          g_source_set_callback (self->read_source, G_SOURCE_FUNC (snodo_stdio_transport_pollable_readable_cb),
+                                 self, NULL);
+        }
+      /* No reference: the watch is destroyed when reading stops, which a
+       * started transport does before it lets itself go. */
+      g_source_set_static_name (self->read_source, "[snodo] input readable");
+      /* Its callback never iterates the context, so GLib need not block the
+       * watch while dispatching it: blocking takes the descriptor out of
+       * the poll set and back, two wake-ups of the context (eventfd writes,
+       * then a read) on every read. */
+      g_source_set_can_recurse (self->read_source, TRUE);
+      g_source_attach (self->read_source, self->context);
+      return;
+
+    case READ_MODE_ASYNC:
+    default:
+      if (self->reading)
+        return;
+      self->reading = TRUE;
+      g_input_stream_read_async (self->input, self->read_buffer, READ_BUFFER_SIZE,
+                                 G_PRIORITY_DEFAULT, self->read_cancellable,
+                                 snodo_stdio_transport_read_cb, g_object_ref (self));
+      return;
+    }
+}
+
+/* Chooses how to read the input: without a thread hand-off or a new source
+ * per read whenever the input can say whether it would block. */
+static void
+snodo_stdio_transport_choose_read_mode (SnodoStdioTransport *self)
+{
+  self->read_mode = READ_MODE_ASYNC;
+
+#ifdef G_OS_UNIX
+  /* Exactly GIO's own type: a subclass may read otherwise. */
+  if (G_OBJECT_TYPE (self->input) == G_TYPE_UNIX_INPUT_STREAM)
+    {
+      self->read_fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (self->input));
+      self->read_fd_kind = snodo_fd_get_kind (self->read_fd);
+      self->read_nowait = snodo_fd_get_nowait_enabled ();
+      if (self->read_fd_kind != SNODO_FD_OTHER)
+        {
+          self->read_mode = READ_MODE_FD;
+          return;
+        }
+    }
+#endif
+
+  if (G_IS_POLLABLE_INPUT_STREAM (self->input) &&
+      g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (self->input)))
+    self->read_mode = READ_MODE_POLLABLE;
 }
 
 static void
@@ -871,7 +1102,7 @@ snodo_stdio_transport_dispose (GObject *object)
 
   /* A started transport holds itself until it is closed, so this runs for a
    * transport that was never started, or has ended. */
-  g_cancellable_cancel (self->read_cancellable);
+  snodo_stdio_transport_stop_reading (self);
   if (self->connection != NULL)
     snodo_connection_detach (self->connection);
   snodo_stdio_transport_restore_stdout (self);
@@ -891,6 +1122,9 @@ snodo_stdio_transport_finalize (GObject *object)
 
   g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->abandon_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
+  g_assert (self->report_source == NULL);
+  g_clear_error (&self->report_error);
   g_clear_pointer (&self->writer, snodo_writer_abandon);
   g_clear_pointer (&self->connection, snodo_connection_unref);
   g_clear_pointer (&self->framer, snodo_line_framer_free);
@@ -1429,6 +1663,7 @@ snodo_stdio_transport_start (SnodoStdioTransport *self)
   self->framer = snodo_line_framer_new (self->max_line_bytes);
   self->read_buffer = g_malloc (READ_BUFFER_SIZE);
   self->writer = snodo_writer_new (self->output, self->context);
+  snodo_stdio_transport_choose_read_mode (self);
   snodo_server_connection_started (self->server, self->connection);
 
 #ifdef G_OS_UNIX
@@ -1507,7 +1742,7 @@ snodo_stdio_transport_close_async (SnodoStdioTransport *self,
 
   g_ptr_array_add (self->close_tasks, g_steal_pointer (&task));
   self->state = STATE_CLOSING;
-  g_cancellable_cancel (self->read_cancellable);
+  snodo_stdio_transport_stop_reading (self);
   snodo_connection_detach (self->connection);
   snodo_executor_cancel_owner (self->executor, G_OBJECT (self));
 

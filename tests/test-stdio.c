@@ -6,8 +6,10 @@
 
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <glib-unix.h>
@@ -15,6 +17,7 @@
 #include <gio/gunixoutputstream.h>
 
 #include "snodo-test-util.h"
+#include "snodo-writer-private.h"
 
 /* ---- An output stream that records writes and closes ------------------ */
 
@@ -657,6 +660,886 @@ test_protect_stdout (void)
   g_test_trap_assert_stderr ("*stray output*");
 }
 
+/* ---- Streams that can say whether they would block -------------------- */
+
+/* A pollable output stream that takes at most a few bytes a call and says
+ * "would block" every other call (PARTIAL), or takes a few bytes once and
+ * then never more (STUCK). */
+typedef enum
+{
+  POLLABLE_PARTIAL,
+  POLLABLE_STUCK,
+} PollableMode;
+
+#define TEST_TYPE_POLLABLE (test_pollable_get_type ())
+G_DECLARE_FINAL_TYPE (TestPollable, test_pollable, TEST, POLLABLE, GOutputStream)
+
+struct _TestPollable
+{
+  GOutputStream  parent_instance;
+  PollableMode   mode;
+  GString       *data;
+  guint          n_calls;
+  guint          n_would_block;
+  guint          n_closes;
+};
+
+static void test_pollable_iface_init (GPollableOutputStreamInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestPollable, test_pollable, G_TYPE_OUTPUT_STREAM,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_POLLABLE_OUTPUT_STREAM, test_pollable_iface_init))
+
+static gssize
+test_pollable_write_nonblocking (GPollableOutputStream  *stream,
+                                 const void             *buffer,
+                                 gsize                   count,
+                                 GError                **error)
+{
+  TestPollable *self = TEST_POLLABLE (stream);
+  gsize n = MIN (count, 7);
+
+  self->n_calls++;
+  if ((self->mode == POLLABLE_PARTIAL && self->n_calls % 2 == 0) ||
+      (self->mode == POLLABLE_STUCK && self->n_calls > 1))
+    {
+      self->n_would_block++;
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK, "full");
+      return -1;
+    }
+  g_string_append_len (self->data, buffer, n);
+  return n;
+}
+
+static gssize
+test_pollable_write (GOutputStream  *stream,
+                     const void     *buffer,
+                     gsize           count,
+                     GCancellable   *cancellable,
+                     GError        **error)
+{
+  g_assert_not_reached ();
+  return -1;
+}
+
+static gboolean
+test_pollable_is_writable (GPollableOutputStream *stream)
+{
+  return TEST_POLLABLE (stream)->mode == POLLABLE_PARTIAL;
+}
+
+static GSource *
+test_pollable_create_source (GPollableOutputStream *stream,
+                             GCancellable          *cancellable)
+{
+  g_autoptr(GSource) child = NULL;
+
+  /* A stuck stream never becomes writable again. */
+  if (TEST_POLLABLE (stream)->mode == POLLABLE_STUCK)
+    return g_pollable_source_new (G_OBJECT (stream));
+  child = g_timeout_source_new (1);
+  return g_pollable_source_new_full (stream, child, cancellable);
+}
+
+static gboolean
+test_pollable_close (GOutputStream  *stream,
+                     GCancellable   *cancellable,
+                     GError        **error)
+{
+  TEST_POLLABLE (stream)->n_closes++;
+  return TRUE;
+}
+
+static void
+test_pollable_finalize (GObject *object)
+{
+  g_string_free (TEST_POLLABLE (object)->data, TRUE);
+  G_OBJECT_CLASS (test_pollable_parent_class)->finalize (object);
+}
+
+static void
+test_pollable_iface_init (GPollableOutputStreamInterface *iface)
+{
+  iface->is_writable = test_pollable_is_writable;
+  iface->create_source = test_pollable_create_source;
+  iface->write_nonblocking = test_pollable_write_nonblocking;
+}
+
+static void
+test_pollable_class_init (TestPollableClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = test_pollable_finalize;
+  G_OUTPUT_STREAM_CLASS (klass)->write_fn = test_pollable_write;
+  G_OUTPUT_STREAM_CLASS (klass)->close_fn = test_pollable_close;
+}
+
+static void
+test_pollable_init (TestPollable *self)
+{
+  self->data = g_string_new (NULL);
+}
+
+/* A pollable output stream that leaves its non-blocking write to GIO's
+ * emulation: is_writable(), then a (here never blocking) write_fn. */
+#define TEST_TYPE_EMULATED (test_emulated_get_type ())
+G_DECLARE_FINAL_TYPE (TestEmulated, test_emulated, TEST, EMULATED, GOutputStream)
+
+struct _TestEmulated
+{
+  GOutputStream  parent_instance;
+  GString       *data;
+  gsize          largest;
+};
+
+static void test_emulated_iface_init (GPollableOutputStreamInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestEmulated, test_emulated, G_TYPE_OUTPUT_STREAM,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_POLLABLE_OUTPUT_STREAM, test_emulated_iface_init))
+
+static gssize
+test_emulated_write (GOutputStream  *stream,
+                     const void     *buffer,
+                     gsize           count,
+                     GCancellable   *cancellable,
+                     GError        **error)
+{
+  TestEmulated *self = TEST_EMULATED (stream);
+
+  self->largest = MAX (self->largest, count);
+  g_string_append_len (self->data, buffer, count);
+  return count;
+}
+
+static gboolean
+test_emulated_is_writable (GPollableOutputStream *stream)
+{
+  return TRUE;
+}
+
+static GSource *
+test_emulated_create_source (GPollableOutputStream *stream,
+                             GCancellable          *cancellable)
+{
+  g_autoptr(GSource) child = g_timeout_source_new (0);
+
+  return g_pollable_source_new_full (stream, child, cancellable);
+}
+
+static void
+test_emulated_finalize (GObject *object)
+{
+  g_string_free (TEST_EMULATED (object)->data, TRUE);
+  G_OBJECT_CLASS (test_emulated_parent_class)->finalize (object);
+}
+
+static void
+test_emulated_iface_init (GPollableOutputStreamInterface *iface)
+{
+  iface->is_writable = test_emulated_is_writable;
+  iface->create_source = test_emulated_create_source;
+}
+
+static void
+test_emulated_class_init (TestEmulatedClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = test_emulated_finalize;
+  G_OUTPUT_STREAM_CLASS (klass)->write_fn = test_emulated_write;
+}
+
+static void
+test_emulated_init (TestEmulated *self)
+{
+  self->data = g_string_new (NULL);
+}
+
+/* ---- Fixture: any pair of streams -------------------------------------- */
+
+typedef struct
+{
+  SnodoServer         *server;
+  SnodoStdioTransport *transport;
+  GInputStream        *input;
+  GOutputStream       *output;
+  /* The test's end of an input pipe, or -1. */
+  int                  input_fd;
+  /* The test's end of an output pipe (non-blocking: it is the test's own),
+   * or -1. */
+  int                  output_fd;
+  /* What was read from the output pipe. */
+  GString             *received;
+  gboolean             closed;
+  GError              *closed_error;
+} Streams;
+
+static void
+blob_cb (SnodoInvocation *invocation,
+         gpointer         user_data)
+{
+  gint64 bytes = json_object_get_int_member (snodo_invocation_get_arguments (invocation), "bytes");
+  g_autofree char *text = g_malloc (bytes + 1);
+
+  memset (text, 'b', bytes);
+  text[bytes] = '\0';
+  snodo_invocation_return_text (invocation, text);
+}
+
+static void
+streams_closed_cb (SnodoStdioTransport *transport,
+                   const GError        *error,
+                   Streams             *streams)
+{
+  g_assert_false (streams->closed);
+  streams->closed = TRUE;
+  if (error != NULL)
+    streams->closed_error = g_error_copy (error);
+}
+
+/* Takes @input and @output. */
+static void
+streams_set_up (Streams       *streams,
+                GInputStream  *input,
+                GOutputStream *output)
+{
+  g_autoptr(SnodoTool) blob_tool = snodo_tool_new ("blob", NULL);
+
+  streams->server = snodo_server_new ("test", "1");
+  g_assert_true (snodo_server_add_tool (streams->server, blob_tool, blob_cb, NULL, NULL, NULL));
+  streams->input = input;
+  streams->output = output;
+  streams->received = g_string_new (NULL);
+  if (streams->input_fd == 0)
+    streams->input_fd = -1;
+  if (streams->output_fd == 0)
+    streams->output_fd = -1;
+  streams->transport = snodo_stdio_transport_new (streams->server, input, output);
+  g_signal_connect (streams->transport, "closed", G_CALLBACK (streams_closed_cb), streams);
+}
+
+/* Pipes on both sides, as a client process would give them. */
+static void
+streams_set_up_pipes (Streams *streams)
+{
+  int in[2], out[2];
+
+  g_assert_true (g_unix_open_pipe (in, FD_CLOEXEC, NULL));
+  g_assert_true (g_unix_open_pipe (out, FD_CLOEXEC, NULL));
+  g_assert_true (g_unix_set_fd_nonblocking (out[0], TRUE, NULL));
+  streams->input_fd = in[1];
+  streams->output_fd = out[0];
+  streams_set_up (streams, g_unix_input_stream_new (in[0], TRUE), g_unix_output_stream_new (out[1], TRUE));
+}
+
+/* Stream sockets on both sides, as a Node.js client gives them. */
+static void
+streams_set_up_sockets (Streams *streams)
+{
+  int in[2], out[2];
+
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in), ==, 0);
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, out), ==, 0);
+  g_assert_true (g_unix_set_fd_nonblocking (out[0], TRUE, NULL));
+  streams->input_fd = in[1];
+  streams->output_fd = out[0];
+  streams_set_up (streams, g_unix_input_stream_new (in[0], TRUE), g_unix_output_stream_new (out[1], TRUE));
+}
+
+static void
+streams_tear_down (Streams *streams)
+{
+  g_assert_false (g_input_stream_is_closed (streams->input));
+  g_assert_false (g_output_stream_is_closed (streams->output));
+  if (streams->input_fd >= 0)
+    close (streams->input_fd);
+  if (streams->output_fd >= 0)
+    close (streams->output_fd);
+  g_clear_error (&streams->closed_error);
+  g_clear_object (&streams->transport);
+  g_clear_object (&streams->server);
+  for (guint i = 0; i < 50; i++)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (1000);
+    }
+  g_assert_finalize_object (streams->input);
+  g_assert_finalize_object (streams->output);
+  g_string_free (streams->received, TRUE);
+}
+
+static void
+streams_send (Streams    *streams,
+              const char *line)
+{
+  gsize len = strlen (line);
+
+  g_assert_cmpint (write (streams->input_fd, line, len), ==, (gssize) len);
+  g_assert_cmpint (write (streams->input_fd, "\n", 1), ==, 1);
+}
+
+static char *
+blob_call (guint id,
+           guint bytes)
+{
+  return g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/call\","
+                          "\"params\":{\"name\":\"blob\",\"arguments\":{\"bytes\":%u}}}", id, bytes);
+}
+
+/* Reads what the output pipe holds, at most @max bytes. */
+static gsize
+streams_read_some (Streams *streams,
+                   gsize    max)
+{
+  char buffer[16 * 1024];
+  gssize n = read (streams->output_fd, buffer, MIN (max, sizeof buffer));
+
+  if (n > 0)
+    g_string_append_len (streams->received, buffer, n);
+  return n > 0 ? n : 0;
+}
+
+static guint
+count_lines (const char *data,
+             gsize       len)
+{
+  guint n = 0;
+
+  for (gsize i = 0; i < len; i++)
+    n += (data[i] == '\n');
+  return n;
+}
+
+/* The answers in @data, one per line, parsed. */
+static GPtrArray *
+split_answers (const char *data)
+{
+  g_auto(GStrv) lines = g_strsplit (data, "\n", -1);
+  GPtrArray *answers = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i][0] != '\0')
+      g_ptr_array_add (answers, snodo_test_parse (lines[i]));
+  return answers;
+}
+
+static gboolean
+writer_thread_exists (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    return FALSE;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc/self/task", name, "comm", NULL);
+      g_autofree char *comm = NULL;
+
+      if (g_file_get_contents (path, &comm, NULL, NULL) && g_str_has_prefix (comm, "snodo-writer"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+typedef struct
+{
+  Streams *streams;
+  guint    ticks;
+} SlowReader;
+
+/* How the pipe tests run. */
+enum
+{
+  DEVICE_NOWAIT  = 1 << 0,
+  DEVICE_SOCKETS = 1 << 1,
+};
+
+/* Reads a little of the output every millisecond, on the same main
+ * context as the transport: if a write ever blocked the context, this
+ * would never run again and the test would time out. */
+static gboolean
+slow_reader_cb (gpointer user_data)
+{
+  SlowReader *reader = user_data;
+
+  reader->ticks++;
+  if (reader->streams->output_fd >= 0)
+    streams_read_some (reader->streams, 3000);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_pipe_slow_reader (gconstpointer data)
+{
+  Streams streams = { 0, };
+  SlowReader reader = { &streams, 0 };
+  g_autofree char *blob = blob_call (1, 300000);
+  g_autoptr(GPtrArray) answers = NULL;
+  GSource *source;
+  gint64 deadline;
+
+  g_test_summary ("Pipes on both sides: a line much longer than PIPE_BUF goes to a slow reader "
+                  "whole, without a helper thread, while the main context keeps running; "
+                  "the next answer follows it");
+
+  snodo_fd_set_nowait_enabled ((GPOINTER_TO_INT (data) & DEVICE_NOWAIT) != 0);
+  if (GPOINTER_TO_INT (data) & DEVICE_SOCKETS)
+    streams_set_up_sockets (&streams);
+  else
+    streams_set_up_pipes (&streams);
+  snodo_stdio_transport_start (streams.transport);
+
+  source = g_timeout_source_new (1);
+  g_source_set_callback (source, slow_reader_cb, &reader, NULL);
+  g_source_attach (source, NULL);
+
+  streams_send (&streams, blob);
+  streams_send (&streams, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (count_lines (streams.received->str, streams.received->len) < 2 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_destroy (source);
+  g_source_unref (source);
+
+  g_test_message ("%u reader ticks for %" G_GSIZE_FORMAT " bytes", reader.ticks, streams.received->len);
+  g_assert_cmpuint (count_lines (streams.received->str, streams.received->len), ==, 2);
+  g_assert_cmpuint (reader.ticks, >, 10);
+  g_assert_false (streams.closed);
+  g_assert_false (writer_thread_exists ());
+
+  answers = split_answers (streams.received->str);
+  g_assert_cmpuint (answers->len, ==, 2);
+  g_assert_cmpuint (strlen (result_text (g_ptr_array_index (answers, 0))), ==, 300000);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (g_ptr_array_index (answers, 1)), "id"), ==, 2);
+
+  close (streams.input_fd);
+  streams.input_fd = -1;
+  g_assert_true (snodo_test_wait_for (&streams.closed, 10000));
+  g_assert_no_error (streams.closed_error);
+  streams_tear_down (&streams);
+  snodo_fd_set_nowait_enabled (TRUE);
+}
+
+static gboolean
+tick_cb (gpointer user_data)
+{
+  (*(guint *) user_data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_pipe_write_timeout (gconstpointer data)
+{
+  Streams streams = { 0, };
+  g_autofree char *blob = blob_call (1, 1000000);
+  gint64 start, elapsed;
+  guint ticks = 0;
+  gsize reached;
+  GSource *ticker;
+
+  g_test_summary ("A pipe nobody reads: the write waits on the main context, which keeps running, "
+                  "times out after write-timeout (G_IO_ERROR_TIMED_OUT), leaves part of the line "
+                  "and writes nothing more");
+
+  snodo_fd_set_nowait_enabled (GPOINTER_TO_INT (data));
+  streams_set_up_pipes (&streams);
+  snodo_stdio_transport_set_write_timeout (streams.transport, 200);
+  snodo_stdio_transport_start (streams.transport);
+
+  ticker = g_timeout_source_new (10);
+  g_source_set_callback (ticker, tick_cb, &ticks, NULL);
+  g_source_attach (ticker, NULL);
+
+  start = g_get_monotonic_time ();
+  streams_send (&streams, blob);
+  g_assert_true (snodo_test_wait_for (&streams.closed, 10000));
+  elapsed = (g_get_monotonic_time () - start) / 1000;
+  g_source_destroy (ticker);
+  g_source_unref (ticker);
+
+  g_test_message ("timed out after %" G_GINT64_FORMAT " ms, %u ticks meanwhile", elapsed, ticks);
+  g_assert_error (streams.closed_error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
+  g_assert_cmpint (elapsed, >=, 190);
+  g_assert_cmpint (elapsed, <, 5000);
+  g_assert_cmpuint (ticks, >=, 5);
+  g_assert_false (writer_thread_exists ());
+
+  /* Part of the line, no newline; and nothing more, even once the pipe
+   * has room again. */
+  while (streams_read_some (&streams, G_MAXSIZE) > 0)
+    ;
+  reached = streams.received->len;
+  g_assert_cmpuint (reached, >, 0);
+  g_assert_cmpuint (reached, <, 1000000);
+  g_assert_null (memchr (streams.received->str, '\n', reached));
+  streams_send (&streams, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+  for (guint i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+  streams_read_some (&streams, G_MAXSIZE);
+  g_assert_cmpuint (streams.received->len, ==, reached);
+
+  streams_tear_down (&streams);
+  snodo_fd_set_nowait_enabled (TRUE);
+}
+
+static gboolean
+read_output_cb (gpointer user_data)
+{
+  Streams *streams = user_data;
+
+  while (streams_read_some (streams, G_MAXSIZE) > 0)
+    ;
+  return G_SOURCE_CONTINUE;
+}
+
+typedef struct
+{
+  int          fd;
+  const char  *data;
+  gsize        len;
+  gsize        fed;
+} Feeder;
+
+/* Writes what the input pipe takes, without blocking (the test's own end). */
+static gboolean
+feeder_cb (gpointer user_data)
+{
+  Feeder *feeder = user_data;
+
+  while (feeder->fed < feeder->len)
+    {
+      gssize n = write (feeder->fd, feeder->data + feeder->fed, feeder->len - feeder->fed);
+
+      if (n <= 0)
+        break;
+      feeder->fed += n;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+iterate_for (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE), g_usleep (500);
+}
+
+static void
+test_pipe_read_paused (gconstpointer data)
+{
+  Streams streams = { 0, };
+  g_autoptr(GPtrArray) answers = NULL;
+  const guint n_lines = 5000;
+  g_autofree char *garbage = g_malloc (100);
+  GString *input = g_string_new (NULL);
+  Feeder feeder = { 0, };
+  GSource *feeding, *reader;
+  gsize stuck_at;
+
+  g_test_summary ("Pipes on both sides: a flood of garbage while nobody reads the answers pauses "
+                  "reading (the client's writes stall, the waiting lines stay bounded) and "
+                  "resumes it once the reader catches up; every line is answered, then end of "
+                  "input closes cleanly");
+
+  memset (garbage, 'x', 99);
+  garbage[99] = '\n';
+  for (guint i = 0; i < n_lines; i++)
+    g_string_append_len (input, garbage, 100);
+
+  snodo_fd_set_nowait_enabled (GPOINTER_TO_INT (data));
+  streams_set_up_pipes (&streams);
+  g_assert_true (g_unix_set_fd_nonblocking (streams.input_fd, TRUE, NULL));
+  snodo_stdio_transport_start (streams.transport);
+
+  feeder.fd = streams.input_fd;
+  feeder.data = input->str;
+  feeder.len = input->len;
+  feeding = g_timeout_source_new (1);
+  g_source_set_callback (feeding, feeder_cb, &feeder, NULL);
+  g_source_attach (feeding, NULL);
+
+  /* Nobody reads the answers: the output fills up, lines wait, reading
+   * pauses, and the client's writes stall (however slow the machine). */
+  for (guint waited = 0; waited < 10000; waited += 100)
+    {
+      stuck_at = feeder.fed;
+      iterate_for (100);
+      if (feeder.fed == stuck_at)
+        break;
+    }
+  g_test_message ("%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " bytes taken while paused", feeder.fed, feeder.len);
+  g_assert_cmpuint (feeder.fed, ==, stuck_at);
+  g_assert_cmpuint (feeder.fed, <, feeder.len);
+  g_assert_false (streams.closed);
+
+  reader = g_timeout_source_new (1);
+  g_source_set_callback (reader, read_output_cb, &streams, NULL);
+  g_source_attach (reader, NULL);
+  while (feeder.fed < feeder.len)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_destroy (feeding);
+  g_source_unref (feeding);
+  close (streams.input_fd);
+  streams.input_fd = -1;
+
+  g_assert_true (snodo_test_wait_for (&streams.closed, 20000));
+  g_source_destroy (reader);
+  g_source_unref (reader);
+  read_output_cb (&streams);
+
+  g_assert_no_error (streams.closed_error);
+  answers = split_answers (streams.received->str);
+  g_assert_cmpuint (answers->len, ==, n_lines);
+  for (guint i = 0; i < answers->len; i++)
+    {
+      JsonObject *error = json_object_get_object_member (json_node_get_object (g_ptr_array_index (answers, i)),
+                                                         "error");
+
+      g_assert_cmpint (json_object_get_int_member (error, "code"), ==, -32700);
+    }
+
+  g_string_free (input, TRUE);
+  streams_tear_down (&streams);
+  snodo_fd_set_nowait_enabled (TRUE);
+}
+
+static void
+test_pollable_partial (void)
+{
+  Streams streams = { 0, };
+  TestPollable *output = g_object_new (TEST_TYPE_POLLABLE, NULL);
+  g_autofree char *blob = blob_call (3, 10000);
+  g_autofree char *input = NULL;
+  g_autoptr(GPtrArray) answers = NULL;
+
+  g_test_summary ("A pollable output that takes a few bytes at a time and often would block: "
+                  "every line arrives whole and in order");
+
+  output->mode = POLLABLE_PARTIAL;
+  input = g_strconcat ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"
+                       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n", blob, "\n"
+                       "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}", NULL);
+  streams_set_up (&streams, g_memory_input_stream_new_from_data (g_strdup (input), -1, g_free),
+                  G_OUTPUT_STREAM (output));
+  snodo_stdio_transport_start (streams.transport);
+  g_assert_true (snodo_test_wait_for (&streams.closed, 20000));
+  g_assert_no_error (streams.closed_error);
+
+  g_test_message ("%u calls, %u would block", output->n_calls, output->n_would_block);
+  g_assert_cmpuint (output->n_would_block, >, 100);
+  answers = split_answers (output->data->str);
+  g_assert_cmpuint (answers->len, ==, 4);
+  for (guint i = 0; i < answers->len; i++)
+    g_assert_cmpint (json_object_get_int_member (json_node_get_object (g_ptr_array_index (answers, i)), "id"),
+                     ==, i + 1);
+  g_assert_cmpuint (strlen (result_text (g_ptr_array_index (answers, 2))), ==, 10000);
+  g_assert_cmpuint (output->n_closes, ==, 0);
+  streams_tear_down (&streams);
+}
+
+static void
+test_pollable_timeout (void)
+{
+  Streams streams = { 0, };
+  TestPollable *output = g_object_new (TEST_TYPE_POLLABLE, NULL);
+  int in[2];
+  gint64 start, elapsed;
+
+  g_test_summary ("A pollable output that stops taking bytes: the write times out after "
+                  "write-timeout, the part already taken stays, nothing more is written");
+
+  output->mode = POLLABLE_STUCK;
+  g_assert_true (g_unix_open_pipe (in, FD_CLOEXEC, NULL));
+  streams.input_fd = in[1];
+  streams_set_up (&streams, g_unix_input_stream_new (in[0], TRUE), G_OUTPUT_STREAM (output));
+  snodo_stdio_transport_set_write_timeout (streams.transport, 200);
+  snodo_stdio_transport_start (streams.transport);
+
+  start = g_get_monotonic_time ();
+  streams_send (&streams, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+  g_assert_true (snodo_test_wait_for (&streams.closed, 10000));
+  elapsed = (g_get_monotonic_time () - start) / 1000;
+  g_assert_error (streams.closed_error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
+  g_assert_cmpint (elapsed, >=, 190);
+  g_assert_cmpint (elapsed, <, 5000);
+
+  streams_send (&streams, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+  for (guint i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+  g_assert_cmpuint (output->data->len, ==, 7);
+  g_assert_cmpuint (output->n_calls, ==, 2);
+  g_assert_cmpuint (output->n_closes, ==, 0);
+  streams_tear_down (&streams);
+}
+
+/* A pollable input that gives one line, then fails. */
+#define TEST_TYPE_FAILING_INPUT (test_failing_input_get_type ())
+G_DECLARE_FINAL_TYPE (TestFailingInput, test_failing_input, TEST, FAILING_INPUT, GInputStream)
+
+struct _TestFailingInput
+{
+  GInputStream  parent_instance;
+  guint         n_reads;
+};
+
+static void test_failing_input_iface_init (GPollableInputStreamInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestFailingInput, test_failing_input, G_TYPE_INPUT_STREAM,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_POLLABLE_INPUT_STREAM, test_failing_input_iface_init))
+
+static gssize
+test_failing_input_read_nonblocking (GPollableInputStream  *stream,
+                                     void                  *buffer,
+                                     gsize                  count,
+                                     GError               **error)
+{
+  static const char line[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+  TestFailingInput *self = TEST_FAILING_INPUT (stream);
+
+  if (self->n_reads++ == 0)
+    {
+      g_assert_cmpuint (count, >=, sizeof line - 1);
+      memcpy (buffer, line, sizeof line - 1);
+      return sizeof line - 1;
+    }
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED, "the peer went away");
+  return -1;
+}
+
+static gssize
+test_failing_input_read (GInputStream  *stream,
+                         void          *buffer,
+                         gsize          count,
+                         GCancellable  *cancellable,
+                         GError       **error)
+{
+  g_assert_not_reached ();
+  return -1;
+}
+
+static gboolean
+test_failing_input_is_readable (GPollableInputStream *stream)
+{
+  return TRUE;
+}
+
+static GSource *
+test_failing_input_create_source (GPollableInputStream *stream,
+                                  GCancellable         *cancellable)
+{
+  g_autoptr(GSource) child = g_timeout_source_new (0);
+
+  return g_pollable_source_new_full (stream, child, cancellable);
+}
+
+static void
+test_failing_input_iface_init (GPollableInputStreamInterface *iface)
+{
+  iface->is_readable = test_failing_input_is_readable;
+  iface->create_source = test_failing_input_create_source;
+  iface->read_nonblocking = test_failing_input_read_nonblocking;
+}
+
+static void
+test_failing_input_class_init (TestFailingInputClass *klass)
+{
+  G_INPUT_STREAM_CLASS (klass)->read_fn = test_failing_input_read;
+}
+
+static void
+test_failing_input_init (TestFailingInput *self)
+{
+}
+
+static void
+test_pollable_input_error (void)
+{
+  Streams streams = { 0, };
+  g_autoptr(GPtrArray) answers = NULL;
+
+  g_test_summary ("A read error on a pollable input is handled as before: a warning, the lines "
+                  "read are answered, and closed reports the error");
+
+  streams_set_up (&streams, g_object_new (TEST_TYPE_FAILING_INPUT, NULL), g_memory_output_stream_new_resizable ());
+  g_test_expect_message ("Snodo", G_LOG_LEVEL_WARNING, "Could not read the input: the peer went away");
+  snodo_stdio_transport_start (streams.transport);
+  g_assert_true (snodo_test_wait_for (&streams.closed, 10000));
+  g_test_assert_expected_messages ();
+  g_assert_error (streams.closed_error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED);
+  g_assert_cmpuint (TEST_FAILING_INPUT (streams.input)->n_reads, ==, 2);
+
+  g_assert_true (g_output_stream_write_all (streams.output, "", 1, NULL, NULL, NULL));
+  answers = split_answers (g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (streams.output)));
+  g_assert_cmpuint (answers->len, ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (g_ptr_array_index (answers, 0)), "id"), ==, 1);
+  streams_tear_down (&streams);
+}
+
+static void
+test_pollable_emulated (void)
+{
+  Streams streams = { 0, };
+  TestEmulated *output = g_object_new (TEST_TYPE_EMULATED, NULL);
+  g_autofree char *blob = blob_call (1, 50000);
+  g_autoptr(GPtrArray) answers = NULL;
+
+  g_test_summary ("A pollable output whose non-blocking write is GIO's emulation (a readiness "
+                  "check, then a blocking write) is never asked for more than PIPE_BUF bytes "
+                  "at a time; the line arrives whole");
+
+  streams_set_up (&streams, g_memory_input_stream_new_from_data (g_strdup (blob), -1, g_free),
+                  G_OUTPUT_STREAM (output));
+  snodo_stdio_transport_start (streams.transport);
+  g_assert_true (snodo_test_wait_for (&streams.closed, 20000));
+  g_assert_no_error (streams.closed_error);
+
+  g_assert_cmpuint (output->largest, >, 0);
+  g_assert_cmpuint (output->largest, <=, PIPE_BUF);
+  answers = split_answers (output->data->str);
+  g_assert_cmpuint (answers->len, ==, 1);
+  g_assert_cmpuint (strlen (result_text (g_ptr_array_index (answers, 0))), ==, 50000);
+  streams_tear_down (&streams);
+}
+
+static void
+test_memory_streams (void)
+{
+  Streams streams = { 0, };
+  GString *input = g_string_new (NULL);
+  g_autofree char *blob = blob_call (1, 600000);
+  g_autoptr(GPtrArray) answers = NULL;
+  const char *data;
+  gsize len;
+
+  g_test_summary ("Memory streams (pollable, never blocking) on both sides: many lines and one "
+                  "longer than a turn of the main loop writes are all answered, in order, "
+                  "without a helper thread; a last line without newline is served");
+
+  g_string_append_printf (input, "%s\n", blob);
+  for (guint i = 2; i <= 200; i++)
+    g_string_append_printf (input, "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"ping\"}%s", i, i < 200 ? "\n" : "");
+  streams_set_up (&streams,
+                  g_memory_input_stream_new_from_data (g_string_free (input, FALSE), -1, g_free),
+                  g_memory_output_stream_new_resizable ());
+  snodo_stdio_transport_start (streams.transport);
+  g_assert_true (snodo_test_wait_for (&streams.closed, 20000));
+  g_assert_no_error (streams.closed_error);
+  g_assert_false (writer_thread_exists ());
+
+  g_assert_true (g_output_stream_write_all (streams.output, "", 1, NULL, NULL, NULL));
+  data = g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (streams.output));
+  len = g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (streams.output));
+  g_assert_cmpuint (count_lines (data, len), ==, 200);
+  answers = split_answers (data);
+  g_assert_cmpuint (answers->len, ==, 200);
+  g_assert_cmpuint (strlen (result_text (g_ptr_array_index (answers, 0))), ==, 600000);
+  for (guint i = 0; i < answers->len; i++)
+    g_assert_cmpint (json_object_get_int_member (json_node_get_object (g_ptr_array_index (answers, i)), "id"),
+                     ==, i + 1);
+  streams_tear_down (&streams);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -676,6 +1559,21 @@ main (int   argc,
   ADD ("output-schema", OUTPUT_OK, test_output_schema);
 #undef ADD
   g_test_add_func ("/snodo/stdio/protect-stdout", test_protect_stdout);
+  g_test_add_data_func ("/snodo/stdio/pipe-slow-reader", GINT_TO_POINTER (DEVICE_NOWAIT), test_pipe_slow_reader);
+  g_test_add_data_func ("/snodo/stdio/pipe-slow-reader/poll", GINT_TO_POINTER (0), test_pipe_slow_reader);
+  g_test_add_data_func ("/snodo/stdio/socket-slow-reader", GINT_TO_POINTER (DEVICE_NOWAIT | DEVICE_SOCKETS),
+                        test_pipe_slow_reader);
+  g_test_add_data_func ("/snodo/stdio/socket-slow-reader/dontwait", GINT_TO_POINTER (DEVICE_SOCKETS),
+                        test_pipe_slow_reader);
+  g_test_add_func ("/snodo/stdio/pollable-input-error", test_pollable_input_error);
+  g_test_add_data_func ("/snodo/stdio/pipe-write-timeout", GINT_TO_POINTER (TRUE), test_pipe_write_timeout);
+  g_test_add_data_func ("/snodo/stdio/pipe-write-timeout/poll", GINT_TO_POINTER (FALSE), test_pipe_write_timeout);
+  g_test_add_data_func ("/snodo/stdio/pipe-read-paused", GINT_TO_POINTER (TRUE), test_pipe_read_paused);
+  g_test_add_data_func ("/snodo/stdio/pipe-read-paused/poll", GINT_TO_POINTER (FALSE), test_pipe_read_paused);
+  g_test_add_func ("/snodo/stdio/pollable-partial", test_pollable_partial);
+  g_test_add_func ("/snodo/stdio/pollable-timeout", test_pollable_timeout);
+  g_test_add_func ("/snodo/stdio/pollable-emulated", test_pollable_emulated);
+  g_test_add_func ("/snodo/stdio/memory-streams", test_memory_streams);
 
   return g_test_run ();
 }
