@@ -483,9 +483,10 @@ snodo_executor_cancel_owner_locked (SnodoExecutor        *self,
  * priority get their turn: one wake-up for many works, instead of an idle
  * source made and freed for each.
  *
- * Lock order: the queue's lock, then the context's (taken by
- * g_source_set_ready_time()); GLib never calls into this code with the
- * context locked. */
+ * It is ready while its queue holds work (prepare and check look, and GLib
+ * calls them without the context locked). A work started from the thread
+ * that runs the context needs no wake-up, as the context looks again
+ * before it polls; one started from another thread wakes it. */
 typedef struct
 {
   GSource        source;
@@ -509,11 +510,8 @@ dispatch_source_dispatch (GSource     *source,
   guint n = 0;
 
   g_mutex_lock (&self->lock);
-  g_source_set_ready_time (source, -1);
   while (n < DISPATCH_BATCH && !g_queue_is_empty (&self->works))
     batch[n++] = g_queue_pop_head (&self->works);
-  if (!g_queue_is_empty (&self->works))
-    g_source_set_ready_time (source, 0);
   g_mutex_unlock (&self->lock);
 
   /* A work that finishes may drop the last reference on the executor,
@@ -528,6 +526,29 @@ dispatch_source_dispatch (GSource     *source,
   return G_SOURCE_CONTINUE;
 }
 
+static gboolean
+dispatch_source_check (GSource *source)
+{
+  DispatchSource *self = (DispatchSource *) source;
+  gboolean ready;
+
+  g_mutex_lock (&self->lock);
+  ready = !g_queue_is_empty (&self->works);
+  g_mutex_unlock (&self->lock);
+
+  return ready;
+}
+
+static gboolean
+dispatch_source_prepare (GSource *source,
+                         gint    *timeout)
+{
+  gboolean ready = dispatch_source_check (source);
+
+  *timeout = ready ? 0 : -1;
+  return ready;
+}
+
 static void
 dispatch_source_finalize (GSource *source)
 {
@@ -538,6 +559,8 @@ dispatch_source_finalize (GSource *source)
 }
 
 static GSourceFuncs dispatch_source_funcs = {
+  .prepare = dispatch_source_prepare,
+  .check = dispatch_source_check,
   .dispatch = dispatch_source_dispatch,
   .finalize = dispatch_source_finalize,
 };
@@ -599,11 +622,16 @@ snodo_executor_deliver (SnodoExecutor *self,
     {
       DispatchSource *source = snodo_executor_get_dispatch_source (self, work->context);
 
+      GMainContext *context = work->context;
+      gboolean wake;
+
       g_mutex_lock (&source->lock);
       g_queue_push_tail (&source->works, work);
-      if (source->works.length == 1)
-        g_source_set_ready_time ((GSource *) source, 0);
+      wake = source->works.length == 1;
       g_mutex_unlock (&source->lock);
+
+      if (wake && !g_main_context_is_owner (context))
+        g_main_context_wakeup (context);
     }
   else
     {
