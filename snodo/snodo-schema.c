@@ -278,6 +278,89 @@ validate_number (JsonObject *schema,
   return TRUE;
 }
 
+/* The number of characters from which comparing it with @limit no longer
+ * changes: a count capped there decides `count < limit` (at_least) or
+ * `count > limit` (!at_least) exactly as the full count would. */
+static gsize
+length_decided_at (double   limit,
+                   gboolean at_least)
+{
+  double count = at_least ? ceil (limit) : floor (limit) + 1;
+
+  if (!(count > 0))
+    return 0;
+  if (count >= (double) G_MAXSIZE)
+    return G_MAXSIZE;
+  return (gsize) count;
+}
+
+/* The characters of the @len bytes at @str, counted as the bytes that do
+ * not continue a sequence (10xxxxxx): for valid UTF-8 this is
+ * g_utf8_strlen(), U+0000 (stored as 0xC0 0x80) counts one, and invalid
+ * bytes never make it read past @len. Counting stops once @cap is reached
+ * (the result may pass it by a few). Eight bytes at a time: in each byte,
+ * bit 7 set and bit 6 clear marks a continuation byte. */
+static gsize
+count_characters (const char *str,
+                  gsize       len,
+                  gsize       cap)
+{
+  const guchar *p = (const guchar *) str;
+  const guchar *end = p + len;
+  gsize count = 0;
+
+  while (end - p >= 8 && count < cap)
+    {
+      guint64 word;
+      guint64 continuations;
+
+      memcpy (&word, p, sizeof word);
+      continuations = (word & ~(word << 1) & G_GUINT64_CONSTANT (0x8080808080808080)) >> 7;
+      /* One bit at the bottom of each byte: the product sums them into
+       * the top byte. */
+      count += 8 - (gsize) ((continuations * G_GUINT64_CONSTANT (0x0101010101010101)) >> 56);
+      p += 8;
+    }
+  for (; p < end && count < cap; p++)
+    count += (*p & 0xc0) != 0x80;
+  return count;
+}
+
+/* minLength and maxLength, in characters. Strings are only measured when
+ * one of them is there, and only as far as the bounds need: the byte
+ * length alone settles a maxLength it does not exceed and a minLength it
+ * does not reach. */
+static gboolean
+validate_length (JsonObject *schema,
+                 const char *str,
+                 Failure    *failure)
+{
+  double min = 0, max = 0;
+  gboolean has_min = number_keyword (schema, "minLength", &min);
+  gboolean has_max = number_keyword (schema, "maxLength", &max);
+  gsize len;
+  gsize count;
+  gsize cap;
+
+  if (!has_min && !has_max)
+    return TRUE;
+
+  len = strlen (str);
+  /* At most one character per byte. */
+  if (has_min && len < min)
+    return fail (failure, _("is shorter than %g characters"), min);
+  if (!has_min && len <= max)
+    return TRUE;
+
+  cap = MAX (has_min ? length_decided_at (min, TRUE) : 0, has_max ? length_decided_at (max, FALSE) : 0);
+  count = count_characters (str, len, cap);
+  if (has_min && count < min)
+    return fail (failure, _("is shorter than %g characters"), min);
+  if (has_max && count > max)
+    return fail (failure, _("is longer than %g characters"), max);
+  return TRUE;
+}
+
 static gboolean
 validate_combinations (JsonObject *schema,
                        JsonNode   *instance,
@@ -327,7 +410,6 @@ validate (JsonNode *schema_node,
 {
   JsonObject *schema;
   JsonNode *keyword;
-  double limit;
 
   if (JSON_NODE_HOLDS_VALUE (schema_node) && json_node_get_value_type (schema_node) == G_TYPE_BOOLEAN)
     return json_node_get_boolean (schema_node) || fail (failure, _("is not allowed"));
@@ -361,15 +443,8 @@ validate (JsonNode *schema_node,
     return FALSE;
   if (snodo_json_node_is_number (instance) && !validate_number (schema, number_of (instance), failure))
     return FALSE;
-  if (snodo_json_node_is_string (instance))
-    {
-      glong length = g_utf8_strlen (json_node_get_string (instance), -1);
-
-      if (number_keyword (schema, "minLength", &limit) && length < limit)
-        return fail (failure, _("is shorter than %g characters"), limit);
-      if (number_keyword (schema, "maxLength", &limit) && length > limit)
-        return fail (failure, _("is longer than %g characters"), limit);
-    }
+  if (snodo_json_node_is_string (instance) && !validate_length (schema, json_node_get_string (instance), failure))
+    return FALSE;
 
   return validate_combinations (schema, instance, depth, failure);
 }
