@@ -16,8 +16,10 @@
  * the root) as soon as it is created, so on error freeing the root frees
  * everything built so far.
  *
- * The writer walks the tree with a heap-allocated stack for the same reason:
- * a tree built by the application may be deeper than the reader allows.
+ * The writer walks the tree with an explicit stack for the same reason: a
+ * tree built by the application may be deeper than the reader allows. Its
+ * first levels live on the C stack, so that writing a message allocates
+ * nothing but its text; deeper trees move it to the heap.
  */
 
 typedef enum
@@ -596,6 +598,36 @@ typedef struct
   JsonObjectIter  iter;
 } WriteFrame;
 
+#define WRITE_STACK_INLINE 16
+
+typedef struct
+{
+  WriteFrame *frames;
+  guint       len;
+  guint       size;
+  WriteFrame  inline_frames[WRITE_STACK_INLINE];
+} WriteStack;
+
+static void
+snodo_json_write_stack_push (WriteStack       *stack,
+                             const WriteFrame *frame)
+{
+  if (stack->len == stack->size)
+    {
+      guint size = stack->size * 2;
+
+      if (stack->frames == stack->inline_frames)
+        {
+          stack->frames = g_new (WriteFrame, size);
+          memcpy (stack->frames, stack->inline_frames, sizeof (WriteFrame) * stack->len);
+        }
+      else
+        stack->frames = g_renew (WriteFrame, stack->frames, size);
+      stack->size = size;
+    }
+  stack->frames[stack->len++] = *frame;
+}
+
 static void
 snodo_json_write_string (GString    *out,
                          const char *str)
@@ -749,9 +781,9 @@ snodo_json_write_value (GString  *out,
 
 /* Writes a scalar, or opens a container and pushes its frame. */
 static void
-snodo_json_write_node (GString  *out,
-                       GArray   *stack,
-                       JsonNode *node)
+snodo_json_write_node (GString    *out,
+                       WriteStack *stack,
+                       JsonNode   *node)
 {
   WriteFrame frame = { 0, };
 
@@ -766,7 +798,7 @@ snodo_json_write_node (GString  *out,
         }
       g_string_append_c (out, '{');
       json_object_iter_init_ordered (&frame.iter, frame.object);
-      g_array_append_val (stack, frame);
+      snodo_json_write_stack_push (stack, &frame);
       break;
 
     case JSON_NODE_ARRAY:
@@ -778,7 +810,7 @@ snodo_json_write_node (GString  *out,
         }
       g_string_append_c (out, '[');
       frame.length = json_array_get_length (frame.array);
-      g_array_append_val (stack, frame);
+      snodo_json_write_stack_push (stack, &frame);
       break;
 
     case JSON_NODE_VALUE:
@@ -796,14 +828,18 @@ static GString *
 snodo_json_write (JsonNode *node,
                   gsize     reserve)
 {
-  g_autoptr(GArray) stack = g_array_sized_new (FALSE, FALSE, sizeof (WriteFrame), 16);
+  WriteStack stack;
   GString *out = g_string_sized_new (256 + reserve);
 
-  snodo_json_write_node (out, stack, node);
+  stack.frames = stack.inline_frames;
+  stack.len = 0;
+  stack.size = WRITE_STACK_INLINE;
 
-  while (stack->len > 0)
+  snodo_json_write_node (out, &stack, node);
+
+  while (stack.len > 0)
     {
-      WriteFrame *top = &g_array_index (stack, WriteFrame, stack->len - 1);
+      WriteFrame *top = &stack.frames[stack.len - 1];
       JsonNode *child = NULL;
 
       if (top->array != NULL)
@@ -817,7 +853,7 @@ snodo_json_write (JsonNode *node,
           else
             {
               g_string_append_c (out, ']');
-              g_array_set_size (stack, stack->len - 1);
+              stack.len--;
               continue;
             }
         }
@@ -836,15 +872,17 @@ snodo_json_write (JsonNode *node,
           else
             {
               g_string_append_c (out, '}');
-              g_array_set_size (stack, stack->len - 1);
+              stack.len--;
               continue;
             }
         }
 
       /* This may grow the stack and move top; it is not used after. */
-      snodo_json_write_node (out, stack, child);
+      snodo_json_write_node (out, &stack, child);
     }
 
+  if (stack.frames != stack.inline_frames)
+    g_free (stack.frames);
   return out;
 }
 

@@ -7,7 +7,7 @@
  * sealing it, and writing the answer, for a 16-byte and a 10 KiB text.
  * Built with the tests but not run by `meson test`:
  *
- *   _build/tests/bench-json [--runs N] [--text-bytes N] [--filter WORD]
+ *   _build/tests/bench-json [--runs N] [--text-bytes N] [--filter WORD] [--batch N]
  *
  * Each figure is the median over the runs of the mean time of one
  * operation in a batch, in microseconds. The last lines time a few GLib
@@ -232,10 +232,12 @@ main (int    argc,
   g_autoptr(GOptionContext) context = g_option_context_new ("- time the JSON work of one request");
   g_autoptr(GError) error = NULL;
   int text_bytes = 10240;
+  int batch = 0;
   GOptionEntry entries[] = {
     { "runs", 'r', 0, G_OPTION_ARG_INT, &n_runs, "Runs per figure (the median is shown)", "N" },
     { "text-bytes", 't', 0, G_OPTION_ARG_INT, &text_bytes, "Size of the large text (default 10240)", "N" },
     { "filter", 'f', 0, G_OPTION_ARG_STRING, &filter, "Only the figures whose name contains WORD", "WORD" },
+    { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Operations per batch (default 20000 for 16 B, 2000 for 10 KiB)", "N" },
     { NULL }
   };
   g_autofree char *large = NULL;
@@ -266,6 +268,8 @@ main (int    argc,
   sizes[1].batch = 2000;
   if (text_bytes != 10240)
     sizes[1].label = "large";
+  if (batch > 0)
+    sizes[0].batch = sizes[1].batch = batch;
 
   for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
     {

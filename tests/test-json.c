@@ -641,6 +641,30 @@ test_random_input (void)
 }
 
 static void
+test_write_nesting (void)
+{
+  g_test_summary ("Writing objects and arrays nested around the depth where the writer's stack "
+                  "moves to the heap keeps every member in place");
+
+  for (guint depth = 1; depth < 40; depth++)
+    {
+      g_autoptr(GString) json = g_string_new (NULL);
+      g_autoptr(JsonNode) node = NULL;
+      g_autofree char *text = NULL;
+
+      for (guint i = 0; i < depth; i++)
+        g_string_append_printf (json, "{\"a%u\":[%u,", i, i);
+      g_string_append (json, "null");
+      for (guint i = 0; i < depth; i++)
+        g_string_append_printf (json, "],\"b%u\":\"%u\"}", i, i);
+
+      node = parse_ok (json->str);
+      text = write_node (node);
+      g_assert_cmpstr (text, ==, json->str);
+    }
+}
+
+static void
 test_throughput (void)
 {
   g_autoptr(GString) doc = g_string_new ("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"items\":[");
@@ -719,6 +743,7 @@ main (int    argc,
   g_test_add_func ("/snodo/json/to-line", test_to_line);
   g_test_add_func ("/snodo/json/round-trip-document", test_round_trip_document);
   g_test_add_func ("/snodo/json/random-input", test_random_input);
+  g_test_add_func ("/snodo/json/write-nesting", test_write_nesting);
   /* A measurement, not a check: registered only with -m perf, so that a
    * normal run neither skips nor counts it. */
   if (g_test_perf ())
