@@ -22,6 +22,143 @@
  * nothing but its text; deeper trees move it to the heap.
  */
 
+/*
+ * Strings are scanned eight bytes at a time: a word of plain bytes is
+ * skipped with a few arithmetic operations, and only a word that holds a
+ * byte of interest is looked at byte by byte. The tests below say exactly
+ * whether a word holds such a byte (the flag they set may be wrong for the
+ * bytes after the first one, which is why the byte loop finds it).
+ */
+
+#define WORD_ONES  G_GUINT64_CONSTANT (0x0101010101010101)
+#define WORD_HIGHS G_GUINT64_CONSTANT (0x8080808080808080)
+
+/* Bytes equal to 0, equal to @c, below @n (@n <= 0x80), or >= 0x80. */
+#define WORD_HAS_ZERO(w)     (((w) - WORD_ONES) & ~(w) & WORD_HIGHS)
+#define WORD_HAS_BYTE(w, c)  WORD_HAS_ZERO ((w) ^ (WORD_ONES * (c)))
+#define WORD_HAS_LESS(w, n)  (((w) - WORD_ONES * (n)) & ~(w) & WORD_HIGHS)
+#define WORD_HAS_HIGH(w)     ((w) & WORD_HIGHS)
+
+static inline guint64
+snodo_json_load_word (const guchar *p)
+{
+  guint64 word;
+
+  memcpy (&word, p, sizeof word);
+  return word;
+}
+
+/* Inside a string being read, the bytes that end a run: '"', '\\' and
+ * control characters. Non-zero when @word holds one. */
+static inline guint64
+snodo_json_word_stops_read (guint64 word)
+{
+  return WORD_HAS_BYTE (word, '"') | WORD_HAS_BYTE (word, '\\') | WORD_HAS_LESS (word, 0x20);
+}
+
+/* Inside a string being written: the same, and bytes >= 0x80. */
+static inline guint64
+snodo_json_word_stops_write (guint64 word)
+{
+  return snodo_json_word_stops_read (word) | WORD_HAS_HIGH (word);
+}
+
+/* For validating UTF-8: bytes >= 0x80, and NUL bytes. */
+static inline guint64
+snodo_json_word_stops_validate (guint64 word)
+{
+  return WORD_HAS_HIGH (word) | WORD_HAS_ZERO (word);
+}
+
+/* Skips the words of plain bytes at @p (two at a time while it can),
+ * stopping at the word that holds a byte @stops flags, or when fewer than
+ * eight bytes are left. */
+#define SKIP_PLAIN_WORDS(p, end, stops)                                                    \
+  G_STMT_START {                                                                          \
+    while ((end) - (p) >= 16 &&                                                           \
+           (stops (snodo_json_load_word ((const guchar *) (p))) |                         \
+            stops (snodo_json_load_word ((const guchar *) (p) + 8))) == 0)                \
+      (p) += 16;                                                                          \
+    while ((end) - (p) >= 8 && stops (snodo_json_load_word ((const guchar *) (p))) == 0)  \
+      (p) += 8;                                                                           \
+  } G_STMT_END
+
+/* The length of the well-formed UTF-8 sequence (RFC 3629: no overlong
+ * form, no surrogate, nothing above U+10FFFF) that starts with the byte
+ * >= 0x80 at @p and ends before @end, or 0 when there is none: exactly
+ * what g_utf8_validate_len() and g_utf8_get_char_validated() accept. */
+static inline guint
+snodo_json_utf8_sequence (const guchar *p,
+                          const guchar *end)
+{
+  guchar c = p[0];
+  guchar low = 0x80;
+  guchar high = 0xbf;
+
+  if (c < 0xc2)
+    return 0;
+  if (c < 0xe0)
+    return end - p >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
+  if (c < 0xf0)
+    {
+      if (c == 0xe0)
+        low = 0xa0;
+      else if (c == 0xed)
+        high = 0x9f;
+      return end - p >= 3 && p[1] >= low && p[1] <= high && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+    }
+  if (c < 0xf5)
+    {
+      if (c == 0xf0)
+        low = 0x90;
+      else if (c == 0xf4)
+        high = 0x8f;
+      return end - p >= 4 && p[1] >= low && p[1] <= high && (p[2] & 0xc0) == 0x80 &&
+             (p[3] & 0xc0) == 0x80 ? 4 : 0;
+    }
+  return 0;
+}
+
+/* The first byte of @data that is not valid UTF-8 (the start of an
+ * ill-formed sequence, or a NUL byte), or NULL when all @len bytes are:
+ * g_utf8_validate_len(), with runs of ASCII taken eight bytes at a time. */
+static const char *
+snodo_json_find_invalid_utf8 (const char *data,
+                              gsize       len)
+{
+  const guchar *p = (const guchar *) data;
+  const guchar *end = p + len;
+
+  for (;;)
+    {
+      const guchar *limit;
+
+      SKIP_PLAIN_WORDS (p, end, snodo_json_word_stops_validate);
+      if (p >= end)
+        return NULL;
+
+      /* Byte by byte over the next word (a sequence may end after it). */
+      limit = end - p > 8 ? p + 8 : end;
+      while (p < limit)
+        {
+          if (*p < 0x80)
+            {
+              if (*p == '\0')
+                return (const char *) p;
+              p++;
+            }
+          else
+            {
+              guint n = snodo_json_utf8_sequence (p, end);
+
+              if (n == 0)
+                return (const char *) p;
+              p += n;
+            }
+        }
+    }
+}
+
 typedef enum
 {
   READ_VALUE,
@@ -149,8 +286,17 @@ snodo_json_reader_string (Reader  *reader,
       const char *escape;
       gunichar c;
 
-      while (p < end && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
-        p++;
+      for (;;)
+        {
+          const char *limit;
+
+          SKIP_PLAIN_WORDS (p, end, snodo_json_word_stops_read);
+          limit = end - p > 8 ? p + 8 : end;
+          while (p < limit && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
+            p++;
+          if (p < limit || p >= end)
+            break;
+        }
       if (p > run)
         g_string_append_len (out, run, p - run);
       reader->p = p;
@@ -369,7 +515,8 @@ snodo_json_parse (const char  *data,
   if (data == NULL)
     data = "";
 
-  if (!g_utf8_validate_len (data, len, &invalid))
+  invalid = snodo_json_find_invalid_utf8 (data, len);
+  if (invalid != NULL)
     {
       g_set_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_PARSE_ERROR,
                    *invalid == '\0' ? _("NUL byte at byte %lu")
@@ -629,88 +776,93 @@ snodo_json_write_stack_push (WriteStack       *stack,
 }
 
 static void
+snodo_json_write_escape (GString *out,
+                         guchar   c)
+{
+  static const char hex[] = "0123456789abcdef";
+  char escape[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
+
+  switch (c)
+    {
+    case '"':
+      g_string_append_len (out, "\\\"", 2);
+      break;
+    case '\\':
+      g_string_append_len (out, "\\\\", 2);
+      break;
+    case '\n':
+      g_string_append_len (out, "\\n", 2);
+      break;
+    case '\r':
+      g_string_append_len (out, "\\r", 2);
+      break;
+    case '\t':
+      g_string_append_len (out, "\\t", 2);
+      break;
+    case '\b':
+      g_string_append_len (out, "\\b", 2);
+      break;
+    case '\f':
+      g_string_append_len (out, "\\f", 2);
+      break;
+    default:
+      g_string_append_len (out, escape, sizeof escape);
+      break;
+    }
+}
+
+/* Appends the runs of bytes that need no escaping whole: plain ASCII is
+ * skipped a word at a time, valid UTF-8 sequences one by one. */
+static void
 snodo_json_write_string (GString    *out,
                          const char *str)
 {
-  static const char hex[] = "0123456789abcdef";
   const guchar *p = (const guchar *) str;
+  const guchar *end = p + strlen (str);
   const guchar *run = p;
 
   for (;;)
     {
-      guchar c = *p;
+      const guchar *limit;
+      guint n;
 
-      if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80)
+      SKIP_PLAIN_WORDS (p, end, snodo_json_word_stops_write);
+      limit = end - p > 8 ? p + 8 : end;
+      while (p < limit && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+        p++;
+      if (p == limit)
         {
-          p++;
-          continue;
+          if (p < end)
+            continue;
+          break;
         }
 
-      if (c >= 0x80)
+      if (*p < 0x80)
         {
-          gunichar u;
-
-          if (c == 0xc0 && p[1] == 0x80)
-            {
-              g_string_append_len (out, (const char *) run, p - run);
-              g_string_append_len (out, "\\u0000", 6);
-              p += 2;
-              run = p;
-              continue;
-            }
-
-          /* The string is NUL-terminated, so a truncated sequence is
-           * reported as invalid rather than read past. */
-          u = g_utf8_get_char_validated ((const char *) p, -1);
-          if (u < 0x110000)
-            {
-              p += g_utf8_skip[c];
-              continue;
-            }
-
+          g_string_append_len (out, (const char *) run, p - run);
+          snodo_json_write_escape (out, *p);
+          run = ++p;
+        }
+      else if (*p == 0xc0 && end - p >= 2 && p[1] == 0x80)
+        {
+          g_string_append_len (out, (const char *) run, p - run);
+          g_string_append_len (out, "\\u0000", 6);
+          p += 2;
+          run = p;
+        }
+      else if ((n = snodo_json_utf8_sequence (p, end)) > 0)
+        p += n;
+      else
+        {
+          /* One U+FFFD for each byte that does not start a valid
+           * sequence. */
           g_string_append_len (out, (const char *) run, p - run);
           g_string_append_len (out, "\xef\xbf\xbd", 3);
-          p++;
-          run = p;
-          continue;
+          run = ++p;
         }
-
-      g_string_append_len (out, (const char *) run, p - run);
-      if (c == '\0')
-        break;
-
-      switch (c)
-        {
-        case '"':
-          g_string_append_len (out, "\\\"", 2);
-          break;
-        case '\\':
-          g_string_append_len (out, "\\\\", 2);
-          break;
-        case '\n':
-          g_string_append_len (out, "\\n", 2);
-          break;
-        case '\r':
-          g_string_append_len (out, "\\r", 2);
-          break;
-        case '\t':
-          g_string_append_len (out, "\\t", 2);
-          break;
-        case '\b':
-          g_string_append_len (out, "\\b", 2);
-          break;
-        case '\f':
-          g_string_append_len (out, "\\f", 2);
-          break;
-        default:
-          g_string_append_len (out, "\\u00", 4);
-          g_string_append_c (out, hex[c >> 4]);
-          g_string_append_c (out, hex[c & 0xf]);
-          break;
-        }
-      p++;
-      run = p;
     }
+
+  g_string_append_len (out, (const char *) run, p - run);
 }
 
 static gboolean
