@@ -656,6 +656,36 @@ append_plain (GString *s,
 }
 
 static void
+test_write_integers (void)
+{
+  static const gint64 values[] = {
+    0, 1, -1, 9, 10, -10, 99, 100, 12345, -12345, 999999999, 1000000000,
+    G_MAXINT32, G_MININT32, (gint64) G_MAXINT32 + 1, G_MAXINT64, G_MININT64, G_MAXINT64 - 1, G_MININT64 + 1,
+  };
+
+  g_test_summary ("Integers are written in full, as printf writes them");
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autoptr(JsonNode) node = json_node_init_int (json_node_alloc (), values[i]);
+      g_autofree char *text = write_node (node);
+      g_autofree char *expected = g_strdup_printf ("%" G_GINT64_FORMAT, values[i]);
+
+      g_assert_cmpstr (text, ==, expected);
+    }
+
+  for (gint64 value = 1; value < G_MAXINT64 / 10; value *= 10)
+    for (gint64 delta = -1; delta <= 1; delta++)
+      {
+        g_autoptr(JsonNode) node = json_node_init_int (json_node_alloc (), -(value + delta));
+        g_autofree char *text = write_node (node);
+        g_autofree char *expected = g_strdup_printf ("%" G_GINT64_FORMAT, -(value + delta));
+
+        g_assert_cmpstr (text, ==, expected);
+      }
+}
+
+static void
 test_string_runs (void)
 {
   /* What is written between two runs of plain bytes, and what it reads as. */
@@ -1132,6 +1162,7 @@ main (int    argc,
   g_test_add_func ("/snodo/json/to-line", test_to_line);
   g_test_add_func ("/snodo/json/round-trip-document", test_round_trip_document);
   g_test_add_func ("/snodo/json/random-input", test_random_input);
+  g_test_add_func ("/snodo/json/write-integers", test_write_integers);
   g_test_add_func ("/snodo/json/string-runs", test_string_runs);
   g_test_add_func ("/snodo/json/string-run-errors", test_string_run_errors);
   g_test_add_func ("/snodo/json/write-runs", test_write_runs);
