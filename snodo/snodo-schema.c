@@ -175,6 +175,27 @@ validate_type (JsonNode *type,
   return TRUE;
 }
 
+/* The path of every member and element checked is built as it goes (it
+ * is only read on failure): without printf, which cost more than the
+ * checks of a small object. */
+static void
+append_index (GString *path,
+              guint    index)
+{
+  char digits[16];
+  guint n = 0;
+
+  do
+    {
+      digits[n++] = (char) ('0' + index % 10);
+      index /= 10;
+    }
+  while (index > 0);
+  g_string_append_c (path, '/');
+  while (n > 0)
+    g_string_append_c (path, digits[--n]);
+}
+
 static gboolean
 validate_object (JsonObject *schema,
                  JsonObject *object,
@@ -206,7 +227,8 @@ validate_object (JsonObject *schema,
       if (properties != NULL && JSON_NODE_HOLDS_OBJECT (properties))
         property = json_object_get_member (json_node_get_object (properties), name);
 
-      g_string_append_printf (failure->path, "/%s", name);
+      g_string_append_c (failure->path, '/');
+      g_string_append (failure->path, name);
       if (property != NULL)
         {
           if (!validate (property, member, depth + 1, failure))
@@ -245,7 +267,7 @@ validate_array (JsonObject *schema,
       {
         gsize len = failure->path->len;
 
-        g_string_append_printf (failure->path, "/%u", i);
+        append_index (failure->path, i);
         if (!validate (items, json_array_get_element (array, i), depth + 1, failure))
           return FALSE;
         g_string_truncate (failure->path, len);

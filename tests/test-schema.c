@@ -33,6 +33,8 @@ static const Case cases[] = {
   { "{\"additionalProperties\":{\"type\":\"number\"}}", "{\"b\":\"x\"}", "/b: expected number" },
   { "{\"properties\":{\"a\":{\"properties\":{\"b\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}}}}}",
     "{\"a\":{\"b\":[1,2,\"3\"]}}", "/a/b/2: expected integer" },
+  { "{\"items\":{\"type\":\"integer\"}}", "[0,1,2,3,4,5,6,7,8,9,10,\"x\"]", "/11: expected integer" },
+  { "{\"items\":{\"items\":{\"type\":\"null\"}}}", "[[],[null,null,1]]", "/1/2: expected null" },
   { "{\"minItems\":2,\"maxItems\":3}", "[1]", "has fewer than 2 items" },
   { "{\"minItems\":2,\"maxItems\":3}", "[1,2,3,4]", "has more than 3 items" },
   { "{\"minLength\":2,\"maxLength\":3}", "\"\xc3\xa9\xc3\xa9\"", NULL },
