@@ -128,13 +128,96 @@ static gboolean validate (JsonNode *schema,
                           guint     depth,
                           Failure  *failure);
 
-static gboolean
-number_keyword (JsonObject *schema,
-                const char *name,
-                double     *value)
+/* The keywords the checker knows, found in one pass over a schema object
+ * (one hash lookup per keyword made most of the cost of a small check). */
+typedef struct
 {
-  JsonNode *node = json_object_get_member (schema, name);
+  JsonNode *type;
+  JsonNode *const_value;
+  JsonNode *enum_values;
+  JsonNode *required;
+  JsonNode *properties;
+  JsonNode *additional_properties;
+  JsonNode *items;
+  JsonNode *min_items;
+  JsonNode *max_items;
+  JsonNode *min_length;
+  JsonNode *max_length;
+  JsonNode *minimum;
+  JsonNode *maximum;
+  JsonNode *exclusive_minimum;
+  JsonNode *exclusive_maximum;
+  JsonNode *multiple_of;
+  JsonNode *all_of;
+  JsonNode *any_of;
+  JsonNode *one_of;
+  JsonNode *not_schema;
+} Keywords;
 
+static JsonNode **
+keyword_slot (Keywords   *k,
+              const char *name)
+{
+  switch (name[0])
+    {
+    case 'a':
+      return g_str_equal (name, "additionalProperties") ? &k->additional_properties :
+             g_str_equal (name, "allOf") ? &k->all_of :
+             g_str_equal (name, "anyOf") ? &k->any_of : NULL;
+    case 'c':
+      return g_str_equal (name, "const") ? &k->const_value : NULL;
+    case 'e':
+      return g_str_equal (name, "enum") ? &k->enum_values :
+             g_str_equal (name, "exclusiveMinimum") ? &k->exclusive_minimum :
+             g_str_equal (name, "exclusiveMaximum") ? &k->exclusive_maximum : NULL;
+    case 'i':
+      return g_str_equal (name, "items") ? &k->items : NULL;
+    case 'm':
+      return g_str_equal (name, "minItems") ? &k->min_items :
+             g_str_equal (name, "maxItems") ? &k->max_items :
+             g_str_equal (name, "minLength") ? &k->min_length :
+             g_str_equal (name, "maxLength") ? &k->max_length :
+             g_str_equal (name, "minimum") ? &k->minimum :
+             g_str_equal (name, "maximum") ? &k->maximum :
+             g_str_equal (name, "multipleOf") ? &k->multiple_of : NULL;
+    case 'n':
+      return g_str_equal (name, "not") ? &k->not_schema : NULL;
+    case 'o':
+      return g_str_equal (name, "oneOf") ? &k->one_of : NULL;
+    case 'p':
+      return g_str_equal (name, "properties") ? &k->properties : NULL;
+    case 'r':
+      return g_str_equal (name, "required") ? &k->required : NULL;
+    case 't':
+      return g_str_equal (name, "type") ? &k->type : NULL;
+    default:
+      return NULL;
+    }
+}
+
+static void
+keywords_init (Keywords   *k,
+               JsonObject *schema)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *node;
+
+  memset (k, 0, sizeof *k);
+  json_object_iter_init (&iter, schema);
+  while (json_object_iter_next (&iter, &name, &node))
+    {
+      JsonNode **slot = keyword_slot (k, name);
+
+      if (slot != NULL)
+        *slot = node;
+    }
+}
+
+static gboolean
+number_keyword (JsonNode *node,
+                double   *value)
+{
   if (node == NULL || !snodo_json_node_is_number (node))
     return FALSE;
   *value = number_of (node);
@@ -197,14 +280,14 @@ append_index (GString *path,
 }
 
 static gboolean
-validate_object (JsonObject *schema,
-                 JsonObject *object,
-                 guint       depth,
-                 Failure    *failure)
+validate_object (const Keywords *schema,
+                 JsonObject     *object,
+                 guint           depth,
+                 Failure        *failure)
 {
-  JsonNode *required = json_object_get_member (schema, "required");
-  JsonNode *properties = json_object_get_member (schema, "properties");
-  JsonNode *additional = json_object_get_member (schema, "additionalProperties");
+  JsonNode *required = schema->required;
+  JsonNode *properties = schema->properties;
+  JsonNode *additional = schema->additional_properties;
   JsonObjectIter iter;
   const char *name;
   JsonNode *member;
@@ -248,18 +331,18 @@ validate_object (JsonObject *schema,
 }
 
 static gboolean
-validate_array (JsonObject *schema,
-                JsonArray  *array,
-                guint       depth,
-                Failure    *failure)
+validate_array (const Keywords *schema,
+                JsonArray      *array,
+                guint           depth,
+                Failure        *failure)
 {
-  JsonNode *items = json_object_get_member (schema, "items");
+  JsonNode *items = schema->items;
   guint length = json_array_get_length (array);
   double limit;
 
-  if (number_keyword (schema, "minItems", &limit) && length < limit)
+  if (number_keyword (schema->min_items, &limit) && length < limit)
     return fail (failure, _("has fewer than %g items"), limit);
-  if (number_keyword (schema, "maxItems", &limit) && length > limit)
+  if (number_keyword (schema->max_items, &limit) && length > limit)
     return fail (failure, _("has more than %g items"), limit);
 
   if (items != NULL && (JSON_NODE_HOLDS_OBJECT (items) || JSON_NODE_HOLDS_VALUE (items)))
@@ -276,21 +359,21 @@ validate_array (JsonObject *schema,
 }
 
 static gboolean
-validate_number (JsonObject *schema,
-                 double      value,
-                 Failure    *failure)
+validate_number (const Keywords *schema,
+                 double          value,
+                 Failure        *failure)
 {
   double limit;
 
-  if (number_keyword (schema, "minimum", &limit) && value < limit)
+  if (number_keyword (schema->minimum, &limit) && value < limit)
     return fail (failure, _("is less than the minimum %g"), limit);
-  if (number_keyword (schema, "maximum", &limit) && value > limit)
+  if (number_keyword (schema->maximum, &limit) && value > limit)
     return fail (failure, _("is more than the maximum %g"), limit);
-  if (number_keyword (schema, "exclusiveMinimum", &limit) && value <= limit)
+  if (number_keyword (schema->exclusive_minimum, &limit) && value <= limit)
     return fail (failure, _("is not more than %g"), limit);
-  if (number_keyword (schema, "exclusiveMaximum", &limit) && value >= limit)
+  if (number_keyword (schema->exclusive_maximum, &limit) && value >= limit)
     return fail (failure, _("is not less than %g"), limit);
-  if (number_keyword (schema, "multipleOf", &limit) && limit > 0)
+  if (number_keyword (schema->multiple_of, &limit) && limit > 0)
     {
       double quotient = value / limit;
 
@@ -353,13 +436,13 @@ count_characters (const char *str,
  * length alone settles a maxLength it does not exceed and a minLength it
  * does not reach. */
 static gboolean
-validate_length (JsonObject *schema,
-                 const char *str,
-                 Failure    *failure)
+validate_length (const Keywords *schema,
+                 const char     *str,
+                 Failure        *failure)
 {
   double min = 0, max = 0;
-  gboolean has_min = number_keyword (schema, "minLength", &min);
-  gboolean has_max = number_keyword (schema, "maxLength", &max);
+  gboolean has_min = number_keyword (schema->min_length, &min);
+  gboolean has_max = number_keyword (schema->max_length, &max);
   gsize len;
   gsize count;
   gsize cap;
@@ -384,15 +467,15 @@ validate_length (JsonObject *schema,
 }
 
 static gboolean
-validate_combinations (JsonObject *schema,
-                       JsonNode   *instance,
-                       guint       depth,
-                       Failure    *failure)
+validate_combinations (const Keywords *schema,
+                       JsonNode       *instance,
+                       guint           depth,
+                       Failure        *failure)
 {
-  JsonNode *all = json_object_get_member (schema, "allOf");
-  JsonNode *any = json_object_get_member (schema, "anyOf");
-  JsonNode *one = json_object_get_member (schema, "oneOf");
-  JsonNode *not = json_object_get_member (schema, "not");
+  JsonNode *all = schema->all_of;
+  JsonNode *any = schema->any_of;
+  JsonNode *one = schema->one_of;
+  JsonNode *not = schema->not_schema;
 
   if (all != NULL && JSON_NODE_HOLDS_ARRAY (all))
     for (guint i = 0; i < json_array_get_length (json_node_get_array (all)); i++)
@@ -430,25 +513,24 @@ validate (JsonNode *schema_node,
           guint     depth,
           Failure  *failure)
 {
-  JsonObject *schema;
-  JsonNode *keyword;
+  Keywords keywords;
+  const Keywords *schema = &keywords;
 
   if (JSON_NODE_HOLDS_VALUE (schema_node) && json_node_get_value_type (schema_node) == G_TYPE_BOOLEAN)
     return json_node_get_boolean (schema_node) || fail (failure, _("is not allowed"));
   if (!JSON_NODE_HOLDS_OBJECT (schema_node) || depth > MAX_DEPTH)
     return TRUE;
-  schema = json_node_get_object (schema_node);
+  keywords_init (&keywords, json_node_get_object (schema_node));
 
-  if ((keyword = json_object_get_member (schema, "type")) != NULL &&
-      !validate_type (keyword, instance, failure))
+  if (schema->type != NULL && !validate_type (schema->type, instance, failure))
     return FALSE;
 
-  if ((keyword = json_object_get_member (schema, "const")) != NULL && !json_equal (keyword, instance))
+  if (schema->const_value != NULL && !json_equal (schema->const_value, instance))
     return fail (failure, _("is not the value allowed"));
 
-  if ((keyword = json_object_get_member (schema, "enum")) != NULL && JSON_NODE_HOLDS_ARRAY (keyword))
+  if (schema->enum_values != NULL && JSON_NODE_HOLDS_ARRAY (schema->enum_values))
     {
-      JsonArray *values = json_node_get_array (keyword);
+      JsonArray *values = json_node_get_array (schema->enum_values);
       gboolean found = FALSE;
 
       for (guint i = 0; !found && i < json_array_get_length (values); i++)
