@@ -91,13 +91,13 @@ struct _SnodoInvocation
   SnodoServer        *server;
   SnodoConnection    *connection;
   const SnodoDialect *dialect;
-  /* The request message; sealed. */
+  /* The request message (not sealed: see snodo_invocation_new()). */
   JsonNode           *message;
   JsonNode           *id;
   /* snodo_frame_id_key (id): what the invocation's lines belong to. */
   char               *key;
   char               *method;
-  /* "params" of the request (an empty object when absent); sealed. */
+  /* "params" of the request (an empty object when absent). */
   JsonNode           *params;
   /* "arguments" for tools/call (an empty object when absent). */
   JsonObject         *arguments;
@@ -276,8 +276,17 @@ snodo_invocation_new (SnodoServer        *server,
   self->connection = snodo_connection_ref (connection);
   self->dialect = dialect;
   self->method_entry = method_entry;
+  /* The request is not sealed: json_node_seal() is deep in json-glib 1.6
+   * and hashes every member name and string value of every object it
+   * seals (12% of the CPU time on a 10 KiB echo), and it would not make
+   * the tree safe to share anyway, as JsonObject reference counts are not
+   * atomic in 1.6. What keeps handlers from changing what another thread
+   * reads is ownership: the tree was parsed for this request alone, the
+   * transport lets go of it at dispatch, and while the handler runs Snodo
+   * reads it only in calls the handler makes. The one later read from
+   * another thread, the requestState of a 2026-07-28 input_required
+   * answer, seals params first (snodo_invocation_queue_input()). */
   self->message = json_node_ref (message);
-  json_node_seal (self->message);
   self->id = json_node_copy (id);
   self->key = snodo_frame_id_key (id);
   self->method = g_strdup (method);
@@ -286,7 +295,6 @@ snodo_invocation_new (SnodoServer        *server,
     json_node_set_object (self->params, params);
   else
     json_node_take_object (self->params, json_object_new ());
-  json_node_seal (self->params);
 
   if (params != NULL)
     {
@@ -365,7 +373,6 @@ snodo_invocation_set_tool_call (SnodoInvocation *self,
     self->arguments = json_object_ref (json_node_get_object (arguments));
   else
     self->arguments = json_object_new ();
-  json_object_seal (self->arguments);
 }
 
 SnodoConnection *
@@ -594,7 +601,8 @@ snodo_invocation_get_name (SnodoInvocation *self)
  * @self: an invocation
  *
  * Gets the `params` object of the request (an empty object when it had
- * none). It is sealed: read it, do not change it.
+ * none). Read it, do not change it: it is the request as received, which
+ * Snodo reads too.
  *
  * Returns: (transfer none): the parameters
  *
@@ -612,7 +620,8 @@ snodo_invocation_get_params (SnodoInvocation *self)
  * @self: an invocation
  *
  * Gets the `arguments` of a tool call (an empty object when there were
- * none). It is sealed: read it, do not change it.
+ * none). Read it, do not change it: it is part of the request as
+ * received, which Snodo reads too.
  *
  * Returns: (transfer none): the arguments
  *
@@ -1340,6 +1349,9 @@ snodo_invocation_queue_input (SnodoInvocation *self,
 
   g_mutex_lock (&self->lock);
   first = self->pending_inputs == NULL;
+  /* The flush reads params on the connection's context, maybe while the
+   * handler still runs on its thread: from now on it cannot change. */
+  json_node_seal (self->params);
   if (first)
     self->pending_inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) pending_input_free);
   g_ptr_array_add (self->pending_inputs, input);

@@ -16,9 +16,148 @@
  * the root) as soon as it is created, so on error freeing the root frees
  * everything built so far.
  *
- * The writer walks the tree with a heap-allocated stack for the same reason:
- * a tree built by the application may be deeper than the reader allows.
+ * The writer walks the tree with an explicit stack for the same reason: a
+ * tree built by the application may be deeper than the reader allows. Its
+ * first levels live on the C stack, so that writing a message allocates
+ * nothing but its text; deeper trees move it to the heap.
  */
+
+/*
+ * Strings are scanned eight bytes at a time: a word of plain bytes is
+ * skipped with a few arithmetic operations, and only a word that holds a
+ * byte of interest is looked at byte by byte. The tests below say exactly
+ * whether a word holds such a byte (the flag they set may be wrong for the
+ * bytes after the first one, which is why the byte loop finds it).
+ */
+
+#define WORD_ONES  G_GUINT64_CONSTANT (0x0101010101010101)
+#define WORD_HIGHS G_GUINT64_CONSTANT (0x8080808080808080)
+
+/* Bytes equal to 0, equal to @c, below @n (@n <= 0x80), or >= 0x80. */
+#define WORD_HAS_ZERO(w)     (((w) - WORD_ONES) & ~(w) & WORD_HIGHS)
+#define WORD_HAS_BYTE(w, c)  WORD_HAS_ZERO ((w) ^ (WORD_ONES * (c)))
+#define WORD_HAS_LESS(w, n)  (((w) - WORD_ONES * (n)) & ~(w) & WORD_HIGHS)
+#define WORD_HAS_HIGH(w)     ((w) & WORD_HIGHS)
+
+static inline guint64
+snodo_json_load_word (const guchar *p)
+{
+  guint64 word;
+
+  memcpy (&word, p, sizeof word);
+  return word;
+}
+
+/* Inside a string being read, the bytes that end a run: '"', '\\' and
+ * control characters. Non-zero when @word holds one. */
+static inline guint64
+snodo_json_word_stops_read (guint64 word)
+{
+  return WORD_HAS_BYTE (word, '"') | WORD_HAS_BYTE (word, '\\') | WORD_HAS_LESS (word, 0x20);
+}
+
+/* Inside a string being written: the same, and bytes >= 0x80. */
+static inline guint64
+snodo_json_word_stops_write (guint64 word)
+{
+  return snodo_json_word_stops_read (word) | WORD_HAS_HIGH (word);
+}
+
+/* For validating UTF-8: bytes >= 0x80, and NUL bytes. */
+static inline guint64
+snodo_json_word_stops_validate (guint64 word)
+{
+  return WORD_HAS_HIGH (word) | WORD_HAS_ZERO (word);
+}
+
+/* Skips the words of plain bytes at @p (two at a time while it can),
+ * stopping at the word that holds a byte @stops flags, or when fewer than
+ * eight bytes are left. */
+#define SKIP_PLAIN_WORDS(p, end, stops)                                                    \
+  G_STMT_START {                                                                          \
+    while ((end) - (p) >= 16 &&                                                           \
+           (stops (snodo_json_load_word ((const guchar *) (p))) |                         \
+            stops (snodo_json_load_word ((const guchar *) (p) + 8))) == 0)                \
+      (p) += 16;                                                                          \
+    while ((end) - (p) >= 8 && stops (snodo_json_load_word ((const guchar *) (p))) == 0)  \
+      (p) += 8;                                                                           \
+  } G_STMT_END
+
+/* The length of the well-formed UTF-8 sequence (RFC 3629: no overlong
+ * form, no surrogate, nothing above U+10FFFF) that starts with the byte
+ * >= 0x80 at @p and ends before @end, or 0 when there is none: exactly
+ * what g_utf8_validate_len() and g_utf8_get_char_validated() accept. */
+static inline guint
+snodo_json_utf8_sequence (const guchar *p,
+                          const guchar *end)
+{
+  guchar c = p[0];
+  guchar low = 0x80;
+  guchar high = 0xbf;
+
+  if (c < 0xc2)
+    return 0;
+  if (c < 0xe0)
+    return end - p >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
+  if (c < 0xf0)
+    {
+      if (c == 0xe0)
+        low = 0xa0;
+      else if (c == 0xed)
+        high = 0x9f;
+      return end - p >= 3 && p[1] >= low && p[1] <= high && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+    }
+  if (c < 0xf5)
+    {
+      if (c == 0xf0)
+        low = 0x90;
+      else if (c == 0xf4)
+        high = 0x8f;
+      return end - p >= 4 && p[1] >= low && p[1] <= high && (p[2] & 0xc0) == 0x80 &&
+             (p[3] & 0xc0) == 0x80 ? 4 : 0;
+    }
+  return 0;
+}
+
+/* The first byte of @data that is not valid UTF-8 (the start of an
+ * ill-formed sequence, or a NUL byte), or NULL when all @len bytes are:
+ * g_utf8_validate_len(), with runs of ASCII taken eight bytes at a time. */
+static const char *
+snodo_json_find_invalid_utf8 (const char *data,
+                              gsize       len)
+{
+  const guchar *p = (const guchar *) data;
+  const guchar *end = p + len;
+
+  for (;;)
+    {
+      const guchar *limit;
+
+      SKIP_PLAIN_WORDS (p, end, snodo_json_word_stops_validate);
+      if (p >= end)
+        return NULL;
+
+      /* Byte by byte over the next word (a sequence may end after it). */
+      limit = end - p > 8 ? p + 8 : end;
+      while (p < limit)
+        {
+          if (*p < 0x80)
+            {
+              if (*p == '\0')
+                return (const char *) p;
+              p++;
+            }
+          else
+            {
+              guint n = snodo_json_utf8_sequence (p, end);
+
+              if (n == 0)
+                return (const char *) p;
+              p += n;
+            }
+        }
+    }
+}
 
 typedef enum
 {
@@ -147,8 +286,17 @@ snodo_json_reader_string (Reader  *reader,
       const char *escape;
       gunichar c;
 
-      while (p < end && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
-        p++;
+      for (;;)
+        {
+          const char *limit;
+
+          SKIP_PLAIN_WORDS (p, end, snodo_json_word_stops_read);
+          limit = end - p > 8 ? p + 8 : end;
+          while (p < limit && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
+            p++;
+          if (p < limit || p >= end)
+            break;
+        }
       if (p > run)
         g_string_append_len (out, run, p - run);
       reader->p = p;
@@ -367,7 +515,8 @@ snodo_json_parse (const char  *data,
   if (data == NULL)
     data = "";
 
-  if (!g_utf8_validate_len (data, len, &invalid))
+  invalid = snodo_json_find_invalid_utf8 (data, len);
+  if (invalid != NULL)
     {
       g_set_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_PARSE_ERROR,
                    *invalid == '\0' ? _("NUL byte at byte %lu")
@@ -596,89 +745,124 @@ typedef struct
   JsonObjectIter  iter;
 } WriteFrame;
 
+#define WRITE_STACK_INLINE 16
+
+typedef struct
+{
+  WriteFrame *frames;
+  guint       len;
+  guint       size;
+  WriteFrame  inline_frames[WRITE_STACK_INLINE];
+} WriteStack;
+
+static void
+snodo_json_write_stack_push (WriteStack       *stack,
+                             const WriteFrame *frame)
+{
+  if (stack->len == stack->size)
+    {
+      guint size = stack->size * 2;
+
+      if (stack->frames == stack->inline_frames)
+        {
+          stack->frames = g_new (WriteFrame, size);
+          memcpy (stack->frames, stack->inline_frames, sizeof (WriteFrame) * stack->len);
+        }
+      else
+        stack->frames = g_renew (WriteFrame, stack->frames, size);
+      stack->size = size;
+    }
+  stack->frames[stack->len++] = *frame;
+}
+
+static void
+snodo_json_write_escape (GString *out,
+                         guchar   c)
+{
+  static const char hex[] = "0123456789abcdef";
+  char escape[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
+
+  switch (c)
+    {
+    case '"':
+      g_string_append_len (out, "\\\"", 2);
+      break;
+    case '\\':
+      g_string_append_len (out, "\\\\", 2);
+      break;
+    case '\n':
+      g_string_append_len (out, "\\n", 2);
+      break;
+    case '\r':
+      g_string_append_len (out, "\\r", 2);
+      break;
+    case '\t':
+      g_string_append_len (out, "\\t", 2);
+      break;
+    case '\b':
+      g_string_append_len (out, "\\b", 2);
+      break;
+    case '\f':
+      g_string_append_len (out, "\\f", 2);
+      break;
+    default:
+      g_string_append_len (out, escape, sizeof escape);
+      break;
+    }
+}
+
+/* Appends the runs of bytes that need no escaping whole: plain ASCII is
+ * skipped a word at a time, valid UTF-8 sequences one by one. */
 static void
 snodo_json_write_string (GString    *out,
                          const char *str)
 {
-  static const char hex[] = "0123456789abcdef";
   const guchar *p = (const guchar *) str;
+  const guchar *end = p + strlen (str);
   const guchar *run = p;
 
   for (;;)
     {
-      guchar c = *p;
+      const guchar *limit;
+      guint n;
 
-      if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80)
+      SKIP_PLAIN_WORDS (p, end, snodo_json_word_stops_write);
+      limit = end - p > 8 ? p + 8 : end;
+      while (p < limit && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+        p++;
+      if (p == limit)
         {
-          p++;
-          continue;
+          if (p < end)
+            continue;
+          break;
         }
 
-      if (c >= 0x80)
+      if (*p < 0x80)
         {
-          gunichar u;
-
-          if (c == 0xc0 && p[1] == 0x80)
-            {
-              g_string_append_len (out, (const char *) run, p - run);
-              g_string_append_len (out, "\\u0000", 6);
-              p += 2;
-              run = p;
-              continue;
-            }
-
-          /* The string is NUL-terminated, so a truncated sequence is
-           * reported as invalid rather than read past. */
-          u = g_utf8_get_char_validated ((const char *) p, -1);
-          if (u < 0x110000)
-            {
-              p += g_utf8_skip[c];
-              continue;
-            }
-
+          g_string_append_len (out, (const char *) run, p - run);
+          snodo_json_write_escape (out, *p);
+          run = ++p;
+        }
+      else if (*p == 0xc0 && end - p >= 2 && p[1] == 0x80)
+        {
+          g_string_append_len (out, (const char *) run, p - run);
+          g_string_append_len (out, "\\u0000", 6);
+          p += 2;
+          run = p;
+        }
+      else if ((n = snodo_json_utf8_sequence (p, end)) > 0)
+        p += n;
+      else
+        {
+          /* One U+FFFD for each byte that does not start a valid
+           * sequence. */
           g_string_append_len (out, (const char *) run, p - run);
           g_string_append_len (out, "\xef\xbf\xbd", 3);
-          p++;
-          run = p;
-          continue;
+          run = ++p;
         }
-
-      g_string_append_len (out, (const char *) run, p - run);
-      if (c == '\0')
-        break;
-
-      switch (c)
-        {
-        case '"':
-          g_string_append_len (out, "\\\"", 2);
-          break;
-        case '\\':
-          g_string_append_len (out, "\\\\", 2);
-          break;
-        case '\n':
-          g_string_append_len (out, "\\n", 2);
-          break;
-        case '\r':
-          g_string_append_len (out, "\\r", 2);
-          break;
-        case '\t':
-          g_string_append_len (out, "\\t", 2);
-          break;
-        case '\b':
-          g_string_append_len (out, "\\b", 2);
-          break;
-        case '\f':
-          g_string_append_len (out, "\\f", 2);
-          break;
-        default:
-          g_string_append_len (out, "\\u00", 4);
-          g_string_append_c (out, hex[c >> 4]);
-          g_string_append_c (out, hex[c & 0xf]);
-          break;
-        }
-      p++;
-      run = p;
     }
+
+  g_string_append_len (out, (const char *) run, p - run);
 }
 
 static gboolean
@@ -720,6 +904,27 @@ snodo_json_write_double (GString *out,
     g_string_append_len (out, ".0", 2);
 }
 
+/* Without printf, which costs more than the rest of a small message. */
+static void
+snodo_json_write_int (GString *out,
+                      gint64   value)
+{
+  char buf[24];
+  char *p = buf + sizeof buf;
+  /* The magnitude, also for G_MININT64. */
+  guint64 magnitude = value < 0 ? -(guint64) value : (guint64) value;
+
+  do
+    {
+      *--p = (char) ('0' + magnitude % 10);
+      magnitude /= 10;
+    }
+  while (magnitude > 0);
+  if (value < 0)
+    *--p = '-';
+  g_string_append_len (out, p, buf + sizeof buf - p);
+}
+
 static void
 snodo_json_write_value (GString  *out,
                         JsonNode *node)
@@ -727,7 +932,7 @@ snodo_json_write_value (GString  *out,
   GType type = json_node_get_value_type (node);
 
   if (type == G_TYPE_INT64)
-    g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
+    snodo_json_write_int (out, json_node_get_int (node));
   else if (type == G_TYPE_DOUBLE)
     snodo_json_write_double (out, json_node_get_double (node));
   else if (type == G_TYPE_BOOLEAN)
@@ -749,9 +954,9 @@ snodo_json_write_value (GString  *out,
 
 /* Writes a scalar, or opens a container and pushes its frame. */
 static void
-snodo_json_write_node (GString  *out,
-                       GArray   *stack,
-                       JsonNode *node)
+snodo_json_write_node (GString    *out,
+                       WriteStack *stack,
+                       JsonNode   *node)
 {
   WriteFrame frame = { 0, };
 
@@ -766,7 +971,7 @@ snodo_json_write_node (GString  *out,
         }
       g_string_append_c (out, '{');
       json_object_iter_init_ordered (&frame.iter, frame.object);
-      g_array_append_val (stack, frame);
+      snodo_json_write_stack_push (stack, &frame);
       break;
 
     case JSON_NODE_ARRAY:
@@ -778,7 +983,7 @@ snodo_json_write_node (GString  *out,
         }
       g_string_append_c (out, '[');
       frame.length = json_array_get_length (frame.array);
-      g_array_append_val (stack, frame);
+      snodo_json_write_stack_push (stack, &frame);
       break;
 
     case JSON_NODE_VALUE:
@@ -796,14 +1001,18 @@ static GString *
 snodo_json_write (JsonNode *node,
                   gsize     reserve)
 {
-  g_autoptr(GArray) stack = g_array_sized_new (FALSE, FALSE, sizeof (WriteFrame), 16);
+  WriteStack stack;
   GString *out = g_string_sized_new (256 + reserve);
 
-  snodo_json_write_node (out, stack, node);
+  stack.frames = stack.inline_frames;
+  stack.len = 0;
+  stack.size = WRITE_STACK_INLINE;
 
-  while (stack->len > 0)
+  snodo_json_write_node (out, &stack, node);
+
+  while (stack.len > 0)
     {
-      WriteFrame *top = &g_array_index (stack, WriteFrame, stack->len - 1);
+      WriteFrame *top = &stack.frames[stack.len - 1];
       JsonNode *child = NULL;
 
       if (top->array != NULL)
@@ -817,7 +1026,7 @@ snodo_json_write (JsonNode *node,
           else
             {
               g_string_append_c (out, ']');
-              g_array_set_size (stack, stack->len - 1);
+              stack.len--;
               continue;
             }
         }
@@ -836,15 +1045,17 @@ snodo_json_write (JsonNode *node,
           else
             {
               g_string_append_c (out, '}');
-              g_array_set_size (stack, stack->len - 1);
+              stack.len--;
               continue;
             }
         }
 
       /* This may grow the stack and move top; it is not used after. */
-      snodo_json_write_node (out, stack, child);
+      snodo_json_write_node (out, &stack, child);
     }
 
+  if (stack.frames != stack.inline_frames)
+    g_free (stack.frames);
   return out;
 }
 

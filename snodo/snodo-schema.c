@@ -128,13 +128,96 @@ static gboolean validate (JsonNode *schema,
                           guint     depth,
                           Failure  *failure);
 
-static gboolean
-number_keyword (JsonObject *schema,
-                const char *name,
-                double     *value)
+/* The keywords the checker knows, found in one pass over a schema object
+ * (one hash lookup per keyword made most of the cost of a small check). */
+typedef struct
 {
-  JsonNode *node = json_object_get_member (schema, name);
+  JsonNode *type;
+  JsonNode *const_value;
+  JsonNode *enum_values;
+  JsonNode *required;
+  JsonNode *properties;
+  JsonNode *additional_properties;
+  JsonNode *items;
+  JsonNode *min_items;
+  JsonNode *max_items;
+  JsonNode *min_length;
+  JsonNode *max_length;
+  JsonNode *minimum;
+  JsonNode *maximum;
+  JsonNode *exclusive_minimum;
+  JsonNode *exclusive_maximum;
+  JsonNode *multiple_of;
+  JsonNode *all_of;
+  JsonNode *any_of;
+  JsonNode *one_of;
+  JsonNode *not_schema;
+} Keywords;
 
+static JsonNode **
+keyword_slot (Keywords   *k,
+              const char *name)
+{
+  switch (name[0])
+    {
+    case 'a':
+      return g_str_equal (name, "additionalProperties") ? &k->additional_properties :
+             g_str_equal (name, "allOf") ? &k->all_of :
+             g_str_equal (name, "anyOf") ? &k->any_of : NULL;
+    case 'c':
+      return g_str_equal (name, "const") ? &k->const_value : NULL;
+    case 'e':
+      return g_str_equal (name, "enum") ? &k->enum_values :
+             g_str_equal (name, "exclusiveMinimum") ? &k->exclusive_minimum :
+             g_str_equal (name, "exclusiveMaximum") ? &k->exclusive_maximum : NULL;
+    case 'i':
+      return g_str_equal (name, "items") ? &k->items : NULL;
+    case 'm':
+      return g_str_equal (name, "minItems") ? &k->min_items :
+             g_str_equal (name, "maxItems") ? &k->max_items :
+             g_str_equal (name, "minLength") ? &k->min_length :
+             g_str_equal (name, "maxLength") ? &k->max_length :
+             g_str_equal (name, "minimum") ? &k->minimum :
+             g_str_equal (name, "maximum") ? &k->maximum :
+             g_str_equal (name, "multipleOf") ? &k->multiple_of : NULL;
+    case 'n':
+      return g_str_equal (name, "not") ? &k->not_schema : NULL;
+    case 'o':
+      return g_str_equal (name, "oneOf") ? &k->one_of : NULL;
+    case 'p':
+      return g_str_equal (name, "properties") ? &k->properties : NULL;
+    case 'r':
+      return g_str_equal (name, "required") ? &k->required : NULL;
+    case 't':
+      return g_str_equal (name, "type") ? &k->type : NULL;
+    default:
+      return NULL;
+    }
+}
+
+static void
+keywords_init (Keywords   *k,
+               JsonObject *schema)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *node;
+
+  memset (k, 0, sizeof *k);
+  json_object_iter_init (&iter, schema);
+  while (json_object_iter_next (&iter, &name, &node))
+    {
+      JsonNode **slot = keyword_slot (k, name);
+
+      if (slot != NULL)
+        *slot = node;
+    }
+}
+
+static gboolean
+number_keyword (JsonNode *node,
+                double   *value)
+{
   if (node == NULL || !snodo_json_node_is_number (node))
     return FALSE;
   *value = number_of (node);
@@ -175,15 +258,36 @@ validate_type (JsonNode *type,
   return TRUE;
 }
 
-static gboolean
-validate_object (JsonObject *schema,
-                 JsonObject *object,
-                 guint       depth,
-                 Failure    *failure)
+/* The path of every member and element checked is built as it goes (it
+ * is only read on failure): without printf, which cost more than the
+ * checks of a small object. */
+static void
+append_index (GString *path,
+              guint    index)
 {
-  JsonNode *required = json_object_get_member (schema, "required");
-  JsonNode *properties = json_object_get_member (schema, "properties");
-  JsonNode *additional = json_object_get_member (schema, "additionalProperties");
+  char digits[16];
+  guint n = 0;
+
+  do
+    {
+      digits[n++] = (char) ('0' + index % 10);
+      index /= 10;
+    }
+  while (index > 0);
+  g_string_append_c (path, '/');
+  while (n > 0)
+    g_string_append_c (path, digits[--n]);
+}
+
+static gboolean
+validate_object (const Keywords *schema,
+                 JsonObject     *object,
+                 guint           depth,
+                 Failure        *failure)
+{
+  JsonNode *required = schema->required;
+  JsonNode *properties = schema->properties;
+  JsonNode *additional = schema->additional_properties;
   JsonObjectIter iter;
   const char *name;
   JsonNode *member;
@@ -206,7 +310,8 @@ validate_object (JsonObject *schema,
       if (properties != NULL && JSON_NODE_HOLDS_OBJECT (properties))
         property = json_object_get_member (json_node_get_object (properties), name);
 
-      g_string_append_printf (failure->path, "/%s", name);
+      g_string_append_c (failure->path, '/');
+      g_string_append (failure->path, name);
       if (property != NULL)
         {
           if (!validate (property, member, depth + 1, failure))
@@ -226,18 +331,18 @@ validate_object (JsonObject *schema,
 }
 
 static gboolean
-validate_array (JsonObject *schema,
-                JsonArray  *array,
-                guint       depth,
-                Failure    *failure)
+validate_array (const Keywords *schema,
+                JsonArray      *array,
+                guint           depth,
+                Failure        *failure)
 {
-  JsonNode *items = json_object_get_member (schema, "items");
+  JsonNode *items = schema->items;
   guint length = json_array_get_length (array);
   double limit;
 
-  if (number_keyword (schema, "minItems", &limit) && length < limit)
+  if (number_keyword (schema->min_items, &limit) && length < limit)
     return fail (failure, _("has fewer than %g items"), limit);
-  if (number_keyword (schema, "maxItems", &limit) && length > limit)
+  if (number_keyword (schema->max_items, &limit) && length > limit)
     return fail (failure, _("has more than %g items"), limit);
 
   if (items != NULL && (JSON_NODE_HOLDS_OBJECT (items) || JSON_NODE_HOLDS_VALUE (items)))
@@ -245,7 +350,7 @@ validate_array (JsonObject *schema,
       {
         gsize len = failure->path->len;
 
-        g_string_append_printf (failure->path, "/%u", i);
+        append_index (failure->path, i);
         if (!validate (items, json_array_get_element (array, i), depth + 1, failure))
           return FALSE;
         g_string_truncate (failure->path, len);
@@ -254,21 +359,21 @@ validate_array (JsonObject *schema,
 }
 
 static gboolean
-validate_number (JsonObject *schema,
-                 double      value,
-                 Failure    *failure)
+validate_number (const Keywords *schema,
+                 double          value,
+                 Failure        *failure)
 {
   double limit;
 
-  if (number_keyword (schema, "minimum", &limit) && value < limit)
+  if (number_keyword (schema->minimum, &limit) && value < limit)
     return fail (failure, _("is less than the minimum %g"), limit);
-  if (number_keyword (schema, "maximum", &limit) && value > limit)
+  if (number_keyword (schema->maximum, &limit) && value > limit)
     return fail (failure, _("is more than the maximum %g"), limit);
-  if (number_keyword (schema, "exclusiveMinimum", &limit) && value <= limit)
+  if (number_keyword (schema->exclusive_minimum, &limit) && value <= limit)
     return fail (failure, _("is not more than %g"), limit);
-  if (number_keyword (schema, "exclusiveMaximum", &limit) && value >= limit)
+  if (number_keyword (schema->exclusive_maximum, &limit) && value >= limit)
     return fail (failure, _("is not less than %g"), limit);
-  if (number_keyword (schema, "multipleOf", &limit) && limit > 0)
+  if (number_keyword (schema->multiple_of, &limit) && limit > 0)
     {
       double quotient = value / limit;
 
@@ -278,16 +383,99 @@ validate_number (JsonObject *schema,
   return TRUE;
 }
 
-static gboolean
-validate_combinations (JsonObject *schema,
-                       JsonNode   *instance,
-                       guint       depth,
-                       Failure    *failure)
+/* The number of characters from which comparing it with @limit no longer
+ * changes: a count capped there decides `count < limit` (at_least) or
+ * `count > limit` (!at_least) exactly as the full count would. */
+static gsize
+length_decided_at (double   limit,
+                   gboolean at_least)
 {
-  JsonNode *all = json_object_get_member (schema, "allOf");
-  JsonNode *any = json_object_get_member (schema, "anyOf");
-  JsonNode *one = json_object_get_member (schema, "oneOf");
-  JsonNode *not = json_object_get_member (schema, "not");
+  double count = at_least ? ceil (limit) : floor (limit) + 1;
+
+  if (!(count > 0))
+    return 0;
+  if (count >= (double) G_MAXSIZE)
+    return G_MAXSIZE;
+  return (gsize) count;
+}
+
+/* The characters of the @len bytes at @str, counted as the bytes that do
+ * not continue a sequence (10xxxxxx): for valid UTF-8 this is
+ * g_utf8_strlen(), U+0000 (stored as 0xC0 0x80) counts one, and invalid
+ * bytes never make it read past @len. Counting stops once @cap is reached
+ * (the result may pass it by a few). Eight bytes at a time: in each byte,
+ * bit 7 set and bit 6 clear marks a continuation byte. */
+static gsize
+count_characters (const char *str,
+                  gsize       len,
+                  gsize       cap)
+{
+  const guchar *p = (const guchar *) str;
+  const guchar *end = p + len;
+  gsize count = 0;
+
+  while (end - p >= 8 && count < cap)
+    {
+      guint64 word;
+      guint64 continuations;
+
+      memcpy (&word, p, sizeof word);
+      continuations = (word & ~(word << 1) & G_GUINT64_CONSTANT (0x8080808080808080)) >> 7;
+      /* One bit at the bottom of each byte: the product sums them into
+       * the top byte. */
+      count += 8 - (gsize) ((continuations * G_GUINT64_CONSTANT (0x0101010101010101)) >> 56);
+      p += 8;
+    }
+  for (; p < end && count < cap; p++)
+    count += (*p & 0xc0) != 0x80;
+  return count;
+}
+
+/* minLength and maxLength, in characters. Strings are only measured when
+ * one of them is there, and only as far as the bounds need: the byte
+ * length alone settles a maxLength it does not exceed and a minLength it
+ * does not reach. */
+static gboolean
+validate_length (const Keywords *schema,
+                 const char     *str,
+                 Failure        *failure)
+{
+  double min = 0, max = 0;
+  gboolean has_min = number_keyword (schema->min_length, &min);
+  gboolean has_max = number_keyword (schema->max_length, &max);
+  gsize len;
+  gsize count;
+  gsize cap;
+
+  if (!has_min && !has_max)
+    return TRUE;
+
+  len = strlen (str);
+  /* At most one character per byte. */
+  if (has_min && len < min)
+    return fail (failure, _("is shorter than %g characters"), min);
+  if (!has_min && len <= max)
+    return TRUE;
+
+  cap = MAX (has_min ? length_decided_at (min, TRUE) : 0, has_max ? length_decided_at (max, FALSE) : 0);
+  count = count_characters (str, len, cap);
+  if (has_min && count < min)
+    return fail (failure, _("is shorter than %g characters"), min);
+  if (has_max && count > max)
+    return fail (failure, _("is longer than %g characters"), max);
+  return TRUE;
+}
+
+static gboolean
+validate_combinations (const Keywords *schema,
+                       JsonNode       *instance,
+                       guint           depth,
+                       Failure        *failure)
+{
+  JsonNode *all = schema->all_of;
+  JsonNode *any = schema->any_of;
+  JsonNode *one = schema->one_of;
+  JsonNode *not = schema->not_schema;
 
   if (all != NULL && JSON_NODE_HOLDS_ARRAY (all))
     for (guint i = 0; i < json_array_get_length (json_node_get_array (all)); i++)
@@ -325,26 +513,24 @@ validate (JsonNode *schema_node,
           guint     depth,
           Failure  *failure)
 {
-  JsonObject *schema;
-  JsonNode *keyword;
-  double limit;
+  Keywords keywords;
+  const Keywords *schema = &keywords;
 
   if (JSON_NODE_HOLDS_VALUE (schema_node) && json_node_get_value_type (schema_node) == G_TYPE_BOOLEAN)
     return json_node_get_boolean (schema_node) || fail (failure, _("is not allowed"));
   if (!JSON_NODE_HOLDS_OBJECT (schema_node) || depth > MAX_DEPTH)
     return TRUE;
-  schema = json_node_get_object (schema_node);
+  keywords_init (&keywords, json_node_get_object (schema_node));
 
-  if ((keyword = json_object_get_member (schema, "type")) != NULL &&
-      !validate_type (keyword, instance, failure))
+  if (schema->type != NULL && !validate_type (schema->type, instance, failure))
     return FALSE;
 
-  if ((keyword = json_object_get_member (schema, "const")) != NULL && !json_equal (keyword, instance))
+  if (schema->const_value != NULL && !json_equal (schema->const_value, instance))
     return fail (failure, _("is not the value allowed"));
 
-  if ((keyword = json_object_get_member (schema, "enum")) != NULL && JSON_NODE_HOLDS_ARRAY (keyword))
+  if (schema->enum_values != NULL && JSON_NODE_HOLDS_ARRAY (schema->enum_values))
     {
-      JsonArray *values = json_node_get_array (keyword);
+      JsonArray *values = json_node_get_array (schema->enum_values);
       gboolean found = FALSE;
 
       for (guint i = 0; !found && i < json_array_get_length (values); i++)
@@ -361,15 +547,8 @@ validate (JsonNode *schema_node,
     return FALSE;
   if (snodo_json_node_is_number (instance) && !validate_number (schema, number_of (instance), failure))
     return FALSE;
-  if (snodo_json_node_is_string (instance))
-    {
-      glong length = g_utf8_strlen (json_node_get_string (instance), -1);
-
-      if (number_keyword (schema, "minLength", &limit) && length < limit)
-        return fail (failure, _("is shorter than %g characters"), limit);
-      if (number_keyword (schema, "maxLength", &limit) && length > limit)
-        return fail (failure, _("is longer than %g characters"), limit);
-    }
+  if (snodo_json_node_is_string (instance) && !validate_length (schema, json_node_get_string (instance), failure))
+    return FALSE;
 
   return validate_combinations (schema, instance, depth, failure);
 }

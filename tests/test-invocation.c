@@ -31,6 +31,26 @@
   "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
   "\"io.modelcontextprotocol/clientCapabilities\":{}}"
 
+/* What the "ask" tool saw: whether params were sealed before and after
+ * it asked for input. */
+static gboolean ask_sealed_before;
+static gboolean ask_sealed_after;
+
+static void
+ask_done_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) answer = snodo_invocation_request_input_finish (SNODO_INVOCATION (object), result, &error);
+
+  /* Answered with input_required in the handler's place; answering
+   * still hands the handler's reference back (nothing more is sent). */
+  g_assert_null (answer);
+  g_assert_error (error, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED);
+  snodo_invocation_return_gerror (SNODO_INVOCATION (object), error);
+}
+
 /* What the handler of a tool returns, by the tool's name. */
 static void
 answer_cb (SnodoInvocation *invocation,
@@ -41,6 +61,18 @@ answer_cb (SnodoInvocation *invocation,
   gboolean *answered_before = user_data;
 
   *answered_before = snodo_invocation_get_answered (invocation);
+
+  if (g_str_equal (name, "ask"))
+    {
+      g_autoptr(JsonNode) params = snodo_test_parse ("{\"message\":\"Sure?\",\"requestedSchema\":"
+                                                     "{\"type\":\"object\",\"properties\":{}}}");
+
+      ask_sealed_before = json_node_is_immutable (snodo_invocation_get_params (invocation));
+      snodo_invocation_request_input_async (invocation, "confirm", "elicitation/create", params, NULL,
+                                            ask_done_cb, NULL);
+      ask_sealed_after = json_node_is_immutable (snodo_invocation_get_params (invocation));
+      return;
+    }
 
   if (g_str_equal (name, "object"))
     node = snodo_test_parse ("{\"n\":1,\"s\":\"é\\n\",\"list\":[true,null]}");
@@ -77,7 +109,7 @@ static void
 fixture_set_up (Fixture       *fixture,
                 gconstpointer  data)
 {
-  static const char *names[] = { "object", "array", "mismatch", "bare" };
+  static const char *names[] = { "object", "array", "mismatch", "bare", "ask" };
 
   fixture->server = snodo_server_new ("test", "1");
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
@@ -287,6 +319,28 @@ test_content_completed (Fixture       *fixture,
 }
 
 static void
+test_input_seals_params (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(GHashTable) answers = NULL;
+  JsonObject *result;
+
+  g_test_summary ("The request is not sealed for its handler (sealing hashes every string in "
+                  "json-glib 1.6); asking for input in 2026-07-28 seals params, which the "
+                  "input_required answer then reads on the main context");
+
+  answers = serve (fixture,
+                   CALL ("1", "ask", ",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                         "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}"));
+
+  g_assert_false (ask_sealed_before);
+  g_assert_true (ask_sealed_after);
+  result = result_of (answers, "1");
+  g_assert_cmpstr (json_object_get_string_member (result, "resultType"), ==, "input_required");
+  g_assert_true (json_object_has_member (result, "requestState"));
+}
+
+static void
 test_output_schema_from_string (void)
 {
   g_autoptr(SnodoTool) tool = snodo_tool_new ("t", NULL);
@@ -318,6 +372,8 @@ main (int   argc,
               fixture_set_up, test_structured_modern, fixture_tear_down);
   g_test_add ("/snodo/invocation/content-completed", Fixture, NULL,
               fixture_set_up, test_content_completed, fixture_tear_down);
+  g_test_add ("/snodo/invocation/input-seals-params", Fixture, NULL,
+              fixture_set_up, test_input_seals_params, fixture_tear_down);
   g_test_add_func ("/snodo/invocation/output-schema-from-string", test_output_schema_from_string);
 
   return g_test_run ();

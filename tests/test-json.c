@@ -640,6 +640,449 @@ test_random_input (void)
   g_rand_free (rand);
 }
 
+/* The reader, the UTF-8 check and the writer take runs of plain bytes a
+ * word (8 bytes) at a time and look at the rest byte by byte: what follows
+ * checks every kind of byte at every position around those words. */
+
+static const char plain_fill[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 !#$%&'()*+,-./";
+
+/* @n plain bytes, different ones so that a misplaced copy shows. */
+static void
+append_plain (GString *s,
+              guint    n)
+{
+  for (guint i = 0; i < n; i++)
+    g_string_append_c (s, plain_fill[i % (sizeof plain_fill - 1)]);
+}
+
+static void
+test_write_integers (void)
+{
+  static const gint64 values[] = {
+    0, 1, -1, 9, 10, -10, 99, 100, 12345, -12345, 999999999, 1000000000,
+    G_MAXINT32, G_MININT32, (gint64) G_MAXINT32 + 1, G_MAXINT64, G_MININT64, G_MAXINT64 - 1, G_MININT64 + 1,
+  };
+
+  g_test_summary ("Integers are written in full, as printf writes them");
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autoptr(JsonNode) node = json_node_init_int (json_node_alloc (), values[i]);
+      g_autofree char *text = write_node (node);
+      g_autofree char *expected = g_strdup_printf ("%" G_GINT64_FORMAT, values[i]);
+
+      g_assert_cmpstr (text, ==, expected);
+    }
+
+  for (gint64 value = 1; value < G_MAXINT64 / 10; value *= 10)
+    for (gint64 delta = -1; delta <= 1; delta++)
+      {
+        g_autoptr(JsonNode) node = json_node_init_int (json_node_alloc (), -(value + delta));
+        g_autofree char *text = write_node (node);
+        g_autofree char *expected = g_strdup_printf ("%" G_GINT64_FORMAT, -(value + delta));
+
+        g_assert_cmpstr (text, ==, expected);
+      }
+}
+
+static void
+test_string_runs (void)
+{
+  /* What is written between two runs of plain bytes, and what it reads as. */
+  static const struct {
+    const char *json;
+    const char *value;
+    gsize       value_len;
+  } middles[] = {
+    { "", "", 0 },
+    { "\\n", "\n", 1 },
+    { "\\\"", "\"", 1 },
+    { "\\\\", "\\", 1 },
+    { "\\/", "/", 1 },
+    { "\\u00e9", "\xc3\xa9", 2 },
+    { "\\u0000", "\xc0\x80", 2 },
+    { "\\ud83d\\ude00", "\xf0\x9f\x98\x80", 4 },
+    { "\xc3\xa9", "\xc3\xa9", 2 },
+    { "\xe2\x82\xac", "\xe2\x82\xac", 3 },
+    { "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80", 4 },
+    { "\x7f", "\x7f", 1 },
+  };
+
+  g_test_summary ("Strings read the same whatever the length of the plain runs around an escape or a "
+                  "non-ASCII character, and wherever they start relative to a word");
+
+  for (guint m = 0; m < G_N_ELEMENTS (middles); m++)
+    for (guint before = 0; before < 20; before++)
+      for (guint after = 0; after < 20; after++)
+        for (guint align = 0; align < 8; align++)
+          {
+            g_autoptr(GString) json = g_string_new (NULL);
+            g_autoptr(GString) expected = g_string_new (NULL);
+            g_autoptr(JsonNode) node = NULL;
+            g_autoptr(JsonNode) back = NULL;
+            g_autofree char *text = NULL;
+            const char *value;
+
+            g_string_append_len (json, "        ", align);
+            g_string_append_c (json, '"');
+            append_plain (json, before);
+            g_string_append (json, middles[m].json);
+            append_plain (json, after);
+            g_string_append_c (json, '"');
+
+            append_plain (expected, before);
+            g_string_append_len (expected, middles[m].value, middles[m].value_len);
+            append_plain (expected, after);
+
+            node = parse_ok (json->str);
+            value = json_node_get_string (node);
+            g_assert_cmpmem (value, strlen (value), expected->str, expected->len);
+
+            /* And back: the writer escapes only what it must. */
+            text = write_node (node);
+            back = parse_ok (text);
+            g_assert_cmpstr (json_node_get_string (back), ==, expected->str);
+          }
+}
+
+static void
+test_string_run_errors (void)
+{
+  static const struct {
+    const char *bad;
+    gsize       len;
+    const char *message;
+  } bads[] = {
+    { "\xff", 1, "invalid UTF-8" },
+    { "\xc0\x80", 2, "invalid UTF-8" },
+    { "\xc1\xbf", 2, "invalid UTF-8" },
+    { "\xe0\x9f\xbf", 3, "invalid UTF-8" },
+    { "\xed\xa0\x80", 3, "invalid UTF-8" },
+    { "\xf0\x8f\xbf\xbf", 4, "invalid UTF-8" },
+    { "\xf4\x90\x80\x80", 4, "invalid UTF-8" },
+    { "\xf5\x80\x80\x80", 4, "invalid UTF-8" },
+    { "\x80", 1, "invalid UTF-8" },
+    { "\xc3", 1, "invalid UTF-8" },
+    { "\xe2\x82", 2, "invalid UTF-8" },
+    { "\xe2\x82" "a", 3, "invalid UTF-8" },
+    { "", 1, "NUL byte" },
+    { "\x01", 1, "raw control character in a string" },
+    { "\x1f", 1, "raw control character in a string" },
+    { "\n", 1, "raw control character in a string" },
+    { "\\x", 2, "invalid escape" },
+  };
+
+  g_test_summary ("An invalid byte, a raw control character or a bad escape right after a run of plain "
+                  "bytes of any length is an error at its very byte");
+
+  for (guint b = 0; b < G_N_ELEMENTS (bads); b++)
+    for (guint before = 0; before < 20; before++)
+      for (guint align = 0; align < 8; align++)
+        for (guint tail = 0; tail < 2; tail++)
+          {
+            g_autoptr(GString) json = g_string_new (NULL);
+            g_autofree char *message = NULL;
+            gsize at;
+
+            g_string_append_len (json, "        ", align);
+            g_string_append_c (json, '"');
+            append_plain (json, before);
+            at = json->len;
+            g_string_append_len (json, bads[b].bad, bads[b].len);
+            /* With more after it, or with the input ending there. */
+            if (tail)
+              {
+                append_plain (json, 9);
+                g_string_append_c (json, '"');
+              }
+
+            /* The escape error points at the letter after the backslash. */
+            if (bads[b].bad[0] == '\\')
+              at++;
+            message = g_strdup_printf ("%s at byte %" G_GSIZE_FORMAT, bads[b].message, at);
+            parse_fails_len (json->str, json->len, message);
+          }
+
+  for (guint before = 0; before < 40; before++)
+    for (guint align = 0; align < 8; align++)
+      {
+        g_autoptr(GString) json = g_string_new (NULL);
+        g_autofree char *message = NULL;
+
+        g_string_append_len (json, "        ", align);
+        g_string_append_c (json, '"');
+        append_plain (json, before);
+        message = g_strdup_printf ("unterminated string at byte %" G_GSIZE_FORMAT, json->len);
+        parse_fails_len (json->str, json->len, message);
+      }
+
+  /* Invalid UTF-8 is found before any syntax error, wherever it is. */
+  for (guint before = 0; before < 40; before++)
+    {
+      g_autoptr(GString) json = g_string_new ("[");
+      g_autofree char *message = NULL;
+
+      append_plain (json, before);
+      g_string_append (json, "\xff");
+      message = g_strdup_printf ("invalid UTF-8 at byte %" G_GSIZE_FORMAT, json->len - 1);
+      parse_fails_len (json->str, json->len, message);
+    }
+}
+
+/* The writer's escaping, one byte at a time, as it was written first: the
+ * reference the word-at-a-time writer must match. */
+static void
+reference_write_string (GString    *out,
+                        const char *str)
+{
+  static const char hex[] = "0123456789abcdef";
+  const guchar *p = (const guchar *) str;
+
+  g_string_append_c (out, '"');
+  while (*p != '\0')
+    {
+      guchar c = *p;
+
+      if (c >= 0x80)
+        {
+          gunichar u;
+
+          if (c == 0xc0 && p[1] == 0x80)
+            {
+              g_string_append (out, "\\u0000");
+              p += 2;
+              continue;
+            }
+          u = g_utf8_get_char_validated ((const char *) p, -1);
+          if (u < 0x110000)
+            {
+              g_string_append_len (out, (const char *) p, g_utf8_skip[c]);
+              p += g_utf8_skip[c];
+            }
+          else
+            {
+              g_string_append (out, "\xef\xbf\xbd");
+              p++;
+            }
+          continue;
+        }
+
+      switch (c)
+        {
+        case '"': g_string_append (out, "\\\""); break;
+        case '\\': g_string_append (out, "\\\\"); break;
+        case '\n': g_string_append (out, "\\n"); break;
+        case '\r': g_string_append (out, "\\r"); break;
+        case '\t': g_string_append (out, "\\t"); break;
+        case '\b': g_string_append (out, "\\b"); break;
+        case '\f': g_string_append (out, "\\f"); break;
+        default:
+          if (c < 0x20)
+            g_string_append_printf (out, "\\u00%c%c", hex[c >> 4], hex[c & 0xf]);
+          else
+            g_string_append_c (out, c);
+          break;
+        }
+      p++;
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+assert_writes_as_reference (const char *str)
+{
+  g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), str);
+  g_autoptr(JsonObject) object = json_object_new ();
+  g_autoptr(JsonNode) member = NULL;
+  g_autoptr(GString) expected = g_string_new (NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *member_text = NULL;
+
+  reference_write_string (expected, str);
+  text = write_node (node);
+  if (!g_str_equal (text, expected->str))
+    g_test_message ("input: %s", str);
+  g_assert_cmpstr (text, ==, expected->str);
+
+  /* Member names go through the same code. */
+  json_object_set_int_member (object, str, 1);
+  member = json_node_init_object (json_node_alloc (), object);
+  member_text = write_node (member);
+  g_string_prepend_c (expected, '{');
+  g_string_append (expected, ":1}");
+  g_assert_cmpstr (member_text, ==, expected->str);
+}
+
+static void
+test_write_runs (void)
+{
+  static const char *middles[] = {
+    "", "\"", "\\", "\n", "\r", "\t", "\b", "\f", "\x01", "\x1f", "\x7f", "/",
+    "\xc0\x80", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+    "\xff", "\x80", "\xc0", "\xc1\x81", "\xe2\x82", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf0\x9f\x98",
+  };
+  GRand *rand = g_rand_new_with_seed (20261201);
+  static const char alphabet[] = "aZ \"\\\n\x01\x1f\x7f\x80\xbf\xc0\xc2\xc3\xa9\xe2\x82\xac\xed\xa0\xf0\x9f\x98\xf4\x90\xff";
+
+  g_test_summary ("The writer escapes exactly as the byte-at-a-time reference does, for every special "
+                  "byte after and before plain runs of any length, at any alignment, and for random bytes");
+
+  for (guint m = 0; m < G_N_ELEMENTS (middles); m++)
+    for (guint before = 0; before < 20; before++)
+      for (guint after = 0; after < 12; after++)
+        for (guint align = 0; align < 8; align++)
+          {
+            g_autoptr(GString) buffer = g_string_new (NULL);
+
+            /* The string starts @align bytes into the buffer. */
+            g_string_append_len (buffer, "zzzzzzzz", align);
+            append_plain (buffer, before);
+            g_string_append (buffer, middles[m]);
+            append_plain (buffer, after);
+            assert_writes_as_reference (buffer->str + align);
+          }
+
+  for (guint i = 0; i < 20000; i++)
+    {
+      g_autoptr(GString) buffer = g_string_new (NULL);
+      guint len = g_rand_int_range (rand, 0, 48);
+
+      for (guint j = 0; j < len; j++)
+        {
+          if (g_rand_int_range (rand, 0, 4) == 0)
+            g_string_append_c (buffer, alphabet[g_rand_int_range (rand, 0, sizeof alphabet - 1)]);
+          else
+            append_plain (buffer, 1);
+        }
+      assert_writes_as_reference (buffer->str);
+    }
+
+  g_rand_free (rand);
+}
+
+/* Appends one random valid character to @json (as JSON) and to @value (as
+ * the reader stores it). */
+static void
+append_random_character (GRand   *rand,
+                         GString *json,
+                         GString *value)
+{
+  static const char *escapes[][2] = {
+    { "\\n", "\n" }, { "\\t", "\t" }, { "\\\"", "\"" }, { "\\\\", "\\" }, { "\\/", "/" },
+    { "\\b", "\b" }, { "\\f", "\f" }, { "\\r", "\r" },
+  };
+  gunichar c;
+
+  switch (g_rand_int_range (rand, 0, 8))
+    {
+    case 0:
+      {
+        guint e = g_rand_int_range (rand, 0, G_N_ELEMENTS (escapes));
+
+        g_string_append (json, escapes[e][0]);
+        g_string_append (value, escapes[e][1]);
+      }
+      break;
+    case 1:
+      /* \uXXXX, U+0000 and surrogate pairs included. */
+      do
+        c = g_rand_int_range (rand, 0, 0x110000);
+      while (c >= 0xd800 && c <= 0xdfff);
+      if (g_rand_int_range (rand, 0, 4) == 0)
+        c = 0;
+      if (c >= 0x10000)
+        g_string_append_printf (json, "\\u%04x\\u%04x", 0xd800 + ((c - 0x10000) >> 10),
+                                0xdc00 + ((c - 0x10000) & 0x3ff));
+      else
+        g_string_append_printf (json, "\\u%04X", c);
+      if (c == 0)
+        g_string_append (value, "\xc0\x80");
+      else
+        g_string_append_unichar (value, c);
+      break;
+    case 2:
+      /* Raw UTF-8 of 2, 3 or 4 bytes. */
+      do
+        c = g_rand_int_range (rand, 0x80, 0x110000);
+      while (c >= 0xd800 && c <= 0xdfff);
+      g_string_append_unichar (json, c);
+      g_string_append_unichar (value, c);
+      break;
+    default:
+      {
+        guint n = g_rand_int_range (rand, 1, 20);
+        gsize start = json->len;
+
+        append_plain (json, n);
+        g_string_append_len (value, json->str + start, n);
+      }
+      break;
+    }
+}
+
+static void
+test_random_strings (void)
+{
+  GRand *rand = g_rand_new_with_seed (1712);
+
+  g_test_summary ("Random strings of plain runs, escapes and UTF-8 of every width read as built, "
+                  "and write back to text that reads the same");
+
+  for (guint i = 0; i < 5000; i++)
+    {
+      g_autoptr(GString) json = g_string_new ("{\"");
+      g_autoptr(GString) value = g_string_new (NULL);
+      g_autoptr(GString) name = g_string_new (NULL);
+      g_autoptr(JsonNode) node = NULL;
+      g_autoptr(JsonNode) back = NULL;
+      g_autofree char *text = NULL;
+      guint n = g_rand_int_range (rand, 0, 12);
+      JsonObject *object;
+
+      for (guint j = 0; j < 3; j++)
+        append_random_character (rand, json, name);
+      g_string_append (json, "\":\"");
+      for (guint j = 0; j < n; j++)
+        append_random_character (rand, json, value);
+      g_string_append (json, "\"}");
+
+      node = parse_ok (json->str);
+      object = json_node_get_object (node);
+      g_assert_true (json_object_has_member (object, name->str));
+      g_assert_cmpstr (json_object_get_string_member (object, name->str), ==, value->str);
+
+      text = write_node (node);
+      back = parse_ok (text);
+      g_assert_cmpstr (json_object_get_string_member (json_node_get_object (back), name->str), ==, value->str);
+    }
+
+  g_rand_free (rand);
+}
+
+static void
+test_write_nesting (void)
+{
+  g_test_summary ("Writing objects and arrays nested around the depth where the writer's stack "
+                  "moves to the heap keeps every member in place");
+
+  for (guint depth = 1; depth < 40; depth++)
+    {
+      g_autoptr(GString) json = g_string_new (NULL);
+      g_autoptr(JsonNode) node = NULL;
+      g_autofree char *text = NULL;
+
+      for (guint i = 0; i < depth; i++)
+        g_string_append_printf (json, "{\"a%u\":[%u,", i, i);
+      g_string_append (json, "null");
+      for (guint i = 0; i < depth; i++)
+        g_string_append_printf (json, "],\"b%u\":\"%u\"}", i, i);
+
+      node = parse_ok (json->str);
+      text = write_node (node);
+      g_assert_cmpstr (text, ==, json->str);
+    }
+}
+
 static void
 test_throughput (void)
 {
@@ -719,6 +1162,12 @@ main (int    argc,
   g_test_add_func ("/snodo/json/to-line", test_to_line);
   g_test_add_func ("/snodo/json/round-trip-document", test_round_trip_document);
   g_test_add_func ("/snodo/json/random-input", test_random_input);
+  g_test_add_func ("/snodo/json/write-integers", test_write_integers);
+  g_test_add_func ("/snodo/json/string-runs", test_string_runs);
+  g_test_add_func ("/snodo/json/string-run-errors", test_string_run_errors);
+  g_test_add_func ("/snodo/json/write-runs", test_write_runs);
+  g_test_add_func ("/snodo/json/random-strings", test_random_strings);
+  g_test_add_func ("/snodo/json/write-nesting", test_write_nesting);
   /* A measurement, not a check: registered only with -m perf, so that a
    * normal run neither skips nor counts it. */
   if (g_test_perf ())

@@ -33,10 +33,27 @@ static const Case cases[] = {
   { "{\"additionalProperties\":{\"type\":\"number\"}}", "{\"b\":\"x\"}", "/b: expected number" },
   { "{\"properties\":{\"a\":{\"properties\":{\"b\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}}}}}",
     "{\"a\":{\"b\":[1,2,\"3\"]}}", "/a/b/2: expected integer" },
+  { "{\"items\":{\"type\":\"integer\"}}", "[0,1,2,3,4,5,6,7,8,9,10,\"x\"]", "/11: expected integer" },
+  { "{\"items\":{\"items\":{\"type\":\"null\"}}}", "[[],[null,null,1]]", "/1/2: expected null" },
   { "{\"minItems\":2,\"maxItems\":3}", "[1]", "has fewer than 2 items" },
   { "{\"minItems\":2,\"maxItems\":3}", "[1,2,3,4]", "has more than 3 items" },
   { "{\"minLength\":2,\"maxLength\":3}", "\"\xc3\xa9\xc3\xa9\"", NULL },
   { "{\"maxLength\":3}", "\"abcd\"", "is longer than 3 characters" },
+  /* Characters, not bytes: three 2-byte characters are 6 bytes. */
+  { "{\"maxLength\":3}", "\"\xc3\xa9\xc3\xa9\xc3\xa9\"", NULL },
+  { "{\"maxLength\":2}", "\"\xc3\xa9\xc3\xa9\xc3\xa9\"", "is longer than 2 characters" },
+  { "{\"minLength\":3}", "\"\xc3\xa9\xc3\xa9\"", "is shorter than 3 characters" },
+  { "{\"minLength\":2}", "\"\xf0\x9f\x98\x80\xe2\x82\xac\"", NULL },
+  { "{\"maxLength\":1}", "\"\xf0\x9f\x98\x80\xe2\x82\xac\"", "is longer than 1 characters" },
+  /* Fractional and negative bounds. */
+  { "{\"maxLength\":2.5}", "\"abc\"", "is longer than 2.5 characters" },
+  { "{\"maxLength\":2.5}", "\"ab\"", NULL },
+  { "{\"minLength\":2.5}", "\"ab\"", "is shorter than 2.5 characters" },
+  { "{\"minLength\":2.5}", "\"abc\"", NULL },
+  { "{\"minLength\":-1,\"maxLength\":-1}", "\"\"", "is longer than -1 characters" },
+  { "{\"minLength\":0}", "\"\"", NULL },
+  /* Without bounds, any string is accepted. */
+  { "{\"type\":\"string\"}", "\"\xc3\xa9\"", NULL },
   { "{\"minimum\":1,\"maximum\":10}", "0", "is less than the minimum 1" },
   { "{\"exclusiveMaximum\":10}", "10", "is not less than 10" },
   { "{\"multipleOf\":0.5}", "2.5", NULL },
@@ -112,6 +129,76 @@ test_deep (void)
   g_string_free (instance, TRUE);
 }
 
+/* Builds a string of @n characters, cycling through characters of 1, 2, 3
+ * and 4 bytes starting with the one at @shift, so that the multi-byte
+ * ones fall at every offset of an 8-byte word. */
+static char *
+make_text (guint n,
+           guint shift)
+{
+  static const char *characters[] = { "a", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80" };
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    g_string_append (text, characters[(i + shift) % G_N_ELEMENTS (characters)]);
+  return g_string_free (text, FALSE);
+}
+
+static gboolean
+length_ok (const char *text,
+           const char *keyword,
+           double      limit)
+{
+  g_autofree char *json = g_strdup_printf ("{\"%s\":%g}", keyword, limit);
+  g_autoptr(JsonNode) schema = snodo_test_parse (json);
+  g_autoptr(JsonNode) instance = json_node_init_string (json_node_alloc (), text);
+
+  return snodo_schema_validate (schema, instance, NULL);
+}
+
+static void
+test_lengths (void)
+{
+  g_test_summary ("minLength and maxLength count characters exactly at their bounds, "
+                  "for every mix of character widths and string lengths around word sizes");
+
+  for (guint n = 0; n < 40; n++)
+    for (guint shift = 0; shift < 4; shift++)
+      {
+        g_autofree char *text = make_text (n, shift);
+
+        g_assert_cmpint (g_utf8_strlen (text, -1), ==, n);
+        g_assert_true (length_ok (text, "maxLength", n));
+        g_assert_true (length_ok (text, "minLength", n));
+        g_assert_true (length_ok (text, "maxLength", n + 1));
+        g_assert_false (length_ok (text, "minLength", n + 1));
+        if (n > 0)
+          {
+            g_assert_false (length_ok (text, "maxLength", n - 1));
+            g_assert_true (length_ok (text, "minLength", n - 1));
+          }
+      }
+
+  /* U+0000, as the reader stores it (0xC0 0x80), is one character. */
+  g_assert_true (length_ok ("\xc0\x80", "maxLength", 1));
+  g_assert_false (length_ok ("\xc0\x80", "minLength", 2));
+  g_assert_true (length_ok ("a\xc0\x80" "a\xc0\x80" "a\xc0\x80", "maxLength", 6));
+  g_assert_false (length_ok ("a\xc0\x80" "a\xc0\x80" "a\xc0\x80", "maxLength", 5));
+
+  /* Long texts, where counting stops early. */
+  {
+    g_autofree char *text = make_text (10000, 1);
+
+    g_assert_true (length_ok (text, "maxLength", 10000));
+    g_assert_false (length_ok (text, "maxLength", 9999));
+    g_assert_false (length_ok (text, "maxLength", 10));
+    g_assert_true (length_ok (text, "minLength", 10000));
+    g_assert_true (length_ok (text, "minLength", 10));
+    g_assert_false (length_ok (text, "minLength", 10001));
+    g_assert_false (length_ok (text, "minLength", 30000));
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -120,6 +207,7 @@ main (int   argc,
 
   g_test_add_func ("/snodo/schema/cases", test_cases);
   g_test_add_func ("/snodo/schema/deep", test_deep);
+  g_test_add_func ("/snodo/schema/lengths", test_lengths);
 
   return g_test_run ();
 }
