@@ -24,6 +24,13 @@ G_BEGIN_DECLS
 
 typedef struct _SnodoConnection SnodoConnection;
 
+/* A deadline of a connection (see snodo_connection_add_deadline()). */
+typedef struct _SnodoDeadline SnodoDeadline;
+
+/* Called on the connection's context with a strong reference to the
+ * target of a deadline that passed. */
+typedef void (*SnodoDeadlineFunc) (GObject *target);
+
 /* Which era a connection speaks: decided by its first real request. */
 typedef enum
 {
@@ -96,6 +103,14 @@ struct _SnodoConnection
   gint64                       next_outgoing_id;
   /* subscriptions/listen in progress (2026-07-28), owned by the server. */
   GPtrArray                   *subscriptions;
+
+  /* Deadlines (SnodoDeadline), earliest first, under deadline_lock, and the
+   * one source that fires for them (made with the first), whose ready time
+   * is at most the earliest deadline: a request's deadline costs a list
+   * link, not a GSource of its own. */
+  GMutex                       deadline_lock;
+  GQueue                       deadlines;
+  GSource                     *deadline_source;
 };
 
 SnodoConnection *snodo_connection_new    (const SnodoConnectionVTable *vtable,
@@ -104,6 +119,12 @@ SnodoConnection *snodo_connection_new    (const SnodoConnectionVTable *vtable,
                                           SnodoExecutor               *executor,
                                           GMainContext                *context);
 SnodoConnection *snodo_connection_ref    (SnodoConnection             *self);
+SnodoDeadline   *snodo_connection_add_deadline    (SnodoConnection   *self,
+                                                   gint64             ready_time,
+                                                   GObject           *target,
+                                                   SnodoDeadlineFunc  func);
+void             snodo_connection_remove_deadline (SnodoConnection   *self,
+                                                   SnodoDeadline     *deadline);
 void             snodo_connection_unref  (SnodoConnection             *self);
 void             snodo_connection_detach (SnodoConnection             *self);
 void             snodo_connection_negotiated (SnodoConnection     *self,

@@ -25,6 +25,117 @@ send_state_free (SendState *state)
   g_free (state);
 }
 
+struct _SnodoDeadline
+{
+  /* Monotonic time, in microseconds. */
+  gint64             ready_time;
+  /* Not referenced: the target removes its deadline before it goes away. */
+  GObject           *target;
+  SnodoDeadlineFunc  func;
+  GList              link;
+};
+
+typedef struct
+{
+  GSource          source;
+  SnodoConnection *connection;
+} DeadlineSource;
+
+/* Entry: on the connection's context, at (or after) the earliest deadline
+ * it was armed for. Fires every deadline that passed, each with a strong
+ * reference to its target, then arms itself for the next one. */
+static gboolean
+deadline_source_dispatch (GSource     *source,
+                          GSourceFunc  callback,
+                          gpointer     user_data)
+{
+  SnodoConnection *self = ((DeadlineSource *) source)->connection;
+  g_autoptr(GArray) due = g_array_new (FALSE, FALSE, sizeof (SnodoDeadline));
+  gint64 now = g_source_get_time (source);
+  SnodoDeadline *deadline;
+
+  g_mutex_lock (&self->deadline_lock);
+  while ((deadline = g_queue_peek_head (&self->deadlines)) != NULL && deadline->ready_time <= now)
+    {
+      g_queue_unlink (&self->deadlines, &deadline->link);
+      /* Its target is alive: it removes its deadline, under this lock,
+       * before it goes. Copied, as the target may free it from now on. */
+      g_object_ref (deadline->target);
+      g_array_append_val (due, *deadline);
+    }
+  g_source_set_ready_time (source, deadline != NULL ? deadline->ready_time : -1);
+  g_mutex_unlock (&self->deadline_lock);
+
+  for (guint i = 0; i < due->len; i++)
+    {
+      SnodoDeadline *fired = &g_array_index (due, SnodoDeadline, i);
+
+      fired->func (fired->target);
+      g_object_unref (fired->target);
+    }
+
+  return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs deadline_source_funcs = {
+  .dispatch = deadline_source_dispatch,
+};
+
+/* Calls @func with @target at @ready_time (monotonic, µs) on the
+ * connection's context, unless the deadline is removed first. @target must
+ * remove it (snodo_connection_remove_deadline()) before it is finalized,
+ * and frees it that way once it fired too. Any thread. */
+SnodoDeadline *
+snodo_connection_add_deadline (SnodoConnection   *self,
+                               gint64             ready_time,
+                               GObject           *target,
+                               SnodoDeadlineFunc  func)
+{
+  SnodoDeadline *deadline = g_new0 (SnodoDeadline, 1);
+  GList *after;
+
+  deadline->ready_time = ready_time;
+  deadline->target = target;
+  deadline->func = func;
+  deadline->link.data = deadline;
+
+  g_mutex_lock (&self->deadline_lock);
+  if (self->deadline_source == NULL)
+    {
+      self->deadline_source = g_source_new (&deadline_source_funcs, sizeof (DeadlineSource));
+      ((DeadlineSource *) self->deadline_source)->connection = self;
+      g_source_set_static_name (self->deadline_source, "[snodo] handler deadlines");
+      g_source_attach (self->deadline_source, self->context);
+    }
+  /* Usually the latest of all: look from the end. */
+  for (after = self->deadlines.tail; after != NULL; after = after->prev)
+    if (((SnodoDeadline *) after->data)->ready_time <= ready_time)
+      break;
+  if (after != NULL)
+    g_queue_insert_after_link (&self->deadlines, after, &deadline->link);
+  else
+    g_queue_push_head_link (&self->deadlines, &deadline->link);
+  /* Woken only when this one is earlier than what it waits for. */
+  if (g_source_get_ready_time (self->deadline_source) < 0 ||
+      g_source_get_ready_time (self->deadline_source) > ready_time)
+    g_source_set_ready_time (self->deadline_source, ready_time);
+  g_mutex_unlock (&self->deadline_lock);
+
+  return deadline;
+}
+
+/* Removes and frees @deadline, fired or not. Any thread. */
+void
+snodo_connection_remove_deadline (SnodoConnection *self,
+                                  SnodoDeadline   *deadline)
+{
+  g_mutex_lock (&self->deadline_lock);
+  if (deadline->link.prev != NULL || deadline->link.next != NULL || self->deadlines.head == &deadline->link)
+    g_queue_unlink (&self->deadlines, &deadline->link);
+  g_mutex_unlock (&self->deadline_lock);
+  g_free (deadline);
+}
+
 SnodoConnection *
 snodo_connection_new (const SnodoConnectionVTable *vtable,
                       gpointer                     transport,
@@ -36,6 +147,7 @@ snodo_connection_new (const SnodoConnectionVTable *vtable,
 
   g_atomic_ref_count_init (&self->ref_count);
   g_mutex_init (&self->lock);
+  g_mutex_init (&self->deadline_lock);
   self->vtable = vtable;
   self->transport = transport;
   self->owner = owner;
@@ -63,6 +175,9 @@ snodo_connection_unref (SnodoConnection *self)
     return;
 
   g_mutex_clear (&self->lock);
+  g_warn_if_fail (g_queue_is_empty (&self->deadlines));
+  g_clear_pointer (&self->deadline_source, snodo_source_destroy_and_unref);
+  g_mutex_clear (&self->deadline_lock);
   g_clear_pointer (&self->client_capabilities, json_object_unref);
   g_clear_pointer (&self->resource_subscriptions, g_hash_table_unref);
   g_clear_pointer (&self->outgoing, g_hash_table_unref);

@@ -120,7 +120,7 @@ struct _SnodoInvocation
   /* The handler has been given the invocation (set before it runs). */
   gboolean            dispatched;
   /* The handler's deadline (handler-timeout), or NULL. Under lock. */
-  GSource            *deadline;
+  SnodoDeadline      *deadline;
   guint               deadline_ms;
 
   /* Progress: the token ("progressToken" in the request's _meta), the last
@@ -238,7 +238,7 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->progress_token, json_node_unref);
   g_clear_pointer (&self->required_capabilities, json_object_unref);
   g_clear_pointer (&self->pending_inputs, g_ptr_array_unref);
-  g_clear_pointer (&self->deadline, snodo_source_destroy_and_unref);
+  g_assert (self->deadline == NULL);
   g_mutex_clear (&self->lock);
   g_clear_object (&self->work);
 
@@ -437,13 +437,13 @@ snodo_invocation_finish (SnodoInvocation *self,
 static void
 snodo_invocation_clear_deadline (SnodoInvocation *self)
 {
-  GSource *deadline;
+  SnodoDeadline *deadline;
 
   g_mutex_lock (&self->lock);
   deadline = g_steal_pointer (&self->deadline);
   g_mutex_unlock (&self->lock);
   if (deadline != NULL)
-    snodo_source_destroy_and_unref (deadline);
+    snodo_connection_remove_deadline (self->connection, deadline);
 }
 
 /* The handler answers. Takes the invocation's reference when the answer
@@ -491,49 +491,35 @@ snodo_invocation_end (SnodoInvocation *self,
 
 /* Entry: on the connection's context, when the handler's deadline passed.
  * The request gets its error answer first, then its cancellable fires. */
-static gboolean
-snodo_invocation_deadline_cb (gpointer user_data)
+static void
+snodo_invocation_deadline_cb (GObject *target)
 {
-  g_autoptr(SnodoInvocation) self = g_weak_ref_get (user_data);
+  SnodoInvocation *self = SNODO_INVOCATION (target);
   g_autofree char *message = NULL;
-  guint timeout;
+  g_autoptr(GBytes) line = NULL;
+  g_autoptr(GCancellable) cancellable = NULL;
 
-  if (self == NULL || g_atomic_int_get (&self->returned) != RETURNED_OPEN)
-    return G_SOURCE_REMOVE;
+  snodo_invocation_clear_deadline (self);
+  if (g_atomic_int_get (&self->returned) != RETURNED_OPEN)
+    return;
 
-  timeout = self->deadline_ms;
   if (self->name != NULL)
     message = g_strdup_printf (_("Internal error: the handler of %s “%s” did not answer within %u ms"),
-                               self->method, self->name, timeout);
+                               self->method, self->name, self->deadline_ms);
   else
     message = g_strdup_printf (_("Internal error: the handler of %s did not answer within %u ms"),
-                               self->method, timeout);
+                               self->method, self->deadline_ms);
+
+  if (!g_atomic_int_compare_and_exchange (&self->returned, RETURNED_OPEN, RETURNED_ENDED))
+    return;
   g_warning ("%s", message);
 
-  if (g_atomic_int_compare_and_exchange (&self->returned, RETURNED_OPEN, RETURNED_ENDED))
-    {
-      g_autoptr(GBytes) line = NULL;
-      g_autoptr(GCancellable) cancellable = NULL;
-
-      g_mutex_lock (&self->lock);
-      g_clear_pointer (&self->deadline, g_source_unref);
-      g_mutex_unlock (&self->lock);
-
-      if (self->work != NULL)
-        cancellable = g_object_ref (snodo_work_get_cancellable (self->work));
-      line = snodo_dialect_encode_error (self->dialect, self->id, SNODO_RPC_ERROR_INTERNAL_ERROR, message, NULL);
-      snodo_invocation_send (g_object_ref (self), line);
-      if (cancellable != NULL)
-        g_cancellable_cancel (cancellable);
-    }
-  return G_SOURCE_REMOVE;
-}
-
-static void
-weak_ref_free (gpointer data)
-{
-  g_weak_ref_clear (data);
-  g_free (data);
+  if (self->work != NULL)
+    cancellable = g_object_ref (snodo_work_get_cancellable (self->work));
+  line = snodo_dialect_encode_error (self->dialect, self->id, SNODO_RPC_ERROR_INTERNAL_ERROR, message, NULL);
+  snodo_invocation_send (g_object_ref (self), line);
+  if (cancellable != NULL)
+    g_cancellable_cancel (cancellable);
 }
 
 /* Arms the handler's deadline: @timeout milliseconds from now, on the
@@ -542,23 +528,18 @@ void
 snodo_invocation_start_deadline (SnodoInvocation *self,
                                  guint            timeout)
 {
-  GWeakRef *weak;
-  GSource *source;
+  SnodoDeadline *deadline;
 
   if (timeout == 0)
     return;
 
-  weak = g_new0 (GWeakRef, 1);
-  g_weak_ref_init (weak, self);
   self->deadline_ms = timeout;
-  source = g_timeout_source_new (timeout);
-  g_source_set_static_name (source, "[snodo] handler deadline");
-  g_source_set_callback (source, snodo_invocation_deadline_cb, weak, weak_ref_free);
-
+  deadline = snodo_connection_add_deadline (self->connection,
+                                            g_get_monotonic_time () + (gint64) timeout * 1000,
+                                            G_OBJECT (self), snodo_invocation_deadline_cb);
   g_mutex_lock (&self->lock);
-  g_clear_pointer (&self->deadline, snodo_source_destroy_and_unref);
-  self->deadline = source;
-  g_source_attach (source, self->connection->context);
+  g_assert (self->deadline == NULL);
+  self->deadline = deadline;
   g_mutex_unlock (&self->lock);
 }
 
