@@ -41,12 +41,14 @@
  * So the transport listens on a socket of its own, accepts connections
  * itself, and hands each one to libsoup as a stream
  * (soup_server_accept_iostream()). The stream's input hides that
- * libsoup bug: on libsoup before 3.3, the end of the stream reads first as
- * one newline, then as the end. libsoup then sees a request that started
- * and was cut short, which it handles correctly: it drops the connection,
- * and the stream's close lets the transport forget it. (Nothing reaches a
- * handler: a lone newline is not a request. If the client is still there
- * to read, it gets a 400.)
+ * libsoup bug: on libsoup before 3.3, the end of the stream between two
+ * requests reads first as one newline, then as the end. libsoup then sees
+ * a request that started and was cut short, which it handles correctly:
+ * it drops the connection, and the stream's close lets the transport
+ * forget it. Nothing reaches a handler (a lone newline is not a request),
+ * and the socket's sending side is shut first, so that libsoup's 400 never
+ * reaches a client that only half-closed. The end of the stream in the
+ * middle of a request is left alone: libsoup handles that itself.
  *
  * With that, the transport can time idle connections out (it shuts the
  * socket down, and libsoup sees the end of the stream) and bound their
@@ -70,6 +72,30 @@
 
 typedef struct _Connection Connection;
 
+/* One accepted connection, from accept until libsoup closes it. */
+struct _Connection
+{
+  SnodoHttpListener *listener;
+  /* Owned; libsoup holds its own reference. */
+  struct _SnodoHttpStream *stream;
+  /* The connected socket (owned). */
+  GSocket           *socket;
+  /* The client's address (owned): libsoup hands this very object back
+   * through soup_server_message_get_remote_address(), which makes it the
+   * key from a message to its connection. */
+  GSocketAddress    *remote;
+  /* When the last request started or the last held exchange ended
+   * (monotonic time). */
+  gint64             last_active;
+  /* Exchanges in progress (held by the transport). */
+  guint              n_held;
+  /* Shut down by the listener; libsoup has yet to notice. */
+  guint              closing : 1;
+  /* No byte of a request was read since the last request ended (or since
+   * accept): libsoup waits for the next one. */
+  guint              between_requests : 1;
+};
+
 /* ---- The stream's input: the end of the stream as a cut-short request --- */
 
 #define SNODO_TYPE_HTTP_INPUT_STREAM (snodo_http_input_stream_get_type ())
@@ -79,10 +105,13 @@ struct _SnodoHttpInputStream
 {
   GFilterInputStream parent_instance;
 
-  /* libsoup before 3.3: the end of the stream reads first as a newline. */
-  guint eof_as_newline : 1;
+  /* The connection's record, until it goes (then NULL). */
+  Connection        *connection;
+  /* libsoup before 3.3: the end of the stream between two requests reads
+   * first as a newline. */
+  guint              eof_as_newline : 1;
   /* The newline was read. */
-  guint gave_newline : 1;
+  guint              gave_newline : 1;
 };
 
 static void snodo_http_input_stream_pollable_init (GPollableInputStreamInterface *iface);
@@ -97,8 +126,20 @@ snodo_http_input_stream_filter (SnodoHttpInputStream *self,
                                 void                 *buffer,
                                 gsize                 count)
 {
-  if (n == 0 && count > 0 && self->eof_as_newline && !self->gave_newline)
+  Connection *connection = self->connection;
+
+  if (connection == NULL)
+    return n;
+  if (n > 0)
     {
+      connection->between_requests = FALSE;
+      return n;
+    }
+  if (n == 0 && count > 0 && self->eof_as_newline && !self->gave_newline && connection->between_requests)
+    {
+      /* Whatever libsoup answers to the newline must not reach a client
+       * that only half-closed its end: nothing is owed to it. */
+      g_socket_shutdown (connection->socket, FALSE, TRUE, NULL);
       self->gave_newline = TRUE;
       ((char *) buffer)[0] = '\n';
       return 1;
@@ -277,27 +318,6 @@ snodo_http_stream_new (GIOStream *base,
 
 /* ---- The listener -------------------------------------------------------- */
 
-/* One accepted connection, from accept until libsoup closes it. */
-struct _Connection
-{
-  SnodoHttpListener *listener;
-  /* Owned; libsoup holds its own reference. */
-  SnodoHttpStream   *stream;
-  /* The connected socket (owned). */
-  GSocket           *socket;
-  /* The client's address (owned): libsoup hands this very object back
-   * through soup_server_message_get_remote_address(), which makes it the
-   * key from a message to its connection. */
-  GSocketAddress    *remote;
-  /* When the last request started or the last held exchange ended
-   * (monotonic time). */
-  gint64             last_active;
-  /* Exchanges in progress (held by the transport). */
-  guint              n_held;
-  /* Shut down by the listener; libsoup has yet to notice. */
-  guint              closing : 1;
-};
-
 struct _SnodoHttpListener
 {
   /* Owned; the server the connections are handed to. */
@@ -319,6 +339,8 @@ struct _SnodoHttpListener
   guint         idle_timeout;
   guint         max_connections;
   gulong        request_started_id;
+  gulong        request_finished_id;
+  gulong        request_aborted_id;
   /* The end of the stream reads as a newline first (libsoup < 3.3). */
   guint         eof_as_newline : 1;
   /* stop() was called: accept no more. */
@@ -336,6 +358,7 @@ connection_free (gpointer data)
   if (connection->stream != NULL)
     {
       connection->stream->connection = NULL;
+      SNODO_HTTP_INPUT_STREAM (connection->stream->input)->connection = NULL;
       g_clear_object (&connection->stream);
     }
   g_clear_object (&connection->socket);
@@ -375,6 +398,17 @@ snodo_http_listener_lookup (SnodoHttpListener *self,
   GSocketAddress *remote = soup_server_message_get_remote_address (msg);
 
   return remote != NULL ? g_hash_table_lookup (self->connections, remote) : NULL;
+}
+
+static void
+snodo_http_listener_request_ended_cb (SoupServer        *soup,
+                                      SoupServerMessage *msg,
+                                      gpointer           user_data)
+{
+  Connection *connection = snodo_http_listener_lookup (user_data, msg);
+
+  if (connection != NULL)
+    connection->between_requests = TRUE;
 }
 
 static void
@@ -464,6 +498,7 @@ snodo_http_listener_accept_one (SnodoHttpListener *self,
   g_autoptr(GSocketAddress) local = NULL;
   g_autoptr(GError) error = NULL;
   Connection *connection;
+  gboolean accepted;
 
   local = g_socket_get_local_address (socket, NULL);
   connection = g_new0 (Connection, 1);
@@ -483,12 +518,18 @@ snodo_http_listener_accept_one (SnodoHttpListener *self,
   base = g_socket_connection_factory_create_connection (socket);
   connection->stream = snodo_http_stream_new (G_IO_STREAM (base), self->eof_as_newline);
   connection->stream->connection = connection;
+  SNODO_HTTP_INPUT_STREAM (connection->stream->input)->connection = connection;
+  connection->between_requests = TRUE;
   connection->last_active = g_get_monotonic_time ();
   g_hash_table_insert (self->connections, connection->remote, connection);
 
   /* libsoup reads the first request at once; the stream's close removes
    * the connection again. */
-  if (!soup_server_accept_iostream (self->soup, G_IO_STREAM (connection->stream), local, connection->remote, &error))
+  g_main_context_push_thread_default (self->context);
+  accepted = soup_server_accept_iostream (self->soup, G_IO_STREAM (connection->stream), local, connection->remote,
+                                          &error);
+  g_main_context_pop_thread_default (self->context);
+  if (!accepted)
     {
       g_debug ("libsoup refused a connection: %s", error->message);
       g_io_stream_close (G_IO_STREAM (connection->stream), NULL, NULL);
@@ -585,6 +626,10 @@ snodo_http_listener_new (SoupServer   *soup,
   self->eof_as_newline = soup_get_major_version () == 3 && soup_get_minor_version () < 3;
   self->request_started_id = g_signal_connect (soup, "request-started",
                                                G_CALLBACK (snodo_http_listener_request_started_cb), self);
+  self->request_finished_id = g_signal_connect (soup, "request-finished",
+                                                G_CALLBACK (snodo_http_listener_request_ended_cb), self);
+  self->request_aborted_id = g_signal_connect (soup, "request-aborted",
+                                               G_CALLBACK (snodo_http_listener_request_ended_cb), self);
   return self;
 }
 
@@ -744,6 +789,8 @@ snodo_http_listener_free (SnodoHttpListener *self)
   snodo_http_listener_stop (self);
   g_clear_pointer (&self->sweep_source, snodo_source_destroy_and_unref);
   g_clear_signal_handler (&self->request_started_id, self->soup);
+  g_clear_signal_handler (&self->request_finished_id, self->soup);
+  g_clear_signal_handler (&self->request_aborted_id, self->soup);
   /* Whatever libsoup still holds is shut, so that it ends. */
   g_hash_table_iter_init (&iter, self->connections);
   while (g_hash_table_iter_next (&iter, NULL, &value))

@@ -1515,6 +1515,45 @@ test_keepalive_max_connections (Fixture       *fixture,
   g_free (answer);
 }
 
+static void
+test_keepalive_half_close (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  static const char request[] = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                "Accept: application/json, text/event-stream\r\n"
+                                "Content-Type: application/json\r\nContent-Length: 1\r\n\r\n{";
+  g_autoptr(GSocket) socket = raw_connect (fixture);
+  g_autoptr(GString) in = g_string_new (NULL);
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  const char *second;
+
+  g_test_summary ("A client that half-closes after its request gets its answer, then the end "
+                  "of the connection, and nothing else");
+
+  g_assert_cmpint (g_socket_send (socket, request, sizeof request - 1, NULL, NULL), ==, sizeof request - 1);
+  g_assert_true (g_socket_shutdown (socket, FALSE, TRUE, NULL));
+  for (;;)
+    {
+      char buf[4096];
+      gssize n;
+
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      n = g_socket_receive (socket, buf, sizeof buf, NULL, NULL);
+      if (n == 0)
+        break;
+      if (n > 0)
+        g_string_append_len (in, buf, n);
+      else
+        g_usleep (500);
+    }
+  g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 400"));
+  g_assert_nonnull (strstr (in->str, "-32700"));
+  second = strstr (in->str + 1, "HTTP/1.");
+  g_assert_null (second);
+  g_assert_true (wait_for_connections (fixture, 0, 2000));
+}
+
 #define BURST 200
 
 static void
@@ -1589,6 +1628,8 @@ main (int   argc,
               test_keepalive_idle_timeout, fixture_teardown);
   g_test_add ("/snodo/http/keep-alive/max-connections", Fixture, NULL, fixture_setup,
               test_keepalive_max_connections, fixture_teardown);
+  g_test_add ("/snodo/http/keep-alive/half-close", Fixture, NULL, fixture_setup,
+              test_keepalive_half_close, fixture_teardown);
   g_test_add ("/snodo/http/keep-alive/burst", Fixture, NULL, fixture_setup,
               test_keepalive_burst, fixture_teardown);
 
