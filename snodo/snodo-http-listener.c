@@ -179,14 +179,17 @@ snodo_http_input_stream_is_readable (GPollableInputStream *stream)
   return g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream)));
 }
 
+/* The base stream's own source, not one wrapped around it: libsoup wraps
+ * it in its own already, and every level of nesting costs the main loop
+ * wakeups each time the source is dispatched or destroyed. (Its callback
+ * would get the base stream; libsoup never sets one on it.) */
 static GSource *
 snodo_http_input_stream_create_source (GPollableInputStream *stream,
                                        GCancellable         *cancellable)
 {
   GPollableInputStream *base = G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream));
-  g_autoptr(GSource) base_source = g_pollable_input_stream_create_source (base, NULL);
 
-  return g_pollable_source_new_full (stream, base_source, cancellable);
+  return g_pollable_input_stream_create_source (base, cancellable);
 }
 
 static gssize

@@ -86,6 +86,9 @@
 #define MAX_STREAM_PENDING_BYTES (16 * 1024 * 1024)
 /* How often an idle stream gets an SSE comment. */
 #define KEEPALIVE_MS 15000
+/* How long an answer may take before the socket is watched for the client
+ * leaving (see exchange_watch_hangup()). */
+#define HANGUP_WATCH_DELAY_MS 20
 
 typedef enum
 {
@@ -598,17 +601,35 @@ exchange_hangup_cb (GSocket      *socket,
 }
 #endif
 
+#ifdef G_OS_UNIX
+static gboolean
+exchange_watch_hangup_now_cb (gpointer user_data)
+{
+  Exchange *ex = user_data;
+  GSocket *socket = snodo_http_transport_get_socket (ex->transport, ex->msg);
+
+  g_clear_pointer (&ex->hangup_source, g_source_unref);
+  if (socket == NULL)
+    return G_SOURCE_REMOVE;
+  ex->hangup_source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+  g_source_set_static_name (ex->hangup_source, "[snodo] http hangup");
+  g_source_set_callback (ex->hangup_source, G_SOURCE_FUNC (exchange_hangup_cb), ex, NULL);
+  g_source_attach (ex->hangup_source, ex->transport->context);
+  return G_SOURCE_REMOVE;
+}
+#endif
+
+/* Watches for the client leaving while the answer is awaited, once the
+ * answer has taken HANGUP_WATCH_DELAY_MS: most answers come sooner, and
+ * adding and removing a socket's watch costs the main loop two wakeups
+ * (a timer costs none). */
 static void
 exchange_watch_hangup (Exchange *ex)
 {
 #ifdef G_OS_UNIX
-  GSocket *socket = snodo_http_transport_get_socket (ex->transport, ex->msg);
-
-  if (socket == NULL)
-    return;
-  ex->hangup_source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
-  g_source_set_static_name (ex->hangup_source, "[snodo] http hangup");
-  g_source_set_callback (ex->hangup_source, G_SOURCE_FUNC (exchange_hangup_cb), ex, NULL);
+  ex->hangup_source = g_timeout_source_new (HANGUP_WATCH_DELAY_MS);
+  g_source_set_static_name (ex->hangup_source, "[snodo] http hangup delay");
+  g_source_set_callback (ex->hangup_source, exchange_watch_hangup_now_cb, ex, NULL);
   g_source_attach (ex->hangup_source, ex->transport->context);
 #endif
 }
