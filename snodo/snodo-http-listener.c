@@ -3,11 +3,13 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <string.h>
+
 #include <glib.h>
 #include <gio/gio.h>
 
 #ifdef G_OS_UNIX
-# include <errno.h>
 # include <unistd.h>
 # include <sys/socket.h>
 # include <netinet/in.h>
@@ -226,6 +228,200 @@ snodo_http_input_stream_init (SnodoHttpInputStream *self)
 {
 }
 
+/* ---- The stream's output: a response's headers leave with its body ------ */
+
+/*
+ * libsoup writes a response's header block and its body in two writes, so
+ * every answer took two send() calls and two packets (the sockets have
+ * TCP_NODELAY), and woke the client twice. The header block of a response
+ * whose body follows (a Content-Length above 0: libsoup has the whole body
+ * before it writes the headers) is held back and leaves in one sendmsg()
+ * with the body's first bytes. Anything else goes straight through; a
+ * flush sends what is held.
+ */
+
+#define SNODO_TYPE_HTTP_OUTPUT_STREAM (snodo_http_output_stream_get_type ())
+G_DECLARE_FINAL_TYPE (SnodoHttpOutputStream, snodo_http_output_stream, SNODO, HTTP_OUTPUT_STREAM, GFilterOutputStream)
+
+struct _SnodoHttpOutputStream
+{
+  GFilterOutputStream  parent_instance;
+
+  /* A header block waiting for its body (owned; empty when none). */
+  GByteArray          *held;
+};
+
+static void snodo_http_output_stream_pollable_init (GPollableOutputStreamInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (SnodoHttpOutputStream, snodo_http_output_stream, G_TYPE_FILTER_OUTPUT_STREAM,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_POLLABLE_OUTPUT_STREAM,
+                                                      snodo_http_output_stream_pollable_init))
+
+static GOutputStream *
+snodo_http_output_stream_get_base (gpointer stream)
+{
+  return g_filter_output_stream_get_base_stream (G_FILTER_OUTPUT_STREAM (stream));
+}
+
+/* Whether @data is a response's whole header block announcing a body. */
+static gboolean
+is_header_block_with_body (const char *data,
+                           gsize       len)
+{
+  static const char length[] = "\r\nContent-Length: ";
+  const char *p;
+
+  if (len < 16 || memcmp (data, "HTTP/1.", 7) != 0 || memcmp (data + len - 4, "\r\n\r\n", 4) != 0)
+    return FALSE;
+  p = g_strstr_len (data, len, length);
+  return p != NULL && p[sizeof length - 1] >= '1' && p[sizeof length - 1] <= '9';
+}
+
+static gssize
+snodo_http_output_stream_write_nonblocking (GPollableOutputStream  *stream,
+                                            const void             *buffer,
+                                            gsize                   count,
+                                            GError                **error)
+{
+  SnodoHttpOutputStream *self = SNODO_HTTP_OUTPUT_STREAM (stream);
+  GPollableOutputStream *base = G_POLLABLE_OUTPUT_STREAM (snodo_http_output_stream_get_base (stream));
+  GOutputVector vectors[2];
+  GPollableReturn result;
+  gsize written = 0;
+
+  if (self->held->len == 0)
+    {
+      if (is_header_block_with_body (buffer, count))
+        {
+          g_byte_array_append (self->held, buffer, count);
+          return count;
+        }
+      return g_pollable_output_stream_write_nonblocking (base, buffer, count, NULL, error);
+    }
+
+  vectors[0].buffer = self->held->data;
+  vectors[0].size = self->held->len;
+  vectors[1].buffer = buffer;
+  vectors[1].size = count;
+  result = g_pollable_output_stream_writev_nonblocking (base, vectors, G_N_ELEMENTS (vectors), &written,
+                                                        NULL, error);
+  if (result == G_POLLABLE_RETURN_FAILED)
+    return -1;
+  if (result == G_POLLABLE_RETURN_OK && written > self->held->len)
+    {
+      written -= self->held->len;
+      g_byte_array_set_size (self->held, 0);
+      return written;
+    }
+  /* Not even past the headers: libsoup waits until the socket is writable
+   * and writes the body again. */
+  if (result == G_POLLABLE_RETURN_OK)
+    g_byte_array_remove_range (self->held, 0, written);
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK, g_strerror (EAGAIN));
+  return -1;
+}
+
+static gssize
+snodo_http_output_stream_write (GOutputStream  *stream,
+                                const void     *buffer,
+                                gsize           count,
+                                GCancellable   *cancellable,
+                                GError        **error)
+{
+  SnodoHttpOutputStream *self = SNODO_HTTP_OUTPUT_STREAM (stream);
+  GOutputStream *base = snodo_http_output_stream_get_base (stream);
+
+  if (self->held->len > 0)
+    {
+      if (!g_output_stream_write_all (base, self->held->data, self->held->len, NULL, cancellable, error))
+        return -1;
+      g_byte_array_set_size (self->held, 0);
+    }
+  return g_output_stream_write (base, buffer, count, cancellable, error);
+}
+
+/* Sends what is held without blocking the main loop: a client that does
+ * not read loses its response. */
+static gboolean
+snodo_http_output_stream_flush (GOutputStream  *stream,
+                                GCancellable   *cancellable,
+                                GError        **error)
+{
+  SnodoHttpOutputStream *self = SNODO_HTTP_OUTPUT_STREAM (stream);
+  GOutputStream *base = snodo_http_output_stream_get_base (stream);
+
+  while (self->held->len > 0)
+    {
+      gssize n = g_pollable_output_stream_write_nonblocking (G_POLLABLE_OUTPUT_STREAM (base), self->held->data,
+                                                             self->held->len, cancellable, error);
+
+      if (n < 0)
+        return FALSE;
+      g_byte_array_remove_range (self->held, 0, n);
+    }
+  return g_output_stream_flush (base, cancellable, error);
+}
+
+static gboolean
+snodo_http_output_stream_can_poll (GPollableOutputStream *stream)
+{
+  GOutputStream *base = snodo_http_output_stream_get_base (stream);
+
+  return G_IS_POLLABLE_OUTPUT_STREAM (base) && g_pollable_output_stream_can_poll (G_POLLABLE_OUTPUT_STREAM (base));
+}
+
+static gboolean
+snodo_http_output_stream_is_writable (GPollableOutputStream *stream)
+{
+  return g_pollable_output_stream_is_writable (G_POLLABLE_OUTPUT_STREAM (snodo_http_output_stream_get_base (stream)));
+}
+
+/* The base's own source, as for the input. */
+static GSource *
+snodo_http_output_stream_create_source (GPollableOutputStream *stream,
+                                        GCancellable          *cancellable)
+{
+  GPollableOutputStream *base = G_POLLABLE_OUTPUT_STREAM (snodo_http_output_stream_get_base (stream));
+
+  return g_pollable_output_stream_create_source (base, cancellable);
+}
+
+static void
+snodo_http_output_stream_pollable_init (GPollableOutputStreamInterface *iface)
+{
+  iface->can_poll = snodo_http_output_stream_can_poll;
+  iface->is_writable = snodo_http_output_stream_is_writable;
+  iface->create_source = snodo_http_output_stream_create_source;
+  iface->write_nonblocking = snodo_http_output_stream_write_nonblocking;
+}
+
+static void
+snodo_http_output_stream_finalize (GObject *object)
+{
+  SnodoHttpOutputStream *self = SNODO_HTTP_OUTPUT_STREAM (object);
+
+  g_clear_pointer (&self->held, g_byte_array_unref);
+
+  G_OBJECT_CLASS (snodo_http_output_stream_parent_class)->finalize (object);
+}
+
+static void
+snodo_http_output_stream_class_init (SnodoHttpOutputStreamClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GOutputStreamClass *output_class = G_OUTPUT_STREAM_CLASS (klass);
+
+  object_class->finalize = snodo_http_output_stream_finalize;
+  output_class->write_fn = snodo_http_output_stream_write;
+  output_class->flush = snodo_http_output_stream_flush;
+}
+
+static void
+snodo_http_output_stream_init (SnodoHttpOutputStream *self)
+{
+  self->held = g_byte_array_new ();
+}
+
 /* ---- The stream libsoup gets: closing it closes the connection ---------- */
 
 #define SNODO_TYPE_HTTP_STREAM (snodo_http_stream_get_type ())
@@ -239,6 +435,8 @@ struct _SnodoHttpStream
   GIOStream    *base;
   /* A SnodoHttpInputStream over the base's input (owned). */
   GInputStream *input;
+  /* A SnodoHttpOutputStream over the base's output (owned). */
+  GOutputStream *output;
   /* The transport's record of the connection, until the stream is closed
    * or the listener goes (then NULL). */
   Connection   *connection;
@@ -257,7 +455,7 @@ snodo_http_stream_get_input_stream (GIOStream *stream)
 static GOutputStream *
 snodo_http_stream_get_output_stream (GIOStream *stream)
 {
-  return g_io_stream_get_output_stream (SNODO_HTTP_STREAM (stream)->base);
+  return SNODO_HTTP_STREAM (stream)->output;
 }
 
 /* libsoup closes the stream when it is done with the connection; it does
@@ -281,6 +479,7 @@ snodo_http_stream_finalize (GObject *object)
   SnodoHttpStream *self = SNODO_HTTP_STREAM (object);
 
   g_clear_object (&self->input);
+  g_clear_object (&self->output);
   g_clear_object (&self->base);
 
   G_OBJECT_CLASS (snodo_http_stream_parent_class)->finalize (object);
@@ -316,6 +515,10 @@ snodo_http_stream_new (GIOStream *base,
   input->eof_as_newline = eof_as_newline;
   self->base = g_object_ref (base);
   self->input = G_INPUT_STREAM (input);
+  self->output = g_object_new (SNODO_TYPE_HTTP_OUTPUT_STREAM,
+                               "base-stream", g_io_stream_get_output_stream (base),
+                               "close-base-stream", FALSE,
+                               NULL);
   return self;
 }
 

@@ -1554,6 +1554,45 @@ test_keepalive_half_close (Fixture       *fixture,
   g_assert_true (wait_for_connections (fixture, 0, 2000));
 }
 
+static void
+test_keepalive_head (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  static const char head[] = "HEAD /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  guint16 port = snodo_http_transport_get_port (fixture->transport);
+  g_autoptr(GSocket) socket = raw_connect (fixture);
+  g_autoptr(GString) in = g_string_new (NULL);
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  g_autofree char *answer = NULL;
+
+  g_test_summary ("A response without its body (HEAD) still leaves at once, and the next "
+                  "request on the connection gets a clean answer");
+
+  g_assert_cmpint (g_socket_send (socket, head, sizeof head - 1, NULL, NULL), ==, sizeof head - 1);
+  while (strstr (in->str, "\r\n\r\n") == NULL)
+    {
+      char buf[1024];
+      gssize n;
+
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      n = g_socket_receive (socket, buf, sizeof buf, NULL, NULL);
+      g_assert_cmpint (n, !=, 0);
+      if (n > 0)
+        g_string_append_len (in, buf, n);
+      else
+        g_usleep (500);
+    }
+  g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 405"));
+  g_assert_true (g_str_has_suffix (in->str, "\r\n\r\n"));
+
+  raw_send_call (socket, port, "echo", "{\"text\":\"after\"}");
+  answer = raw_receive (socket, 5000);
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+  g_assert_nonnull (strstr (answer, "after"));
+}
+
 #define BURST 200
 
 static void
@@ -1630,6 +1669,8 @@ main (int   argc,
               test_keepalive_max_connections, fixture_teardown);
   g_test_add ("/snodo/http/keep-alive/half-close", Fixture, NULL, fixture_setup,
               test_keepalive_half_close, fixture_teardown);
+  g_test_add ("/snodo/http/keep-alive/head", Fixture, NULL, fixture_setup,
+              test_keepalive_head, fixture_teardown);
   g_test_add ("/snodo/http/keep-alive/burst", Fixture, NULL, fixture_setup,
               test_keepalive_burst, fixture_teardown);
 
