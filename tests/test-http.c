@@ -1438,6 +1438,14 @@ test_keepalive_client_closes (Fixture       *fixture,
   g_socket_close (second, NULL);
   g_assert_true (wait_for_connections (fixture, 0, 2000));
   g_assert_cmpint (count_close_wait (port), <=, 0);
+
+  /* One that never sent anything. */
+  g_object_unref (first);
+  first = raw_connect (fixture);
+  g_assert_true (wait_for_connections (fixture, 1, 2000));
+  g_socket_close (first, NULL);
+  g_assert_true (wait_for_connections (fixture, 0, 2000));
+  g_assert_cmpint (count_close_wait (port), <=, 0);
 }
 
 static void
