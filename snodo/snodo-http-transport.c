@@ -916,9 +916,19 @@ peer_end (Peer     *peer,
 
   snodo_connection_detach (peer->connection);
   snodo_server_connection_ended (self->server, peer->connection, graceful);
-  snodo_executor_cancel_owner (self->executor, peer->owner);
   owner = g_steal_pointer (&peer->owner);
-  snodo_executor_wait_owner_async (self->executor, owner, NULL, peer_owner_done_cb, owner);
+  if (snodo_executor_get_n_live_for_owner (self->executor, owner) > 0)
+    {
+      snodo_executor_cancel_owner (self->executor, owner);
+      snodo_executor_wait_owner_async (self->executor, owner, NULL, peer_owner_done_cb, owner);
+    }
+  else
+    {
+      /* Nothing to cancel or wait for: the usual end of a stateless
+       * request, whose work is done once its answer is written. This
+       * saves a task and a main-loop round per request. */
+      g_object_unref (owner);
+    }
 
   /* The exchanges still reference the peer until they finish; cut them
    * loose and end them. */
