@@ -15,6 +15,7 @@
 #include <libsoup/soup.h>
 
 #include "snodo-http-transport.h"
+#include "snodo-http-listener-private.h"
 #include "snodo-http-rules-private.h"
 #include "snodo-private.h"
 
@@ -53,6 +54,14 @@
  * accept both `application/json` and `text/event-stream` (406), have a JSON
  * body (415) of at most [property@Snodo.HttpTransport:max-body-bytes]
  * (413).
+ *
+ * Connections are kept alive between requests. One that the client closes
+ * is closed at once; one idle for
+ * [property@Snodo.HttpTransport:connection-idle-timeout] seconds is closed
+ * by the transport; at most [property@Snodo.HttpTransport:max-connections]
+ * are open at once. The listening socket has a backlog of 4096 (as far as
+ * the system allows), so a burst of clients connecting at once waits for
+ * no retransmission.
  *
  * No stream can hang the server: each write to a client must finish within
  * [property@Snodo.HttpTransport:write-timeout] milliseconds, and a stream
@@ -95,6 +104,9 @@
 #define MAX_STREAM_PENDING_BYTES (16 * 1024 * 1024)
 /* How often an idle stream gets an SSE comment. */
 #define KEEPALIVE_MS 15000
+/* How long an answer may take before the socket is watched for the client
+ * leaving (see exchange_watch_hangup()). */
+#define HANGUP_WATCH_DELAY_MS 20
 
 typedef enum
 {
@@ -197,6 +209,9 @@ struct _SnodoHttpTransport
 
   /* Owned, from listen_local(). */
   SoupServer      *soup;
+  /* Owned, from listen_local(): the listening socket and the connections
+   * handed to soup. */
+  SnodoHttpListener *listener;
   guint16          port;
   /* Host headers must name the loopback interface. */
   guint            check_host : 1;
@@ -220,6 +235,8 @@ struct _SnodoHttpTransport
   guint            session_idle_timeout;
   /* The most sessions at once; a new one beyond is refused (503). */
   guint            max_sessions;
+  guint            connection_idle_timeout;
+  guint            max_connections;
   /* Ends idle sessions, while listening. */
   GSource         *sweep_source;
 
@@ -240,6 +257,8 @@ enum {
   PROP_ALLOWED_ORIGINS,
   PROP_SESSION_IDLE_TIMEOUT,
   PROP_MAX_SESSIONS,
+  PROP_CONNECTION_IDLE_TIMEOUT,
+  PROP_MAX_CONNECTIONS,
   N_PROPS
 };
 
@@ -367,6 +386,16 @@ new_session_id (GError **error)
   return g_string_free (out, FALSE);
 }
 
+/* The socket of @msg's connection, or NULL. */
+static GSocket *
+snodo_http_transport_get_socket (SnodoHttpTransport *self,
+                                 SoupServerMessage  *msg)
+{
+  if (self->listener != NULL)
+    return snodo_http_listener_get_socket (self->listener, msg);
+  return soup_server_message_get_socket (msg);
+}
+
 /* ---- Exchanges ----------------------------------------------------------- */
 
 static void
@@ -406,6 +435,8 @@ exchange_free (Exchange *ex)
   g_clear_signal_handler (&ex->wrote_chunk_id, ex->msg);
   g_clear_signal_handler (&ex->wrote_body_id, ex->msg);
   g_clear_signal_handler (&ex->finished_id, ex->msg);
+  if (self->listener != NULL)
+    snodo_http_listener_release (self->listener, ex->msg);
 
   if (peer != NULL)
     {
@@ -483,7 +514,7 @@ exchange_abort (Exchange *ex)
   error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The HTTP stream was ended"));
   exchange_fail_sends (ex, error);
 
-  socket = soup_server_message_get_socket (ex->msg);
+  socket = snodo_http_transport_get_socket (ex->transport, ex->msg);
   if (socket != NULL)
     g_socket_shutdown (socket, TRUE, TRUE, NULL);
 
@@ -588,17 +619,35 @@ exchange_hangup_cb (GSocket      *socket,
 }
 #endif
 
+#ifdef G_OS_UNIX
+static gboolean
+exchange_watch_hangup_now_cb (gpointer user_data)
+{
+  Exchange *ex = user_data;
+  GSocket *socket = snodo_http_transport_get_socket (ex->transport, ex->msg);
+
+  g_clear_pointer (&ex->hangup_source, g_source_unref);
+  if (socket == NULL)
+    return G_SOURCE_REMOVE;
+  ex->hangup_source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+  g_source_set_static_name (ex->hangup_source, "[snodo] http hangup");
+  g_source_set_callback (ex->hangup_source, G_SOURCE_FUNC (exchange_hangup_cb), ex, NULL);
+  g_source_attach (ex->hangup_source, ex->transport->context);
+  return G_SOURCE_REMOVE;
+}
+#endif
+
+/* Watches for the client leaving while the answer is awaited, once the
+ * answer has taken HANGUP_WATCH_DELAY_MS: most answers come sooner, and
+ * adding and removing a socket's watch costs the main loop two wakeups
+ * (a timer costs none). */
 static void
 exchange_watch_hangup (Exchange *ex)
 {
 #ifdef G_OS_UNIX
-  GSocket *socket = soup_server_message_get_socket (ex->msg);
-
-  if (socket == NULL)
-    return;
-  ex->hangup_source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
-  g_source_set_static_name (ex->hangup_source, "[snodo] http hangup");
-  g_source_set_callback (ex->hangup_source, G_SOURCE_FUNC (exchange_hangup_cb), ex, NULL);
+  ex->hangup_source = g_timeout_source_new (HANGUP_WATCH_DELAY_MS);
+  g_source_set_static_name (ex->hangup_source, "[snodo] http hangup delay");
+  g_source_set_callback (ex->hangup_source, exchange_watch_hangup_now_cb, ex, NULL);
   g_source_attach (ex->hangup_source, ex->transport->context);
 #endif
 }
@@ -767,6 +816,9 @@ exchange_new (SnodoHttpTransport *self,
   ex->state = EXCHANGE_WAITING;
   g_queue_init (&ex->pending);
   g_ptr_array_add (self->exchanges, ex);
+  /* Its connection is busy, not idle, until the exchange ends. */
+  if (self->listener != NULL)
+    snodo_http_listener_hold (self->listener, msg);
 
   soup_server_message_pause (msg);
   ex->wrote_chunk_id = g_signal_connect (msg, "wrote-chunk", G_CALLBACK (exchange_wrote_chunk_cb), ex);
@@ -882,9 +934,19 @@ peer_end (Peer     *peer,
 
   snodo_connection_detach (peer->connection);
   snodo_server_connection_ended (self->server, peer->connection, graceful);
-  snodo_executor_cancel_owner (self->executor, peer->owner);
   owner = g_steal_pointer (&peer->owner);
-  snodo_executor_wait_owner_async (self->executor, owner, NULL, peer_owner_done_cb, owner);
+  if (snodo_executor_get_n_live_for_owner (self->executor, owner) > 0)
+    {
+      snodo_executor_cancel_owner (self->executor, owner);
+      snodo_executor_wait_owner_async (self->executor, owner, NULL, peer_owner_done_cb, owner);
+    }
+  else
+    {
+      /* Nothing to cancel or wait for: the usual end of a stateless
+       * request, whose work is done once its answer is written. This
+       * saves a task and a main-loop round per request. */
+      g_object_unref (owner);
+    }
 
   /* The exchanges still reference the peer until they finish; cut them
    * loose and end them. */
@@ -1327,11 +1389,14 @@ snodo_http_transport_handler_cb (SoupServer        *server,
   const char *origin = soup_message_headers_get_one (headers, "Origin");
   const char *host = soup_message_headers_get_one (headers, "Host");
 
+#ifndef G_OS_UNIX
   /* libsoup before 3.3 never notices a client closing an idle kept-alive
    * connection: each one would stay in CLOSE_WAIT, holding its socket for
-   * ever. One request per connection there. */
+   * ever. Where the transport does not manage its connections itself (see
+   * snodo-http-listener.c), one request per connection. */
   if (soup_get_major_version () == 3 && soup_get_minor_version () < 3)
     soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
+#endif
 
   if (!g_str_equal (path, self->path))
     {
@@ -1440,6 +1505,8 @@ snodo_http_transport_check_closed (SnodoHttpTransport *self)
     peer_end (g_ptr_array_index (self->stateless, 0), TRUE);
   if (self->soup != NULL)
     {
+      if (self->listener != NULL)
+        snodo_http_listener_stop (self->listener);
       soup_server_remove_handler (self->soup, self->path);
       soup_server_disconnect (self->soup);
     }
@@ -1530,9 +1597,12 @@ snodo_http_transport_dispose (GObject *object)
     exchange_free (g_ptr_array_index (self->exchanges, 0));
   if (self->soup != NULL)
     {
+      if (self->listener != NULL)
+        snodo_http_listener_stop (self->listener);
       soup_server_remove_handler (self->soup, self->path);
       soup_server_disconnect (self->soup);
     }
+  g_clear_pointer (&self->listener, snodo_http_listener_free);
   g_clear_pointer (&self->close_timeout_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->sweep_source, snodo_source_destroy_and_unref);
 
@@ -1608,6 +1678,14 @@ snodo_http_transport_get_property (GObject    *object,
       g_value_set_uint (value, self->max_sessions);
       break;
 
+    case PROP_CONNECTION_IDLE_TIMEOUT:
+      g_value_set_uint (value, self->connection_idle_timeout);
+      break;
+
+    case PROP_MAX_CONNECTIONS:
+      g_value_set_uint (value, self->max_connections);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1653,6 +1731,14 @@ snodo_http_transport_set_property (GObject      *object,
 
     case PROP_MAX_SESSIONS:
       snodo_http_transport_set_max_sessions (self, g_value_get_uint (value));
+      break;
+
+    case PROP_CONNECTION_IDLE_TIMEOUT:
+      snodo_http_transport_set_connection_idle_timeout (self, g_value_get_uint (value));
+      break;
+
+    case PROP_MAX_CONNECTIONS:
+      snodo_http_transport_set_max_connections (self, g_value_get_uint (value));
       break;
 
     default:
@@ -1784,6 +1870,37 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
   properties[PROP_MAX_SESSIONS] =
     g_param_spec_uint ("max-sessions", NULL, NULL,
                        1, G_MAXUINT, 1000,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoHttpTransport:connection-idle-timeout: (getter get_connection_idle_timeout) (setter set_connection_idle_timeout)
+   *
+   * How many seconds a kept-alive connection may go without a request
+   * (and without a request in progress or a stream open) before the
+   * transport closes it. A connection the client closes is closed at once,
+   * whatever this says. 0 keeps idle connections until the client closes
+   * them. The default is 60.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_CONNECTION_IDLE_TIMEOUT] =
+    g_param_spec_uint ("connection-idle-timeout", NULL, NULL,
+                       0, G_MAXUINT / 1000, 60,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoHttpTransport:max-connections: (getter get_max_connections) (setter set_max_connections)
+   *
+   * The most client connections open at once. At the limit the connection
+   * idle the longest is closed to make room; when none is idle, new
+   * clients wait in the listening socket's backlog (4096 connections, as
+   * the system allows) until one closes. At least 1; the default is 1024.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_CONNECTIONS] =
+    g_param_spec_uint ("max-connections", NULL, NULL,
+                       1, G_MAXUINT, 1024,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -2083,6 +2200,90 @@ snodo_http_transport_set_max_sessions (SnodoHttpTransport *self,
 }
 
 /**
+ * snodo_http_transport_get_connection_idle_timeout:
+ * @self: a transport
+ *
+ * Gets how long a kept-alive connection may stay idle.
+ *
+ * Returns: the limit in seconds, or 0 for none
+ *
+ * Since: 0.1
+ */
+guint
+snodo_http_transport_get_connection_idle_timeout (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->connection_idle_timeout;
+}
+
+/**
+ * snodo_http_transport_set_connection_idle_timeout:
+ * @self: a transport
+ * @connection_idle_timeout: the limit in seconds, or 0 for none
+ *
+ * Sets how long a kept-alive connection may stay idle; see
+ * [property@Snodo.HttpTransport:connection-idle-timeout].
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_connection_idle_timeout (SnodoHttpTransport *self,
+                                                  guint               connection_idle_timeout)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (connection_idle_timeout <= G_MAXUINT / 1000);
+
+  if (self->connection_idle_timeout == connection_idle_timeout)
+    return;
+  self->connection_idle_timeout = connection_idle_timeout;
+  if (self->listener != NULL)
+    snodo_http_listener_set_idle_timeout (self->listener, connection_idle_timeout);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CONNECTION_IDLE_TIMEOUT]);
+}
+
+/**
+ * snodo_http_transport_get_max_connections:
+ * @self: a transport
+ *
+ * Gets the most client connections open at once.
+ *
+ * Returns: the limit
+ *
+ * Since: 0.1
+ */
+guint
+snodo_http_transport_get_max_connections (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->max_connections;
+}
+
+/**
+ * snodo_http_transport_set_max_connections:
+ * @self: a transport
+ * @max_connections: the limit, at least 1
+ *
+ * Sets the most client connections open at once; see
+ * [property@Snodo.HttpTransport:max-connections].
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_max_connections (SnodoHttpTransport *self,
+                                          guint               max_connections)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (max_connections >= 1);
+
+  if (self->max_connections == max_connections)
+    return;
+  self->max_connections = max_connections;
+  if (self->listener != NULL)
+    snodo_http_listener_set_max_connections (self->listener, max_connections);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_CONNECTIONS]);
+}
+
+/**
  * snodo_http_transport_listen_local:
  * @self: a transport
  * @port: the TCP port, or 0 for any free one
@@ -2107,8 +2308,6 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
                                    guint16              port,
                                    GError             **error)
 {
-  g_autoptr(GSList) uris = NULL;
-
   g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
   g_return_val_if_fail (self->state == STATE_NEW, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -2123,16 +2322,19 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
   self->soup = g_object_new (SOUP_TYPE_SERVER, NULL);
   soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
   soup_server_add_handler (self->soup, self->path, snodo_http_transport_handler_cb, self, NULL);
-  if (!soup_server_listen_local (self->soup, port, SOUP_SERVER_LISTEN_IPV4_ONLY, error))
+  /* The transport's own listening socket, with a real backlog, and its own
+   * management of kept-alive connections (see snodo-http-listener.c). */
+  self->listener = snodo_http_listener_new (self->soup, self->context);
+  snodo_http_listener_set_idle_timeout (self->listener, self->connection_idle_timeout);
+  snodo_http_listener_set_max_connections (self->listener, self->max_connections);
+  if (!snodo_http_listener_listen_loopback (self->listener, port, &self->port, error))
     {
+      g_clear_pointer (&self->listener, snodo_http_listener_free);
+      soup_server_disconnect (self->soup);
       g_clear_object (&self->soup);
       return FALSE;
     }
 
-  uris = soup_server_get_uris (self->soup);
-  if (uris != NULL)
-    self->port = (guint16) g_uri_get_port (uris->data);
-  g_slist_free_full (g_steal_pointer (&uris), (GDestroyNotify) g_uri_unref);
   self->check_host = TRUE;
   self->state = STATE_LISTENING;
   self->holds_self = TRUE;
@@ -2279,4 +2481,13 @@ snodo_http_transport_close_finish (SnodoHttpTransport  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* For tests: the connections the transport has open. */
+guint
+snodo_http_transport_get_n_connections (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+
+  return self->listener != NULL ? snodo_http_listener_get_n_connections (self->listener) : 0;
 }

@@ -57,6 +57,18 @@ SNODO_AVAILABLE_IN_ALL
 void                 snodo_http_transport_set_max_sessions    (SnodoHttpTransport   *self,
                                                                guint                 max_sessions);
 SNODO_AVAILABLE_IN_ALL
+guint                snodo_http_transport_get_connection_idle_timeout
+                                                              (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_connection_idle_timeout
+                                                              (SnodoHttpTransport   *self,
+                                                               guint                 connection_idle_timeout);
+SNODO_AVAILABLE_IN_ALL
+guint                snodo_http_transport_get_max_connections (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_max_connections (SnodoHttpTransport   *self,
+                                                               guint                 max_connections);
+SNODO_AVAILABLE_IN_ALL
 gboolean             snodo_http_transport_listen_local        (SnodoHttpTransport   *self,
                                                                guint16               port,
                                                                GError              **error);

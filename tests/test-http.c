@@ -3,12 +3,14 @@
 
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include <libsoup/soup.h>
 #include <snodo/snodo.h>
 
+#include "snodo-http-listener-private.h"
 #include "snodo-test-util.h"
 
 #define ENVELOPE "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
@@ -1252,6 +1254,392 @@ test_legacy_idle_session (Fixture       *fixture,
   stream_state_clear (&state);
 }
 
+
+/* ---- Kept-alive connections, raw ------------------------------------------- */
+
+/* A plain TCP client socket on the transport, non-blocking. */
+static GSocket *
+raw_connect (Fixture *fixture)
+{
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string (
+    "127.0.0.1", snodo_http_transport_get_port (fixture->transport));
+  g_autoptr(GError) error = NULL;
+  GSocket *socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (g_socket_connect (socket, address, NULL, &error));
+  g_assert_no_error (error);
+  g_socket_set_blocking (socket, FALSE);
+  return socket;
+}
+
+/* Sends one 2026-07-28 tools/call of @tool with @arguments. */
+static void
+raw_send_call (GSocket    *socket,
+               guint16     port,
+               const char *tool,
+               const char *arguments)
+{
+  g_autofree char *body = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                                           "{\"name\":\"%s\",\"arguments\":%s," ENVELOPE "}}", tool, arguments);
+  g_autofree char *request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                              "Accept: application/json, text/event-stream\r\n"
+                                              "Content-Type: application/json\r\n"
+                                              "MCP-Protocol-Version: 2026-07-28\r\n"
+                                              "Mcp-Method: tools/call\r\nMcp-Name: %s\r\n"
+                                              "Content-Length: %zu\r\n\r\n%s",
+                                              port, tool, strlen (body), body);
+  g_autoptr(GError) error = NULL;
+
+  /* A small request always fits in the socket's buffer. */
+  g_assert_cmpint (g_socket_send (socket, request, strlen (request), NULL, &error), ==, (gssize) strlen (request));
+  g_assert_no_error (error);
+}
+
+/* Runs the main context until one whole response with a Content-Length
+ * has come, and returns it; NULL if the connection ended first. */
+static char *
+raw_receive (GSocket *socket,
+             guint    timeout_ms)
+{
+  g_autoptr(GString) in = g_string_new (NULL);
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      char buf[4096];
+      const char *end;
+      gssize n;
+
+      g_main_context_iteration (NULL, FALSE);
+      n = g_socket_receive (socket, buf, sizeof buf, NULL, NULL);
+      if (n == 0)
+        return NULL;
+      if (n < 0)
+        {
+          if (g_socket_condition_check (socket, G_IO_HUP | G_IO_ERR))
+            return NULL;
+          g_usleep (500);
+          continue;
+        }
+      g_string_append_len (in, buf, n);
+      end = strstr (in->str, "\r\n\r\n");
+      if (end != NULL)
+        {
+          const char *length = strstr (in->str, "Content-Length: ");
+
+          g_assert_nonnull (length);
+          if (in->len >= (gsize) (end + 4 - in->str) + g_ascii_strtoull (length + 16, NULL, 10))
+            return g_string_free (g_steal_pointer (&in), FALSE);
+        }
+    }
+  g_assert_not_reached ();
+}
+
+/* Runs the main context until the server has closed @socket. */
+static gboolean
+raw_wait_closed (GSocket *socket,
+                 guint    timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      char buf[256];
+      g_autoptr(GError) error = NULL;
+      gssize n;
+
+      g_main_context_iteration (NULL, FALSE);
+      n = g_socket_receive (socket, buf, sizeof buf, NULL, &error);
+      if (n == 0 || (n < 0 && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)))
+        return TRUE;
+      g_usleep (1000);
+    }
+  return FALSE;
+}
+
+/* Runs the main context until the transport has @n connections open. */
+static gboolean
+wait_for_connections (Fixture *fixture,
+                      guint    n,
+                      guint    timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+
+  while (snodo_http_transport_get_n_connections (fixture->transport) != n)
+    {
+      if (g_get_monotonic_time () > deadline)
+        return FALSE;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (500);
+    }
+  return TRUE;
+}
+
+/* How many sockets on the transport's port are in CLOSE_WAIT (Linux), or
+ * -1 where that cannot be told. */
+static int
+count_close_wait (guint16 port)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autofree char *suffix = g_strdup_printf (":%04X", port);
+  int count = 0;
+
+  if (!g_file_get_contents ("/proc/net/tcp", &contents, NULL, NULL))
+    return -1;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 1; lines[i] != NULL; i++)
+    {
+      char local[64], remote[64], state[8];
+
+      /* "sl local_address rem_address st ..."; 08 is CLOSE_WAIT. */
+      if (sscanf (lines[i], "%*s %63s %63s %7s", local, remote, state) == 3 &&
+          g_str_has_suffix (local, suffix) && g_str_equal (state, "08"))
+        count++;
+    }
+  return count;
+}
+
+static void
+test_keepalive_client_closes (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  guint16 port = snodo_http_transport_get_port (fixture->transport);
+  g_autoptr(GSocket) first = NULL;
+  g_autoptr(GSocket) second = NULL;
+  char *answer;
+
+  g_test_summary ("Connections stay open between requests, and one that the client closes "
+                  "while idle is closed by the server at once (libsoup before 3.3 left it in "
+                  "CLOSE_WAIT for ever)");
+
+  first = raw_connect (fixture);
+  second = raw_connect (fixture);
+  for (int round = 0; round < 3; round++)
+    {
+      raw_send_call (first, port, "echo", "{\"text\":\"again\"}");
+      answer = raw_receive (first, 5000);
+      g_assert_nonnull (answer);
+      g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+      g_assert_nonnull (strstr (answer, "again"));
+      g_assert_null (strstr (answer, "Connection: close"));
+      g_free (answer);
+    }
+  raw_send_call (second, port, "echo", "{\"text\":\"two\"}");
+  answer = raw_receive (second, 5000);
+  g_assert_nonnull (strstr (answer, "two"));
+  g_free (answer);
+  g_assert_cmpuint (snodo_http_transport_get_n_connections (fixture->transport), ==, 2);
+
+  /* The client closes while the connection is idle. */
+  g_socket_close (first, NULL);
+  g_assert_true (wait_for_connections (fixture, 1, 2000));
+  g_socket_close (second, NULL);
+  g_assert_true (wait_for_connections (fixture, 0, 2000));
+  g_assert_cmpint (count_close_wait (port), <=, 0);
+
+  /* One that never sent anything. */
+  g_object_unref (first);
+  first = raw_connect (fixture);
+  g_assert_true (wait_for_connections (fixture, 1, 2000));
+  g_socket_close (first, NULL);
+  g_assert_true (wait_for_connections (fixture, 0, 2000));
+  g_assert_cmpint (count_close_wait (port), <=, 0);
+}
+
+static void
+test_keepalive_idle_timeout (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  guint16 port = snodo_http_transport_get_port (fixture->transport);
+  g_autoptr(GSocket) idle = NULL;
+  g_autoptr(GSocket) busy = NULL;
+  g_autoptr(GSocket) silent = NULL;
+  g_autofree char *answer = NULL;
+  g_autofree char *slept = NULL;
+
+  g_test_summary ("A connection idle for connection-idle-timeout seconds is closed; one with "
+                  "a request in progress is not");
+
+  snodo_http_transport_set_connection_idle_timeout (fixture->transport, 1);
+  g_assert_cmpuint (snodo_http_transport_get_connection_idle_timeout (fixture->transport), ==, 1);
+  idle = raw_connect (fixture);
+  raw_send_call (idle, port, "echo", "{\"text\":\"x\"}");
+  answer = raw_receive (idle, 5000);
+  g_assert_nonnull (answer);
+  /* A client that connects and never sends anything is idle too. */
+  silent = raw_connect (fixture);
+  busy = raw_connect (fixture);
+  raw_send_call (busy, port, "sleep", "{\"ms\":2000}");
+
+  g_assert_true (raw_wait_closed (idle, 3000));
+  g_assert_true (raw_wait_closed (silent, 3000));
+  slept = raw_receive (busy, 5000);
+  g_assert_nonnull (slept);
+  g_assert_nonnull (strstr (slept, "slept"));
+  g_socket_close (busy, NULL);
+  g_assert_true (wait_for_connections (fixture, 0, 2000));
+}
+
+static void
+test_keepalive_max_connections (Fixture       *fixture,
+                                gconstpointer  data)
+{
+  guint16 port = snodo_http_transport_get_port (fixture->transport);
+  g_autoptr(GSocket) a = NULL;
+  g_autoptr(GSocket) b = NULL;
+  g_autoptr(GSocket) c = NULL;
+  gint64 until;
+  char *answer;
+
+  g_test_summary ("At max-connections the connection idle the longest makes room for a new "
+                  "client, which waits in the backlog until then");
+
+  snodo_http_transport_set_max_connections (fixture->transport, 2);
+  g_assert_cmpuint (snodo_http_transport_get_max_connections (fixture->transport), ==, 2);
+  a = raw_connect (fixture);
+  raw_send_call (a, port, "echo", "{\"text\":\"a\"}");
+  answer = raw_receive (a, 5000);
+  g_assert_nonnull (answer);
+  g_free (answer);
+  b = raw_connect (fixture);
+  raw_send_call (b, port, "sleep", "{\"ms\":1500}");
+  /* Let a be idle a while. */
+  until = g_get_monotonic_time () + 700 * G_TIME_SPAN_MILLISECOND;
+  while (g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, FALSE);
+
+  c = raw_connect (fixture);
+  raw_send_call (c, port, "echo", "{\"text\":\"c\"}");
+  answer = raw_receive (c, 5000);
+  g_assert_nonnull (answer);
+  g_assert_nonnull (strstr (answer, "\"c\""));
+  g_free (answer);
+  g_assert_true (raw_wait_closed (a, 1000));
+  g_assert_cmpuint (snodo_http_transport_get_n_connections (fixture->transport), <=, 2);
+  answer = raw_receive (b, 5000);
+  g_assert_nonnull (strstr (answer, "slept"));
+  g_free (answer);
+}
+
+static void
+test_keepalive_half_close (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  static const char request[] = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                "Accept: application/json, text/event-stream\r\n"
+                                "Content-Type: application/json\r\nContent-Length: 1\r\n\r\n{";
+  g_autoptr(GSocket) socket = raw_connect (fixture);
+  g_autoptr(GString) in = g_string_new (NULL);
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  const char *second;
+
+  g_test_summary ("A client that half-closes after its request gets its answer, then the end "
+                  "of the connection, and nothing else");
+
+  g_assert_cmpint (g_socket_send (socket, request, sizeof request - 1, NULL, NULL), ==, sizeof request - 1);
+  g_assert_true (g_socket_shutdown (socket, FALSE, TRUE, NULL));
+  for (;;)
+    {
+      char buf[4096];
+      gssize n;
+
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      n = g_socket_receive (socket, buf, sizeof buf, NULL, NULL);
+      if (n == 0)
+        break;
+      if (n > 0)
+        g_string_append_len (in, buf, n);
+      else
+        g_usleep (500);
+    }
+  g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 400"));
+  g_assert_nonnull (strstr (in->str, "-32700"));
+  second = strstr (in->str + 1, "HTTP/1.");
+  g_assert_null (second);
+  g_assert_true (wait_for_connections (fixture, 0, 2000));
+}
+
+static void
+test_keepalive_head (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  static const char head[] = "HEAD /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  guint16 port = snodo_http_transport_get_port (fixture->transport);
+  g_autoptr(GSocket) socket = raw_connect (fixture);
+  g_autoptr(GString) in = g_string_new (NULL);
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  g_autofree char *answer = NULL;
+
+  g_test_summary ("A response without its body (HEAD) still leaves at once, and the next "
+                  "request on the connection gets a clean answer");
+
+  g_assert_cmpint (g_socket_send (socket, head, sizeof head - 1, NULL, NULL), ==, sizeof head - 1);
+  while (strstr (in->str, "\r\n\r\n") == NULL)
+    {
+      char buf[1024];
+      gssize n;
+
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      n = g_socket_receive (socket, buf, sizeof buf, NULL, NULL);
+      g_assert_cmpint (n, !=, 0);
+      if (n > 0)
+        g_string_append_len (in, buf, n);
+      else
+        g_usleep (500);
+    }
+  g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 405"));
+  g_assert_true (g_str_has_suffix (in->str, "\r\n\r\n"));
+
+  raw_send_call (socket, port, "echo", "{\"text\":\"after\"}");
+  answer = raw_receive (socket, 5000);
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+  g_assert_nonnull (strstr (answer, "after"));
+}
+
+#define BURST 200
+
+static void
+test_keepalive_burst (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  guint16 port = snodo_http_transport_get_port (fixture->transport);
+  GSocket *sockets[BURST];
+  gint64 start = g_get_monotonic_time ();
+  gint64 elapsed;
+
+  g_test_summary ("200 clients that connect at once are all accepted without waiting for "
+                  "SYN retransmissions (a backlog of 10 made them wait 1 to 7 s), and all "
+                  "200 concurrent 100 ms calls are answered");
+
+  /* Connects complete in the kernel's backlog while the server is not
+   * running. */
+  for (guint i = 0; i < BURST; i++)
+    {
+      sockets[i] = raw_connect (fixture);
+      raw_send_call (sockets[i], port, "sleep", "{\"ms\":100}");
+    }
+  for (guint i = 0; i < BURST; i++)
+    {
+      g_autofree char *answer = raw_receive (sockets[i], 10000);
+
+      g_assert_nonnull (answer);
+      g_assert_nonnull (strstr (answer, "slept"));
+    }
+  elapsed = g_get_monotonic_time () - start;
+  g_test_message ("%d calls of 100 ms answered in %.3f s", BURST, elapsed / 1e6);
+  /* Generous, for slow and sanitized builds; without a backlog this took
+   * many seconds. */
+  g_assert_cmpint (elapsed, <, 3 * G_USEC_PER_SEC);
+  for (guint i = 0; i < BURST; i++)
+    g_object_unref (sockets[i]);
+  g_assert_true (wait_for_connections (fixture, 0, 5000));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1281,6 +1669,18 @@ main (int   argc,
               test_modern_cancel_on_close, fixture_teardown);
   g_test_add ("/snodo/http/dispose-busy", Fixture, NULL, fixture_setup, test_dispose_busy, fixture_teardown);
   g_test_add ("/snodo/http/checks", Fixture, NULL, fixture_setup, test_checks, fixture_teardown);
+  g_test_add ("/snodo/http/keep-alive/client-closes", Fixture, NULL, fixture_setup,
+              test_keepalive_client_closes, fixture_teardown);
+  g_test_add ("/snodo/http/keep-alive/idle-timeout", Fixture, NULL, fixture_setup,
+              test_keepalive_idle_timeout, fixture_teardown);
+  g_test_add ("/snodo/http/keep-alive/max-connections", Fixture, NULL, fixture_setup,
+              test_keepalive_max_connections, fixture_teardown);
+  g_test_add ("/snodo/http/keep-alive/half-close", Fixture, NULL, fixture_setup,
+              test_keepalive_half_close, fixture_teardown);
+  g_test_add ("/snodo/http/keep-alive/head", Fixture, NULL, fixture_setup,
+              test_keepalive_head, fixture_teardown);
+  g_test_add ("/snodo/http/keep-alive/burst", Fixture, NULL, fixture_setup,
+              test_keepalive_burst, fixture_teardown);
 
   return g_test_run ();
 }

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#include <gio/gio.h>
+#include <libsoup/soup.h>
+
+G_BEGIN_DECLS
+
+/*
+ * The sockets under a SnodoHttpTransport: the listening socket (with a
+ * real backlog) and every accepted connection, handed to a SoupServer with
+ * soup_server_accept_iostream(). Connections are kept alive between
+ * requests, closed when the client closes its end, when they have been
+ * idle for too long, and bounded in number.
+ *
+ * Everything happens on one main context, the SoupServer's.
+ */
+
+typedef struct _SnodoHttpListener SnodoHttpListener;
+
+/* The backlog of the listening socket. The kernel caps it at
+ * net.core.somaxconn (4096 on current Linux). */
+#define SNODO_HTTP_LISTEN_BACKLOG 4096
+
+SnodoHttpListener *snodo_http_listener_new              (SoupServer         *soup,
+                                                         GMainContext       *context);
+gboolean           snodo_http_listener_listen_loopback  (SnodoHttpListener  *self,
+                                                         guint16             port,
+                                                         guint16            *out_port,
+                                                         GError            **error);
+void               snodo_http_listener_set_idle_timeout (SnodoHttpListener  *self,
+                                                         guint               seconds);
+void               snodo_http_listener_set_max_connections
+                                                        (SnodoHttpListener  *self,
+                                                         guint               max_connections);
+GSocket           *snodo_http_listener_get_socket       (SnodoHttpListener  *self,
+                                                         SoupServerMessage  *msg);
+void               snodo_http_listener_hold             (SnodoHttpListener  *self,
+                                                         SoupServerMessage  *msg);
+void               snodo_http_listener_release          (SnodoHttpListener  *self,
+                                                         SoupServerMessage  *msg);
+guint              snodo_http_listener_get_n_connections
+                                                        (SnodoHttpListener  *self);
+void               snodo_http_listener_stop             (SnodoHttpListener  *self);
+void               snodo_http_listener_free             (SnodoHttpListener  *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoHttpListener, snodo_http_listener_free)
+
+/* For tests (SnodoHttpTransport is declared in snodo-http-transport.h). */
+struct _SnodoHttpTransport;
+guint              snodo_http_transport_get_n_connections
+                                                        (struct _SnodoHttpTransport *self);
+
+G_END_DECLS

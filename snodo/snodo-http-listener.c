@@ -1,0 +1,1011 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <glib.h>
+#include <gio/gio.h>
+
+#ifdef G_OS_UNIX
+# include <unistd.h>
+# include <sys/socket.h>
+# include <netinet/in.h>
+# include <netinet/tcp.h>
+#endif
+
+#include <libsoup/soup.h>
+
+#include "snodo-http-listener-private.h"
+#include "snodo-private.h"
+
+/*
+ * Why the transport accepts its own connections
+ *
+ * A SoupServer that listens by itself (soup_server_listen_local()) gives
+ * its socket GLib's default backlog of 10, so a burst of more than about
+ * ten simultaneous connects overflows the accept queue and the clients
+ * wait for SYN retransmissions (1, 3, 7 s). It accepts one connection per
+ * main-loop iteration, and stops accepting for good after one failed
+ * accept (EMFILE).
+ *
+ * Kept-alive connections have a worse problem on libsoup before 3.3: when
+ * a client closes a connection between two requests, libsoup reads the end
+ * of the stream, ends the request it was waiting for, and forgets the
+ * connection without closing it. The socket stays in CLOSE_WAIT and its
+ * descriptor and libsoup's connection object are never freed. A server
+ * that keeps connections alive there leaks one of each per client
+ * connection; the transport used to answer every request with
+ * `Connection: close` instead, and every request paid for a TCP connect.
+ *
+ * So the transport listens on a socket of its own, accepts connections
+ * itself, and hands each one to libsoup as a stream
+ * (soup_server_accept_iostream()). The stream's input hides that
+ * libsoup bug: on libsoup before 3.3, the end of the stream between two
+ * requests reads first as one newline, then as the end. libsoup then sees
+ * a request that started and was cut short, which it handles correctly:
+ * it drops the connection, and the stream's close lets the transport
+ * forget it. Nothing reaches a handler (a lone newline is not a request),
+ * and the socket's sending side is shut first, so that libsoup's 400 never
+ * reaches a client that only half-closed. The end of the stream in the
+ * middle of a request is left alone: libsoup handles that itself.
+ *
+ * With that, the transport can time idle connections out (it shuts the
+ * socket down, and libsoup sees the end of the stream) and bound their
+ * number (the oldest idle connection makes room for a new one; when none
+ * is idle, new clients wait in the backlog).
+ *
+ * libsoup keeps a connection alive only while the SoupServer has a
+ * listener of its own, so it gets one that never has a connection: one end
+ * of a socket pair whose other end stays silent.
+ */
+
+/* At most this many accepts per wakeup, so that a flood of connects does
+ * not starve the requests of connected clients. */
+#define ACCEPT_BATCH 64
+/* After a failed accept (out of descriptors), wait this long. */
+#define ACCEPT_RETRY_MS 100
+/* A connection idle for less than this is not closed to make room. */
+#define RECLAIM_MIN_IDLE_USEC (G_USEC_PER_SEC / 2)
+/* At max-connections, with clients waiting, look for room this often. */
+#define RECLAIM_RETRY_MS 250
+
+typedef struct _Connection Connection;
+
+/* One accepted connection, from accept until libsoup closes it. */
+struct _Connection
+{
+  SnodoHttpListener *listener;
+  /* Owned; libsoup holds its own reference. */
+  struct _SnodoHttpStream *stream;
+  /* The connected socket (owned). */
+  GSocket           *socket;
+  /* The client's address (owned): libsoup hands this very object back
+   * through soup_server_message_get_remote_address(), which makes it the
+   * key from a message to its connection. */
+  GSocketAddress    *remote;
+  /* When the last request started or the last held exchange ended
+   * (monotonic time). */
+  gint64             last_active;
+  /* Exchanges in progress (held by the transport). */
+  guint              n_held;
+  /* Shut down by the listener; libsoup has yet to notice. */
+  guint              closing : 1;
+  /* No byte of a request was read since the last request ended (or since
+   * accept): libsoup waits for the next one. */
+  guint              between_requests : 1;
+};
+
+/* ---- The stream's input: the end of the stream as a cut-short request --- */
+
+#define SNODO_TYPE_HTTP_INPUT_STREAM (snodo_http_input_stream_get_type ())
+G_DECLARE_FINAL_TYPE (SnodoHttpInputStream, snodo_http_input_stream, SNODO, HTTP_INPUT_STREAM, GFilterInputStream)
+
+struct _SnodoHttpInputStream
+{
+  GFilterInputStream parent_instance;
+
+  /* The connection's record, until it goes (then NULL). */
+  Connection        *connection;
+  /* libsoup before 3.3: the end of the stream between two requests reads
+   * first as a newline. */
+  guint              eof_as_newline : 1;
+  /* The newline was read. */
+  guint              gave_newline : 1;
+};
+
+static void snodo_http_input_stream_pollable_init (GPollableInputStreamInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (SnodoHttpInputStream, snodo_http_input_stream, G_TYPE_FILTER_INPUT_STREAM,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_POLLABLE_INPUT_STREAM,
+                                                      snodo_http_input_stream_pollable_init))
+
+static gssize
+snodo_http_input_stream_filter (SnodoHttpInputStream *self,
+                                gssize                n,
+                                void                 *buffer,
+                                gsize                 count)
+{
+  Connection *connection = self->connection;
+
+  if (connection == NULL)
+    return n;
+  if (n > 0)
+    {
+      connection->between_requests = FALSE;
+      return n;
+    }
+  if (n == 0 && count > 0 && self->eof_as_newline && !self->gave_newline && connection->between_requests)
+    {
+      /* Whatever libsoup answers to the newline must not reach a client
+       * that only half-closed its end: nothing is owed to it. */
+      g_socket_shutdown (connection->socket, FALSE, TRUE, NULL);
+      self->gave_newline = TRUE;
+      ((char *) buffer)[0] = '\n';
+      return 1;
+    }
+  return n;
+}
+
+static GInputStream *
+snodo_http_input_stream_get_base (gpointer stream)
+{
+  return g_filter_input_stream_get_base_stream (G_FILTER_INPUT_STREAM (stream));
+}
+
+static gssize
+snodo_http_input_stream_read (GInputStream  *stream,
+                              void          *buffer,
+                              gsize          count,
+                              GCancellable  *cancellable,
+                              GError       **error)
+{
+  gssize n = g_input_stream_read (snodo_http_input_stream_get_base (stream), buffer, count, cancellable, error);
+
+  return snodo_http_input_stream_filter (SNODO_HTTP_INPUT_STREAM (stream), n, buffer, count);
+}
+
+static gboolean
+snodo_http_input_stream_can_poll (GPollableInputStream *stream)
+{
+  GInputStream *base = snodo_http_input_stream_get_base (stream);
+
+  return G_IS_POLLABLE_INPUT_STREAM (base) && g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (base));
+}
+
+static gboolean
+snodo_http_input_stream_is_readable (GPollableInputStream *stream)
+{
+  return g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream)));
+}
+
+/* The base stream's own source, not one wrapped around it: libsoup wraps
+ * it in its own already, and every level of nesting costs the main loop
+ * wakeups each time the source is dispatched or destroyed. (Its callback
+ * would get the base stream; libsoup never sets one on it.) */
+static GSource *
+snodo_http_input_stream_create_source (GPollableInputStream *stream,
+                                       GCancellable         *cancellable)
+{
+  GPollableInputStream *base = G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream));
+
+  return g_pollable_input_stream_create_source (base, cancellable);
+}
+
+static gssize
+snodo_http_input_stream_read_nonblocking (GPollableInputStream  *stream,
+                                          void                  *buffer,
+                                          gsize                  count,
+                                          GError               **error)
+{
+  GPollableInputStream *base = G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream));
+  gssize n = g_pollable_input_stream_read_nonblocking (base, buffer, count, NULL, error);
+
+  return snodo_http_input_stream_filter (SNODO_HTTP_INPUT_STREAM (stream), n, buffer, count);
+}
+
+static void
+snodo_http_input_stream_pollable_init (GPollableInputStreamInterface *iface)
+{
+  iface->can_poll = snodo_http_input_stream_can_poll;
+  iface->is_readable = snodo_http_input_stream_is_readable;
+  iface->create_source = snodo_http_input_stream_create_source;
+  iface->read_nonblocking = snodo_http_input_stream_read_nonblocking;
+}
+
+static void
+snodo_http_input_stream_class_init (SnodoHttpInputStreamClass *klass)
+{
+  GInputStreamClass *input_class = G_INPUT_STREAM_CLASS (klass);
+
+  input_class->read_fn = snodo_http_input_stream_read;
+}
+
+static void
+snodo_http_input_stream_init (SnodoHttpInputStream *self)
+{
+}
+
+/* ---- The stream's output: a response's headers leave with its body ------ */
+
+/*
+ * libsoup writes a response's header block and its body in two writes, so
+ * every answer took two send() calls and two packets (the sockets have
+ * TCP_NODELAY), and woke the client twice. The header block of a response
+ * whose body follows (a Content-Length above 0: libsoup has the whole body
+ * before it writes the headers) is held back and leaves in one sendmsg()
+ * with the body's first bytes. Anything else goes straight through; a
+ * flush sends what is held.
+ */
+
+#define SNODO_TYPE_HTTP_OUTPUT_STREAM (snodo_http_output_stream_get_type ())
+G_DECLARE_FINAL_TYPE (SnodoHttpOutputStream, snodo_http_output_stream, SNODO, HTTP_OUTPUT_STREAM, GFilterOutputStream)
+
+struct _SnodoHttpOutputStream
+{
+  GFilterOutputStream  parent_instance;
+
+  /* A header block waiting for its body (owned; empty when none). */
+  GByteArray          *held;
+};
+
+static void snodo_http_output_stream_pollable_init (GPollableOutputStreamInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (SnodoHttpOutputStream, snodo_http_output_stream, G_TYPE_FILTER_OUTPUT_STREAM,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_POLLABLE_OUTPUT_STREAM,
+                                                      snodo_http_output_stream_pollable_init))
+
+static GOutputStream *
+snodo_http_output_stream_get_base (gpointer stream)
+{
+  return g_filter_output_stream_get_base_stream (G_FILTER_OUTPUT_STREAM (stream));
+}
+
+/* Whether @data is a response's whole header block announcing a body. */
+static gboolean
+is_header_block_with_body (const char *data,
+                           gsize       len)
+{
+  static const char length[] = "\r\nContent-Length: ";
+  const char *p;
+
+  if (len < 16 || memcmp (data, "HTTP/1.", 7) != 0 || memcmp (data + len - 4, "\r\n\r\n", 4) != 0)
+    return FALSE;
+  p = g_strstr_len (data, len, length);
+  return p != NULL && p[sizeof length - 1] >= '1' && p[sizeof length - 1] <= '9';
+}
+
+static gssize
+snodo_http_output_stream_write_nonblocking (GPollableOutputStream  *stream,
+                                            const void             *buffer,
+                                            gsize                   count,
+                                            GError                **error)
+{
+  SnodoHttpOutputStream *self = SNODO_HTTP_OUTPUT_STREAM (stream);
+  GPollableOutputStream *base = G_POLLABLE_OUTPUT_STREAM (snodo_http_output_stream_get_base (stream));
+  GOutputVector vectors[2];
+  GPollableReturn result;
+  gsize written = 0;
+
+  if (self->held->len == 0)
+    {
+      if (is_header_block_with_body (buffer, count))
+        {
+          g_byte_array_append (self->held, buffer, count);
+          return count;
+        }
+      return g_pollable_output_stream_write_nonblocking (base, buffer, count, NULL, error);
+    }
+
+  vectors[0].buffer = self->held->data;
+  vectors[0].size = self->held->len;
+  vectors[1].buffer = buffer;
+  vectors[1].size = count;
+  result = g_pollable_output_stream_writev_nonblocking (base, vectors, G_N_ELEMENTS (vectors), &written,
+                                                        NULL, error);
+  if (result == G_POLLABLE_RETURN_FAILED)
+    return -1;
+  if (result == G_POLLABLE_RETURN_OK && written > self->held->len)
+    {
+      written -= self->held->len;
+      g_byte_array_set_size (self->held, 0);
+      return written;
+    }
+  /* Not even past the headers: libsoup waits until the socket is writable
+   * and writes the body again. */
+  if (result == G_POLLABLE_RETURN_OK)
+    g_byte_array_remove_range (self->held, 0, written);
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK, g_strerror (EAGAIN));
+  return -1;
+}
+
+static gssize
+snodo_http_output_stream_write (GOutputStream  *stream,
+                                const void     *buffer,
+                                gsize           count,
+                                GCancellable   *cancellable,
+                                GError        **error)
+{
+  SnodoHttpOutputStream *self = SNODO_HTTP_OUTPUT_STREAM (stream);
+  GOutputStream *base = snodo_http_output_stream_get_base (stream);
+
+  if (self->held->len > 0)
+    {
+      if (!g_output_stream_write_all (base, self->held->data, self->held->len, NULL, cancellable, error))
+        return -1;
+      g_byte_array_set_size (self->held, 0);
+    }
+  return g_output_stream_write (base, buffer, count, cancellable, error);
+}
+
+/* Sends what is held without blocking the main loop: a client that does
+ * not read loses its response. */
+static gboolean
+snodo_http_output_stream_flush (GOutputStream  *stream,
+                                GCancellable   *cancellable,
+                                GError        **error)
+{
+  SnodoHttpOutputStream *self = SNODO_HTTP_OUTPUT_STREAM (stream);
+  GOutputStream *base = snodo_http_output_stream_get_base (stream);
+
+  while (self->held->len > 0)
+    {
+      gssize n = g_pollable_output_stream_write_nonblocking (G_POLLABLE_OUTPUT_STREAM (base), self->held->data,
+                                                             self->held->len, cancellable, error);
+
+      if (n < 0)
+        return FALSE;
+      g_byte_array_remove_range (self->held, 0, n);
+    }
+  return g_output_stream_flush (base, cancellable, error);
+}
+
+static gboolean
+snodo_http_output_stream_can_poll (GPollableOutputStream *stream)
+{
+  GOutputStream *base = snodo_http_output_stream_get_base (stream);
+
+  return G_IS_POLLABLE_OUTPUT_STREAM (base) && g_pollable_output_stream_can_poll (G_POLLABLE_OUTPUT_STREAM (base));
+}
+
+static gboolean
+snodo_http_output_stream_is_writable (GPollableOutputStream *stream)
+{
+  return g_pollable_output_stream_is_writable (G_POLLABLE_OUTPUT_STREAM (snodo_http_output_stream_get_base (stream)));
+}
+
+/* The base's own source, as for the input. */
+static GSource *
+snodo_http_output_stream_create_source (GPollableOutputStream *stream,
+                                        GCancellable          *cancellable)
+{
+  GPollableOutputStream *base = G_POLLABLE_OUTPUT_STREAM (snodo_http_output_stream_get_base (stream));
+
+  return g_pollable_output_stream_create_source (base, cancellable);
+}
+
+static void
+snodo_http_output_stream_pollable_init (GPollableOutputStreamInterface *iface)
+{
+  iface->can_poll = snodo_http_output_stream_can_poll;
+  iface->is_writable = snodo_http_output_stream_is_writable;
+  iface->create_source = snodo_http_output_stream_create_source;
+  iface->write_nonblocking = snodo_http_output_stream_write_nonblocking;
+}
+
+static void
+snodo_http_output_stream_finalize (GObject *object)
+{
+  SnodoHttpOutputStream *self = SNODO_HTTP_OUTPUT_STREAM (object);
+
+  g_clear_pointer (&self->held, g_byte_array_unref);
+
+  G_OBJECT_CLASS (snodo_http_output_stream_parent_class)->finalize (object);
+}
+
+static void
+snodo_http_output_stream_class_init (SnodoHttpOutputStreamClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GOutputStreamClass *output_class = G_OUTPUT_STREAM_CLASS (klass);
+
+  object_class->finalize = snodo_http_output_stream_finalize;
+  output_class->write_fn = snodo_http_output_stream_write;
+  output_class->flush = snodo_http_output_stream_flush;
+}
+
+static void
+snodo_http_output_stream_init (SnodoHttpOutputStream *self)
+{
+  self->held = g_byte_array_new ();
+}
+
+/* ---- The stream libsoup gets: closing it closes the connection ---------- */
+
+#define SNODO_TYPE_HTTP_STREAM (snodo_http_stream_get_type ())
+G_DECLARE_FINAL_TYPE (SnodoHttpStream, snodo_http_stream, SNODO, HTTP_STREAM, GIOStream)
+
+struct _SnodoHttpStream
+{
+  GIOStream     parent_instance;
+
+  /* The accepted GSocketConnection (owned). */
+  GIOStream    *base;
+  /* A SnodoHttpInputStream over the base's input (owned). */
+  GInputStream *input;
+  /* A SnodoHttpOutputStream over the base's output (owned). */
+  GOutputStream *output;
+  /* The transport's record of the connection, until the stream is closed
+   * or the listener goes (then NULL). */
+  Connection   *connection;
+};
+
+G_DEFINE_FINAL_TYPE (SnodoHttpStream, snodo_http_stream, G_TYPE_IO_STREAM)
+
+static void connection_closed (Connection *connection);
+
+static GInputStream *
+snodo_http_stream_get_input_stream (GIOStream *stream)
+{
+  return SNODO_HTTP_STREAM (stream)->input;
+}
+
+static GOutputStream *
+snodo_http_stream_get_output_stream (GIOStream *stream)
+{
+  return SNODO_HTTP_STREAM (stream)->output;
+}
+
+/* libsoup closes the stream when it is done with the connection; it does
+ * so on the server's context. */
+static gboolean
+snodo_http_stream_close (GIOStream     *stream,
+                         GCancellable  *cancellable,
+                         GError       **error)
+{
+  SnodoHttpStream *self = SNODO_HTTP_STREAM (stream);
+  Connection *connection = g_steal_pointer (&self->connection);
+
+  if (connection != NULL)
+    connection_closed (connection);
+  return g_io_stream_close (self->base, cancellable, error);
+}
+
+static void
+snodo_http_stream_finalize (GObject *object)
+{
+  SnodoHttpStream *self = SNODO_HTTP_STREAM (object);
+
+  g_clear_object (&self->input);
+  g_clear_object (&self->output);
+  g_clear_object (&self->base);
+
+  G_OBJECT_CLASS (snodo_http_stream_parent_class)->finalize (object);
+}
+
+static void
+snodo_http_stream_class_init (SnodoHttpStreamClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GIOStreamClass *stream_class = G_IO_STREAM_CLASS (klass);
+
+  object_class->finalize = snodo_http_stream_finalize;
+  stream_class->get_input_stream = snodo_http_stream_get_input_stream;
+  stream_class->get_output_stream = snodo_http_stream_get_output_stream;
+  stream_class->close_fn = snodo_http_stream_close;
+}
+
+static void
+snodo_http_stream_init (SnodoHttpStream *self)
+{
+}
+
+static SnodoHttpStream *
+snodo_http_stream_new (GIOStream *base,
+                       gboolean   eof_as_newline)
+{
+  SnodoHttpStream *self = g_object_new (SNODO_TYPE_HTTP_STREAM, NULL);
+  SnodoHttpInputStream *input = g_object_new (SNODO_TYPE_HTTP_INPUT_STREAM,
+                                              "base-stream", g_io_stream_get_input_stream (base),
+                                              "close-base-stream", FALSE,
+                                              NULL);
+
+  input->eof_as_newline = eof_as_newline;
+  self->base = g_object_ref (base);
+  self->input = G_INPUT_STREAM (input);
+  self->output = g_object_new (SNODO_TYPE_HTTP_OUTPUT_STREAM,
+                               "base-stream", g_io_stream_get_output_stream (base),
+                               "close-base-stream", FALSE,
+                               NULL);
+  return self;
+}
+
+/* ---- The listener -------------------------------------------------------- */
+
+struct _SnodoHttpListener
+{
+  /* Owned; the server the connections are handed to. */
+  SoupServer   *soup;
+  /* The context everything happens in (owned). */
+  GMainContext *context;
+  /* The listening socket (owned), NULL before listen_loopback(). */
+  GSocket      *socket;
+  /* libsoup's own listener: a socket pair, of which no end ever speaks. */
+  GSocket      *placeholder[2];
+  /* Watches the listening socket while accepting, or NULL. */
+  GSource      *accept_source;
+  /* Waits after a failed accept, or NULL. */
+  GSource      *retry_source;
+  /* Closes idle connections while there are connections, or NULL. */
+  GSource      *sweep_source;
+  /* remote address -> Connection (owned). */
+  GHashTable   *connections;
+  guint         idle_timeout;
+  guint         max_connections;
+  gulong        request_started_id;
+  gulong        request_finished_id;
+  gulong        request_aborted_id;
+  /* The end of the stream reads as a newline first (libsoup < 3.3). */
+  guint         eof_as_newline : 1;
+  /* stop() was called: accept no more. */
+  guint         stopped : 1;
+};
+
+static void snodo_http_listener_arm_accept (SnodoHttpListener *self);
+static gboolean snodo_http_listener_retry_cb (gpointer user_data);
+
+static void
+connection_free (gpointer data)
+{
+  Connection *connection = data;
+
+  if (connection->stream != NULL)
+    {
+      connection->stream->connection = NULL;
+      SNODO_HTTP_INPUT_STREAM (connection->stream->input)->connection = NULL;
+      g_clear_object (&connection->stream);
+    }
+  g_clear_object (&connection->socket);
+  g_clear_object (&connection->remote);
+  g_free (connection);
+}
+
+/* Shuts the socket down; libsoup reads the end of the stream, drops the
+ * connection and closes its stream. */
+static void
+connection_shut (Connection *connection)
+{
+  if (connection->closing)
+    return;
+  connection->closing = TRUE;
+  g_socket_shutdown (connection->socket, TRUE, TRUE, NULL);
+}
+
+/* From the stream's close: libsoup is done with the connection. */
+static void
+connection_closed (Connection *connection)
+{
+  SnodoHttpListener *self = connection->listener;
+
+  connection->stream = NULL;
+  g_hash_table_remove (self->connections, connection->remote);
+  /* There is room again (and a descriptor free). */
+  if (self->retry_source != NULL && g_hash_table_size (self->connections) < self->max_connections)
+    g_clear_pointer (&self->retry_source, snodo_source_destroy_and_unref);
+  snodo_http_listener_arm_accept (self);
+}
+
+static Connection *
+snodo_http_listener_lookup (SnodoHttpListener *self,
+                            SoupServerMessage *msg)
+{
+  GSocketAddress *remote = soup_server_message_get_remote_address (msg);
+
+  return remote != NULL ? g_hash_table_lookup (self->connections, remote) : NULL;
+}
+
+static void
+snodo_http_listener_request_ended_cb (SoupServer        *soup,
+                                      SoupServerMessage *msg,
+                                      gpointer           user_data)
+{
+  Connection *connection = snodo_http_listener_lookup (user_data, msg);
+
+  if (connection != NULL)
+    connection->between_requests = TRUE;
+}
+
+static void
+snodo_http_listener_request_started_cb (SoupServer        *soup,
+                                        SoupServerMessage *msg,
+                                        gpointer           user_data)
+{
+  Connection *connection = snodo_http_listener_lookup (user_data, msg);
+
+  if (connection != NULL)
+    connection->last_active = g_get_monotonic_time ();
+}
+
+/* Closes the connections idle for idle-timeout seconds. */
+static gboolean
+snodo_http_listener_sweep_cb (gpointer user_data)
+{
+  SnodoHttpListener *self = user_data;
+  gint64 limit = g_get_monotonic_time () - (gint64) self->idle_timeout * G_USEC_PER_SEC;
+  GHashTableIter iter;
+  gpointer value;
+
+  if (g_hash_table_size (self->connections) == 0)
+    {
+      g_clear_pointer (&self->sweep_source, g_source_unref);
+      return G_SOURCE_REMOVE;
+    }
+
+  g_hash_table_iter_init (&iter, self->connections);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Connection *connection = value;
+
+      if (connection->n_held == 0 && connection->last_active < limit)
+        connection_shut (connection);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+snodo_http_listener_arm_sweep (SnodoHttpListener *self)
+{
+  guint interval;
+
+  if (self->sweep_source != NULL || self->idle_timeout == 0 || g_hash_table_size (self->connections) == 0)
+    return;
+  /* Idle connections close between one and one and a quarter timeouts
+   * after their last request, at most 15 s late. */
+  interval = CLAMP (self->idle_timeout * 250, 100, 15000);
+  self->sweep_source = g_timeout_source_new (interval);
+  g_source_set_static_name (self->sweep_source, "[snodo] http idle connections");
+  g_source_set_callback (self->sweep_source, snodo_http_listener_sweep_cb, self, NULL);
+  g_source_attach (self->sweep_source, self->context);
+}
+
+/* At max-connections: shuts the connection idle the longest, if one has
+ * been idle a while, to make room for the clients waiting in the
+ * backlog. */
+static void
+snodo_http_listener_reclaim (SnodoHttpListener *self)
+{
+  gint64 limit = g_get_monotonic_time () - RECLAIM_MIN_IDLE_USEC;
+  Connection *oldest = NULL;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->connections);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Connection *connection = value;
+
+      if (connection->closing)
+        return;   /* room is already being made */
+      if (connection->n_held == 0 && connection->last_active < limit &&
+          (oldest == NULL || connection->last_active < oldest->last_active))
+        oldest = connection;
+    }
+  if (oldest != NULL)
+    connection_shut (oldest);
+}
+
+static gboolean
+snodo_http_listener_accept_one (SnodoHttpListener *self,
+                                GSocket           *socket)
+{
+  g_autoptr(GSocketConnection) base = NULL;
+  g_autoptr(GSocketAddress) local = NULL;
+  g_autoptr(GError) error = NULL;
+  Connection *connection;
+  gboolean accepted;
+
+  local = g_socket_get_local_address (socket, NULL);
+  connection = g_new0 (Connection, 1);
+  connection->listener = self;
+  connection->socket = g_object_ref (socket);
+  connection->remote = g_socket_get_remote_address (socket, NULL);
+  if (local == NULL || connection->remote == NULL)
+    {
+      /* The client is already gone. */
+      g_socket_close (socket, NULL);
+      connection_free (connection);
+      return FALSE;
+    }
+#ifdef G_OS_UNIX
+  g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, TRUE, NULL);
+#endif
+  base = g_socket_connection_factory_create_connection (socket);
+  connection->stream = snodo_http_stream_new (G_IO_STREAM (base), self->eof_as_newline);
+  connection->stream->connection = connection;
+  SNODO_HTTP_INPUT_STREAM (connection->stream->input)->connection = connection;
+  connection->between_requests = TRUE;
+  connection->last_active = g_get_monotonic_time ();
+  g_hash_table_insert (self->connections, connection->remote, connection);
+
+  /* libsoup reads the first request at once; the stream's close removes
+   * the connection again. */
+  g_main_context_push_thread_default (self->context);
+  accepted = soup_server_accept_iostream (self->soup, G_IO_STREAM (connection->stream), local, connection->remote,
+                                          &error);
+  g_main_context_pop_thread_default (self->context);
+  if (!accepted)
+    {
+      g_debug ("libsoup refused a connection: %s", error->message);
+      g_io_stream_close (G_IO_STREAM (connection->stream), NULL, NULL);
+    }
+  return TRUE;
+}
+
+static gboolean
+snodo_http_listener_retry_cb (gpointer user_data)
+{
+  SnodoHttpListener *self = user_data;
+
+  g_clear_pointer (&self->retry_source, g_source_unref);
+  snodo_http_listener_arm_accept (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* From the accept callback: stops watching the listening socket, and
+ * looks again after @ms milliseconds. */
+static void
+snodo_http_listener_retry_later (SnodoHttpListener *self,
+                                 guint              ms)
+{
+  g_clear_pointer (&self->accept_source, g_source_unref);
+  g_clear_pointer (&self->retry_source, snodo_source_destroy_and_unref);
+  self->retry_source = g_timeout_source_new (ms);
+  g_source_set_static_name (self->retry_source, "[snodo] http accept retry");
+  g_source_set_callback (self->retry_source, snodo_http_listener_retry_cb, self, NULL);
+  g_source_attach (self->retry_source, self->context);
+}
+
+static gboolean
+snodo_http_listener_accept_cb (GSocket      *listening,
+                               GIOCondition  condition,
+                               gpointer      user_data)
+{
+  SnodoHttpListener *self = user_data;
+
+  for (guint i = 0; i < ACCEPT_BATCH; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GSocket) socket = NULL;
+
+      if (g_hash_table_size (self->connections) >= self->max_connections)
+        {
+          /* Clients wait in the backlog until a connection closes, or
+           * until one has been idle long enough to make room. */
+          snodo_http_listener_reclaim (self);
+          snodo_http_listener_retry_later (self, RECLAIM_RETRY_MS);
+          return G_SOURCE_REMOVE;
+        }
+
+      socket = g_socket_accept (listening, NULL, &error);
+      if (socket == NULL)
+        {
+          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+            break;
+          /* Out of file descriptors, most likely: try again shortly,
+           * rather than at once and for ever. */
+          g_debug ("Could not accept an HTTP connection: %s", error->message);
+          snodo_http_listener_retry_later (self, ACCEPT_RETRY_MS);
+          return G_SOURCE_REMOVE;
+        }
+      snodo_http_listener_accept_one (self, socket);
+    }
+  snodo_http_listener_arm_sweep (self);
+  return G_SOURCE_CONTINUE;
+}
+
+/* Watches the listening socket, unless it is watched already, or
+ * accepting waits (stopped, or a retry is due). */
+static void
+snodo_http_listener_arm_accept (SnodoHttpListener *self)
+{
+  if (self->socket == NULL || self->stopped || self->accept_source != NULL || self->retry_source != NULL)
+    return;
+  self->accept_source = g_socket_create_source (self->socket, G_IO_IN, NULL);
+  g_source_set_static_name (self->accept_source, "[snodo] http accept");
+  g_source_set_callback (self->accept_source, G_SOURCE_FUNC (snodo_http_listener_accept_cb), self, NULL);
+  g_source_attach (self->accept_source, self->context);
+}
+
+SnodoHttpListener *
+snodo_http_listener_new (SoupServer   *soup,
+                         GMainContext *context)
+{
+  SnodoHttpListener *self = g_new0 (SnodoHttpListener, 1);
+
+  self->soup = g_object_ref (soup);
+  self->context = g_main_context_ref (context);
+  self->connections = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, connection_free);
+  self->idle_timeout = 60;
+  self->max_connections = 1024;
+  self->eof_as_newline = soup_get_major_version () == 3 && soup_get_minor_version () < 3;
+  self->request_started_id = g_signal_connect (soup, "request-started",
+                                               G_CALLBACK (snodo_http_listener_request_started_cb), self);
+  self->request_finished_id = g_signal_connect (soup, "request-finished",
+                                                G_CALLBACK (snodo_http_listener_request_ended_cb), self);
+  self->request_aborted_id = g_signal_connect (soup, "request-aborted",
+                                               G_CALLBACK (snodo_http_listener_request_ended_cb), self);
+  return self;
+}
+
+/* Gives libsoup a listener that never has a connection: libsoup keeps a
+ * connection alive only while it has a listener. */
+static gboolean
+snodo_http_listener_add_placeholder (SnodoHttpListener  *self,
+                                     GError            **error)
+{
+#ifdef G_OS_UNIX
+  int fds[2];
+
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    {
+      int saved = errno;
+
+      g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (saved), g_strerror (saved));
+      return FALSE;
+    }
+  self->placeholder[0] = g_socket_new_from_fd (fds[0], error);
+  if (self->placeholder[0] == NULL)
+    {
+      close (fds[0]);
+      close (fds[1]);
+      return FALSE;
+    }
+  self->placeholder[1] = g_socket_new_from_fd (fds[1], error);
+  if (self->placeholder[1] == NULL)
+    {
+      close (fds[1]);
+      return FALSE;
+    }
+  return soup_server_listen_socket (self->soup, self->placeholder[0], 0, error);
+#else
+  /* Elsewhere libsoup accepts on the listening socket itself; connections
+   * then close after each request (see the transport's handler). */
+  return soup_server_listen_socket (self->soup, self->socket, 0, error);
+#endif
+}
+
+gboolean
+snodo_http_listener_listen_loopback (SnodoHttpListener  *self,
+                                     guint16             port,
+                                     guint16            *out_port,
+                                     GError            **error)
+{
+  g_autoptr(GSocketAddress) address = NULL;
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GSocket) socket = NULL;
+
+  g_return_val_if_fail (self->socket == NULL, FALSE);
+
+  address = g_inet_socket_address_new_from_string ("127.0.0.1", port);
+  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
+  if (socket == NULL || !g_socket_bind (socket, address, TRUE, error))
+    return FALSE;
+  g_socket_set_listen_backlog (socket, SNODO_HTTP_LISTEN_BACKLOG);
+  if (!g_socket_listen (socket, error))
+    return FALSE;
+  g_socket_set_blocking (socket, FALSE);
+  bound = g_socket_get_local_address (socket, error);
+  if (bound == NULL)
+    return FALSE;
+
+  self->socket = g_steal_pointer (&socket);
+  if (!snodo_http_listener_add_placeholder (self, error))
+    {
+      g_clear_object (&self->socket);
+      return FALSE;
+    }
+#ifdef G_OS_UNIX
+  snodo_http_listener_arm_accept (self);
+#endif
+  if (out_port != NULL)
+    *out_port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  return TRUE;
+}
+
+void
+snodo_http_listener_set_idle_timeout (SnodoHttpListener *self,
+                                      guint              seconds)
+{
+  self->idle_timeout = seconds;
+  g_clear_pointer (&self->sweep_source, snodo_source_destroy_and_unref);
+  snodo_http_listener_arm_sweep (self);
+}
+
+void
+snodo_http_listener_set_max_connections (SnodoHttpListener *self,
+                                         guint              max_connections)
+{
+  self->max_connections = MAX (max_connections, 1);
+  snodo_http_listener_arm_accept (self);
+}
+
+/* The socket of @msg's connection, or NULL. */
+GSocket *
+snodo_http_listener_get_socket (SnodoHttpListener *self,
+                                SoupServerMessage *msg)
+{
+  Connection *connection = snodo_http_listener_lookup (self, msg);
+
+  if (connection != NULL)
+    return connection->socket;
+  return soup_server_message_get_socket (msg);
+}
+
+/* An exchange on @msg's connection is in progress: the connection is not
+ * idle until the matching release(). */
+void
+snodo_http_listener_hold (SnodoHttpListener *self,
+                          SoupServerMessage *msg)
+{
+  Connection *connection = snodo_http_listener_lookup (self, msg);
+
+  if (connection != NULL)
+    connection->n_held++;
+}
+
+void
+snodo_http_listener_release (SnodoHttpListener *self,
+                             SoupServerMessage *msg)
+{
+  Connection *connection = snodo_http_listener_lookup (self, msg);
+
+  if (connection != NULL && connection->n_held > 0)
+    {
+      connection->n_held--;
+      connection->last_active = g_get_monotonic_time ();
+    }
+}
+
+guint
+snodo_http_listener_get_n_connections (SnodoHttpListener *self)
+{
+  return g_hash_table_size (self->connections);
+}
+
+/* Accepts no more and closes the listening socket. The connections stay
+ * until libsoup drops them (soup_server_disconnect()). */
+void
+snodo_http_listener_stop (SnodoHttpListener *self)
+{
+  self->stopped = TRUE;
+  g_clear_pointer (&self->accept_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->retry_source, snodo_source_destroy_and_unref);
+  if (self->socket != NULL)
+    g_socket_close (self->socket, NULL);
+}
+
+void
+snodo_http_listener_free (SnodoHttpListener *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  snodo_http_listener_stop (self);
+  g_clear_pointer (&self->sweep_source, snodo_source_destroy_and_unref);
+  g_clear_signal_handler (&self->request_started_id, self->soup);
+  g_clear_signal_handler (&self->request_finished_id, self->soup);
+  g_clear_signal_handler (&self->request_aborted_id, self->soup);
+  /* Whatever libsoup still holds is shut, so that it ends. */
+  g_hash_table_iter_init (&iter, self->connections);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    connection_shut (value);
+  g_hash_table_unref (self->connections);
+  g_clear_object (&self->placeholder[0]);
+  g_clear_object (&self->placeholder[1]);
+  g_clear_object (&self->socket);
+  g_clear_object (&self->soup);
+  g_main_context_unref (self->context);
+  g_free (self);
+}
