@@ -517,7 +517,8 @@ snodo_invocation_deadline_cb (GObject *target)
   if (self->work != NULL)
     cancellable = g_object_ref (snodo_work_get_cancellable (self->work));
   line = snodo_dialect_encode_error (self->dialect, self->id, SNODO_RPC_ERROR_INTERNAL_ERROR, message, NULL);
-  snodo_invocation_send (g_object_ref (self), line);
+  /* Unless the client cancelled it already: then it gets no answer. */
+  snodo_invocation_finish (g_object_ref (self), line);
   if (cancellable != NULL)
     g_cancellable_cancel (cancellable);
 }

@@ -164,6 +164,28 @@ test_deadline (void)
 }
 
 static void
+test_deadline_after_cancel (void)
+{
+  TestProcess *server = spawn_faulty ("--handler-timeout", "300", NULL);
+  g_autoptr(JsonNode) next = NULL;
+
+  g_test_summary ("A request the client cancelled gets no answer, not even when its deadline passes");
+
+  test_process_initialize (server, "2025-11-25");
+  send_call (server, 1, "hang", "{}");
+  test_process_send (server, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                             "\"params\":{\"requestId\":1,\"reason\":\"test\"}}");
+  /* Past the deadline, then the next message must be the echo's answer. */
+  g_usleep (800 * G_TIME_SPAN_MILLISECOND);
+  send_call (server, 2, "echo", "{\"text\":\"after\"}");
+  next = test_process_read (server, ANSWER_TIMEOUT);
+  g_assert_nonnull (next);
+  g_assert_cmpint (test_message_get_id (next), ==, 2);
+  assert_clean_exit (server, ANSWER_TIMEOUT);
+  test_process_free (server);
+}
+
+static void
 test_tool_deadline (void)
 {
   TestProcess *server = spawn_faulty (NULL);
@@ -232,6 +254,7 @@ main (int   argc,
   g_test_add_func ("/snodo/handlers/bad-answer", test_bad_answer);
   g_test_add_func ("/snodo/handlers/deadline", test_deadline);
   g_test_add_func ("/snodo/handlers/tool-deadline", test_tool_deadline);
+  g_test_add_func ("/snodo/handlers/deadline-after-cancel", test_deadline_after_cancel);
   g_test_add_data_func ("/snodo/handlers/eof-after-cancel/async", "hang", test_eof_after_cancel);
   g_test_add_data_func ("/snodo/handlers/eof-after-cancel/thread", "block", test_eof_after_cancel);
   g_test_add_func ("/snodo/handlers/eof-waits-for-live-work", test_eof_waits_for_live_work);
