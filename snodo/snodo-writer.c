@@ -16,6 +16,8 @@
 #ifdef G_OS_UNIX
 # include <limits.h>
 # include <poll.h>
+# include <pthread.h>
+# include <signal.h>
 # include <sys/socket.h>
 # include <sys/stat.h>
 # include <sys/uio.h>
@@ -89,6 +91,9 @@ struct _SnodoWriter
   SnodoFdKind      fd_kind;
   /* pwritev2() takes RWF_NOWAIT for fd (until it says otherwise). */
   gboolean         fd_nowait;
+  /* SIGPIPE kills the process (its default): writes on the context keep
+   * it from the process (see SigpipeGuard). */
+  gboolean         fd_guard_sigpipe;
 #endif
 };
 
@@ -254,13 +259,92 @@ snodo_fd_read_nonblocking (int           fd,
     }
 }
 
+/*
+ * A library must not change how its process handles signals, yet a write to
+ * a pipe or socket whose reader is gone raises SIGPIPE, which kills a
+ * program that left it at its default (a C or GJS program: Python ignores
+ * it). So while SIGPIPE has its default disposition, a write on the
+ * context blocks it in the writing thread for the time of the write, and a
+ * SIGPIPE that write raised is taken back before it is unblocked: the
+ * write fails with EPIPE, an output error, and nothing else happens. The
+ * helper thread blocks it for good.
+ */
+typedef struct
+{
+  sigset_t old_mask;
+  gboolean was_pending;
+} SigpipeGuard;
+
+static gboolean
+snodo_sigpipe_is_default (void)
+{
+  struct sigaction action;
+
+  return sigaction (SIGPIPE, NULL, &action) == 0 && action.sa_handler == SIG_DFL;
+}
+
+static void
+snodo_sigpipe_guard_begin (SigpipeGuard *guard)
+{
+  sigset_t sigpipe, pending;
+
+  sigemptyset (&sigpipe);
+  sigaddset (&sigpipe, SIGPIPE);
+  guard->was_pending = sigpending (&pending) == 0 && sigismember (&pending, SIGPIPE);
+  pthread_sigmask (SIG_BLOCK, &sigpipe, &guard->old_mask);
+}
+
+static void
+snodo_sigpipe_guard_end (SigpipeGuard *guard,
+                         gboolean      raised)
+{
+  if (raised && !guard->was_pending)
+    {
+      static const struct timespec no_wait = { 0, 0 };
+      sigset_t sigpipe;
+
+      sigemptyset (&sigpipe);
+      sigaddset (&sigpipe, SIGPIPE);
+      while (sigtimedwait (&sigpipe, NULL, &no_wait) < 0 && errno == EINTR)
+        ;
+    }
+  pthread_sigmask (SIG_SETMASK, &guard->old_mask, NULL);
+}
+
+static gssize snodo_writer_fd_write_unguarded (SnodoWriter   *self,
+                                               const guint8  *data,
+                                               gsize          len,
+                                               GError       **error);
+
 /* Writes a part of @data to the writer's descriptor without blocking: the
- * bytes written, 0 if the device takes nothing now, -1 on error. */
+ * bytes written, 0 if the device takes nothing now, -1 on error. Never
+ * raises SIGPIPE in the process. */
 static gssize
 snodo_writer_fd_write (SnodoWriter   *self,
                        const guint8  *data,
                        gsize          len,
                        GError       **error)
+{
+  SigpipeGuard guard;
+  GError *local_error = NULL;
+  gssize n;
+
+  if (!self->fd_guard_sigpipe)
+    return snodo_writer_fd_write_unguarded (self, data, len, error);
+
+  snodo_sigpipe_guard_begin (&guard);
+  n = snodo_writer_fd_write_unguarded (self, data, len, &local_error);
+  snodo_sigpipe_guard_end (&guard, g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE));
+  if (local_error != NULL)
+    g_propagate_error (error, local_error);
+  return n;
+}
+
+static gssize
+snodo_writer_fd_write_unguarded (SnodoWriter   *self,
+                                 const guint8  *data,
+                                 gsize          len,
+                                 GError       **error)
 {
   for (;;)
     {
@@ -290,7 +374,7 @@ snodo_writer_fd_write (SnodoWriter   *self,
 #endif
 
       if (self->fd_kind == SNODO_FD_SOCKET)
-        n = send (self->fd, data, len, MSG_DONTWAIT);
+        n = send (self->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
       else
         {
           int ready = snodo_fd_poll_now (self->fd, POLLOUT);
@@ -456,6 +540,18 @@ snodo_writer_thread (gpointer data)
 {
   SnodoWriter *self = data;
 
+#ifdef G_OS_UNIX
+  {
+    /* A write to a reader that is gone fails with EPIPE here, without
+     * raising SIGPIPE in the process (see SigpipeGuard). */
+    sigset_t sigpipe;
+
+    sigemptyset (&sigpipe);
+    sigaddset (&sigpipe, SIGPIPE);
+    pthread_sigmask (SIG_BLOCK, &sigpipe, NULL);
+  }
+#endif
+
   for (;;)
     {
       g_autoptr(GPtrArray) lines = NULL;
@@ -526,6 +622,7 @@ snodo_writer_new (GOutputStream *stream,
       self->fd = g_unix_output_stream_get_fd (G_UNIX_OUTPUT_STREAM (stream));
       self->fd_kind = snodo_fd_get_kind (self->fd);
       self->fd_nowait = snodo_fd_nowait_enabled;
+      self->fd_guard_sigpipe = snodo_sigpipe_is_default ();
       if (self->fd_kind != SNODO_FD_OTHER)
         self->mode = WRITER_MODE_FD;
     }

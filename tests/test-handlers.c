@@ -244,6 +244,32 @@ test_eof_waits_for_live_work (void)
   test_process_free (server);
 }
 
+static void
+test_reader_gone (void)
+{
+  TestProcess *server = spawn_faulty (NULL);
+  g_autofree char *err = NULL;
+  int status;
+
+  g_test_summary ("A server that leaves SIGPIPE at its default survives a client that stops reading");
+
+  test_process_initialize (server, "2025-11-25");
+  test_process_close_stdout (server);
+  for (gint64 id = 1; id <= 3; id++)
+    {
+      g_autofree char *line = test_tool_call (id, "echo", "{\"text\":\"nobody reads this\"}");
+
+      test_process_send (server, line);
+    }
+  test_process_close_stdin (server);
+  status = test_process_wait (server, ANSWER_TIMEOUT);
+  err = test_process_dup_stderr (server);
+  g_test_message ("exit status %d; standard error: %s", status, err);
+  /* 141 would be SIGPIPE: the output error ends the transport instead. */
+  g_assert_cmpint (status, ==, 0);
+  test_process_free (server);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -258,6 +284,7 @@ main (int   argc,
   g_test_add_data_func ("/snodo/handlers/eof-after-cancel/async", "hang", test_eof_after_cancel);
   g_test_add_data_func ("/snodo/handlers/eof-after-cancel/thread", "block", test_eof_after_cancel);
   g_test_add_func ("/snodo/handlers/eof-waits-for-live-work", test_eof_waits_for_live_work);
+  g_test_add_func ("/snodo/handlers/reader-gone", test_reader_gone);
 
   return g_test_run ();
 }
