@@ -110,6 +110,11 @@ GBytes             *snodo_dialect_encode_error    (const SnodoDialect   *self,
                                                    const char           *message,
                                                    JsonNode             *data);
 
+/* What one connection (a stdio connection, an HTTP session, a listen
+ * request) may subscribe to: so many resource URIs, each at most so long. */
+#define SNODO_MAX_RESOURCE_SUBSCRIPTIONS 1000
+#define SNODO_MAX_SUBSCRIBED_URI_BYTES   8192
+
 #define SNODO_META_PROTOCOL_VERSION     "io.modelcontextprotocol/protocolVersion"
 #define SNODO_META_CLIENT_CAPABILITIES  "io.modelcontextprotocol/clientCapabilities"
 #define SNODO_META_CLIENT_INFO          "io.modelcontextprotocol/clientInfo"

@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "snodo-server.h"
 #include "snodo-invocation-private.h"
 #include "snodo-private.h"
@@ -161,7 +163,14 @@ snodo_server_method_subscriptions_listen (SnodoServer     *self,
 
               if (!JSON_NODE_HOLDS_VALUE (uri) || json_node_get_value_type (uri) != G_TYPE_STRING)
                 message = g_strdup (_("Invalid params: \"notifications.resourceSubscriptions\" must be an array of strings"));
+              else if (strlen (json_node_get_string (uri)) > SNODO_MAX_SUBSCRIBED_URI_BYTES)
+                message = g_strdup_printf (_("Invalid params: a subscribed URI is at most %u bytes long"),
+                                           SNODO_MAX_SUBSCRIBED_URI_BYTES);
             }
+          if (message == NULL && uris_node != NULL &&
+              json_array_get_length (json_node_get_array (uris_node)) > SNODO_MAX_RESOURCE_SUBSCRIPTIONS)
+            message = g_strdup_printf (_("Invalid params: a client may subscribe to at most %u resources"),
+                                       SNODO_MAX_RESOURCE_SUBSCRIPTIONS);
         }
     }
   if (message != NULL)

@@ -459,6 +459,44 @@ test_cancel (void)
 }
 
 static void
+test_subscription_limit (void)
+{
+  TestProcess *demo = spawn_demo (NULL);
+  g_autoptr(GString) lines = g_string_new (NULL);
+  g_autoptr(JsonNode) over = NULL;
+  g_autoptr(JsonNode) again = NULL;
+
+  g_test_summary ("One connection subscribes to at most 1000 resources; more is refused, the rest kept");
+
+  test_process_initialize (demo, "2025-11-25");
+  for (guint i = 0; i < 1000; i++)
+    g_string_append_printf (lines, "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"resources/subscribe\","
+                            "\"params\":{\"uri\":\"demo://r/%u\"}}\n", 100 + i, i);
+  test_process_send_bytes (demo, lines->str, lines->len);
+  for (guint i = 0; i < 1000; i++)
+    {
+      g_autoptr(JsonNode) answer = test_process_read (demo, ANSWER_TIMEOUT);
+
+      g_assert_nonnull (answer);
+      g_assert_cmpint (test_message_get_error_code (answer), ==, 0);
+    }
+  test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\","
+                           "\"params\":{\"uri\":\"demo://one-too-many\"}}");
+  over = test_process_read_id (demo, 2, ANSWER_TIMEOUT);
+  g_assert_nonnull (over);
+  g_assert_cmpint (test_message_get_error_code (over), ==, -32602);
+  /* One already kept may be subscribed again. */
+  test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/subscribe\","
+                           "\"params\":{\"uri\":\"demo://r/7\"}}");
+  again = test_process_read_id (demo, 3, ANSWER_TIMEOUT);
+  g_assert_nonnull (again);
+  g_assert_cmpint (test_message_get_error_code (again), ==, 0);
+  test_process_close_stdin (demo);
+  g_assert_cmpint (test_process_wait (demo, ANSWER_TIMEOUT), ==, 0);
+  test_process_free (demo);
+}
+
+static void
 test_handler_timeout (void)
 {
   TestProcess *demo = spawn_demo ("--handler-timeout", "200", NULL);
@@ -666,6 +704,7 @@ main (int   argc,
   g_test_add_func ("/snodo/demo/cancel", test_cancel);
   g_test_add_func ("/snodo/demo/overload", test_overload);
   g_test_add_func ("/snodo/demo/handler-timeout", test_handler_timeout);
+  g_test_add_func ("/snodo/demo/subscription-limit", test_subscription_limit);
   g_test_add_func ("/snodo/demo/options", test_options);
   g_test_add_func ("/snodo/demo/write-timeout", test_write_timeout);
   g_test_add_func ("/snodo/demo/output-closed", test_output_closed);
