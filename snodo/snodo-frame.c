@@ -105,6 +105,7 @@ snodo_frame_decode (const char *data,
   JsonNode *params;
   const char *problem;
   gboolean has_id;
+  gboolean is_response;
 
   g_return_if_fail (data != NULL || len == 0);
   g_return_if_fail (frame != NULL);
@@ -139,9 +140,20 @@ snodo_frame_decode (const char *data,
   id = json_object_get_member (object, "id");
   method = json_object_get_member (object, "method");
   has_id = id != NULL;
+  /* No method, and a result or an error: a response, never answered,
+   * however malformed (its id is the server's; an answer would reach the
+   * client's own request of that id). */
+  is_response = method == NULL &&
+                (json_object_has_member (object, "result") || json_object_has_member (object, "error"));
 
   if (has_id && !snodo_json_node_is_string (id) && !snodo_frame_is_integer (id))
     {
+      if (is_response)
+        {
+          frame->kind = SNODO_FRAME_DROP;
+          frame->error_message = g_strdup (_("Invalid response: \"id\" must be a string or an integer"));
+          return;
+        }
       snodo_frame_set_error (frame, SNODO_RPC_ERROR_INVALID_REQUEST,
                              g_strdup (_("Invalid request: \"id\" must be a string or an integer")));
       return;
@@ -152,6 +164,13 @@ snodo_frame_decode (const char *data,
     {
       char *message = g_strdup_printf (_("Invalid request: %s"), problem);
 
+      if (is_response)
+        {
+          frame->kind = SNODO_FRAME_DROP;
+          frame->error_message = g_strdup_printf (_("Invalid response: %s"), problem);
+          g_free (message);
+          return;
+        }
       if (!has_id && method != NULL)
         {
           /* A notification, however malformed, is never answered; the

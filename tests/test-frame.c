@@ -227,7 +227,6 @@ test_bad_id (void)
     { "{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
     { "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
     { "{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
     { "{\"jsonrpc\":\"1.0\",\"id\":null}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
   };
 
@@ -260,20 +259,6 @@ test_bad_shape (void)
       "\"params\"" },
     { "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"ping\",\"params\":\"x\"}", SNODO_FRAME_ERROR, -32600,
       "\"s\"", "\"params\"" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{\"code\":1}}", SNODO_FRAME_ERROR, -32600, "1",
-      "both \"result\" and \"error\"" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":[]}", SNODO_FRAME_ERROR, -32600, "1",
-      "\"result\" must be an object" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":null}", SNODO_FRAME_ERROR, -32600, "1", "\"result\"" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"message\":\"x\"}}", SNODO_FRAME_ERROR, -32600, "1",
-      "\"error\" must be an object with an integer \"code\"" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":\"1\"}}", SNODO_FRAME_ERROR, -32600, "1", "\"error\"" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1.5}}", SNODO_FRAME_ERROR, -32600, "1", "\"error\"" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":-32600}", SNODO_FRAME_ERROR, -32600, "1", "\"error\"" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"params\":[]}", SNODO_FRAME_ERROR, -32600, "1", "\"params\"" },
-    { "{\"jsonrpc\":\"2.0\",\"result\":{}}", SNODO_FRAME_ERROR, -32600, NULL,
-      "Invalid request: a response must have an \"id\"" },
-    { "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":1}}", SNODO_FRAME_ERROR, -32600, NULL, "\"id\"" },
     { "{\"jsonrpc\":\"2.0\"}", SNODO_FRAME_ERROR, -32600, NULL, "\"method\" is missing" },
     { "{}", SNODO_FRAME_ERROR, -32600, NULL, "\"jsonrpc\"" },
   };
@@ -296,10 +281,28 @@ test_drop (void)
     { "{\"jsonrpc\":\"2.0\",\"method\":5}", SNODO_FRAME_DROP, 0, NULL, "\"method\"" },
     { "{\"jsonrpc\":\"2.0\",\"method\":\"\"}", SNODO_FRAME_DROP, 0, NULL, NULL },
     { "{\"jsonrpc\":\"2.0\",\"method\":null}", SNODO_FRAME_DROP, 0, NULL, NULL },
+    /* Responses (no method, a result or an error member) are never
+     * answered either, however malformed: their id is the server's, and
+     * an answer would reach the client's own request of that id. */
+    { "{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}", SNODO_FRAME_DROP, 0, NULL, "\"id\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{\"code\":1}}", SNODO_FRAME_DROP, 0, NULL,
+      "both \"result\" and \"error\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":[]}", SNODO_FRAME_DROP, 0, NULL,
+      "\"result\" must be an object" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":null}", SNODO_FRAME_DROP, 0, NULL, "\"result\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"message\":\"x\"}}", SNODO_FRAME_DROP, 0, NULL,
+      "\"error\" must be an object with an integer \"code\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":\"1\"}}", SNODO_FRAME_DROP, 0, NULL, "\"error\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1.5}}", SNODO_FRAME_DROP, 0, NULL, "\"error\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":-32600}", SNODO_FRAME_DROP, 0, NULL, "\"error\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"params\":[]}", SNODO_FRAME_DROP, 0, NULL, "\"params\"" },
+    { "{\"jsonrpc\":\"2.0\",\"result\":{}}", SNODO_FRAME_DROP, 0, NULL,
+      "Invalid response: a response must have an \"id\"" },
+    { "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":1}}", SNODO_FRAME_DROP, 0, NULL, "\"id\"" },
   };
 
-  g_test_summary ("A malformed notification (no id, a method member) is "
-                  "dropped: notifications are never answered");
+  g_test_summary ("A malformed notification (no id, a method member) or response (no method, a "
+                  "result or error member) is dropped: neither is ever answered");
 
   assert_decodes_all (cases, G_N_ELEMENTS (cases));
 }
