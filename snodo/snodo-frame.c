@@ -220,26 +220,17 @@ static void
 snodo_frame_append_node (GString  *out,
                          JsonNode *node)
 {
-  g_autofree char *text = NULL;
-  gsize len = 0;
-
   if (node == NULL)
-    {
-      g_string_append_len (out, "null", 4);
-      return;
-    }
-
-  text = snodo_json_to_string (node, &len);
-  g_string_append_len (out, text, len);
+    g_string_append_len (out, "null", 4);
+  else
+    snodo_json_append_node (out, node);
 }
 
 static void
 snodo_frame_append_string (GString    *out,
                            const char *str)
 {
-  g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), str != NULL ? str : "");
-
-  snodo_frame_append_node (out, node);
+  snodo_json_append_string (out, str != NULL ? str : "");
 }
 
 static GString *
@@ -293,6 +284,32 @@ snodo_frame_encode_result_tail (JsonNode   *id,
   if (len > 2)
     g_string_append_c (out, ',');
   g_string_append (out, tail);
+  g_string_append_c (out, '}');
+  return snodo_frame_end (out);
+}
+
+/* The answer snodo_frame_encode_result_tail() gives for a CallToolResult
+ * of one text block (isError when @is_error), written without building
+ * the result: `{"content":[{"type":"text","text":…}]` then `,"isError":true`
+ * and `,` @tail when given. */
+GBytes *
+snodo_frame_encode_text_result (JsonNode   *id,
+                                const char *text,
+                                gboolean    is_error,
+                                const char *tail)
+{
+  GString *out = snodo_frame_begin (id, TRUE);
+
+  g_string_append_len (out, ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":", 44);
+  snodo_frame_append_string (out, text);
+  g_string_append_len (out, "}]", 2);
+  if (is_error)
+    g_string_append_len (out, ",\"isError\":true", 15);
+  if (tail != NULL)
+    {
+      g_string_append_c (out, ',');
+      g_string_append (out, tail);
+    }
   g_string_append_c (out, '}');
   return snodo_frame_end (out);
 }
