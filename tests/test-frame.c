@@ -359,6 +359,23 @@ test_id_key (void)
   g_assert_null (snodo_frame_id_key (n));
   g_assert_null (snodo_frame_id_key (o));
   g_assert_null (snodo_frame_id_key (NULL));
+
+  /* The extremes of an integer id, and an empty string. */
+  {
+    g_autoptr(JsonNode) zero = snodo_test_parse ("0");
+    g_autoptr(JsonNode) min = snodo_test_parse ("-9223372036854775808");
+    g_autoptr(JsonNode) max = snodo_test_parse ("9223372036854775807");
+    g_autoptr(JsonNode) empty = snodo_test_parse ("\"\"");
+    g_autofree char *zero_key = snodo_frame_id_key (zero);
+    g_autofree char *min_key = snodo_frame_id_key (min);
+    g_autofree char *max_key = snodo_frame_id_key (max);
+    g_autofree char *empty_key = snodo_frame_id_key (empty);
+
+    g_assert_cmpstr (zero_key, ==, "i:0");
+    g_assert_cmpstr (min_key, ==, "i:-9223372036854775808");
+    g_assert_cmpstr (max_key, ==, "i:9223372036854775807");
+    g_assert_cmpstr (empty_key, ==, "s:");
+  }
 }
 
 /* Checks that @line is one JSON object text ending in exactly one '\n', and
