@@ -159,7 +159,7 @@ typedef struct
  * NULL until needed. */
 typedef struct
 {
-  /* GCancellable, one reference each: to cancel. */
+  /* SnodoWork, one reference each: to cancel (snodo_work_cancel()). */
   GPtrArray *cancel;
   /* SnodoWork, one reference each: just moved to RUNNING, to hand to their
    * context or to the thread pool (the reference goes with them). */
@@ -429,7 +429,7 @@ snodo_executor_cancel_work_locked (SnodoExecutor        *self,
       g_queue_unlink (snodo_executor_queue_for (self, work), &work->queue_link);
       self->queued_bytes -= work->cost_bytes;
       self->cancelled++;
-      snodo_executor_actions_add (&actions->cancel, g_object_ref (work->cancellable));
+      snodo_executor_actions_add (&actions->cancel, g_object_ref (work));
       snodo_executor_retire_locked (self, work, actions);
       break;
 
@@ -438,7 +438,7 @@ snodo_executor_cancel_work_locked (SnodoExecutor        *self,
         {
           work->cancel_requested = TRUE;
           self->cancelled++;
-          snodo_executor_actions_add (&actions->cancel, g_object_ref (work->cancellable));
+          snodo_executor_actions_add (&actions->cancel, g_object_ref (work));
         }
       break;
 
@@ -655,10 +655,10 @@ snodo_executor_actions_run (SnodoExecutor        *self,
     {
       for (guint i = 0; i < actions->cancel->len; i++)
         {
-          GCancellable *cancellable = g_ptr_array_index (actions->cancel, i);
+          SnodoWork *work = g_ptr_array_index (actions->cancel, i);
 
-          g_cancellable_cancel (cancellable);
-          g_object_unref (cancellable);
+          snodo_work_cancel (work);
+          g_object_unref (work);
         }
       g_clear_pointer (&actions->cancel, g_ptr_array_unref);
     }
@@ -1669,7 +1669,7 @@ snodo_executor_get_n_uncancelled_for_owner (SnodoExecutor *self,
       {
         SnodoWork *work = l->data;
 
-        if (!work->cancel_requested && !g_cancellable_is_cancelled (work->cancellable))
+        if (!work->cancel_requested && !snodo_work_is_cancelled (work))
           ret++;
       }
   g_mutex_unlock (&self->lock);
