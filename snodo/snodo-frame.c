@@ -38,15 +38,16 @@ snodo_frame_set_error (SnodoFrame *frame,
   frame->error_message = message;
 }
 
-/* Checks the shape of an object whose "id" is valid or absent. Returns NULL
- * when it is fine, else what is wrong (to be prefixed). */
+/* Checks the shape of an object whose "id" is valid or absent; @method and
+ * @params are its members of those names (looked up once, by the caller).
+ * Returns NULL when it is fine, else what is wrong (to be prefixed). */
 static const char *
 snodo_frame_check_shape (JsonObject *object,
+                         JsonNode   *method,
+                         JsonNode   *params,
                          gboolean    has_id)
 {
   JsonNode *jsonrpc = json_object_get_member (object, "jsonrpc");
-  JsonNode *method = json_object_get_member (object, "method");
-  JsonNode *params = json_object_get_member (object, "params");
   JsonNode *result;
   JsonNode *error;
 
@@ -138,6 +139,7 @@ snodo_frame_decode (const char *data,
   object = json_node_get_object (root);
   id = json_object_get_member (object, "id");
   method = json_object_get_member (object, "method");
+  params = json_object_get_member (object, "params");
   has_id = id != NULL;
 
   if (has_id && !snodo_json_node_is_string (id) && !snodo_frame_is_integer (id))
@@ -147,7 +149,7 @@ snodo_frame_decode (const char *data,
       return;
     }
 
-  problem = snodo_frame_check_shape (object, has_id);
+  problem = snodo_frame_check_shape (object, method, params, has_id);
   if (problem != NULL)
     {
       char *message = g_strdup_printf (_("Invalid request: %s"), problem);
@@ -169,8 +171,6 @@ snodo_frame_decode (const char *data,
         }
       return;
     }
-
-  params = json_object_get_member (object, "params");
 
   if (method != NULL)
     {
