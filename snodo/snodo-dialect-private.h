@@ -104,6 +104,14 @@ GBytes             *snodo_dialect_encode_result   (const SnodoDialect   *self,
                                                    const SnodoMethod    *method,
                                                    JsonNode             *id,
                                                    JsonNode             *result);
+/* The same for a CallToolResult of one text block (isError when
+ * @is_error), written without building it. */
+GBytes             *snodo_dialect_encode_text_result (const SnodoDialect *self,
+                                                      SnodoServer        *server,
+                                                      const SnodoMethod  *method,
+                                                      JsonNode           *id,
+                                                      const char         *text,
+                                                      gboolean            is_error);
 GBytes             *snodo_dialect_encode_error    (const SnodoDialect   *self,
                                                    JsonNode             *id,
                                                    int                   code,

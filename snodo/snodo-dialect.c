@@ -414,6 +414,31 @@ snodo_dialect_encode_result (const SnodoDialect *self,
   return snodo_frame_encode_result_shaped (id, result, NULL, extra);
 }
 
+/* What snodo_dialect_encode_result() gives for snodo_text_result_new():
+ * the result has content and none of 2026's members, so it is sent as it
+ * is, with the server's tail in 2026-07-28. */
+GBytes *
+snodo_dialect_encode_text_result (const SnodoDialect *self,
+                                  SnodoServer        *server,
+                                  const SnodoMethod  *method,
+                                  JsonNode           *id,
+                                  const char         *text,
+                                  gboolean            is_error)
+{
+  gboolean cacheable;
+  GRefString *tail;
+  GBytes *line;
+
+  if (!self->stateless)
+    return snodo_frame_encode_text_result (id, text, is_error, NULL);
+
+  cacheable = method != NULL && (method->flags & SNODO_METHOD_FLAGS_CACHEABLE);
+  tail = snodo_server_ref_modern_tail (server, cacheable);
+  line = snodo_frame_encode_text_result (id, text, is_error, tail);
+  g_ref_string_release (tail);
+  return line;
+}
+
 /*
  * Error codes by version: 2026-07-28 has no -32002 (a missing resource is
  * -32602) and no -32042; the initialize era has none of -32020..-32022,

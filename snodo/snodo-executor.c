@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "snodo-executor.h"
 #include "snodo-private.h"
 #include "snodo-work-private.h"
@@ -155,23 +157,39 @@ typedef struct
   GHashTable *keys;
 } SnodoExecutorOwner;
 
-/* What a state change asks for once the lock is released. Every member is
- * NULL until needed. */
+/* A list of pointers that keeps its first few items in place: every
+ * submit and every completion fills one or two lists, and a GPtrArray cost
+ * two allocations and two frees each time. All zero is an empty list. */
+#define ACTION_LIST_INLINE 4
+
 typedef struct
 {
-  /* GCancellable, one reference each: to cancel. */
-  GPtrArray *cancel;
+  guint    len;
+  guint    size;
+  /* NULL while the items fit in @inline_items. */
+  gpointer *heap;
+  gpointer  inline_items[ACTION_LIST_INLINE];
+} ActionList;
+
+#define action_list_index(list, i) ((list)->heap != NULL ? (list)->heap : (list)->inline_items)[i]
+
+/* What a state change asks for once the lock is released. Every list is
+ * empty until needed. */
+typedef struct
+{
+  /* SnodoWork, one reference each: to cancel (snodo_work_cancel()). */
+  ActionList cancel;
   /* SnodoWork, one reference each: just moved to RUNNING, to hand to their
    * context or to the thread pool (the reference goes with them). */
-  GPtrArray *start;
+  ActionList start;
   /* SnodoWork, borrowed (kept alive by @unref): no longer live; their
    * destroy notify is to be called. */
-  GPtrArray *finished;
+  ActionList finished;
   /* GTask, one reference each: wait_owner_async() calls to complete. */
-  GPtrArray *waiters;
+  ActionList waiters;
   /* GObject, one reference each: dropped last, which may finalize the
    * executor itself. */
-  GPtrArray *unref;
+  ActionList unref;
 } SnodoExecutorActions;
 
 /* The task data of snodo_executor_wait_owner_async(). */
@@ -297,12 +315,33 @@ wait_owner_state_free (gpointer data)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WaitOwnerState, wait_owner_state_free)
 
 static void
-snodo_executor_actions_add (GPtrArray **array,
+snodo_executor_actions_add (ActionList *list,
                             gpointer    item)
 {
-  if (*array == NULL)
-    *array = g_ptr_array_new ();
-  g_ptr_array_add (*array, item);
+  if (list->heap == NULL && list->len < ACTION_LIST_INLINE)
+    {
+      list->inline_items[list->len++] = item;
+      return;
+    }
+  if (list->heap == NULL)
+    {
+      list->size = 2 * ACTION_LIST_INLINE;
+      list->heap = g_new (gpointer, list->size);
+      memcpy (list->heap, list->inline_items, sizeof list->inline_items);
+    }
+  else if (list->len == list->size)
+    {
+      list->size *= 2;
+      list->heap = g_renew (gpointer, list->heap, list->size);
+    }
+  list->heap[list->len++] = item;
+}
+
+static void
+action_list_clear (ActionList *list)
+{
+  g_free (list->heap);
+  memset (list, 0, sizeof *list);
 }
 
 /* Moves @work from its queue (or from nowhere, for a new work) to RUNNING,
@@ -429,7 +468,7 @@ snodo_executor_cancel_work_locked (SnodoExecutor        *self,
       g_queue_unlink (snodo_executor_queue_for (self, work), &work->queue_link);
       self->queued_bytes -= work->cost_bytes;
       self->cancelled++;
-      snodo_executor_actions_add (&actions->cancel, g_object_ref (work->cancellable));
+      snodo_executor_actions_add (&actions->cancel, g_object_ref (work));
       snodo_executor_retire_locked (self, work, actions);
       break;
 
@@ -438,7 +477,7 @@ snodo_executor_cancel_work_locked (SnodoExecutor        *self,
         {
           work->cancel_requested = TRUE;
           self->cancelled++;
-          snodo_executor_actions_add (&actions->cancel, g_object_ref (work->cancellable));
+          snodo_executor_actions_add (&actions->cancel, g_object_ref (work));
         }
       break;
 
@@ -651,64 +690,57 @@ static void
 snodo_executor_actions_run (SnodoExecutor        *self,
                             SnodoExecutorActions *actions)
 {
-  if (actions->cancel != NULL)
+  if (actions->cancel.len > 0)
     {
-      for (guint i = 0; i < actions->cancel->len; i++)
+      for (guint i = 0; i < actions->cancel.len; i++)
         {
-          GCancellable *cancellable = g_ptr_array_index (actions->cancel, i);
+          SnodoWork *work = action_list_index (&actions->cancel, i);
 
-          g_cancellable_cancel (cancellable);
-          g_object_unref (cancellable);
+          snodo_work_cancel (work);
+          g_object_unref (work);
         }
-      g_clear_pointer (&actions->cancel, g_ptr_array_unref);
     }
+  action_list_clear (&actions->cancel);
 
-  if (actions->start != NULL)
+  for (guint i = 0; i < actions->start.len; i++)
+    snodo_executor_deliver (self, action_list_index (&actions->start, i));
+  action_list_clear (&actions->start);
+
+  for (guint i = 0; i < actions->finished.len; i++)
     {
-      for (guint i = 0; i < actions->start->len; i++)
-        snodo_executor_deliver (self, g_ptr_array_index (actions->start, i));
-      g_clear_pointer (&actions->start, g_ptr_array_unref);
-    }
+      SnodoWork *work = action_list_index (&actions->finished, i);
+      GDestroyNotify destroy = g_steal_pointer (&work->destroy);
+      gpointer user_data = g_steal_pointer (&work->user_data);
 
-  if (actions->finished != NULL)
-    {
-      for (guint i = 0; i < actions->finished->len; i++)
-        {
-          SnodoWork *work = g_ptr_array_index (actions->finished, i);
-          GDestroyNotify destroy = g_steal_pointer (&work->destroy);
-          gpointer user_data = g_steal_pointer (&work->user_data);
-
-          work->func = NULL;
-          if (destroy != NULL)
-            destroy (user_data);
-        }
-      g_clear_pointer (&actions->finished, g_ptr_array_unref);
+      work->func = NULL;
+      if (destroy != NULL)
+        destroy (user_data);
     }
+  action_list_clear (&actions->finished);
 
   /* After the destroy notifies: an owner that waited for its work may free
    * what the user data pointed to. */
-  if (actions->waiters != NULL)
+  for (guint i = 0; i < actions->waiters.len; i++)
     {
-      for (guint i = 0; i < actions->waiters->len; i++)
-        {
-          GTask *task = g_ptr_array_index (actions->waiters, i);
-          WaitOwnerState *state = g_task_get_task_data (task);
+      GTask *task = action_list_index (&actions->waiters, i);
+      WaitOwnerState *state = g_task_get_task_data (task);
 
-          if (state->cancel_source != NULL)
-            g_source_destroy (state->cancel_source);
-          g_task_return_boolean (task, TRUE);
-          g_object_unref (task);
-        }
-      g_clear_pointer (&actions->waiters, g_ptr_array_unref);
+      if (state->cancel_source != NULL)
+        g_source_destroy (state->cancel_source);
+      g_task_return_boolean (task, TRUE);
+      g_object_unref (task);
     }
+  action_list_clear (&actions->waiters);
 
-  if (actions->unref != NULL)
+  if (actions->unref.len > 0)
     {
-      GPtrArray *unref = g_steal_pointer (&actions->unref);
+      /* Taken out first: the last unref may finalize the executor. */
+      ActionList unref = actions->unref;
 
-      for (guint i = 0; i < unref->len; i++)
-        g_object_unref (g_ptr_array_index (unref, i));
-      g_ptr_array_unref (unref);
+      memset (&actions->unref, 0, sizeof actions->unref);
+      for (guint i = 0; i < unref.len; i++)
+        g_object_unref (action_list_index (&unref, i));
+      g_free (unref.heap);
     }
 }
 
@@ -719,7 +751,7 @@ snodo_executor_run_work (SnodoWork *work)
 {
   /* Stable until the work finishes, which needs the function to return. */
   SnodoExecutor *self = g_object_ref (work->executor);
-  SnodoExecutorActions actions = { NULL, };
+  SnodoExecutorActions actions = { { 0, }, };
 
   work->func (work, work->user_data);
 
@@ -760,7 +792,7 @@ static void
 snodo_executor_dispose (GObject *object)
 {
   SnodoExecutor *self = (SnodoExecutor *)object;
-  SnodoExecutorActions actions = { NULL, };
+  SnodoExecutorActions actions = { { 0, }, };
   GList *owners;
 
   /* Only reached with live work through g_object_run_dispose(), as every
@@ -1151,7 +1183,7 @@ void
 snodo_executor_set_max_threads (SnodoExecutor *self,
                                 guint          max_threads)
 {
-  SnodoExecutorActions actions = { NULL, };
+  SnodoExecutorActions actions = { { 0, }, };
   gboolean changed;
 
   g_return_if_fail (SNODO_IS_EXECUTOR (self));
@@ -1218,7 +1250,7 @@ void
 snodo_executor_set_max_running (SnodoExecutor *self,
                                 guint          max_running)
 {
-  SnodoExecutorActions actions = { NULL, };
+  SnodoExecutorActions actions = { { 0, }, };
   gboolean changed;
 
   g_return_if_fail (SNODO_IS_EXECUTOR (self));
@@ -1388,7 +1420,7 @@ snodo_executor_submit (SnodoExecutor   *self,
                        GDestroyNotify   destroy,
                        GError         **error)
 {
-  SnodoExecutorActions actions = { NULL, };
+  SnodoExecutorActions actions = { { 0, }, };
   SnodoExecutorOwner *entry;
   SnodoWork *work;
   gboolean can_start;
@@ -1495,7 +1527,7 @@ void
 snodo_executor_complete_work (SnodoExecutor *self,
                               SnodoWork     *work)
 {
-  SnodoExecutorActions actions = { NULL, };
+  SnodoExecutorActions actions = { { 0, }, };
 
   g_return_if_fail (SNODO_IS_EXECUTOR (self));
   g_return_if_fail (SNODO_IS_WORK (work));
@@ -1542,7 +1574,7 @@ snodo_executor_cancel (SnodoExecutor *self,
                        GObject       *owner,
                        const char    *key)
 {
-  SnodoExecutorActions actions = { NULL, };
+  SnodoExecutorActions actions = { { 0, }, };
   SnodoExecutorOwner *entry;
   SnodoWork *work = NULL;
 
@@ -1607,7 +1639,7 @@ guint
 snodo_executor_cancel_owner (SnodoExecutor *self,
                              GObject       *owner)
 {
-  SnodoExecutorActions actions = { NULL, };
+  SnodoExecutorActions actions = { { 0, }, };
   guint n;
 
   g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
@@ -1669,7 +1701,7 @@ snodo_executor_get_n_uncancelled_for_owner (SnodoExecutor *self,
       {
         SnodoWork *work = l->data;
 
-        if (!work->cancel_requested && !g_cancellable_is_cancelled (work->cancellable))
+        if (!work->cancel_requested && !snodo_work_is_cancelled (work))
           ret++;
       }
   g_mutex_unlock (&self->lock);

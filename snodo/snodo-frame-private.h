@@ -78,6 +78,10 @@ GBytes   *snodo_frame_encode_result      (JsonNode    *id,
 GBytes   *snodo_frame_encode_result_tail   (JsonNode           *id,
                                             JsonNode           *result,
                                             const char         *tail);
+GBytes   *snodo_frame_encode_text_result   (JsonNode           *id,
+                                           const char         *text,
+                                           gboolean            is_error,
+                                           const char         *tail);
 GBytes   *snodo_frame_encode_result_shaped (JsonNode           *id,
                                            JsonNode           *result,
                                            const char * const *drop,

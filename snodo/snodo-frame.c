@@ -38,15 +38,16 @@ snodo_frame_set_error (SnodoFrame *frame,
   frame->error_message = message;
 }
 
-/* Checks the shape of an object whose "id" is valid or absent. Returns NULL
- * when it is fine, else what is wrong (to be prefixed). */
+/* Checks the shape of an object whose "id" is valid or absent; @method and
+ * @params are its members of those names (looked up once, by the caller).
+ * Returns NULL when it is fine, else what is wrong (to be prefixed). */
 static const char *
 snodo_frame_check_shape (JsonObject *object,
+                         JsonNode   *method,
+                         JsonNode   *params,
                          gboolean    has_id)
 {
   JsonNode *jsonrpc = json_object_get_member (object, "jsonrpc");
-  JsonNode *method = json_object_get_member (object, "method");
-  JsonNode *params = json_object_get_member (object, "params");
   JsonNode *result;
   JsonNode *error;
 
@@ -139,6 +140,7 @@ snodo_frame_decode (const char *data,
   object = json_node_get_object (root);
   id = json_object_get_member (object, "id");
   method = json_object_get_member (object, "method");
+  params = json_object_get_member (object, "params");
   has_id = id != NULL;
   /* No method, and a result or an error: a response, never answered,
    * however malformed (its id is the server's; an answer would reach the
@@ -159,7 +161,7 @@ snodo_frame_decode (const char *data,
       return;
     }
 
-  problem = snodo_frame_check_shape (object, has_id);
+  problem = snodo_frame_check_shape (object, method, params, has_id);
   if (problem != NULL)
     {
       char *message = g_strdup_printf (_("Invalid request: %s"), problem);
@@ -188,8 +190,6 @@ snodo_frame_decode (const char *data,
         }
       return;
     }
-
-  params = json_object_get_member (object, "params");
 
   if (method != NULL)
     {
@@ -222,13 +222,42 @@ snodo_frame_clear (SnodoFrame *frame)
   frame->kind = SNODO_FRAME_IGNORE;
 }
 
+/* Made for every request, without printf: it cost as much as the rest of
+ * decoding an id. */
 char *
 snodo_frame_id_key (JsonNode *id)
 {
   if (snodo_frame_is_integer (id))
-    return g_strdup_printf ("i:%" G_GINT64_FORMAT, json_node_get_int (id));
+    {
+      char buf[32];
+      char *p = buf + sizeof buf;
+      gint64 value = json_node_get_int (id);
+      /* The magnitude, also for G_MININT64. */
+      guint64 magnitude = value < 0 ? -(guint64) value : (guint64) value;
+
+      do
+        {
+          *--p = (char) ('0' + magnitude % 10);
+          magnitude /= 10;
+        }
+      while (magnitude > 0);
+      if (value < 0)
+        *--p = '-';
+      *--p = ':';
+      *--p = 'i';
+      return g_strndup (p, buf + sizeof buf - p);
+    }
   if (snodo_json_node_is_string (id))
-    return g_strconcat ("s:", json_node_get_string (id), NULL);
+    {
+      const char *string = json_node_get_string (id);
+      gsize len = strlen (string);
+      char *key = g_malloc (len + 3);
+
+      key[0] = 's';
+      key[1] = ':';
+      memcpy (key + 2, string, len + 1);
+      return key;
+    }
   return NULL;
 }
 
@@ -239,26 +268,17 @@ static void
 snodo_frame_append_node (GString  *out,
                          JsonNode *node)
 {
-  g_autofree char *text = NULL;
-  gsize len = 0;
-
   if (node == NULL)
-    {
-      g_string_append_len (out, "null", 4);
-      return;
-    }
-
-  text = snodo_json_to_string (node, &len);
-  g_string_append_len (out, text, len);
+    g_string_append_len (out, "null", 4);
+  else
+    snodo_json_append_node (out, node);
 }
 
 static void
 snodo_frame_append_string (GString    *out,
                            const char *str)
 {
-  g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), str != NULL ? str : "");
-
-  snodo_frame_append_node (out, node);
+  snodo_json_append_string (out, str != NULL ? str : "");
 }
 
 static GString *
@@ -312,6 +332,32 @@ snodo_frame_encode_result_tail (JsonNode   *id,
   if (len > 2)
     g_string_append_c (out, ',');
   g_string_append (out, tail);
+  g_string_append_c (out, '}');
+  return snodo_frame_end (out);
+}
+
+/* The answer snodo_frame_encode_result_tail() gives for a CallToolResult
+ * of one text block (isError when @is_error), written without building
+ * the result: `{"content":[{"type":"text","text":…}]` then `,"isError":true`
+ * and `,` @tail when given. */
+GBytes *
+snodo_frame_encode_text_result (JsonNode   *id,
+                                const char *text,
+                                gboolean    is_error,
+                                const char *tail)
+{
+  GString *out = snodo_frame_begin (id, TRUE);
+
+  g_string_append_len (out, ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":", 44);
+  snodo_frame_append_string (out, text);
+  g_string_append_len (out, "}]", 2);
+  if (is_error)
+    g_string_append_len (out, ",\"isError\":true", 15);
+  if (tail != NULL)
+    {
+      g_string_append_c (out, ',');
+      g_string_append (out, tail);
+    }
   g_string_append_c (out, '}');
   return snodo_frame_end (out);
 }

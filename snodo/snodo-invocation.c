@@ -704,14 +704,12 @@ snodo_invocation_return_result (SnodoInvocation *self,
 
       if (error != NULL)
         {
-          g_autoptr(JsonNode) replaced = NULL;
           g_autofree char *text = g_strdup_printf (_("The tool %s answered with structuredContent that does not "
                                                      "match its output schema: %s"), self->name, error->message);
 
           g_warning ("%s", text);
-          replaced = snodo_text_result_new (text, TRUE);
-          line = snodo_dialect_encode_result (self->dialect, self->server, self->method_entry,
-                                              self->id, replaced);
+          line = snodo_dialect_encode_text_result (self->dialect, self->server, self->method_entry,
+                                                   self->id, text, TRUE);
           snodo_invocation_finish (self, line);
           return;
         }
@@ -792,6 +790,32 @@ snodo_text_result_new (const char *text,
   return node;
 }
 
+/* Answers with a CallToolResult of one text block. Without an output
+ * schema to check, the answer is written straight from @text, as
+ * snodo_dialect_encode_result() would write snodo_text_result_new(): the
+ * usual answer of a tool costs no JSON tree. */
+static void
+snodo_invocation_return_text_result (SnodoInvocation *self,
+                                     const char      *text,
+                                     gboolean         is_error)
+{
+  g_autoptr(JsonNode) result = NULL;
+  g_autoptr(GBytes) line = NULL;
+
+  if (self->output_schema != NULL || self->server == NULL)
+    {
+      result = snodo_text_result_new (text, is_error);
+      snodo_invocation_return_result (self, result);
+      return;
+    }
+
+  if (!snodo_invocation_claim (self))
+    return;
+  line = snodo_dialect_encode_text_result (self->dialect, self->server, self->method_entry,
+                                           self->id, text, is_error);
+  snodo_invocation_finish (self, line);
+}
+
 /**
  * snodo_invocation_return_text:
  * @self: (transfer full): an invocation
@@ -805,13 +829,10 @@ void
 snodo_invocation_return_text (SnodoInvocation *self,
                               const char      *text)
 {
-  g_autoptr(JsonNode) result = NULL;
-
   g_return_if_fail (SNODO_IS_INVOCATION (self));
   snodo_invocation_return_if_fail (self, text != NULL);
 
-  result = snodo_text_result_new (text, FALSE);
-  snodo_invocation_return_result (self, result);
+  snodo_invocation_return_text_result (self, text, FALSE);
 }
 
 /**
@@ -828,13 +849,10 @@ void
 snodo_invocation_return_tool_error (SnodoInvocation *self,
                                     const char      *message)
 {
-  g_autoptr(JsonNode) result = NULL;
-
   g_return_if_fail (SNODO_IS_INVOCATION (self));
   snodo_invocation_return_if_fail (self, message != NULL);
 
-  result = snodo_text_result_new (message, TRUE);
-  snodo_invocation_return_result (self, result);
+  snodo_invocation_return_text_result (self, message, TRUE);
 }
 
 /**

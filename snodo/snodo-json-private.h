@@ -54,6 +54,11 @@ JsonNode *snodo_json_parse     (const char  *data,
 char     *snodo_json_to_string (JsonNode    *node,
                                 gsize       *len);
 GBytes   *snodo_json_to_line   (JsonNode    *node);
+/* The same text, appended to @out; a string is written with its quotes. */
+void      snodo_json_append_node   (GString    *out,
+                                    JsonNode   *node);
+void      snodo_json_append_string (GString    *out,
+                                    const char *str);
 
 /* A new object node that takes @object's reference. */
 JsonNode *snodo_json_node_take_object (JsonObject *object);

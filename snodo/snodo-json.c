@@ -997,12 +997,12 @@ snodo_json_write_node (GString    *out,
     }
 }
 
-static GString *
-snodo_json_write (JsonNode *node,
-                  gsize     reserve)
+/* Appends the compact text of @node to @out. */
+void
+snodo_json_append_node (GString  *out,
+                        JsonNode *node)
 {
   WriteStack stack;
-  GString *out = g_string_sized_new (256 + reserve);
 
   stack.frames = stack.inline_frames;
   stack.len = 0;
@@ -1056,6 +1056,25 @@ snodo_json_write (JsonNode *node,
 
   if (stack.frames != stack.inline_frames)
     g_free (stack.frames);
+}
+
+/* Appends @str to @out as a JSON string, quotes included. */
+void
+snodo_json_append_string (GString    *out,
+                          const char *str)
+{
+  g_string_append_c (out, '"');
+  snodo_json_write_string (out, str);
+  g_string_append_c (out, '"');
+}
+
+static GString *
+snodo_json_write (JsonNode *node,
+                  gsize     reserve)
+{
+  GString *out = g_string_sized_new (256 + reserve);
+
+  snodo_json_append_node (out, node);
   return out;
 }
 

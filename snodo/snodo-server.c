@@ -677,10 +677,9 @@ snodo_server_dispatch_request (SnodoServer     *self,
         if (!snodo_schema_validate (snodo_tool_get_input_schema (call->tool->tool), given, &error))
           {
             g_autofree char *text = g_strdup_printf (_("Invalid arguments: %s"), error->message);
-            g_autoptr(JsonNode) result = snodo_text_result_new (text, TRUE);
             g_autoptr(GBytes) line = NULL;
 
-            line = snodo_dialect_encode_result (dialect, self, method, frame->id, result);
+            line = snodo_dialect_encode_text_result (dialect, self, method, frame->id, text, TRUE);
             snodo_connection_send_related (connection, frame->key, line, NULL, NULL);
             call_free (call);
             return;

@@ -47,8 +47,13 @@ struct _SnodoWork
   SnodoWorkKind kind;
   /* Counted against max-queued-bytes while the work is queued. */
   gsize cost_bytes;
-  /* Owned, never NULL. Cancelled (once) by the executor on cancel(). */
+  /* Owned, made on first use by snodo_work_get_cancellable() (most work
+   * never asks for it: a GObject less per request), then fixed; read and
+   * set with atomic operations, from any thread. */
   GCancellable *cancellable;
+  /* Atomic: set by snodo_work_cancel(), before it cancels @cancellable if
+   * there is one; a cancellable made later comes out cancelled. */
+  gint cancelled;
   /* Owned. For ASYNC work, the thread-default context of submit(), where
    * the function is dispatched; NULL for BLOCKING work. */
   GMainContext *context;
@@ -103,5 +108,8 @@ guint      snodo_executor_get_n_uncancelled_for_owner (SnodoExecutor *self,
                                                        GObject       *owner);
 void       snodo_executor_release_key    (SnodoExecutor  *self,
                                           SnodoWork      *work);
+/* Cancels the work's cancellable, or the one it will make. Any thread;
+ * the executor calls it without its lock, as handlers may run. */
+void       snodo_work_cancel             (SnodoWork      *self);
 
 G_END_DECLS

@@ -66,7 +66,6 @@ snodo_work_class_init (SnodoWorkClass *klass)
 static void
 snodo_work_init (SnodoWork *self)
 {
-  self->cancellable = g_cancellable_new ();
   self->state = SNODO_WORK_STATE_QUEUED;
   self->queue_link.data = self;
   self->owner_link.data = self;
@@ -121,6 +120,9 @@ snodo_work_new (SnodoExecutor  *executor,
  * [method@Snodo.Executor.cancel_owner]; a well-behaved function then ends
  * early, but it still calls [method@Snodo.Work.complete].
  *
+ * The cancellable is made by the first call (from any thread); if the work
+ * was cancelled before, it comes out cancelled.
+ *
  * Returns: (transfer none): the work's cancellable
  *
  * Since: 0.1
@@ -128,9 +130,41 @@ snodo_work_new (SnodoExecutor  *executor,
 GCancellable *
 snodo_work_get_cancellable (SnodoWork *self)
 {
+  GCancellable *cancellable;
+
   g_return_val_if_fail (SNODO_IS_WORK (self), NULL);
 
-  return self->cancellable;
+  cancellable = g_atomic_pointer_get (&self->cancellable);
+  if (cancellable == NULL)
+    {
+      GCancellable *made = g_cancellable_new ();
+
+      if (g_atomic_pointer_compare_and_exchange (&self->cancellable, NULL, made))
+        {
+          cancellable = made;
+          /* snodo_work_cancel() sets the flag before it looks for a
+           * cancellable: one of the two sees the other. */
+          if (g_atomic_int_get (&self->cancelled))
+            g_cancellable_cancel (cancellable);
+        }
+      else
+        {
+          g_object_unref (made);
+          cancellable = g_atomic_pointer_get (&self->cancellable);
+        }
+    }
+  return cancellable;
+}
+
+void
+snodo_work_cancel (SnodoWork *self)
+{
+  GCancellable *cancellable;
+
+  g_atomic_int_set (&self->cancelled, TRUE);
+  cancellable = g_atomic_pointer_get (&self->cancellable);
+  if (cancellable != NULL)
+    g_cancellable_cancel (cancellable);
 }
 
 /**
@@ -185,9 +219,15 @@ snodo_work_get_kind (SnodoWork *self)
 gboolean
 snodo_work_is_cancelled (SnodoWork *self)
 {
+  GCancellable *cancellable;
+
   g_return_val_if_fail (SNODO_IS_WORK (self), FALSE);
 
-  return g_cancellable_is_cancelled (self->cancellable);
+  if (g_atomic_int_get (&self->cancelled))
+    return TRUE;
+  /* Someone may have cancelled the cancellable itself. */
+  cancellable = g_atomic_pointer_get (&self->cancellable);
+  return cancellable != NULL && g_cancellable_is_cancelled (cancellable);
 }
 
 /**

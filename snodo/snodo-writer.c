@@ -36,6 +36,9 @@
  * an output that always takes more cannot starve everything else. */
 #define MAX_BYTES_PER_DISPATCH (256 * 1024)
 
+/* The largest joined batch whose memory is kept for the next one. */
+#define JOINED_KEEP_MAX (64 * 1024)
+
 typedef enum
 {
   /* A blocking write in the thread. */
@@ -79,6 +82,11 @@ struct _SnodoWriter
    * Owned. */
   GBytes          *buffer;
   gsize            offset;
+  /* Context modes: where a batch of several lines is joined, kept from one
+   * batch to the next (unless the last was over JOINED_KEEP_MAX bytes) so
+   * that joining does not allocate, nor grow by reallocating, each time.
+   * @buffer points into it while such a batch is written. Owned, nullable. */
+  GByteArray      *joined;
   /* Waits for the output to take more (while busy). Owned; it holds a
    * reference on the writer. */
   GSource         *source;
@@ -114,6 +122,7 @@ snodo_writer_unref (SnodoWriter *self)
   g_assert (self->source == NULL);
   g_clear_pointer (&self->lines, g_ptr_array_unref);
   g_clear_pointer (&self->buffer, g_bytes_unref);
+  g_clear_pointer (&self->joined, g_byte_array_unref);
   g_clear_object (&self->stream);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_mutex_clear (&self->lock);
@@ -436,6 +445,16 @@ snodo_writer_try_write (SnodoWriter   *self,
   return n;
 }
 
+/* The batch in @buffer is written (or never will be): lets go of it, and
+ * of the joining memory if that grew large. */
+static void
+snodo_writer_clear_buffer (SnodoWriter *self)
+{
+  g_clear_pointer (&self->buffer, g_bytes_unref);
+  if (self->joined != NULL && self->joined->len > JOINED_KEEP_MAX)
+    g_clear_pointer (&self->joined, g_byte_array_unref);
+}
+
 /* Writes what the device takes now, at most MAX_BYTES_PER_DISPATCH. TRUE
  * once the batch is written or the stream failed (@error set); FALSE if the
  * rest must wait. */
@@ -480,7 +499,7 @@ snodo_writer_writable_cb (gpointer user_data)
     return G_SOURCE_CONTINUE;
 
   g_clear_pointer (&self->source, g_source_unref);
-  g_clear_pointer (&self->buffer, g_bytes_unref);
+  snodo_writer_clear_buffer (self);
   g_mutex_lock (&self->lock);
   self->busy = FALSE;
   g_mutex_unlock (&self->lock);
@@ -692,22 +711,25 @@ snodo_writer_write (SnodoWriter      *self,
     self->buffer = g_bytes_ref (g_ptr_array_index (lines, 0));
   else
     {
-      GByteArray *joined = g_byte_array_new ();
-
+      if (self->joined == NULL)
+        self->joined = g_byte_array_new ();
+      g_byte_array_set_size (self->joined, 0);
       for (guint i = 0; i < lines->len; i++)
         {
           gsize len;
           const guint8 *data = g_bytes_get_data (g_ptr_array_index (lines, i), &len);
 
-          g_byte_array_append (joined, data, len);
+          g_byte_array_append (self->joined, data, len);
         }
-      self->buffer = g_byte_array_free_to_bytes (joined);
+      /* Valid until snodo_writer_clear_buffer(): @joined is only changed
+       * by the next batch, which waits for this one. */
+      self->buffer = g_bytes_new_static (self->joined->data, self->joined->len);
     }
   self->offset = 0;
 
   if (snodo_writer_advance (self, &local_error))
     {
-      g_clear_pointer (&self->buffer, g_bytes_unref);
+      snodo_writer_clear_buffer (self);
       if (local_error != NULL)
         {
           g_propagate_error (error, g_steal_pointer (&local_error));
@@ -783,6 +805,6 @@ snodo_writer_abandon (SnodoWriter *self)
       g_source_destroy (source);
       g_source_unref (source);
     }
-  g_clear_pointer (&self->buffer, g_bytes_unref);
+  snodo_writer_clear_buffer (self);
   snodo_writer_unref (self);
 }

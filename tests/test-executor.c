@@ -837,6 +837,54 @@ test_cancel_running (Fixture       *f,
   g_assert_false (snodo_executor_cancel (f->executor, f->owner, "a"));
 }
 
+static gpointer
+get_cancellable_thread (gpointer data)
+{
+  return snodo_work_get_cancellable (data);
+}
+
+static void
+test_cancel_before_cancellable (Fixture       *f,
+                                gconstpointer  data)
+{
+  Job *a;
+  Job *b;
+  GThread *threads[4];
+  GCancellable *cancellable;
+
+  g_test_summary ("A work's cancellable is made when first asked for: one for every "
+                  "caller, whatever the thread, and already cancelled if the work was");
+
+  a = submit_new_job (f, f->owner, "a", SNODO_WORK_KIND_ASYNC, TRUE);
+  b = submit_new_job (f, f->owner, "b", SNODO_WORK_KIND_ASYNC, TRUE);
+  WAIT_UNTIL (g_atomic_int_get (&a->ran) && g_atomic_int_get (&b->ran), 5000);
+
+  /* Cancelled before anyone asked for the cancellable. */
+  g_assert_true (snodo_executor_cancel (f->executor, f->owner, "a"));
+  g_assert_true (snodo_work_is_cancelled (a->work));
+  cancellable = snodo_work_get_cancellable (a->work);
+  g_assert_true (G_IS_CANCELLABLE (cancellable));
+  g_assert_true (g_cancellable_is_cancelled (cancellable));
+  g_assert_true (snodo_work_get_cancellable (a->work) == cancellable);
+
+  /* Asked for from several threads at once: the same one. */
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("get-cancellable", get_cancellable_thread, b->work);
+  cancellable = snodo_work_get_cancellable (b->work);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_assert_true (g_thread_join (threads[i]) == cancellable);
+  g_assert_false (snodo_work_is_cancelled (b->work));
+
+  /* Cancelled through the cancellable itself. */
+  g_cancellable_cancel (cancellable);
+  g_assert_true (snodo_work_is_cancelled (b->work));
+
+  job_complete (a);
+  job_complete (b);
+  g_assert_cmpint (a->destroyed, ==, 1);
+  g_assert_cmpint (b->destroyed, ==, 1);
+}
+
 static void
 test_cancel_owner (Fixture       *f,
                    gconstpointer  data)
@@ -1319,6 +1367,7 @@ main (int    argc,
   ADD ("async-context", test_async_context);
   ADD ("cancel-queued", test_cancel_queued);
   ADD ("cancel-running", test_cancel_running);
+  ADD ("cancel-before-cancellable", test_cancel_before_cancellable);
   ADD ("cancel-owner", test_cancel_owner);
   ADD ("duplicate-key", test_duplicate_key);
   ADD ("wait-owner", test_wait_owner);

@@ -1119,6 +1119,70 @@ test_pipe_slow_reader (gconstpointer data)
   snodo_fd_set_nowait_enabled (TRUE);
 }
 
+static void
+test_pipe_batches (void)
+{
+  Streams streams = { 0, };
+  SlowReader reader = { &streams, 0 };
+  g_autoptr(GString) input = g_string_new (NULL);
+  g_autoptr(GPtrArray) answers = NULL;
+  GSource *source;
+  gint64 deadline;
+  const guint n_calls = 30;
+
+  g_test_summary ("Answers written in batches of several lines, some batches far larger than "
+                  "others, to a slow reader: every answer arrives whole, once");
+
+  streams_set_up_pipes (&streams);
+  snodo_stdio_transport_start (streams.transport);
+
+  source = g_timeout_source_new (1);
+  g_source_set_callback (source, slow_reader_cb, &reader, NULL);
+  g_source_attach (source, NULL);
+
+  /* All at once, so that answers queue up and go out joined. */
+  for (guint id = 1; id <= n_calls; id++)
+    {
+      g_autofree char *call = blob_call (id, id % 3 == 0 ? 40000 : id);
+
+      g_string_append (input, call);
+      g_string_append_c (input, '\n');
+    }
+  g_assert_cmpint (write (streams.input_fd, input->str, input->len), ==, (gssize) input->len);
+
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (count_lines (streams.received->str, streams.received->len) < n_calls &&
+         g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_destroy (source);
+  g_source_unref (source);
+
+  g_assert_cmpuint (count_lines (streams.received->str, streams.received->len), ==, n_calls);
+  answers = split_answers (streams.received->str);
+  g_assert_cmpuint (answers->len, ==, n_calls);
+  {
+    g_autofree gboolean *seen = g_new0 (gboolean, n_calls + 1);
+
+    for (guint i = 0; i < answers->len; i++)
+      {
+        JsonNode *answer = g_ptr_array_index (answers, i);
+        gint64 id = json_object_get_int_member (json_node_get_object (answer), "id");
+
+        g_assert_cmpint (id, >=, 1);
+        g_assert_cmpint (id, <=, n_calls);
+        g_assert_false (seen[id]);
+        seen[id] = TRUE;
+        g_assert_cmpuint (strlen (result_text (answer)), ==, id % 3 == 0 ? 40000 : (guint) id);
+      }
+  }
+
+  close (streams.input_fd);
+  streams.input_fd = -1;
+  g_assert_true (snodo_test_wait_for (&streams.closed, 10000));
+  g_assert_no_error (streams.closed_error);
+  streams_tear_down (&streams);
+}
+
 static gboolean
 tick_cb (gpointer user_data)
 {
@@ -1565,6 +1629,7 @@ main (int   argc,
                         test_pipe_slow_reader);
   g_test_add_data_func ("/snodo/stdio/socket-slow-reader/dontwait", GINT_TO_POINTER (DEVICE_SOCKETS),
                         test_pipe_slow_reader);
+  g_test_add_func ("/snodo/stdio/pipe-batches", test_pipe_batches);
   g_test_add_func ("/snodo/stdio/pollable-input-error", test_pollable_input_error);
   g_test_add_data_func ("/snodo/stdio/pipe-write-timeout", GINT_TO_POINTER (TRUE), test_pipe_write_timeout);
   g_test_add_data_func ("/snodo/stdio/pipe-write-timeout/poll", GINT_TO_POINTER (FALSE), test_pipe_write_timeout);
