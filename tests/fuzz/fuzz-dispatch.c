@@ -13,7 +13,9 @@
  * cancellations, subscriptions. When the input ends, the connection drains
  * and ends as a transport's would, and every request must finish.
  *
- * Each line the server writes must be one JSON-RPC 2.0 object on one line.
+ * Each line the server writes must be one JSON-RPC 2.0 object on one line,
+ * and every request must be answered exactly once (at most once when the
+ * client cancelled it).
  */
 
 #include "config.h"
@@ -32,6 +34,11 @@ typedef struct
   /* Set by negotiated, as the stdio transport does. */
   GHashTable *headers;
   guint       n_lines;
+  /* Id key -> the number of requests the client sent with that id, and
+   * the number of answers the server sent; keys the client cancelled. */
+  GHashTable *requests;
+  GHashTable *answers;
+  GHashTable *cancelled;
 } Sink;
 
 typedef struct
@@ -42,6 +49,15 @@ typedef struct
 
 static SnodoServer *server;
 static SnodoExecutor *executor;
+
+static void
+count (GHashTable *table,
+       const char *key)
+{
+  guint n = GPOINTER_TO_UINT (g_hash_table_lookup (table, key));
+
+  g_hash_table_insert (table, g_strdup (key), GUINT_TO_POINTER (n + 1));
+}
 
 static gboolean
 sent_cb (gpointer data)
@@ -76,6 +92,13 @@ sink_send (gpointer       transport,
   object = json_node_get_object (node);
   g_assert (g_strcmp0 (snodo_json_object_get_string (object, "jsonrpc"), "2.0") == 0);
   sink->n_lines++;
+  if (!json_object_has_member (object, "method") && json_object_has_member (object, "id"))
+    {
+      g_autofree char *key = snodo_frame_id_key (json_object_get_member (object, "id"));
+
+      if (key != NULL)
+        count (sink->answers, key);
+    }
   g_bytes_unref (line);
 
   if (func != NULL)
@@ -289,6 +312,17 @@ line_cb (SnodoLineFramerEvent  event,
     }
 
   snodo_frame_decode (line, len, &frame);
+  if ((frame.kind == SNODO_FRAME_REQUEST || frame.kind == SNODO_FRAME_ERROR) && frame.key != NULL)
+    count (reader->sink->requests, frame.key);
+  if (frame.kind == SNODO_FRAME_NOTIFICATION && frame.params != NULL &&
+      g_str_equal (frame.method, "notifications/cancelled"))
+    {
+      JsonNode *request_id = json_object_get_member (frame.params, "requestId");
+      g_autofree char *key = request_id ? snodo_frame_id_key (request_id) : NULL;
+
+      if (key != NULL)
+        g_hash_table_add (reader->sink->cancelled, g_steal_pointer (&key));
+    }
   switch (frame.kind)
     {
     case SNODO_FRAME_IGNORE:
@@ -330,13 +364,19 @@ LLVMFuzzerTestOneInput (const guint8 *data,
 {
   g_autoptr(SnodoLineFramer) framer = snodo_line_framer_new (MAX_LINE_BYTES);
   g_autoptr(GObject) owner = g_object_new (G_TYPE_OBJECT, NULL);
-  Sink sink = { NULL, 0 };
+  Sink sink = { NULL, 0, NULL, NULL, NULL };
   Reader reader = { &sink, NULL };
   GSource *wake;
   gint64 give_up;
+  GHashTableIter iter;
+  gpointer key;
+  gpointer value;
 
   if (server == NULL)
     make_server ();
+  sink.requests = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sink.answers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sink.cancelled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   reader.connection = snodo_connection_new (&sink_vtable, &sink, owner, executor,
                                             g_main_context_default ());
@@ -365,6 +405,19 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   while (g_main_context_iteration (NULL, FALSE))
     ;
   g_clear_pointer (&reader.connection, snodo_connection_unref);
+
+  /* One answer per request; none for a request the client cancelled. */
+  g_hash_table_iter_init (&iter, sink.answers);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_assert (GPOINTER_TO_UINT (value) <= GPOINTER_TO_UINT (g_hash_table_lookup (sink.requests, key)));
+  g_hash_table_iter_init (&iter, sink.requests);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (!g_hash_table_contains (sink.cancelled, key))
+      g_assert (GPOINTER_TO_UINT (value) == GPOINTER_TO_UINT (g_hash_table_lookup (sink.answers, key)));
+
   g_clear_pointer (&sink.headers, g_hash_table_unref);
+  g_clear_pointer (&sink.requests, g_hash_table_unref);
+  g_clear_pointer (&sink.answers, g_hash_table_unref);
+  g_clear_pointer (&sink.cancelled, g_hash_table_unref);
   return 0;
 }
