@@ -358,6 +358,17 @@ test_uri_template_match (void)
     { "t://f/{a}", "t://f/%00", NULL },
     { "t://a", "t://a", "{}" },
     { "t://a", "t://ab", NULL },
+    /* A value never cuts an escape or a character: the shortest run that
+     * decodes, not the shortest run (found by fuzz-uri-template). */
+    { "t://f/{a}{b}", "t://f/}x", "{\"a\":\"}\",\"b\":\"x\"}" },
+    { "t://f/{a}{b}", "t://f/%7Dx", "{\"a\":\"}\",\"b\":\"x\"}" },
+    { "t://f/{a}{b}", "t://f/%C3%A9x", "{\"a\":\"\u00e9\",\"b\":\"x\"}" },
+    { "t://f/{a}{b}", "t://f/\xc3\xa9x", "{\"a\":\"\u00e9\",\"b\":\"x\"}" },
+    { "t://g/{a}7{b}", "t://g/%7D7x", "{\"a\":\"}\",\"b\":\"x\"}" },
+    { "t://f/{a}{b}", "t://f/%C3", NULL },
+    { "t://f/{a}x", "t://f/%zzx", NULL },
+    { "t://f/{a}{b}", "t://f/%41%00", NULL },
+    { "t://f/{a}{b}", "t://f/%E2%82%AC%E2%82%AC", "{\"a\":\"\u20ac\",\"b\":\"\u20ac\"}" },
   };
 
   g_test_summary ("Matching reverses level-1 expansion: literals as they are, variables as non-empty "
