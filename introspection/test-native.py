@@ -142,6 +142,7 @@ def check_stdio():
                                             'argument': {'name': 'name', 'value': 'A'}}),
         request(13, 'tools/list', {}),
         request(14, 'resources/list', {}),
+        call(15, 'shout', {'text': 'cut \u0000 here'}),  # U+0000 never reaches Python
     ]
     start = time.monotonic()
     child = subprocess.run([sys.executable, __file__, 'serve'],
@@ -157,7 +158,7 @@ def check_stdio():
         message = json.loads(line)
         check(message['id'] not in answers, 'two answers to %r' % message['id'])
         answers[message['id']] = message
-    check(sorted(answers) == list(range(1, 15)), 'answers: %r' % sorted(answers))
+    check(sorted(answers) == list(range(1, 16)), 'answers: %r' % sorted(answers))
 
     def error_of(id_):
         return answers.get(id_, {}).get('error', {})
@@ -197,6 +198,7 @@ def check_stdio():
           'prompt: %r' % answers.get(11))
     check(error_of(12).get('code') == -32603 and 'ValueError: no suggestions today' in error_of(12)['message'],
           'a raising completion handler: %r' % answers.get(12))
+    check(error_of(15).get('code') == -32602, 'a string with U+0000: %r' % answers.get(15))
     tools = {t['name']: t for t in result_of(13).get('tools', [])}
     check(tools.get('stats', {}).get('annotations') == {'readOnlyHint': True}, 'annotations: %r' % tools)
     check(tools.get('stats', {}).get('outputSchema', {}).get('required') == ['n'], 'output schema listed')

@@ -60,6 +60,9 @@ typedef struct
    * why, for logging only (error_code is 0). Owned. */
   int             error_code;
   char           *error_message;
+  /* A string of the message holds U+0000, which handlers cannot be given
+   * (json-glib strings end at NUL): REQUEST, NOTIFICATION, RESPONSE. */
+  gboolean        has_nul;
 } SnodoFrame;
 
 void      snodo_frame_decode             (const char  *data,

@@ -120,7 +120,7 @@ snodo_frame_decode (const char *data,
   if (snodo_frame_is_blank (data, len))
     return;
 
-  root = snodo_json_parse (data, len, &error);
+  root = snodo_json_parse_full (data, len, &frame->has_nul, &error);
   if (root == NULL)
     {
       snodo_frame_set_error (frame, SNODO_RPC_ERROR_PARSE_ERROR,

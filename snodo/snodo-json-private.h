@@ -51,6 +51,10 @@ G_BEGIN_DECLS
 JsonNode *snodo_json_parse     (const char  *data,
                                 gsize        len,
                                 GError     **error);
+JsonNode *snodo_json_parse_full (const char  *data,
+                                 gsize        len,
+                                 gboolean    *has_nul,
+                                 GError     **error);
 char     *snodo_json_to_string (JsonNode    *node,
                                 gsize       *len);
 GBytes   *snodo_json_to_line   (JsonNode    *node);

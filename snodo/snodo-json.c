@@ -185,6 +185,8 @@ typedef struct
   GString    *value;
   GString    *name;
   GError    **error;
+  /* A string held U+0000. */
+  gboolean    has_nul;
 } Reader;
 
 static gsize
@@ -366,7 +368,10 @@ snodo_json_reader_string (Reader  *reader,
             }
 
           if (c == 0)
-            g_string_append_len (out, "\xc0\x80", 2);
+            {
+              g_string_append_len (out, "\xc0\x80", 2);
+              reader->has_nul = TRUE;
+            }
           else
             g_string_append_unichar (out, c);
           break;
@@ -501,6 +506,17 @@ snodo_json_parse (const char  *data,
                   gsize        len,
                   GError     **error)
 {
+  return snodo_json_parse_full (data, len, NULL, error);
+}
+
+/* Like snodo_json_parse(); *@has_nul tells whether a string held U+0000
+ * (stored as 0xC0 0x80, see snodo-json-private.h). */
+JsonNode *
+snodo_json_parse_full (const char  *data,
+                       gsize        len,
+                       gboolean    *has_nul,
+                       GError     **error)
+{
   g_autoptr(GString) value = NULL;
   g_autoptr(GString) name = NULL;
   ReadFrame stack[SNODO_JSON_MAX_DEPTH];
@@ -534,6 +550,7 @@ snodo_json_parse (const char  *data,
   reader.value = value;
   reader.name = name;
   reader.error = error;
+  reader.has_nul = FALSE;
 
   for (;;)
     {
@@ -694,6 +711,8 @@ snodo_json_parse (const char  *data,
                                           _("unexpected data after the value"));
                   goto fail;
                 }
+              if (has_nul != NULL)
+                *has_nul = reader.has_nul;
               return root;
             }
 

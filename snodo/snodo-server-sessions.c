@@ -417,7 +417,10 @@ snodo_server_handle_response (SnodoServer     *self,
       return;
     }
 
-  if (json_object_has_member (message, "result"))
+  if (frame->has_nul)
+    g_task_return_new_error (outgoing->task, SNODO_ERROR, SNODO_ERROR_CLIENT_ERROR,
+                             _("The client answered %s with a string that holds U+0000"), outgoing->method);
+  else if (json_object_has_member (message, "result"))
     g_task_return_pointer (outgoing->task, json_node_copy (json_object_get_member (message, "result")),
                            (GDestroyNotify) json_node_unref);
   else

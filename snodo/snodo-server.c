@@ -594,6 +594,18 @@ snodo_server_dispatch_request (SnodoServer     *self,
   Call *call;
   SnodoWorkKind kind = SNODO_WORK_KIND_ASYNC;
 
+  if (frame->has_nul)
+    {
+      /* json-glib strings end at NUL: a handler could only be given a
+       * string cut short or altered. */
+      g_autoptr(GBytes) line = snodo_frame_encode_error (frame->id, SNODO_RPC_ERROR_INVALID_PARAMS,
+                                                         _("Invalid params: a string holds U+0000, which this "
+                                                           "server cannot pass on"), NULL);
+
+      snodo_connection_send_related (connection, frame->key, line, NULL, NULL);
+      return;
+    }
+
   if (!snodo_dialect_select (self, connection, frame, headers, &selection))
     {
       g_autoptr(GBytes) line = snodo_frame_encode_error (frame->id, selection.error_code,
