@@ -16,9 +16,16 @@ G_BEGIN_DECLS
  * headers. Pure, so that they can be tested on their own.
  */
 
-/* Returns the value of the request header @name, or NULL. */
+/* Returns the value of the request header @name, NULL when it is absent,
+ * or SNODO_HTTP_HEADER_REPEATED when the request has it more than once. */
 typedef const char *(*SnodoHttpHeaderFunc) (gpointer    data,
                                             const char *name);
+
+/* What a SnodoHttpHeaderFunc returns for a header given more than once:
+ * the checks refuse it (a proxy that reads the first copy and a server that
+ * reads the last would see different requests). */
+extern const char snodo_http_header_repeated[];
+#define SNODO_HTTP_HEADER_REPEATED snodo_http_header_repeated
 
 gboolean    snodo_http_line_is_response         (GBytes              *line,
                                                  int                 *code);

@@ -227,32 +227,92 @@ snodo_http_params_string (JsonObject *params,
   return json_node_get_string (node);
 }
 
-/* 2026-07-28: Mcp-Method and Mcp-Name against the body. NULL if they agree,
- * else why not. */
-/* Does a decoded Mcp-Param-* header value say what @value says? */
+const char snodo_http_header_repeated[] = "";
+
+#define MAX_SAFE_INTEGER G_GINT64_CONSTANT (9007199254740991)
+
+/* Whether @text is a number as JSON writes them; *@integral when it has
+ * neither a fraction nor an exponent. */
+static gboolean
+is_json_number (const char *text,
+                gboolean   *integral)
+{
+  const char *p = text;
+
+  *integral = TRUE;
+  if (*p == '-')
+    p++;
+  if (*p == '0')
+    p++;
+  else if (*p >= '1' && *p <= '9')
+    while (g_ascii_isdigit (*p))
+      p++;
+  else
+    return FALSE;
+  if (*p == '.')
+    {
+      *integral = FALSE;
+      p++;
+      if (!g_ascii_isdigit (*p))
+        return FALSE;
+      while (g_ascii_isdigit (*p))
+        p++;
+    }
+  if (*p == 'e' || *p == 'E')
+    {
+      *integral = FALSE;
+      p++;
+      if (*p == '+' || *p == '-')
+        p++;
+      if (!g_ascii_isdigit (*p))
+        return FALSE;
+      while (g_ascii_isdigit (*p))
+        p++;
+    }
+  return *p == '\0';
+}
+
+/* Does a decoded Mcp-Param-* header value say what @value says? Numbers
+ * must be written as JSON writes them and are compared exactly, within
+ * ±(2^53 − 1), the integers every client can carry. */
 gboolean
 snodo_http_param_matches (const char *header,
                           JsonNode   *value)
 {
   GType type = json_node_get_value_type (value);
+  gboolean integral;
 
   if (type == G_TYPE_STRING)
     return g_str_equal (header, json_node_get_string (value));
   if (type == G_TYPE_BOOLEAN)
     return g_str_equal (header, json_node_get_boolean (value) ? "true" : "false");
-  if (type == G_TYPE_INT64 || type == G_TYPE_DOUBLE)
-    {
-      char *end = NULL;
-      double number;
+  if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
+    return FALSE;
+  if (!is_json_number (header, &integral))
+    return FALSE;
 
-      if (header[0] == '\0')
+  if (type == G_TYPE_INT64)
+    {
+      gint64 wanted = json_node_get_int (value);
+      gint64 given;
+
+      if (wanted > MAX_SAFE_INTEGER || wanted < -MAX_SAFE_INTEGER)
         return FALSE;
-      number = g_ascii_strtod (header, &end);
-      if (end == NULL || *end != '\0')
-        return FALSE;
-      return number == json_node_get_double (value);
+      if (integral)
+        return g_ascii_string_to_signed (header, 10, -MAX_SAFE_INTEGER, MAX_SAFE_INTEGER, &given, NULL) &&
+               given == wanted;
+      /* 42.0 or 4.2e1: a double holds every safe integer exactly. */
+      return g_ascii_strtod (header, NULL) == (double) wanted;
     }
-  return FALSE;
+  else
+    {
+      double wanted = json_node_get_double (value);
+      double given = g_ascii_strtod (header, NULL);
+
+      if (!(wanted >= (double) -MAX_SAFE_INTEGER && wanted <= (double) MAX_SAFE_INTEGER))
+        return FALSE;
+      return given == wanted;
+    }
 }
 
 /* 2026-07-28 tools/call: every argument whose property in the tool's input
@@ -300,6 +360,8 @@ snodo_http_check_param_headers (SnodoServer         *server,
         continue;
       full_name = g_strconcat ("Mcp-Param-", header_name, NULL);
       header = header_func (header_data, full_name);
+      if (header == SNODO_HTTP_HEADER_REPEATED)
+        return g_strdup_printf (_("Header mismatch: the %s header is given more than once"), full_name);
       value = arguments ? json_object_get_member (arguments, property) : NULL;
 
       if (value == NULL || JSON_NODE_HOLDS_NULL (value))
@@ -335,6 +397,10 @@ snodo_http_check_standard_headers (SnodoServer         *server,
   gboolean named = FALSE, invalid;
   g_autofree char *decoded = NULL;
 
+  if (method == SNODO_HTTP_HEADER_REPEATED)
+    return g_strdup (_("Header mismatch: the Mcp-Method header is given more than once"));
+  if (name_header == SNODO_HTTP_HEADER_REPEATED)
+    return g_strdup (_("Header mismatch: the Mcp-Name header is given more than once"));
   if (method == NULL)
     return g_strdup (_("Header mismatch: the Mcp-Method header is missing"));
   decoded = snodo_http_decode_header_value (method, &invalid);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "snodo-http-rules-private.h"
+#include "snodo-test-util.h"
 #include "snodo-private.h"
 
 static void
@@ -130,6 +131,71 @@ test_param_matches (void)
   g_assert_false (snodo_http_param_matches ("1", yes));
 }
 
+static void
+test_param_numbers_exact (void)
+{
+  g_autoptr(JsonNode) big = snodo_test_parse ("9007199254740992");
+  g_autoptr(JsonNode) safe = snodo_test_parse ("9007199254740991");
+  g_autoptr(JsonNode) answer = snodo_test_parse ("42");
+  g_autoptr(JsonNode) negative = snodo_test_parse ("-7");
+  g_autoptr(JsonNode) half = snodo_test_parse ("0.5");
+
+  g_test_summary ("Mcp-Param numbers: the JSON grammar only, compared exactly, within ±(2^53 − 1)");
+
+  /* Beyond 2^53 − 1 no header matches, not even the same digits. */
+  g_assert_false (snodo_http_param_matches ("9007199254740992", big));
+  g_assert_false (snodo_http_param_matches ("9007199254740993", big));
+  g_assert_true (snodo_http_param_matches ("9007199254740991", safe));
+  g_assert_false (snodo_http_param_matches ("9007199254740990", safe));
+  g_assert_false (snodo_http_param_matches ("9007199254740992", safe));
+  /* Not JSON numbers. */
+  g_assert_false (snodo_http_param_matches ("0x2A", answer));
+  g_assert_false (snodo_http_param_matches ("+42", answer));
+  g_assert_false (snodo_http_param_matches ("042", answer));
+  g_assert_false (snodo_http_param_matches (" 42", answer));
+  g_assert_false (snodo_http_param_matches ("42.", answer));
+  g_assert_false (snodo_http_param_matches ("inf", answer));
+  g_assert_false (snodo_http_param_matches ("NaN", half));
+  /* JSON numbers of the same value. */
+  g_assert_true (snodo_http_param_matches ("4.2e1", answer));
+  g_assert_true (snodo_http_param_matches ("-7", negative));
+  g_assert_false (snodo_http_param_matches ("-7.5", negative));
+  g_assert_true (snodo_http_param_matches ("0.5", half));
+  g_assert_true (snodo_http_param_matches ("5e-1", half));
+  g_assert_false (snodo_http_param_matches (".5", half));
+}
+
+static const char *
+repeated_header (gpointer    data,
+                 const char *name)
+{
+  return g_str_equal (name, data) ? SNODO_HTTP_HEADER_REPEATED : "tools/call";
+}
+
+static void
+test_repeated_headers (void)
+{
+  g_autoptr(SnodoServer) server = snodo_server_new ("t", "1");
+  g_autoptr(JsonNode) message = snodo_test_parse ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                                                  "\"params\":{\"name\":\"tools/call\"}}");
+  SnodoFrame frame = { 0, };
+  g_autofree char *method = NULL;
+  g_autofree char *name = NULL;
+
+  g_test_summary ("An Mcp-Method or Mcp-Name header given more than once is refused");
+
+  frame.kind = SNODO_FRAME_REQUEST;
+  frame.message = message;
+  frame.method = "tools/call";
+  frame.params = json_object_get_object_member (json_node_get_object (message), "params");
+  method = snodo_http_check_standard_headers (server, repeated_header, (gpointer) "Mcp-Method", &frame);
+  g_assert_nonnull (method);
+  g_assert_nonnull (strstr (method, "more than once"));
+  name = snodo_http_check_standard_headers (server, repeated_header, (gpointer) "Mcp-Name", &frame);
+  g_assert_nonnull (name);
+  g_assert_nonnull (strstr (name, "Mcp-Name"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -138,6 +204,8 @@ main (int   argc,
 
   g_test_add_func ("/snodo/http-rules/line-kind", test_line_kind);
   g_test_add_func ("/snodo/http-rules/status", test_status);
+  g_test_add_func ("/snodo/http-rules/param-numbers-exact", test_param_numbers_exact);
+  g_test_add_func ("/snodo/http-rules/repeated-headers", test_repeated_headers);
   g_test_add_func ("/snodo/http-rules/accept", test_accept);
   g_test_add_func ("/snodo/http-rules/host-origin", test_host_origin);
   g_test_add_func ("/snodo/http-rules/decode", test_decode);
