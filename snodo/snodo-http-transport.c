@@ -1011,8 +1011,22 @@ body_got_chunk_cb (SoupServerMessage *msg,
   g_byte_array_append (body->data, data, len);
 }
 
-/* Before the body is read: refuse what is too large, and accumulate the
- * body ourselves, at most max-body-bytes of it. */
+/* Whether @msg announces a body larger than max-body-bytes. */
+static gboolean
+snodo_http_transport_length_too_large (SnodoHttpTransport *self,
+                                       SoupMessageHeaders *headers)
+{
+  return soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH &&
+         (guint64) soup_message_headers_get_content_length (headers) > self->max_body_bytes;
+}
+
+/* Before the body is read: keep memory bounded by max-body-bytes.
+ *
+ * A body of announced length within the limit (what clients send) is
+ * left to libsoup, which accumulates it: that costs no signal handler or
+ * bookkeeping of our own per request. One announced as larger is read and
+ * dropped. A chunked body may grow without bound, so we accumulate it
+ * ourselves, at most max-body-bytes of it. */
 static void
 snodo_http_transport_early_cb (SoupServer        *server,
                                SoupServerMessage *msg,
@@ -1027,11 +1041,15 @@ snodo_http_transport_early_cb (SoupServer        *server,
   if (!g_str_equal (soup_server_message_get_method (msg), "POST"))
     return;
 
+  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH)
+    {
+      if (snodo_http_transport_length_too_large (self, headers))
+        soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
+      return;
+    }
+
   body = g_new0 (Body, 1);
   body->data = g_byte_array_new ();
-  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH &&
-      (guint64) soup_message_headers_get_content_length (headers) > self->max_body_bytes)
-    body->too_large = TRUE;
   g_object_set_data_full (G_OBJECT (msg), "snodo-body", body, (GDestroyNotify) body_free);
   soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
   g_signal_connect_object (msg, "got-chunk", G_CALLBACK (body_got_chunk_cb), self, 0);
@@ -1087,7 +1105,10 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                                   SoupServerMessage  *msg)
 {
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
-  Body *body = g_object_get_data (G_OBJECT (msg), "snodo-body");
+  g_autoptr(GBytes) flat = NULL;
+  const char *data = NULL;
+  gsize len = 0;
+  gboolean too_large;
   const char *accept;
   const char *content_type;
   const char *version_header;
@@ -1111,7 +1132,31 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                    _("Unsupported media type: the body must be application/json"));
       return;
     }
-  if (body == NULL || body->too_large)
+  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH)
+    {
+      /* Accumulated by libsoup (see the early handler). */
+      SoupMessageBody *request_body = soup_server_message_get_request_body (msg);
+
+      too_large = snodo_http_transport_length_too_large (self, headers) ||
+                  !soup_message_body_get_accumulate (request_body);
+      if (!too_large)
+        {
+          flat = soup_message_body_flatten (request_body);
+          data = g_bytes_get_data (flat, &len);
+        }
+    }
+  else
+    {
+      Body *body = g_object_get_data (G_OBJECT (msg), "snodo-body");
+
+      too_large = body == NULL || body->too_large;
+      if (!too_large)
+        {
+          data = (const char *) body->data->data;
+          len = body->data->len;
+        }
+    }
+  if (too_large)
     {
       /* A string for the number: gettext cannot see through G_GUINT64_FORMAT. */
       g_autofree char *limit = g_strdup_printf ("%" G_GUINT64_FORMAT, self->max_body_bytes);
@@ -1122,7 +1167,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
       return;
     }
 
-  snodo_frame_decode ((const char *) body->data->data, body->data->len, &frame);
+  snodo_frame_decode (data, len, &frame);
   switch (frame.kind)
     {
     case SNODO_FRAME_IGNORE:
@@ -1171,7 +1216,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
           reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_HEADER_MISMATCH, mismatch);
           return;
         }
-      snodo_http_transport_serve_stateless (self, msg, &frame, version_header, body->data->len, TRUE);
+      snodo_http_transport_serve_stateless (self, msg, &frame, version_header, len, TRUE);
       return;
     }
 
@@ -1182,7 +1227,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
   session_id = soup_message_headers_get_one (headers, SESSION_HEADER);
   if (!legacy_served || snodo_protocol_version_is_stateless (header_version))
     {
-      snodo_http_transport_serve_stateless (self, msg, &frame, version_header, body->data->len, FALSE);
+      snodo_http_transport_serve_stateless (self, msg, &frame, version_header, len, FALSE);
       return;
     }
 
@@ -1235,7 +1280,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
           soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                         SESSION_HEADER, peer->session_id);
           dispatch_headers = new_headers (header_version != SNODO_PROTOCOL_VERSION_UNKNOWN ? version_header : NULL);
-          snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, body->data->len);
+          snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
           return;
         }
 
@@ -1282,17 +1327,17 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
           ex->is_initialize = g_str_equal (frame.method, "initialize");
           g_hash_table_insert (peer->exchanges, g_strdup (frame.key), ex);
           exchange_watch_hangup (ex);
-          snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, body->data->len);
+          snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
           return;
         }
 
       case SNODO_FRAME_NOTIFICATION:
-        snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, body->data->len);
+        snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
         reply_status (msg, SOUP_STATUS_ACCEPTED);
         return;
 
       case SNODO_FRAME_RESPONSE:
-        snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, body->data->len);
+        snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
         reply_status (msg, SOUP_STATUS_ACCEPTED);
         return;
 
