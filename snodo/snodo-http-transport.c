@@ -167,9 +167,9 @@ typedef struct
   GSource            *keepalive_source;
   /* Watches the socket while waiting, to notice a client that left. */
   GSource            *hangup_source;
+  /* Connected for a stream only; the end of the exchange comes through
+   * the server's request-finished/aborted (see exchange_new()). */
   gulong              wrote_chunk_id;
-  gulong              wrote_body_id;
-  gulong              finished_id;
 } Exchange;
 
 /* What the server sees as a connection: a session (initialize era) or one
@@ -224,8 +224,9 @@ struct _SnodoHttpTransport
   GHashTable      *sessions;
   /* Stateless peers (owned), each ending with its exchange. */
   GPtrArray       *stateless;
-  /* Every live exchange (borrowed; each removes itself when freed). */
-  GPtrArray       *exchanges;
+  /* SoupServerMessage -> its live Exchange (borrowed; each removes
+   * itself when freed). */
+  GHashTable      *exchanges;
 
   guint64          max_body_bytes;
   guint            write_timeout;
@@ -433,8 +434,7 @@ exchange_free (Exchange *ex)
   exchange_fail_sends (ex, error);
 
   g_clear_signal_handler (&ex->wrote_chunk_id, ex->msg);
-  g_clear_signal_handler (&ex->wrote_body_id, ex->msg);
-  g_clear_signal_handler (&ex->finished_id, ex->msg);
+  g_hash_table_remove (self->exchanges, ex->msg);
   if (self->listener != NULL)
     snodo_http_listener_release (self->listener, ex->msg);
 
@@ -456,18 +456,23 @@ exchange_free (Exchange *ex)
   g_free (ex->key);
   g_free (ex);
 
-  g_ptr_array_remove_fast (self->exchanges, ex);
   if (peer != NULL && peer->stateless)
     peer_end (peer, TRUE);
   snodo_http_transport_check_closed (self);
 }
 
+/* The server's request-finished and request-aborted, emitted right after
+ * the message's own "finished". */
 static void
-exchange_finished_cb (SoupServerMessage *msg,
+exchange_finished_cb (SoupServer        *server,
+                      SoupServerMessage *msg,
                       gpointer           user_data)
 {
-  Exchange *ex = user_data;
+  SnodoHttpTransport *self = user_data;
+  Exchange *ex = g_hash_table_lookup (self->exchanges, msg);
 
+  if (ex == NULL)
+    return;
   if (ex->in_flight != NULL && ex->state == EXCHANGE_DONE && !ex->aborted)
     {
       /* The JSON answer went out. */
@@ -583,17 +588,6 @@ exchange_wrote_chunk_cb (SoupServerMessage *msg,
   exchange_pump (ex);
 }
 
-static void
-exchange_wrote_body_cb (SoupServerMessage *msg,
-                        gpointer           user_data)
-{
-  Exchange *ex = user_data;
-
-  g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
-  if (ex->in_flight != NULL && !ex->aborted)
-    pending_send_finish (g_steal_pointer (&ex->in_flight), NULL);
-}
-
 #ifdef G_OS_UNIX
 /* While a request waits for its answer libsoup does not read the socket;
  * this notices a client that closed its end, which cancels a 2026-07-28
@@ -664,6 +658,7 @@ exchange_start_stream (Exchange *ex)
   soup_message_headers_replace (headers, "Cache-Control", "no-cache");
   soup_message_headers_replace (headers, "X-Accel-Buffering", "no");
   soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
+  ex->wrote_chunk_id = g_signal_connect (ex->msg, "wrote-chunk", G_CALLBACK (exchange_wrote_chunk_cb), ex);
 
   ex->keepalive_source = g_timeout_source_new (KEEPALIVE_MS);
   g_source_set_static_name (ex->keepalive_source, "[snodo] http keepalive");
@@ -815,15 +810,16 @@ exchange_new (SnodoHttpTransport *self,
   ex->key = g_strdup (key);
   ex->state = EXCHANGE_WAITING;
   g_queue_init (&ex->pending);
-  g_ptr_array_add (self->exchanges, ex);
+  g_hash_table_insert (self->exchanges, msg, ex);
   /* Its connection is busy, not idle, until the exchange ends. */
   if (self->listener != NULL)
     snodo_http_listener_hold (self->listener, msg);
 
+  /* No handler on the message itself: connecting and disconnecting
+   * them was a good share of the transport's own cost per request. The
+   * server's request-finished/aborted end the exchange; a JSON answer's
+   * send completes there too, right after libsoup wrote it. */
   soup_server_message_pause (msg);
-  ex->wrote_chunk_id = g_signal_connect (msg, "wrote-chunk", G_CALLBACK (exchange_wrote_chunk_cb), ex);
-  ex->wrote_body_id = g_signal_connect (msg, "wrote-body", G_CALLBACK (exchange_wrote_body_cb), ex);
-  ex->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (exchange_finished_cb), ex);
   return ex;
 }
 
@@ -1540,7 +1536,7 @@ snodo_http_transport_check_closed (SnodoHttpTransport *self)
 {
   g_autoptr(GPtrArray) tasks = NULL;
 
-  if (self->state != STATE_CLOSING || self->exchanges->len > 0)
+  if (self->state != STATE_CLOSING || g_hash_table_size (self->exchanges) > 0)
     return;
 
   self->state = STATE_CLOSED;
@@ -1638,10 +1634,18 @@ snodo_http_transport_dispose (GObject *object)
     peer_end (g_ptr_array_index (self->stateless, 0), FALSE);
   /* What is left belongs to no peer; its messages must not call back into
    * a transport that is going away. */
-  while (self->exchanges != NULL && self->exchanges->len > 0)
-    exchange_free (g_ptr_array_index (self->exchanges, 0));
+  while (self->exchanges != NULL && g_hash_table_size (self->exchanges) > 0)
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      g_hash_table_iter_init (&iter, self->exchanges);
+      g_hash_table_iter_next (&iter, NULL, &value);
+      exchange_free (value);
+    }
   if (self->soup != NULL)
     {
+      g_signal_handlers_disconnect_by_func (self->soup, exchange_finished_cb, self);
       if (self->listener != NULL)
         snodo_http_listener_stop (self->listener);
       soup_server_remove_handler (self->soup, self->path);
@@ -1670,7 +1674,7 @@ snodo_http_transport_finalize (GObject *object)
   g_clear_object (&self->soup);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_pointer (&self->stateless, g_ptr_array_unref);
-  g_clear_pointer (&self->exchanges, g_ptr_array_unref);
+  g_clear_pointer (&self->exchanges, g_hash_table_unref);
   g_clear_pointer (&self->close_tasks, g_ptr_array_unref);
   g_clear_pointer (&self->allowed_origins, g_strfreev);
   g_clear_pointer (&self->path, g_free);
@@ -1961,7 +1965,7 @@ snodo_http_transport_init (SnodoHttpTransport *self)
   self->max_sessions = 1000;
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, session_peer_destroy);
   self->stateless = g_ptr_array_new ();
-  self->exchanges = g_ptr_array_new ();
+  self->exchanges = g_hash_table_new (g_direct_hash, g_direct_equal);
   self->close_tasks = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
@@ -2367,6 +2371,8 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
   self->soup = g_object_new (SOUP_TYPE_SERVER, NULL);
   soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
   soup_server_add_handler (self->soup, self->path, snodo_http_transport_handler_cb, self, NULL);
+  g_signal_connect (self->soup, "request-finished", G_CALLBACK (exchange_finished_cb), self);
+  g_signal_connect (self->soup, "request-aborted", G_CALLBACK (exchange_finished_cb), self);
   /* The transport's own listening socket, with a real backlog, and its own
    * management of kept-alive connections (see snodo-http-listener.c). */
   self->listener = snodo_http_listener_new (self->soup, self->context);
