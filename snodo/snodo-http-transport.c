@@ -425,13 +425,19 @@ exchange_fail_sends (Exchange     *ex,
 static void
 exchange_free (Exchange *ex)
 {
-  g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED,
-                                                 _("The HTTP stream is closed"));
   Peer *peer = ex->peer;
   SnodoHttpTransport *self = ex->transport;
 
   exchange_disarm (ex);
-  exchange_fail_sends (ex, error);
+  /* Usually every send is done by now: no error (and no translated
+   * message) to make. */
+  if (ex->in_flight != NULL || !g_queue_is_empty (&ex->pending))
+    {
+      g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED,
+                                                     _("The HTTP stream is closed"));
+
+      exchange_fail_sends (ex, error);
+    }
 
   g_clear_signal_handler (&ex->wrote_chunk_id, ex->msg);
   g_hash_table_remove (self->exchanges, ex->msg);
@@ -1051,13 +1057,16 @@ snodo_http_transport_early_cb (SoupServer        *server,
   g_signal_connect_object (msg, "got-chunk", G_CALLBACK (body_got_chunk_cb), self, 0);
 }
 
+/* The headers snodo_server_dispatch() reads. It only looks them up while
+ * it runs, so they borrow @protocol_version (from the request's headers,
+ * or the session's). */
 static GHashTable *
 new_headers (const char *protocol_version)
 {
-  GHashTable *headers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GHashTable *headers = g_hash_table_new (g_str_hash, g_str_equal);
 
   if (protocol_version != NULL)
-    g_hash_table_insert (headers, g_strdup (SNODO_HEADER_PROTOCOL_VERSION), g_strdup (protocol_version));
+    g_hash_table_insert (headers, (char *) SNODO_HEADER_PROTOCOL_VERSION, (char *) protocol_version);
   return headers;
 }
 
