@@ -167,6 +167,12 @@ typedef struct
   GSource            *keepalive_source;
   /* Watches the socket while waiting, to notice a client that left. */
   GSource            *hangup_source;
+  /* Until then, the exchange's place in the transport's hangup_waiting
+   * (data is the exchange; linked while hangup_queued), and since when it
+   * waits (monotonic time). */
+  GList               hangup_link;
+  gint64              waiting_since;
+  guint               hangup_queued : 1;
   /* Connected for a stream only; the end of the exchange comes through
    * the server's request-finished/aborted (see exchange_new()). */
   gulong              wrote_chunk_id;
@@ -240,6 +246,12 @@ struct _SnodoHttpTransport
   guint            max_connections;
   /* Ends idle sessions, while listening. */
   GSource         *sweep_source;
+  /* Exchanges waiting for their answer without a socket watch yet,
+   * oldest first (their hangup_link), and the timer that gives them one
+   * once they have waited HANGUP_WATCH_DELAY_MS: one timer for all,
+   * running only while some wait, rather than one per request. */
+  GQueue           hangup_waiting;
+  GSource         *hangup_tick_source;
 
   /* close_async() calls waiting (GTask), and the grace timer. */
   GPtrArray       *close_tasks;
@@ -399,12 +411,24 @@ snodo_http_transport_get_socket (SnodoHttpTransport *self,
 
 /* ---- Exchanges ----------------------------------------------------------- */
 
+/* Stops watching for the client leaving (or waiting to). */
+static void
+exchange_unwatch_hangup (Exchange *ex)
+{
+  if (ex->hangup_queued)
+    {
+      g_queue_unlink (&ex->transport->hangup_waiting, &ex->hangup_link);
+      ex->hangup_queued = FALSE;
+    }
+  g_clear_pointer (&ex->hangup_source, snodo_source_destroy_and_unref);
+}
+
 static void
 exchange_disarm (Exchange *ex)
 {
   g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&ex->keepalive_source, snodo_source_destroy_and_unref);
-  g_clear_pointer (&ex->hangup_source, snodo_source_destroy_and_unref);
+  exchange_unwatch_hangup (ex);
 }
 
 /* Fails every send not yet written. */
@@ -550,7 +574,7 @@ exchange_end (Exchange *ex,
   if (ex->state == EXCHANGE_DONE)
     return;
   g_clear_pointer (&ex->keepalive_source, snodo_source_destroy_and_unref);
-  g_clear_pointer (&ex->hangup_source, snodo_source_destroy_and_unref);
+  exchange_unwatch_hangup (ex);
   while ((send = g_queue_pop_head (&ex->pending)))
     pending_send_finish (send, error);
   ex->pending_bytes = 0;
@@ -620,35 +644,69 @@ exchange_hangup_cb (GSocket      *socket,
 #endif
 
 #ifdef G_OS_UNIX
-static gboolean
-exchange_watch_hangup_now_cb (gpointer user_data)
+static void
+exchange_watch_hangup_now (Exchange *ex)
 {
-  Exchange *ex = user_data;
   GSocket *socket = snodo_http_transport_get_socket (ex->transport, ex->msg);
 
-  g_clear_pointer (&ex->hangup_source, g_source_unref);
   if (socket == NULL)
-    return G_SOURCE_REMOVE;
+    return;
   ex->hangup_source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
   g_source_set_static_name (ex->hangup_source, "[snodo] http hangup");
   g_source_set_callback (ex->hangup_source, G_SOURCE_FUNC (exchange_hangup_cb), ex, NULL);
   g_source_attach (ex->hangup_source, ex->transport->context);
-  return G_SOURCE_REMOVE;
+}
+
+/* Gives the exchanges that have waited long enough their socket watch. */
+static gboolean
+snodo_http_transport_hangup_tick_cb (gpointer user_data)
+{
+  SnodoHttpTransport *self = user_data;
+  gint64 due = g_get_monotonic_time () - HANGUP_WATCH_DELAY_MS * G_TIME_SPAN_MILLISECOND;
+  GList *link;
+
+  while ((link = g_queue_peek_head_link (&self->hangup_waiting)) != NULL &&
+         ((Exchange *) link->data)->waiting_since <= due)
+    {
+      Exchange *ex = link->data;
+
+      g_queue_unlink (&self->hangup_waiting, link);
+      ex->hangup_queued = FALSE;
+      exchange_watch_hangup_now (ex);
+    }
+  if (g_queue_is_empty (&self->hangup_waiting))
+    {
+      g_clear_pointer (&self->hangup_tick_source, g_source_unref);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
 }
 #endif
 
 /* Watches for the client leaving while the answer is awaited, once the
- * answer has taken HANGUP_WATCH_DELAY_MS: most answers come sooner, and
- * adding and removing a socket's watch costs the main loop two wakeups
- * (a timer costs none). */
+ * answer has taken HANGUP_WATCH_DELAY_MS (to twice that): most answers
+ * come sooner, and adding and removing a socket's watch costs the main
+ * loop two wakeups. Until then the exchange only joins a queue, which
+ * one timer for all of them looks at. */
 static void
 exchange_watch_hangup (Exchange *ex)
 {
 #ifdef G_OS_UNIX
-  ex->hangup_source = g_timeout_source_new (HANGUP_WATCH_DELAY_MS);
-  g_source_set_static_name (ex->hangup_source, "[snodo] http hangup delay");
-  g_source_set_callback (ex->hangup_source, exchange_watch_hangup_now_cb, ex, NULL);
-  g_source_attach (ex->hangup_source, ex->transport->context);
+  SnodoHttpTransport *self = ex->transport;
+
+  if (ex->hangup_queued || ex->hangup_source != NULL)
+    return;
+  ex->waiting_since = g_get_monotonic_time ();
+  ex->hangup_link.data = ex;
+  g_queue_push_tail_link (&self->hangup_waiting, &ex->hangup_link);
+  ex->hangup_queued = TRUE;
+  if (self->hangup_tick_source == NULL)
+    {
+      self->hangup_tick_source = g_timeout_source_new (HANGUP_WATCH_DELAY_MS);
+      g_source_set_static_name (self->hangup_tick_source, "[snodo] http hangup delay");
+      g_source_set_callback (self->hangup_tick_source, snodo_http_transport_hangup_tick_cb, self, NULL);
+      g_source_attach (self->hangup_tick_source, self->context);
+    }
 #endif
 }
 
@@ -730,7 +788,7 @@ exchange_answer_json (Exchange    *ex,
   if (len > 0 && data[len - 1] == '\n')
     len--;
 
-  g_clear_pointer (&ex->hangup_source, snodo_source_destroy_and_unref);
+  exchange_unwatch_hangup (ex);
   soup_server_message_set_status (ex->msg, status, NULL);
   soup_server_message_set_response (ex->msg, "application/json", SOUP_MEMORY_COPY, data, len);
   ex->state = EXCHANGE_DONE;
@@ -1663,6 +1721,7 @@ snodo_http_transport_dispose (GObject *object)
   g_clear_pointer (&self->listener, snodo_http_listener_free);
   g_clear_pointer (&self->close_timeout_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->sweep_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->hangup_tick_source, snodo_source_destroy_and_unref);
 
   /* Only g_object_run_dispose() gets here while listening; the caller of
    * that holds a reference of its own. */

@@ -1680,6 +1680,40 @@ test_body_limits (Fixture       *fixture,
   snodo_http_transport_set_max_body_bytes (fixture->transport, 2000000);
 }
 
+static void
+test_modern_cancel_one_of_many (Fixture       *fixture,
+                                gconstpointer  data)
+{
+  guint16 port = snodo_http_transport_get_port (fixture->transport);
+  GSocket *sockets[3];
+  char *answer;
+
+  g_test_summary ("Of several 2026-07-28 requests waiting for their answers, the one whose client "
+                  "leaves is cancelled, and the others are answered");
+
+  for (guint i = 0; i < G_N_ELEMENTS (sockets); i++)
+    {
+      sockets[i] = raw_connect (fixture);
+      raw_send_call (sockets[i], port, "sleep", "{\"ms\":1500}");
+    }
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_started, 10000));
+  /* Past the delay after which waiting requests watch their sockets. */
+  g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+  g_socket_close (sockets[1], NULL);
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_cancelled, 5000));
+
+  for (guint i = 0; i < G_N_ELEMENTS (sockets); i += 2)
+    {
+      answer = raw_receive (sockets[i], 10000);
+      g_assert_nonnull (answer);
+      g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+      g_assert_nonnull (strstr (answer, "slept"));
+      g_free (answer);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (sockets); i++)
+    g_object_unref (sockets[i]);
+}
+
 #define BURST 200
 
 static void
@@ -1746,6 +1780,8 @@ main (int   argc,
   g_test_add ("/snodo/http/modern/listen", Fixture, NULL, fixture_setup, test_modern_listen, fixture_teardown);
   g_test_add ("/snodo/http/modern/cancel-on-close", Fixture, NULL, fixture_setup,
               test_modern_cancel_on_close, fixture_teardown);
+  g_test_add ("/snodo/http/modern/cancel-one-of-many", Fixture, NULL, fixture_setup,
+              test_modern_cancel_one_of_many, fixture_teardown);
   g_test_add ("/snodo/http/dispose-busy", Fixture, NULL, fixture_setup, test_dispose_busy, fixture_teardown);
   g_test_add ("/snodo/http/checks", Fixture, NULL, fixture_setup, test_checks, fixture_teardown);
   g_test_add ("/snodo/http/body-limits", Fixture, NULL, fixture_setup, test_body_limits, fixture_teardown);
