@@ -167,9 +167,15 @@ typedef struct
   GSource            *keepalive_source;
   /* Watches the socket while waiting, to notice a client that left. */
   GSource            *hangup_source;
+  /* Until then, the exchange's place in the transport's hangup_waiting
+   * (data is the exchange; linked while hangup_queued), and since when it
+   * waits (monotonic time). */
+  GList               hangup_link;
+  gint64              waiting_since;
+  guint               hangup_queued : 1;
+  /* Connected for a stream only; the end of the exchange comes through
+   * the server's request-finished/aborted (see exchange_new()). */
   gulong              wrote_chunk_id;
-  gulong              wrote_body_id;
-  gulong              finished_id;
 } Exchange;
 
 /* What the server sees as a connection: a session (initialize era) or one
@@ -224,8 +230,9 @@ struct _SnodoHttpTransport
   GHashTable      *sessions;
   /* Stateless peers (owned), each ending with its exchange. */
   GPtrArray       *stateless;
-  /* Every live exchange (borrowed; each removes itself when freed). */
-  GPtrArray       *exchanges;
+  /* SoupServerMessage -> its live Exchange (borrowed; each removes
+   * itself when freed). */
+  GHashTable      *exchanges;
 
   guint64          max_body_bytes;
   guint            write_timeout;
@@ -239,6 +246,12 @@ struct _SnodoHttpTransport
   guint            max_connections;
   /* Ends idle sessions, while listening. */
   GSource         *sweep_source;
+  /* Exchanges waiting for their answer without a socket watch yet,
+   * oldest first (their hangup_link), and the timer that gives them one
+   * once they have waited HANGUP_WATCH_DELAY_MS: one timer for all,
+   * running only while some wait, rather than one per request. */
+  GQueue           hangup_waiting;
+  GSource         *hangup_tick_source;
 
   /* close_async() calls waiting (GTask), and the grace timer. */
   GPtrArray       *close_tasks;
@@ -398,12 +411,24 @@ snodo_http_transport_get_socket (SnodoHttpTransport *self,
 
 /* ---- Exchanges ----------------------------------------------------------- */
 
+/* Stops watching for the client leaving (or waiting to). */
+static void
+exchange_unwatch_hangup (Exchange *ex)
+{
+  if (ex->hangup_queued)
+    {
+      g_queue_unlink (&ex->transport->hangup_waiting, &ex->hangup_link);
+      ex->hangup_queued = FALSE;
+    }
+  g_clear_pointer (&ex->hangup_source, snodo_source_destroy_and_unref);
+}
+
 static void
 exchange_disarm (Exchange *ex)
 {
   g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&ex->keepalive_source, snodo_source_destroy_and_unref);
-  g_clear_pointer (&ex->hangup_source, snodo_source_destroy_and_unref);
+  exchange_unwatch_hangup (ex);
 }
 
 /* Fails every send not yet written. */
@@ -424,17 +449,22 @@ exchange_fail_sends (Exchange     *ex,
 static void
 exchange_free (Exchange *ex)
 {
-  g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED,
-                                                 _("The HTTP stream is closed"));
   Peer *peer = ex->peer;
   SnodoHttpTransport *self = ex->transport;
 
   exchange_disarm (ex);
-  exchange_fail_sends (ex, error);
+  /* Usually every send is done by now: no error (and no translated
+   * message) to make. */
+  if (ex->in_flight != NULL || !g_queue_is_empty (&ex->pending))
+    {
+      g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED,
+                                                     _("The HTTP stream is closed"));
+
+      exchange_fail_sends (ex, error);
+    }
 
   g_clear_signal_handler (&ex->wrote_chunk_id, ex->msg);
-  g_clear_signal_handler (&ex->wrote_body_id, ex->msg);
-  g_clear_signal_handler (&ex->finished_id, ex->msg);
+  g_hash_table_remove (self->exchanges, ex->msg);
   if (self->listener != NULL)
     snodo_http_listener_release (self->listener, ex->msg);
 
@@ -456,18 +486,23 @@ exchange_free (Exchange *ex)
   g_free (ex->key);
   g_free (ex);
 
-  g_ptr_array_remove_fast (self->exchanges, ex);
   if (peer != NULL && peer->stateless)
     peer_end (peer, TRUE);
   snodo_http_transport_check_closed (self);
 }
 
+/* The server's request-finished and request-aborted, emitted right after
+ * the message's own "finished". */
 static void
-exchange_finished_cb (SoupServerMessage *msg,
+exchange_finished_cb (SoupServer        *server,
+                      SoupServerMessage *msg,
                       gpointer           user_data)
 {
-  Exchange *ex = user_data;
+  SnodoHttpTransport *self = user_data;
+  Exchange *ex = g_hash_table_lookup (self->exchanges, msg);
 
+  if (ex == NULL)
+    return;
   if (ex->in_flight != NULL && ex->state == EXCHANGE_DONE && !ex->aborted)
     {
       /* The JSON answer went out. */
@@ -539,7 +574,7 @@ exchange_end (Exchange *ex,
   if (ex->state == EXCHANGE_DONE)
     return;
   g_clear_pointer (&ex->keepalive_source, snodo_source_destroy_and_unref);
-  g_clear_pointer (&ex->hangup_source, snodo_source_destroy_and_unref);
+  exchange_unwatch_hangup (ex);
   while ((send = g_queue_pop_head (&ex->pending)))
     pending_send_finish (send, error);
   ex->pending_bytes = 0;
@@ -583,17 +618,6 @@ exchange_wrote_chunk_cb (SoupServerMessage *msg,
   exchange_pump (ex);
 }
 
-static void
-exchange_wrote_body_cb (SoupServerMessage *msg,
-                        gpointer           user_data)
-{
-  Exchange *ex = user_data;
-
-  g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
-  if (ex->in_flight != NULL && !ex->aborted)
-    pending_send_finish (g_steal_pointer (&ex->in_flight), NULL);
-}
-
 #ifdef G_OS_UNIX
 /* While a request waits for its answer libsoup does not read the socket;
  * this notices a client that closed its end, which cancels a 2026-07-28
@@ -620,35 +644,69 @@ exchange_hangup_cb (GSocket      *socket,
 #endif
 
 #ifdef G_OS_UNIX
-static gboolean
-exchange_watch_hangup_now_cb (gpointer user_data)
+static void
+exchange_watch_hangup_now (Exchange *ex)
 {
-  Exchange *ex = user_data;
   GSocket *socket = snodo_http_transport_get_socket (ex->transport, ex->msg);
 
-  g_clear_pointer (&ex->hangup_source, g_source_unref);
   if (socket == NULL)
-    return G_SOURCE_REMOVE;
+    return;
   ex->hangup_source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
   g_source_set_static_name (ex->hangup_source, "[snodo] http hangup");
   g_source_set_callback (ex->hangup_source, G_SOURCE_FUNC (exchange_hangup_cb), ex, NULL);
   g_source_attach (ex->hangup_source, ex->transport->context);
-  return G_SOURCE_REMOVE;
+}
+
+/* Gives the exchanges that have waited long enough their socket watch. */
+static gboolean
+snodo_http_transport_hangup_tick_cb (gpointer user_data)
+{
+  SnodoHttpTransport *self = user_data;
+  gint64 due = g_get_monotonic_time () - HANGUP_WATCH_DELAY_MS * G_TIME_SPAN_MILLISECOND;
+  GList *link;
+
+  while ((link = g_queue_peek_head_link (&self->hangup_waiting)) != NULL &&
+         ((Exchange *) link->data)->waiting_since <= due)
+    {
+      Exchange *ex = link->data;
+
+      g_queue_unlink (&self->hangup_waiting, link);
+      ex->hangup_queued = FALSE;
+      exchange_watch_hangup_now (ex);
+    }
+  if (g_queue_is_empty (&self->hangup_waiting))
+    {
+      g_clear_pointer (&self->hangup_tick_source, g_source_unref);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
 }
 #endif
 
 /* Watches for the client leaving while the answer is awaited, once the
- * answer has taken HANGUP_WATCH_DELAY_MS: most answers come sooner, and
- * adding and removing a socket's watch costs the main loop two wakeups
- * (a timer costs none). */
+ * answer has taken HANGUP_WATCH_DELAY_MS (to twice that): most answers
+ * come sooner, and adding and removing a socket's watch costs the main
+ * loop two wakeups. Until then the exchange only joins a queue, which
+ * one timer for all of them looks at. */
 static void
 exchange_watch_hangup (Exchange *ex)
 {
 #ifdef G_OS_UNIX
-  ex->hangup_source = g_timeout_source_new (HANGUP_WATCH_DELAY_MS);
-  g_source_set_static_name (ex->hangup_source, "[snodo] http hangup delay");
-  g_source_set_callback (ex->hangup_source, exchange_watch_hangup_now_cb, ex, NULL);
-  g_source_attach (ex->hangup_source, ex->transport->context);
+  SnodoHttpTransport *self = ex->transport;
+
+  if (ex->hangup_queued || ex->hangup_source != NULL)
+    return;
+  ex->waiting_since = g_get_monotonic_time ();
+  ex->hangup_link.data = ex;
+  g_queue_push_tail_link (&self->hangup_waiting, &ex->hangup_link);
+  ex->hangup_queued = TRUE;
+  if (self->hangup_tick_source == NULL)
+    {
+      self->hangup_tick_source = g_timeout_source_new (HANGUP_WATCH_DELAY_MS);
+      g_source_set_static_name (self->hangup_tick_source, "[snodo] http hangup delay");
+      g_source_set_callback (self->hangup_tick_source, snodo_http_transport_hangup_tick_cb, self, NULL);
+      g_source_attach (self->hangup_tick_source, self->context);
+    }
 #endif
 }
 
@@ -664,6 +722,7 @@ exchange_start_stream (Exchange *ex)
   soup_message_headers_replace (headers, "Cache-Control", "no-cache");
   soup_message_headers_replace (headers, "X-Accel-Buffering", "no");
   soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
+  ex->wrote_chunk_id = g_signal_connect (ex->msg, "wrote-chunk", G_CALLBACK (exchange_wrote_chunk_cb), ex);
 
   ex->keepalive_source = g_timeout_source_new (KEEPALIVE_MS);
   g_source_set_static_name (ex->keepalive_source, "[snodo] http keepalive");
@@ -729,7 +788,7 @@ exchange_answer_json (Exchange    *ex,
   if (len > 0 && data[len - 1] == '\n')
     len--;
 
-  g_clear_pointer (&ex->hangup_source, snodo_source_destroy_and_unref);
+  exchange_unwatch_hangup (ex);
   soup_server_message_set_status (ex->msg, status, NULL);
   soup_server_message_set_response (ex->msg, "application/json", SOUP_MEMORY_COPY, data, len);
   ex->state = EXCHANGE_DONE;
@@ -815,15 +874,16 @@ exchange_new (SnodoHttpTransport *self,
   ex->key = g_strdup (key);
   ex->state = EXCHANGE_WAITING;
   g_queue_init (&ex->pending);
-  g_ptr_array_add (self->exchanges, ex);
+  g_hash_table_insert (self->exchanges, msg, ex);
   /* Its connection is busy, not idle, until the exchange ends. */
   if (self->listener != NULL)
     snodo_http_listener_hold (self->listener, msg);
 
+  /* No handler on the message itself: connecting and disconnecting
+   * them was a good share of the transport's own cost per request. The
+   * server's request-finished/aborted end the exchange; a JSON answer's
+   * send completes there too, right after libsoup wrote it. */
   soup_server_message_pause (msg);
-  ex->wrote_chunk_id = g_signal_connect (msg, "wrote-chunk", G_CALLBACK (exchange_wrote_chunk_cb), ex);
-  ex->wrote_body_id = g_signal_connect (msg, "wrote-body", G_CALLBACK (exchange_wrote_body_cb), ex);
-  ex->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (exchange_finished_cb), ex);
   return ex;
 }
 
@@ -1011,8 +1071,22 @@ body_got_chunk_cb (SoupServerMessage *msg,
   g_byte_array_append (body->data, data, len);
 }
 
-/* Before the body is read: refuse what is too large, and accumulate the
- * body ourselves, at most max-body-bytes of it. */
+/* Whether @msg announces a body larger than max-body-bytes. */
+static gboolean
+snodo_http_transport_length_too_large (SnodoHttpTransport *self,
+                                       SoupMessageHeaders *headers)
+{
+  return soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH &&
+         (guint64) soup_message_headers_get_content_length (headers) > self->max_body_bytes;
+}
+
+/* Before the body is read: keep memory bounded by max-body-bytes.
+ *
+ * A body of announced length within the limit (what clients send) is
+ * left to libsoup, which accumulates it: that costs no signal handler or
+ * bookkeeping of our own per request. One announced as larger is read and
+ * dropped. A chunked body may grow without bound, so we accumulate it
+ * ourselves, at most max-body-bytes of it. */
 static void
 snodo_http_transport_early_cb (SoupServer        *server,
                                SoupServerMessage *msg,
@@ -1027,23 +1101,30 @@ snodo_http_transport_early_cb (SoupServer        *server,
   if (!g_str_equal (soup_server_message_get_method (msg), "POST"))
     return;
 
+  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH)
+    {
+      if (snodo_http_transport_length_too_large (self, headers))
+        soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
+      return;
+    }
+
   body = g_new0 (Body, 1);
   body->data = g_byte_array_new ();
-  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH &&
-      (guint64) soup_message_headers_get_content_length (headers) > self->max_body_bytes)
-    body->too_large = TRUE;
   g_object_set_data_full (G_OBJECT (msg), "snodo-body", body, (GDestroyNotify) body_free);
   soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
   g_signal_connect_object (msg, "got-chunk", G_CALLBACK (body_got_chunk_cb), self, 0);
 }
 
+/* The headers snodo_server_dispatch() reads. It only looks them up while
+ * it runs, so they borrow @protocol_version (from the request's headers,
+ * or the session's). */
 static GHashTable *
 new_headers (const char *protocol_version)
 {
-  GHashTable *headers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GHashTable *headers = g_hash_table_new (g_str_hash, g_str_equal);
 
   if (protocol_version != NULL)
-    g_hash_table_insert (headers, g_strdup (SNODO_HEADER_PROTOCOL_VERSION), g_strdup (protocol_version));
+    g_hash_table_insert (headers, (char *) SNODO_HEADER_PROTOCOL_VERSION, (char *) protocol_version);
   return headers;
 }
 
@@ -1087,7 +1168,10 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                                   SoupServerMessage  *msg)
 {
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
-  Body *body = g_object_get_data (G_OBJECT (msg), "snodo-body");
+  g_autoptr(GBytes) flat = NULL;
+  const char *data = NULL;
+  gsize len = 0;
+  gboolean too_large;
   const char *accept;
   const char *content_type;
   const char *version_header;
@@ -1111,7 +1195,31 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                    _("Unsupported media type: the body must be application/json"));
       return;
     }
-  if (body == NULL || body->too_large)
+  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH)
+    {
+      /* Accumulated by libsoup (see the early handler). */
+      SoupMessageBody *request_body = soup_server_message_get_request_body (msg);
+
+      too_large = snodo_http_transport_length_too_large (self, headers) ||
+                  !soup_message_body_get_accumulate (request_body);
+      if (!too_large)
+        {
+          flat = soup_message_body_flatten (request_body);
+          data = g_bytes_get_data (flat, &len);
+        }
+    }
+  else
+    {
+      Body *body = g_object_get_data (G_OBJECT (msg), "snodo-body");
+
+      too_large = body == NULL || body->too_large;
+      if (!too_large)
+        {
+          data = (const char *) body->data->data;
+          len = body->data->len;
+        }
+    }
+  if (too_large)
     {
       /* A string for the number: gettext cannot see through G_GUINT64_FORMAT. */
       g_autofree char *limit = g_strdup_printf ("%" G_GUINT64_FORMAT, self->max_body_bytes);
@@ -1122,7 +1230,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
       return;
     }
 
-  snodo_frame_decode ((const char *) body->data->data, body->data->len, &frame);
+  snodo_frame_decode (data, len, &frame);
   switch (frame.kind)
     {
     case SNODO_FRAME_IGNORE:
@@ -1171,7 +1279,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
           reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_HEADER_MISMATCH, mismatch);
           return;
         }
-      snodo_http_transport_serve_stateless (self, msg, &frame, version_header, body->data->len, TRUE);
+      snodo_http_transport_serve_stateless (self, msg, &frame, version_header, len, TRUE);
       return;
     }
 
@@ -1182,7 +1290,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
   session_id = soup_message_headers_get_one (headers, SESSION_HEADER);
   if (!legacy_served || snodo_protocol_version_is_stateless (header_version))
     {
-      snodo_http_transport_serve_stateless (self, msg, &frame, version_header, body->data->len, FALSE);
+      snodo_http_transport_serve_stateless (self, msg, &frame, version_header, len, FALSE);
       return;
     }
 
@@ -1235,7 +1343,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
           soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                         SESSION_HEADER, peer->session_id);
           dispatch_headers = new_headers (header_version != SNODO_PROTOCOL_VERSION_UNKNOWN ? version_header : NULL);
-          snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, body->data->len);
+          snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
           return;
         }
 
@@ -1282,17 +1390,17 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
           ex->is_initialize = g_str_equal (frame.method, "initialize");
           g_hash_table_insert (peer->exchanges, g_strdup (frame.key), ex);
           exchange_watch_hangup (ex);
-          snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, body->data->len);
+          snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
           return;
         }
 
       case SNODO_FRAME_NOTIFICATION:
-        snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, body->data->len);
+        snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
         reply_status (msg, SOUP_STATUS_ACCEPTED);
         return;
 
       case SNODO_FRAME_RESPONSE:
-        snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, body->data->len);
+        snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
         reply_status (msg, SOUP_STATUS_ACCEPTED);
         return;
 
@@ -1495,7 +1603,7 @@ snodo_http_transport_check_closed (SnodoHttpTransport *self)
 {
   g_autoptr(GPtrArray) tasks = NULL;
 
-  if (self->state != STATE_CLOSING || self->exchanges->len > 0)
+  if (self->state != STATE_CLOSING || g_hash_table_size (self->exchanges) > 0)
     return;
 
   self->state = STATE_CLOSED;
@@ -1593,10 +1701,18 @@ snodo_http_transport_dispose (GObject *object)
     peer_end (g_ptr_array_index (self->stateless, 0), FALSE);
   /* What is left belongs to no peer; its messages must not call back into
    * a transport that is going away. */
-  while (self->exchanges != NULL && self->exchanges->len > 0)
-    exchange_free (g_ptr_array_index (self->exchanges, 0));
+  while (self->exchanges != NULL && g_hash_table_size (self->exchanges) > 0)
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      g_hash_table_iter_init (&iter, self->exchanges);
+      g_hash_table_iter_next (&iter, NULL, &value);
+      exchange_free (value);
+    }
   if (self->soup != NULL)
     {
+      g_signal_handlers_disconnect_by_func (self->soup, exchange_finished_cb, self);
       if (self->listener != NULL)
         snodo_http_listener_stop (self->listener);
       soup_server_remove_handler (self->soup, self->path);
@@ -1605,6 +1721,7 @@ snodo_http_transport_dispose (GObject *object)
   g_clear_pointer (&self->listener, snodo_http_listener_free);
   g_clear_pointer (&self->close_timeout_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->sweep_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->hangup_tick_source, snodo_source_destroy_and_unref);
 
   /* Only g_object_run_dispose() gets here while listening; the caller of
    * that holds a reference of its own. */
@@ -1625,7 +1742,7 @@ snodo_http_transport_finalize (GObject *object)
   g_clear_object (&self->soup);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_pointer (&self->stateless, g_ptr_array_unref);
-  g_clear_pointer (&self->exchanges, g_ptr_array_unref);
+  g_clear_pointer (&self->exchanges, g_hash_table_unref);
   g_clear_pointer (&self->close_tasks, g_ptr_array_unref);
   g_clear_pointer (&self->allowed_origins, g_strfreev);
   g_clear_pointer (&self->path, g_free);
@@ -1916,7 +2033,7 @@ snodo_http_transport_init (SnodoHttpTransport *self)
   self->max_sessions = 1000;
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, session_peer_destroy);
   self->stateless = g_ptr_array_new ();
-  self->exchanges = g_ptr_array_new ();
+  self->exchanges = g_hash_table_new (g_direct_hash, g_direct_equal);
   self->close_tasks = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
@@ -2322,6 +2439,8 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
   self->soup = g_object_new (SOUP_TYPE_SERVER, NULL);
   soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
   soup_server_add_handler (self->soup, self->path, snodo_http_transport_handler_cb, self, NULL);
+  g_signal_connect (self->soup, "request-finished", G_CALLBACK (exchange_finished_cb), self);
+  g_signal_connect (self->soup, "request-aborted", G_CALLBACK (exchange_finished_cb), self);
   /* The transport's own listening socket, with a real backlog, and its own
    * management of kept-alive connections (see snodo-http-listener.c). */
   self->listener = snodo_http_listener_new (self->soup, self->context);

@@ -1601,6 +1601,119 @@ test_keepalive_head (Fixture       *fixture,
   g_assert_nonnull (strstr (answer, "after"));
 }
 
+/* Sends a 2026-07-28 echo of @text with a chunked body, in two chunks. */
+static void
+raw_send_chunked_echo (GSocket    *socket,
+                       guint16     port,
+                       const char *text)
+{
+  g_autofree char *body = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                                           "{\"name\":\"echo\",\"arguments\":{\"text\":\"%s\"}," ENVELOPE "}}",
+                                           text);
+  gsize half = strlen (body) / 2;
+  g_autofree char *request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                              "Accept: application/json, text/event-stream\r\n"
+                                              "Content-Type: application/json\r\n"
+                                              "MCP-Protocol-Version: 2026-07-28\r\n"
+                                              "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n"
+                                              "Transfer-Encoding: chunked\r\n\r\n"
+                                              "%zx\r\n%.*s\r\n%zx\r\n%s\r\n0\r\n\r\n",
+                                              port, half, (int) half, body, strlen (body) - half, body + half);
+  gsize sent = 0;
+
+  while (sent < strlen (request))
+    {
+      gssize n = g_socket_send (socket, request + sent, strlen (request) - sent, NULL, NULL);
+
+      if (n > 0)
+        sent += n;
+      else
+        g_main_context_iteration (NULL, FALSE);
+    }
+}
+
+static void
+test_body_limits (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  guint16 port = snodo_http_transport_get_port (fixture->transport);
+  g_autoptr(GSocket) socket = raw_connect (fixture);
+  g_autoptr(GString) big = g_string_new (NULL);
+  g_autofree char *arguments = NULL;
+  char *answer;
+
+  g_test_summary ("max-body-bytes holds for bodies of announced length and for chunked ones, "
+                  "and the connection serves the next request after a refusal");
+
+  for (int i = 0; i < 2000; i++)
+    g_string_append_c (big, 'x');
+
+  raw_send_chunked_echo (socket, port, "chunked");
+  answer = raw_receive (socket, 5000);
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+  g_assert_nonnull (strstr (answer, "chunked"));
+  g_free (answer);
+
+  snodo_http_transport_set_max_body_bytes (fixture->transport, 1000);
+
+  raw_send_chunked_echo (socket, port, big->str);
+  answer = raw_receive (socket, 5000);
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 413"));
+  g_free (answer);
+
+  arguments = g_strdup_printf ("{\"text\":\"%s\"}", big->str);
+  raw_send_call (socket, port, "echo", arguments);
+  answer = raw_receive (socket, 5000);
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 413"));
+  g_free (answer);
+
+  raw_send_call (socket, port, "echo", "{\"text\":\"small\"}");
+  answer = raw_receive (socket, 5000);
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+  g_assert_nonnull (strstr (answer, "small"));
+  g_free (answer);
+
+  snodo_http_transport_set_max_body_bytes (fixture->transport, 2000000);
+}
+
+static void
+test_modern_cancel_one_of_many (Fixture       *fixture,
+                                gconstpointer  data)
+{
+  guint16 port = snodo_http_transport_get_port (fixture->transport);
+  GSocket *sockets[3];
+  char *answer;
+
+  g_test_summary ("Of several 2026-07-28 requests waiting for their answers, the one whose client "
+                  "leaves is cancelled, and the others are answered");
+
+  for (guint i = 0; i < G_N_ELEMENTS (sockets); i++)
+    {
+      sockets[i] = raw_connect (fixture);
+      raw_send_call (sockets[i], port, "sleep", "{\"ms\":1500}");
+    }
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_started, 10000));
+  /* Past the delay after which waiting requests watch their sockets. */
+  g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+  g_socket_close (sockets[1], NULL);
+  g_assert_true (snodo_test_wait_for (&fixture->sleep_cancelled, 5000));
+
+  for (guint i = 0; i < G_N_ELEMENTS (sockets); i += 2)
+    {
+      answer = raw_receive (sockets[i], 10000);
+      g_assert_nonnull (answer);
+      g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+      g_assert_nonnull (strstr (answer, "slept"));
+      g_free (answer);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (sockets); i++)
+    g_object_unref (sockets[i]);
+}
+
 #define BURST 200
 
 static void
@@ -1667,8 +1780,11 @@ main (int   argc,
   g_test_add ("/snodo/http/modern/listen", Fixture, NULL, fixture_setup, test_modern_listen, fixture_teardown);
   g_test_add ("/snodo/http/modern/cancel-on-close", Fixture, NULL, fixture_setup,
               test_modern_cancel_on_close, fixture_teardown);
+  g_test_add ("/snodo/http/modern/cancel-one-of-many", Fixture, NULL, fixture_setup,
+              test_modern_cancel_one_of_many, fixture_teardown);
   g_test_add ("/snodo/http/dispose-busy", Fixture, NULL, fixture_setup, test_dispose_busy, fixture_teardown);
   g_test_add ("/snodo/http/checks", Fixture, NULL, fixture_setup, test_checks, fixture_teardown);
+  g_test_add ("/snodo/http/body-limits", Fixture, NULL, fixture_setup, test_body_limits, fixture_teardown);
   g_test_add ("/snodo/http/keep-alive/client-closes", Fixture, NULL, fixture_setup,
               test_keepalive_client_closes, fixture_teardown);
   g_test_add ("/snodo/http/keep-alive/idle-timeout", Fixture, NULL, fixture_setup,
