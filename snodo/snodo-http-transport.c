@@ -381,7 +381,20 @@ static const char *
 get_request_header (gpointer    data,
                     const char *name)
 {
-  return soup_message_headers_get_one (data, name);
+  SoupMessageHeadersIter iter;
+  const char *header_name, *value, *found = NULL;
+
+  /* A header given more than once is reported as such (see
+   * SNODO_HTTP_HEADER_REPEATED), never as its first or last copy. */
+  soup_message_headers_iter_init (&iter, data);
+  while (soup_message_headers_iter_next (&iter, &header_name, &value))
+    if (g_ascii_strcasecmp (header_name, name) == 0)
+      {
+        if (found != NULL)
+          return SNODO_HTTP_HEADER_REPEATED;
+        found = value;
+      }
+  return found;
 }
 
 /* An unguessable session id: 32 hex digits from the system's CSPRNG. */
@@ -1251,7 +1264,13 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
       break;
     }
 
-  version_header = soup_message_headers_get_one (headers, "MCP-Protocol-Version");
+  version_header = get_request_header (headers, "MCP-Protocol-Version");
+  if (version_header == SNODO_HTTP_HEADER_REPEATED)
+    {
+      reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_HEADER_MISMATCH,
+                   _("Header mismatch: the MCP-Protocol-Version header is given more than once"));
+      return;
+    }
   if (version_header != NULL)
     header_version = snodo_protocol_version_from_string (version_header);
 

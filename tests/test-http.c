@@ -633,6 +633,30 @@ test_modern_headers (Fixture       *fixture,
                                   "Mcp-Method", "tools/call", "Mcp-Name", "other", NULL), &r6);
   assert_error (&r6, SOUP_STATUS_BAD_REQUEST, -32020);
 
+  /* A header given twice: a proxy reading the first copy and the server
+   * the last would see different requests. */
+  {
+    const char *repeated[] = { "Mcp-Name", "Mcp-Method", "MCP-Protocol-Version" };
+    const char *first[] = { "other", "tools/list", "2025-11-25" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (repeated); i++)
+      {
+        g_auto(Response) r = { 0, };
+        SoupMessage *msg = new_message (fixture, "POST", call, "MCP-Protocol-Version", "2026-07-28",
+                                        "Mcp-Method", "tools/call", "Mcp-Name", "echo", NULL);
+        SoupMessageHeaders *headers = soup_message_get_request_headers (msg);
+        g_autofree char *last = g_strdup (soup_message_headers_get_one (headers, repeated[i]));
+
+        /* The first copy differs; the last is the right one. */
+        soup_message_headers_remove (headers, repeated[i]);
+        soup_message_headers_append (headers, repeated[i], first[i]);
+        soup_message_headers_append (headers, repeated[i], last);
+        exchange (fixture, msg, &r);
+        g_test_message ("%s twice: %u", repeated[i], r.status);
+        assert_error (&r, SOUP_STATUS_BAD_REQUEST, -32020);
+      }
+  }
+
   /* An initialize (no envelope) under a 2026-07-28 header contradicts it. */
   {
     const char *init = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"initialize\",\"params\":"
