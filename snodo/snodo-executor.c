@@ -529,9 +529,6 @@ snodo_executor_cancel_owner_locked (SnodoExecutor        *self,
 typedef struct
 {
   GSource        source;
-  /* Not referenced: the executor destroys its sources when it finalizes,
-   * and no work is queued then (each live work references the executor). */
-  SnodoExecutor *executor;
   GMutex         lock;
   /* SnodoWork, one reference each. Under @lock. */
   GQueue         works;
@@ -619,7 +616,6 @@ snodo_executor_get_dispatch_source (SnodoExecutor *self,
 
   /* Made and attached without the lock; another thread may win the race. */
   source = g_source_new (&dispatch_source_funcs, sizeof (DispatchSource));
-  ((DispatchSource *) source)->executor = self;
   g_mutex_init (&((DispatchSource *) source)->lock);
   g_queue_init (&((DispatchSource *) source)->works);
   g_source_set_priority (source, G_PRIORITY_DEFAULT);
@@ -642,13 +638,6 @@ snodo_executor_get_dispatch_source (SnodoExecutor *self,
       g_source_unref (source);
     }
   return found;
-}
-
-static void
-dispatch_source_free (gpointer data)
-{
-  g_source_destroy (data);
-  g_source_unref (data);
 }
 
 /* Hands a work that just started to its main context or to a worker thread.
@@ -1122,7 +1111,7 @@ snodo_executor_init (SnodoExecutor *self)
 
   self->owners = g_hash_table_new_full (NULL, NULL, NULL, snodo_executor_owner_free);
   self->dispatch_sources = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) g_main_context_unref,
-                                                  dispatch_source_free);
+                                                  (GDestroyNotify) snodo_source_destroy_and_unref);
 
   /* Not exclusive, so this cannot fail. */
   self->pool = g_thread_pool_new (snodo_executor_thread_cb, NULL,

@@ -405,19 +405,6 @@ snodo_invocation_sent_cb (const GError *error,
     snodo_work_complete (self->work);
 }
 
-/* Takes the invocation's reference and sends @line, whatever the state
- * of the work; completes the work once the line is written. */
-static void
-snodo_invocation_send (SnodoInvocation *self,
-                       GBytes          *line)
-{
-  /* The answer is decided: the client may reuse the id once it reads it,
-   * which can be before the helper reports the write. */
-  if (self->work != NULL)
-    snodo_executor_release_key (self->connection->executor, self->work);
-  snodo_connection_send_related (self->connection, self->key, line, snodo_invocation_sent_cb, self);
-}
-
 /* Takes the invocation's reference, sends @line unless the request was
  * cancelled, and completes the work once the line is written. */
 static void
@@ -431,7 +418,12 @@ snodo_invocation_finish (SnodoInvocation *self,
       g_object_unref (self);
       return;
     }
-  snodo_invocation_send (self, line);
+
+  /* The answer is decided: the client may reuse the id once it reads it,
+   * which can be before the helper reports the write. */
+  if (self->work != NULL)
+    snodo_executor_release_key (self->connection->executor, self->work);
+  snodo_connection_send_related (self->connection, self->key, line, snodo_invocation_sent_cb, self);
 }
 
 static void
@@ -500,7 +492,7 @@ snodo_invocation_deadline_cb (GObject *target)
   g_autoptr(GCancellable) cancellable = NULL;
 
   snodo_invocation_clear_deadline (self);
-  if (g_atomic_int_get (&self->returned) != RETURNED_OPEN)
+  if (!g_atomic_int_compare_and_exchange (&self->returned, RETURNED_OPEN, RETURNED_ENDED))
     return;
 
   if (self->name != NULL)
@@ -509,9 +501,6 @@ snodo_invocation_deadline_cb (GObject *target)
   else
     message = g_strdup_printf (_("Internal error: the handler of %s did not answer within %u ms"),
                                self->method, self->deadline_ms);
-
-  if (!g_atomic_int_compare_and_exchange (&self->returned, RETURNED_OPEN, RETURNED_ENDED))
-    return;
   g_warning ("%s", message);
 
   if (self->work != NULL)
@@ -1838,5 +1827,5 @@ snodo_invocation_get_answered (SnodoInvocation *self)
 {
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), FALSE);
 
-  return g_atomic_int_get (&self->returned) != 0;
+  return g_atomic_int_get (&self->returned) != RETURNED_OPEN;
 }
