@@ -329,6 +329,14 @@ lacks_content (const SnodoMethod *method,
          !json_object_has_member (object, "content");
 }
 
+/* The ending of a plain complete 2026-07-28 result of @method. */
+static GRefString *
+ref_modern_tail (SnodoServer       *server,
+                 const SnodoMethod *method)
+{
+  return snodo_server_ref_modern_tail (server, method != NULL && (method->flags & SNODO_METHOD_FLAGS_CACHEABLE));
+}
+
 /*
  * 2026-07-28: every result has resultType (a handler's own value, such as
  * input_required, is kept) and serverInfo in _meta (merged with the
@@ -371,8 +379,7 @@ snodo_dialect_encode_result (const SnodoDialect *self,
       !json_object_has_member (object, "ttlMs") && !json_object_has_member (object, "cacheScope") &&
       !lacks_content (method, object, "complete"))
     {
-      gboolean cacheable = method != NULL && (method->flags & SNODO_METHOD_FLAGS_CACHEABLE);
-      GRefString *tail = snodo_server_ref_modern_tail (server, cacheable);
+      GRefString *tail = ref_modern_tail (server, method);
       GBytes *line = snodo_frame_encode_result_tail (id, result, tail);
 
       g_ref_string_release (tail);
@@ -425,15 +432,13 @@ snodo_dialect_encode_text_result (const SnodoDialect *self,
                                   const char         *text,
                                   gboolean            is_error)
 {
-  gboolean cacheable;
   GRefString *tail;
   GBytes *line;
 
   if (!self->stateless)
     return snodo_frame_encode_text_result (id, text, is_error, NULL);
 
-  cacheable = method != NULL && (method->flags & SNODO_METHOD_FLAGS_CACHEABLE);
-  tail = snodo_server_ref_modern_tail (server, cacheable);
+  tail = ref_modern_tail (server, method);
   line = snodo_frame_encode_text_result (id, text, is_error, tail);
   g_ref_string_release (tail);
   return line;

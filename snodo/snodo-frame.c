@@ -322,14 +322,13 @@ snodo_frame_encode_result_tail (JsonNode   *id,
                                 const char *tail)
 {
   GString *out = snodo_frame_begin (id, TRUE);
-  g_autofree char *text = NULL;
-  gsize len = 0;
 
   g_string_append_len (out, ",\"result\":", 10);
-  text = snodo_json_to_string (result, &len);
-  g_assert (len >= 2 && text[0] == '{' && text[len - 1] == '}');
-  g_string_append_len (out, text, len - 1);
-  if (len > 2)
+  /* Written in place, then reopened before its closing brace. */
+  snodo_frame_append_node (out, result);
+  g_assert (out->str[out->len - 1] == '}');
+  g_string_truncate (out, out->len - 1);
+  if (json_object_get_size (json_node_get_object (result)) > 0)
     g_string_append_c (out, ',');
   g_string_append (out, tail);
   g_string_append_c (out, '}');

@@ -430,6 +430,22 @@ test_encode_result (void)
   g_assert_null (json_node_get_parent (result));
 }
 
+static void
+test_encode_result_tail (void)
+{
+  g_autoptr(JsonNode) id = snodo_test_parse ("3");
+  g_autoptr(JsonNode) empty = snodo_test_parse ("{}");
+  g_autoptr(JsonNode) full = snodo_test_parse ("{\"a\":{\"b\":[]},\"c\":\"}\"}");
+  g_autoptr(GBytes) empty_line = snodo_frame_encode_result_tail (id, empty, "\"resultType\":\"complete\"");
+  g_autoptr(GBytes) full_line = snodo_frame_encode_result_tail (id, full, "\"resultType\":\"complete\"");
+
+  g_test_summary ("A result with an ending of more members: no comma after an empty object, one otherwise");
+
+  assert_line (empty_line, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"resultType\":\"complete\"}}");
+  assert_line (full_line, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"a\":{\"b\":[]},\"c\":\"}\","
+                          "\"resultType\":\"complete\"}}");
+}
+
 /* A text result written straight from its text is the same line as the
  * result built as a tree and encoded. */
 static void
@@ -529,6 +545,7 @@ main (int    argc,
   g_test_add_func ("/snodo/frame/id-key", test_id_key);
   g_test_add_func ("/snodo/frame/encode-result", test_encode_result);
   g_test_add_func ("/snodo/frame/encode-text-result", test_encode_text_result);
+  g_test_add_func ("/snodo/frame/encode-result-tail", test_encode_result_tail);
   g_test_add_func ("/snodo/frame/encode-error", test_encode_error);
   g_test_add_func ("/snodo/frame/encode-notification", test_encode_notification);
   g_test_add_func ("/snodo/frame/encode-request", test_encode_request);
