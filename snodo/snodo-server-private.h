@@ -37,6 +37,9 @@ void snodo_server_connection_draining (SnodoServer     *self,
 
 GPtrArray            *snodo_server_get_connections       (SnodoServer          *self);
 /* On the context: a client's answer to a request of the server. */
+char                 *snodo_server_subscription_refusal  (const char           *uri,
+                                                          guint                 n_kept,
+                                                          gboolean              kept);
 void                  snodo_server_handle_response       (SnodoServer          *self,
                                                           SnodoConnection      *connection,
                                                           SnodoFrame           *frame);

@@ -127,6 +127,24 @@ get_bool_filter (JsonObject  *filters,
   return TRUE;
 }
 
+/* Whether a connection that keeps @n_kept resource subscriptions may
+ * subscribe to @uri too (@kept: it is one of them already; @uri NULL: its
+ * length is not in question): NULL if so, else why not. Both eras keep to
+ * the same bounds. */
+char *
+snodo_server_subscription_refusal (const char *uri,
+                                   guint       n_kept,
+                                   gboolean    kept)
+{
+  if (uri != NULL && strlen (uri) > SNODO_MAX_SUBSCRIBED_URI_BYTES)
+    return g_strdup_printf (_("Invalid params: a subscribed URI is at most %u bytes long"),
+                            SNODO_MAX_SUBSCRIBED_URI_BYTES);
+  if (!kept && n_kept >= SNODO_MAX_RESOURCE_SUBSCRIPTIONS)
+    return g_strdup_printf (_("Invalid params: a client may subscribe to at most %u resources"),
+                            SNODO_MAX_RESOURCE_SUBSCRIPTIONS);
+  return NULL;
+}
+
 void
 snodo_server_method_subscriptions_listen (SnodoServer     *self,
                                           SnodoInvocation *invocation)
@@ -163,14 +181,13 @@ snodo_server_method_subscriptions_listen (SnodoServer     *self,
 
               if (!JSON_NODE_HOLDS_VALUE (uri) || json_node_get_value_type (uri) != G_TYPE_STRING)
                 message = g_strdup (_("Invalid params: \"notifications.resourceSubscriptions\" must be an array of strings"));
-              else if (strlen (json_node_get_string (uri)) > SNODO_MAX_SUBSCRIBED_URI_BYTES)
-                message = g_strdup_printf (_("Invalid params: a subscribed URI is at most %u bytes long"),
-                                           SNODO_MAX_SUBSCRIBED_URI_BYTES);
+              else
+                message = snodo_server_subscription_refusal (json_node_get_string (uri), 0, TRUE);
             }
-          if (message == NULL && uris_node != NULL &&
-              json_array_get_length (json_node_get_array (uris_node)) > SNODO_MAX_RESOURCE_SUBSCRIPTIONS)
-            message = g_strdup_printf (_("Invalid params: a client may subscribe to at most %u resources"),
-                                       SNODO_MAX_RESOURCE_SUBSCRIPTIONS);
+          /* The last URI, after all the others. */
+          if (message == NULL && uris_node != NULL && json_array_get_length (json_node_get_array (uris_node)) > 0)
+            message = snodo_server_subscription_refusal (NULL, json_array_get_length (json_node_get_array (uris_node)) - 1,
+                                                         FALSE);
         }
     }
   if (message != NULL)

@@ -359,22 +359,18 @@ subscribe_or_unsubscribe (SnodoInvocation *invocation,
                                              _("Invalid params: \"uri\" must be a string"));
       return;
     }
-  if (subscribe && strlen (uri) > SNODO_MAX_SUBSCRIBED_URI_BYTES)
+  if (subscribe)
     {
-      g_autofree char *message = g_strdup_printf (_("Invalid params: a subscribed URI is at most %u bytes long"),
-                                                  SNODO_MAX_SUBSCRIBED_URI_BYTES);
+      g_autofree char *message = snodo_server_subscription_refusal (uri,
+          g_hash_table_size (connection->resource_subscriptions),
+          g_hash_table_contains (connection->resource_subscriptions, uri));
 
-      snodo_invocation_return_error_literal (invocation, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS, message);
-      return;
-    }
-  if (subscribe && !g_hash_table_contains (connection->resource_subscriptions, uri) &&
-      g_hash_table_size (connection->resource_subscriptions) >= SNODO_MAX_RESOURCE_SUBSCRIPTIONS)
-    {
-      g_autofree char *message = g_strdup_printf (_("Invalid params: a client may subscribe to at most %u resources"),
-                                                  SNODO_MAX_RESOURCE_SUBSCRIPTIONS);
-
-      snodo_invocation_return_error_literal (invocation, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS, message);
-      return;
+      if (message != NULL)
+        {
+          snodo_invocation_return_error_literal (invocation, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+                                                 message);
+          return;
+        }
     }
   if (subscribe)
     g_hash_table_replace (connection->resource_subscriptions, g_strdup (uri), NULL);
