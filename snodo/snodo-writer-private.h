@@ -63,7 +63,6 @@ SnodoWriterStatus  snodo_writer_write        (SnodoWriter      *self,
                                               gpointer          user_data,
                                               GError          **error);
 gboolean           snodo_writer_is_busy      (SnodoWriter      *self);
-gboolean           snodo_writer_is_threaded  (SnodoWriter      *self);
 void               snodo_writer_abandon      (SnodoWriter      *self);
 
 #ifdef G_OS_UNIX

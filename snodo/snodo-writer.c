@@ -260,10 +260,8 @@ snodo_fd_read_nonblocking (int           fd,
         continue;
 
     out:
-      if (errsv == EAGAIN || errsv == EWOULDBLOCK)
-        g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK, g_strerror (errsv));
-      else
-        snodo_fd_set_error (error, errsv);
+      /* EAGAIN and EWOULDBLOCK become G_IO_ERROR_WOULD_BLOCK. */
+      snodo_fd_set_error (error, errsv);
       return -1;
     }
 }
@@ -776,13 +774,6 @@ snodo_writer_is_busy (SnodoWriter *self)
   busy = self->busy;
   g_mutex_unlock (&self->lock);
   return busy;
-}
-
-/* Whether writes go through the helper thread (for tests and debugging). */
-gboolean
-snodo_writer_is_threaded (SnodoWriter *self)
-{
-  return self->mode == WRITER_MODE_THREAD;
 }
 
 /* Drops the coordinator's reference. Nothing more is written on the
