@@ -589,7 +589,8 @@ connection_closed (Connection *connection)
 {
   SnodoHttpListener *self = connection->listener;
 
-  connection->stream = NULL;
+  /* connection_free() lets go of the stream (libsoup still holds it while
+   * it closes) and of the back pointers to the connection. */
   g_hash_table_remove (self->connections, connection->remote);
   /* There is room again (and a descriptor free). */
   if (self->retry_source != NULL && g_hash_table_size (self->connections) < self->max_connections)
@@ -737,8 +738,12 @@ snodo_http_listener_accept_one (SnodoHttpListener *self,
   g_main_context_pop_thread_default (self->context);
   if (!accepted)
     {
+      /* Closing frees the connection and its reference on the stream:
+       * keep the stream alive until its close returns. */
+      g_autoptr(GIOStream) stream = g_object_ref (G_IO_STREAM (connection->stream));
+
       g_debug ("libsoup refused a connection: %s", error->message);
-      g_io_stream_close (G_IO_STREAM (connection->stream), NULL, NULL);
+      g_io_stream_close (stream, NULL, NULL);
     }
   return TRUE;
 }
