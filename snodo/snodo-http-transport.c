@@ -1008,11 +1008,9 @@ peer_end (Peer     *peer,
   snodo_connection_detach (peer->connection);
   snodo_server_connection_ended (self->server, peer->connection, graceful);
   owner = g_steal_pointer (&peer->owner);
-  if (snodo_executor_get_n_live_for_owner (self->executor, owner) > 0)
-    {
-      snodo_executor_cancel_owner (self->executor, owner);
-      snodo_executor_wait_owner_async (self->executor, owner, NULL, peer_owner_done_cb, owner);
-    }
+  /* Cancelling says how much live work there was. */
+  if (snodo_executor_cancel_owner (self->executor, owner) > 0)
+    snodo_executor_wait_owner_async (self->executor, owner, NULL, peer_owner_done_cb, owner);
   else
     {
       /* Nothing to cancel or wait for: the usual end of a stateless
