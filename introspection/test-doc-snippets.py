@@ -94,10 +94,11 @@ def report(ok, message):
 
 def class_comments(srcdir):
     """Yields (class name, text of its doc comment without the ' * ' margin)."""
-    for name in sorted(os.listdir(srcdir)):
-        if not name.endswith('.c'):
-            continue
-        with open(os.path.join(srcdir, name), encoding='utf-8') as f:
+    paths = []
+    for folder, _, names in os.walk(srcdir):
+        paths += [os.path.join(folder, name) for name in names if name.endswith('.c')]
+    for path in sorted(paths):
+        with open(path, encoding='utf-8') as f:
             source = f.read()
         for match in re.finditer(r'/\*\*\n \* (Snodo[A-Za-z]+):\n(.*?)\n \*/', source, re.DOTALL):
             text = '\n'.join(re.sub(r'^ \*( |$)', '', line) for line in match.group(2).split('\n'))
