@@ -5,7 +5,7 @@
 
 #include <locale.h>
 
-#include "snodo-i18n-private.h"
+#include "snodo-base-private.h"
 
 /*
  * snodo_gettext:

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "snodo-i18n-private.h"
+#include "snodo-base-private.h"
 
 #include "snodo-error.h"
 #include "snodo-uri-template-private.h"

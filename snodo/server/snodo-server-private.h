@@ -4,6 +4,7 @@
 #pragma once
 
 #include "snodo-connection-private.h"
+#include "snodo-invocation-private.h"
 #include "snodo-frame-private.h"
 #include "snodo-request-state-private.h"
 #include "snodo-server.h"

@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright 2026 The Snodo authors */
 
+/* The base layer's private part: the library's translations and small
+ * GLib helpers. Every layer may use it. */
+
 #pragma once
 
+#ifndef GETTEXT_PACKAGE
+# error "config.h must be included before snodo-base-private.h"
+#endif
+
 #include <glib/gi18n-lib.h>
+
+#include "snodo-error.h"
 
 G_BEGIN_DECLS
 
@@ -11,6 +20,14 @@ const char *snodo_gettext (const char *msgid) G_GNUC_FORMAT (1);
 const char *snodo_ngettext (const char *msgid,
                             const char *msgid_plural,
                             gulong      n) G_GNUC_FORMAT (1) G_GNUC_FORMAT (2);
+
+/* For g_clear_pointer(): a source that must never fire again. */
+static inline void
+snodo_source_destroy_and_unref (GSource *source)
+{
+  g_source_destroy (source);
+  g_source_unref (source);
+}
 
 G_END_DECLS
 

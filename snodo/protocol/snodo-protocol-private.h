@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* The protocol layer, for the layers above: the dialect tables and
+ * shaping of each protocol version, request state, schema checking and URI
+ * templates. It knows no server and no transport. */
+
+#pragma once
+
+#include "snodo-dialect-private.h"
+#include "snodo-request-state-private.h"
+#include "snodo-schema-private.h"
+#include "snodo-uri-template-private.h"
