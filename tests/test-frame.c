@@ -9,7 +9,7 @@
 
 #include "snodo-frame-private.h"
 #include "snodo-json-private.h"
-#include "snodo-invocation-private.h"
+#include "snodo-dialect-private.h"
 
 typedef struct
 {
@@ -467,7 +467,7 @@ test_encode_text_result (void)
           {
             g_autoptr(JsonNode) result = snodo_text_result_new (texts[t], e);
             g_autoptr(GBytes) built = NULL;
-            g_autoptr(GBytes) direct = snodo_frame_encode_text_result (ids[i], texts[t], e, tails[k]);
+            g_autoptr(GBytes) direct = snodo_text_result_encode (ids[i], texts[t], e, tails[k]);
 
             if (tails[k] == NULL)
               built = snodo_frame_encode_result (ids[i], result);

@@ -112,6 +112,15 @@ GBytes             *snodo_dialect_encode_text_result (const SnodoDialect *self,
                                                       JsonNode           *id,
                                                       const char         *text,
                                                       gboolean            is_error);
+/* A CallToolResult of one text block (isError when @is_error), as a tree,
+ * and the line snodo_frame_encode_result_tail() writes for it with @tail
+ * (or snodo_frame_encode_result() with @tail NULL), without the tree. */
+JsonNode           *snodo_text_result_new         (const char           *text,
+                                                   gboolean              is_error);
+GBytes             *snodo_text_result_encode      (JsonNode             *id,
+                                                   const char           *text,
+                                                   gboolean              is_error,
+                                                   const char           *tail);
 GBytes             *snodo_dialect_encode_error    (const SnodoDialect   *self,
                                                    JsonNode             *id,
                                                    int                   code,

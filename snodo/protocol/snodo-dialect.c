@@ -436,12 +436,60 @@ snodo_dialect_encode_text_result (const SnodoDialect *self,
   GBytes *line;
 
   if (!self->stateless)
-    return snodo_frame_encode_text_result (id, text, is_error, NULL);
+    return snodo_text_result_encode (id, text, is_error, NULL);
 
   tail = ref_modern_tail (server, method);
-  line = snodo_frame_encode_text_result (id, text, is_error, tail);
+  line = snodo_text_result_encode (id, text, is_error, tail);
   g_ref_string_release (tail);
   return line;
+}
+
+/* A CallToolResult of one text block, failed when @is_error. */
+JsonNode *
+snodo_text_result_new (const char *text,
+                       gboolean    is_error)
+{
+  JsonObject *result = json_object_new ();
+  JsonArray *content = json_array_new ();
+  JsonObject *block = json_object_new ();
+  JsonNode *node;
+
+  json_object_set_string_member (block, "type", "text");
+  json_object_set_string_member (block, "text", text);
+  json_array_add_object_element (content, block);
+  json_object_set_array_member (result, "content", content);
+  if (is_error)
+    json_object_set_boolean_member (result, "isError", TRUE);
+
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, result);
+  return node;
+}
+
+/* The answer snodo_frame_encode_result_tail() gives for
+ * snodo_text_result_new(), written without building the result:
+ * `{"content":[{"type":"text","text":…}]` then `,"isError":true` and `,`
+ * @tail when given. */
+GBytes *
+snodo_text_result_encode (JsonNode   *id,
+                          const char *text,
+                          gboolean    is_error,
+                          const char *tail)
+{
+  GString *out = snodo_frame_begin_result (id);
+
+  g_string_append_len (out, "{\"content\":[{\"type\":\"text\",\"text\":", 34);
+  snodo_json_append_string (out, text != NULL ? text : "");
+  g_string_append_len (out, "}]", 2);
+  if (is_error)
+    g_string_append_len (out, ",\"isError\":true", 15);
+  if (tail != NULL)
+    {
+      g_string_append_c (out, ',');
+      g_string_append (out, tail);
+    }
+  g_string_append_c (out, '}');
+  return snodo_frame_end_result (out);
 }
 
 /*

@@ -15,8 +15,6 @@ G_BEGIN_DECLS
 typedef void (*SnodoInvocationResultHook) (SnodoInvocation *invocation,
                                            JsonObject      *result);
 
-JsonNode           *snodo_text_result_new            (const char         *text,
-                                                      gboolean            is_error);
 int                 snodo_log_level_from_string      (const char         *string);
 const char         *snodo_log_level_to_string        (SnodoLogLevel       level);
 

@@ -757,28 +757,6 @@ snodo_invocation_return_result_from_string (SnodoInvocation  *self,
   return TRUE;
 }
 
-/* A CallToolResult of one text block, failed when @is_error. */
-JsonNode *
-snodo_text_result_new (const char *text,
-                       gboolean    is_error)
-{
-  JsonObject *result = json_object_new ();
-  JsonArray *content = json_array_new ();
-  JsonObject *block = json_object_new ();
-  JsonNode *node;
-
-  json_object_set_string_member (block, "type", "text");
-  json_object_set_string_member (block, "text", text);
-  json_array_add_object_element (content, block);
-  json_object_set_array_member (result, "content", content);
-  if (is_error)
-    json_object_set_boolean_member (result, "isError", TRUE);
-
-  node = json_node_new (JSON_NODE_OBJECT);
-  json_node_take_object (node, result);
-  return node;
-}
-
 /* Answers with a CallToolResult of one text block. Without an output
  * schema to check, the answer is written straight from @text, as
  * snodo_dialect_encode_result() would write snodo_text_result_new(): the

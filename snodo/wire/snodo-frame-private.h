@@ -81,10 +81,6 @@ GBytes   *snodo_frame_encode_result      (JsonNode    *id,
 GBytes   *snodo_frame_encode_result_tail   (JsonNode           *id,
                                             JsonNode           *result,
                                             const char         *tail);
-GBytes   *snodo_frame_encode_text_result   (JsonNode           *id,
-                                           const char         *text,
-                                           gboolean            is_error,
-                                           const char         *tail);
 GBytes   *snodo_frame_encode_result_shaped (JsonNode           *id,
                                            JsonNode           *result,
                                            const char * const *drop,
@@ -98,6 +94,11 @@ GBytes   *snodo_frame_encode_notification (const char *method,
 GBytes   *snodo_frame_encode_request     (JsonNode    *id,
                                           const char  *method,
                                           JsonNode    *params);
+
+/* For an encoder that writes a result's JSON text itself: the envelope up
+ * to the result, then (after the caller appended the result) its end. */
+GString  *snodo_frame_begin_result       (JsonNode    *id);
+GBytes   *snodo_frame_end_result         (GString     *out);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SnodoFrame, snodo_frame_clear)
 

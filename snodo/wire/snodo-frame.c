@@ -5,8 +5,9 @@
 
 #include <string.h>
 
+#include "snodo-base-private.h"
 #include "snodo-frame-private.h"
-#include "snodo-private.h"
+#include "snodo-json-private.h"
 
 /* Decoding */
 
@@ -335,29 +336,22 @@ snodo_frame_encode_result_tail (JsonNode   *id,
   return snodo_frame_end (out);
 }
 
-/* The answer snodo_frame_encode_result_tail() gives for a CallToolResult
- * of one text block (isError when @is_error), written without building
- * the result: `{"content":[{"type":"text","text":…}]` then `,"isError":true`
- * and `,` @tail when given. */
-GBytes *
-snodo_frame_encode_text_result (JsonNode   *id,
-                                const char *text,
-                                gboolean    is_error,
-                                const char *tail)
+/* For an encoder of a layer above that writes the text of a result
+ * itself: the envelope up to the result (`{"jsonrpc":"2.0","id":…,"result":`),
+ * to which the caller appends one JSON value, and the end of the envelope
+ * after it. */
+GString *
+snodo_frame_begin_result (JsonNode *id)
 {
   GString *out = snodo_frame_begin (id, TRUE);
 
-  g_string_append_len (out, ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":", 44);
-  snodo_frame_append_string (out, text);
-  g_string_append_len (out, "}]", 2);
-  if (is_error)
-    g_string_append_len (out, ",\"isError\":true", 15);
-  if (tail != NULL)
-    {
-      g_string_append_c (out, ',');
-      g_string_append (out, tail);
-    }
-  g_string_append_c (out, '}');
+  g_string_append_len (out, ",\"result\":", 10);
+  return out;
+}
+
+GBytes *
+snodo_frame_end_result (GString *out)
+{
   return snodo_frame_end (out);
 }
 

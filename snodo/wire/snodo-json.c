@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "snodo-base-private.h"
 #include "snodo-json-private.h"
-#include "snodo-private.h"
 
 /*
  * The reader is a loop over an explicit stack of at most
