@@ -5,28 +5,50 @@
 
 #include <json-glib/json-glib.h>
 
-#include "snodo-connection-private.h"
-#include "snodo-frame-private.h"
-#include "snodo-invocation.h"
 #include "snodo-protocol-version.h"
-#include "snodo-server.h"
+#include "snodo-request-state-private.h"
+#include "snodo-wire-private.h"
 
 G_BEGIN_DECLS
 
 /*
  * A dialect is what one protocol version means on the wire: which methods
  * exist and how results are shaped. It is a constant table, not an object;
- * SnodoServer picks one per request in snodo_dialect_select(), the one place
+ * the server picks one per request in snodo_dialect_select(), the one place
  * where the version is decided, from the same inputs on every transport:
- * the decoded message and its headers.
+ * the decoded message, its headers, the versions served and what the
+ * connection settled before. The protocol layer knows no server: the
+ * tables name methods by identifier, which the server maps to its handlers,
+ * and the encoders are given what a result says of the server (SnodoStamp).
  */
+
+/* The header a transport attaches once a version was negotiated; HTTP
+ * requests carry it as a real header. Names in headers are lower case. */
+#define SNODO_HEADER_PROTOCOL_VERSION "mcp-protocol-version"
 
 typedef struct _SnodoDialect SnodoDialect;
 
-/* Serves one request; runs as work admitted by the executor. It answers
- * through the invocation, now or later. */
-typedef void (*SnodoMethodFunc) (SnodoServer     *server,
-                                 SnodoInvocation *invocation);
+/* The methods of every version, by identifier: the server serves each with
+ * a handler of its own table, indexed by these. */
+typedef enum
+{
+  SNODO_METHOD_INITIALIZE,
+  SNODO_METHOD_PING,
+  SNODO_METHOD_DISCOVER,
+  SNODO_METHOD_LOGGING_SET_LEVEL,
+  SNODO_METHOD_TOOLS_LIST,
+  SNODO_METHOD_TOOLS_CALL,
+  SNODO_METHOD_RESOURCES_LIST,
+  SNODO_METHOD_RESOURCES_TEMPLATES_LIST,
+  SNODO_METHOD_RESOURCES_READ,
+  SNODO_METHOD_RESOURCES_SUBSCRIBE,
+  SNODO_METHOD_RESOURCES_UNSUBSCRIBE,
+  SNODO_METHOD_PROMPTS_LIST,
+  SNODO_METHOD_PROMPTS_GET,
+  SNODO_METHOD_COMPLETION_COMPLETE,
+  SNODO_METHOD_SUBSCRIPTIONS_LISTEN,
+  SNODO_N_METHODS,
+} SnodoMethodId;
 
 typedef enum
 {
@@ -44,7 +66,7 @@ typedef enum
 } SnodoMethodFlags;
 
 /* The server capability a method needs; without it the method does not
- * exist (-32601). */
+ * exist (-32601): the server checks it against what it offers. */
 typedef enum
 {
   SNODO_NEEDS_NOTHING,
@@ -56,8 +78,7 @@ typedef enum
 typedef struct
 {
   const char       *name;
-  /* NULL for SNODO_METHOD_FLAGS_TOOL_CALL. */
-  SnodoMethodFunc   func;
+  SnodoMethodId     id;
   SnodoMethodFlags  flags;
   SnodoNeeds        needs;
 } SnodoMethod;
@@ -72,6 +93,71 @@ struct _SnodoDialect
   const SnodoMethod    *methods;
 };
 
+/* Which era a connection speaks: decided by its first real request. Only a
+ * connection that carries many requests (stdio) settles one. */
+typedef enum
+{
+  SNODO_ERA_UNDECIDED,
+  /* initialize succeeded: 2025-06-18 or 2025-11-25. */
+  SNODO_ERA_LEGACY,
+  /* A request with the 2026-07-28 envelope was served. */
+  SNODO_ERA_MODERN,
+} SnodoEra;
+
+/* A set of protocol versions (those a server serves), as bits
+ * 1 << SnodoProtocolVersion. */
+static inline gboolean
+snodo_protocol_versions_contain (guint                versions,
+                                 SnodoProtocolVersion version)
+{
+  return version != SNODO_PROTOCOL_VERSION_UNKNOWN && (versions & (1u << version)) != 0;
+}
+
+/* The oldest version of the initialize era in @versions, or UNKNOWN. */
+SnodoProtocolVersion snodo_protocol_versions_oldest_legacy (guint       versions);
+/* The versions of the stateless era in @versions, as a JSON array: what
+ * server/discover lists and -32022 names. The initialize era's versions
+ * are left out, as a client would then send them in a 2026-07-28
+ * envelope. */
+JsonNode            *snodo_protocol_versions_dup_modern    (guint       versions);
+/* The version initialize answers with: @requested when it is of the
+ * initialize era and in @versions, else the latest one of that era in
+ * @versions (UNKNOWN if none); the client decides whether to go on. */
+SnodoProtocolVersion snodo_protocol_negotiate              (guint       versions,
+                                                            const char *requested);
+
+/* The MCP log levels (those of RFC 5424), in the order of SnodoLogLevel:
+ * the level of a name, or -1; the name of a level. */
+int                  snodo_log_level_from_string           (const char *string);
+const char          *snodo_log_level_to_string             (guint       level);
+
+/*
+ * What a 2026-07-28 exchange says of the server that serves it: its
+ * serverInfo and cache TTL, which every plain complete result ends with
+ * (written once, as JSON text, when the stamp is made), and the key that
+ * seals its requestState. Made by the server for what it is at the time
+ * and replaced when that changes; immutable, so any thread may use it.
+ */
+typedef struct _SnodoStamp SnodoStamp;
+
+SnodoStamp           *snodo_stamp_new                     (const char *name,
+                                                           const char *version,
+                                                           const char *title,
+                                                           guint       cache_ttl,
+                                                           SnodoRequestStateKey *key);
+SnodoStamp           *snodo_stamp_ref                     (SnodoStamp *self);
+void                  snodo_stamp_unref                   (SnodoStamp *self);
+/* The key, or NULL when the server has none. */
+SnodoRequestStateKey *snodo_stamp_get_request_state_key   (SnodoStamp *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoStamp, snodo_stamp_unref)
+
+/* An Implementation object (serverInfo): name, version and title when not
+ * NULL. */
+JsonObject           *snodo_implementation_new            (const char *name,
+                                                           const char *version,
+                                                           const char *title);
+
 /* What snodo_dialect_select() decided. On failure, the error to answer
  * with (data may be NULL). */
 typedef struct
@@ -85,30 +171,38 @@ typedef struct
 void                snodo_selection_clear         (SnodoSelection       *selection);
 
 const SnodoDialect *snodo_dialect_for_version     (SnodoProtocolVersion  version);
+/* The method of this version named @method, or NULL; whether the server
+ * offers what it needs is the server's to check. */
 const SnodoMethod  *snodo_dialect_lookup          (const SnodoDialect   *self,
-                                                   SnodoServer          *server,
                                                    const char           *method);
-gboolean            snodo_dialect_select          (SnodoServer          *server,
-                                                   SnodoConnection      *connection,
-                                                   SnodoFrame           *frame,
-                                                   GHashTable           *headers,
+/* Decides the dialect of a request (see snodo-dialect.c) from @frame, the
+ * value of its SNODO_HEADER_PROTOCOL_VERSION header or NULL, the versions
+ * served, and what its connection settled: @era (UNDECIDED for a
+ * connection of one request) and, in the initialize era, @legacy_version.
+ * Settling the era after the request is the server's. */
+gboolean            snodo_dialect_select          (SnodoFrame           *frame,
+                                                   const char           *header,
+                                                   guint                 versions,
+                                                   SnodoEra              era,
+                                                   SnodoProtocolVersion  legacy_version,
                                                    SnodoSelection       *selection);
 
 /* The envelope of a 2026-07-28 request: params._meta, when it claims the
  * modern protocol (has the protocol version key); else NULL. */
 JsonObject         *snodo_dialect_get_envelope    (JsonObject           *params);
 
-/* Encodes the answer to a request in this dialect's shape. */
+/* Encodes the answer to a request of @method in this dialect's shape;
+ * @stamp may be NULL unless the dialect is stateless. */
 GBytes             *snodo_dialect_encode_result   (const SnodoDialect   *self,
-                                                   SnodoServer          *server,
                                                    const SnodoMethod    *method,
+                                                   SnodoStamp           *stamp,
                                                    JsonNode             *id,
                                                    JsonNode             *result);
 /* The same for a CallToolResult of one text block (isError when
  * @is_error), written without building it. */
 GBytes             *snodo_dialect_encode_text_result (const SnodoDialect *self,
-                                                      SnodoServer        *server,
                                                       const SnodoMethod  *method,
+                                                      SnodoStamp         *stamp,
                                                       JsonNode           *id,
                                                       const char         *text,
                                                       gboolean            is_error);
@@ -138,23 +232,5 @@ GBytes             *snodo_dialect_encode_error    (const SnodoDialect   *self,
 #define SNODO_META_LOG_LEVEL            "io.modelcontextprotocol/logLevel"
 #define SNODO_META_SERVER_INFO          "io.modelcontextprotocol/serverInfo"
 #define SNODO_META_SUBSCRIPTION_ID      "io.modelcontextprotocol/subscriptionId"
-
-/* The methods, implemented by SnodoServer. */
-void snodo_server_method_initialize          (SnodoServer     *server,
-                                              SnodoInvocation *invocation);
-void snodo_server_method_ping                (SnodoServer     *server,
-                                              SnodoInvocation *invocation);
-void snodo_server_method_discover            (SnodoServer     *server,
-                                              SnodoInvocation *invocation);
-void snodo_server_method_logging_set_level   (SnodoServer     *server,
-                                              SnodoInvocation *invocation);
-void snodo_server_method_tools_list          (SnodoServer     *server,
-                                              SnodoInvocation *invocation);
-void snodo_server_method_resources_subscribe (SnodoServer     *server,
-                                              SnodoInvocation *invocation);
-void snodo_server_method_resources_unsubscribe (SnodoServer   *server,
-                                              SnodoInvocation *invocation);
-void snodo_server_method_subscriptions_listen (SnodoServer    *server,
-                                              SnodoInvocation *invocation);
 
 G_END_DECLS

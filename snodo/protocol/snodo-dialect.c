@@ -3,8 +3,9 @@
 
 #include "config.h"
 
+#include "snodo-base-private.h"
 #include "snodo-dialect-private.h"
-#include "snodo-private.h"
+#include "snodo-wire-private.h"
 
 /*
  * The protocol versions as tables, in the spirit of libsoup's HTTP/1 and
@@ -18,34 +19,34 @@
  */
 
 static const SnodoMethod legacy_methods[] = {
-  { "initialize", snodo_server_method_initialize, 0, SNODO_NEEDS_NOTHING },
-  { "ping", snodo_server_method_ping, 0, SNODO_NEEDS_NOTHING },
-  { "logging/setLevel", snodo_server_method_logging_set_level, 0, SNODO_NEEDS_NOTHING },
-  { "tools/list", snodo_server_method_tools_list, 0, SNODO_NEEDS_NOTHING },
-  { "tools/call", NULL, SNODO_METHOD_FLAGS_TOOL_CALL, SNODO_NEEDS_NOTHING },
-  { "resources/list", snodo_server_method_resources_list, 0, SNODO_NEEDS_RESOURCES },
-  { "resources/templates/list", snodo_server_method_resources_templates_list, 0, SNODO_NEEDS_RESOURCES },
-  { "resources/read", snodo_server_method_resources_read, SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_RESOURCES },
-  { "resources/subscribe", snodo_server_method_resources_subscribe, 0, SNODO_NEEDS_RESOURCES },
-  { "resources/unsubscribe", snodo_server_method_resources_unsubscribe, 0, SNODO_NEEDS_RESOURCES },
-  { "prompts/list", snodo_server_method_prompts_list, 0, SNODO_NEEDS_PROMPTS },
-  { "prompts/get", snodo_server_method_prompts_get, SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_PROMPTS },
-  { "completion/complete", snodo_server_method_completion_complete, SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_COMPLETIONS },
-  { NULL, NULL, 0, SNODO_NEEDS_NOTHING },
+  { "initialize", SNODO_METHOD_INITIALIZE, 0, SNODO_NEEDS_NOTHING },
+  { "ping", SNODO_METHOD_PING, 0, SNODO_NEEDS_NOTHING },
+  { "logging/setLevel", SNODO_METHOD_LOGGING_SET_LEVEL, 0, SNODO_NEEDS_NOTHING },
+  { "tools/list", SNODO_METHOD_TOOLS_LIST, 0, SNODO_NEEDS_NOTHING },
+  { "tools/call", SNODO_METHOD_TOOLS_CALL, SNODO_METHOD_FLAGS_TOOL_CALL, SNODO_NEEDS_NOTHING },
+  { "resources/list", SNODO_METHOD_RESOURCES_LIST, 0, SNODO_NEEDS_RESOURCES },
+  { "resources/templates/list", SNODO_METHOD_RESOURCES_TEMPLATES_LIST, 0, SNODO_NEEDS_RESOURCES },
+  { "resources/read", SNODO_METHOD_RESOURCES_READ, SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_RESOURCES },
+  { "resources/subscribe", SNODO_METHOD_RESOURCES_SUBSCRIBE, 0, SNODO_NEEDS_RESOURCES },
+  { "resources/unsubscribe", SNODO_METHOD_RESOURCES_UNSUBSCRIBE, 0, SNODO_NEEDS_RESOURCES },
+  { "prompts/list", SNODO_METHOD_PROMPTS_LIST, 0, SNODO_NEEDS_PROMPTS },
+  { "prompts/get", SNODO_METHOD_PROMPTS_GET, SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_PROMPTS },
+  { "completion/complete", SNODO_METHOD_COMPLETION_COMPLETE, SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_COMPLETIONS },
+  { NULL, 0, 0, SNODO_NEEDS_NOTHING },
 };
 
 static const SnodoMethod modern_methods[] = {
-  { "server/discover", snodo_server_method_discover, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_NOTHING },
-  { "tools/list", snodo_server_method_tools_list, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_NOTHING },
-  { "tools/call", NULL, SNODO_METHOD_FLAGS_TOOL_CALL | SNODO_METHOD_FLAGS_INPUT, SNODO_NEEDS_NOTHING },
-  { "resources/list", snodo_server_method_resources_list, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_RESOURCES },
-  { "resources/templates/list", snodo_server_method_resources_templates_list, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_RESOURCES },
-  { "resources/read", snodo_server_method_resources_read, SNODO_METHOD_FLAGS_CACHEABLE | SNODO_METHOD_FLAGS_INPUT | SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_RESOURCES },
-  { "prompts/list", snodo_server_method_prompts_list, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_PROMPTS },
-  { "prompts/get", snodo_server_method_prompts_get, SNODO_METHOD_FLAGS_INPUT | SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_PROMPTS },
-  { "completion/complete", snodo_server_method_completion_complete, SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_COMPLETIONS },
-  { "subscriptions/listen", snodo_server_method_subscriptions_listen, 0, SNODO_NEEDS_NOTHING },
-  { NULL, NULL, 0, SNODO_NEEDS_NOTHING },
+  { "server/discover", SNODO_METHOD_DISCOVER, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_NOTHING },
+  { "tools/list", SNODO_METHOD_TOOLS_LIST, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_NOTHING },
+  { "tools/call", SNODO_METHOD_TOOLS_CALL, SNODO_METHOD_FLAGS_TOOL_CALL | SNODO_METHOD_FLAGS_INPUT, SNODO_NEEDS_NOTHING },
+  { "resources/list", SNODO_METHOD_RESOURCES_LIST, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_RESOURCES },
+  { "resources/templates/list", SNODO_METHOD_RESOURCES_TEMPLATES_LIST, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_RESOURCES },
+  { "resources/read", SNODO_METHOD_RESOURCES_READ, SNODO_METHOD_FLAGS_CACHEABLE | SNODO_METHOD_FLAGS_INPUT | SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_RESOURCES },
+  { "prompts/list", SNODO_METHOD_PROMPTS_LIST, SNODO_METHOD_FLAGS_CACHEABLE, SNODO_NEEDS_PROMPTS },
+  { "prompts/get", SNODO_METHOD_PROMPTS_GET, SNODO_METHOD_FLAGS_INPUT | SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_PROMPTS },
+  { "completion/complete", SNODO_METHOD_COMPLETION_COMPLETE, SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_COMPLETIONS },
+  { "subscriptions/listen", SNODO_METHOD_SUBSCRIPTIONS_LISTEN, 0, SNODO_NEEDS_NOTHING },
+  { NULL, 0, 0, SNODO_NEEDS_NOTHING },
 };
 
 static const SnodoDialect dialect_2025_06_18 = {
@@ -92,38 +93,179 @@ snodo_dialect_for_version (SnodoProtocolVersion version)
     }
 }
 
-static gboolean
-server_has (SnodoServer *server,
-            SnodoNeeds   needs)
-{
-  SnodoCatalog *catalog = snodo_server_get_catalog (server);
-
-  switch (needs)
-    {
-    case SNODO_NEEDS_RESOURCES:
-      return snodo_catalog_has_resources (catalog);
-    case SNODO_NEEDS_PROMPTS:
-      return snodo_catalog_has_prompts (catalog);
-    case SNODO_NEEDS_COMPLETIONS:
-      return snodo_catalog_has_completion (catalog);
-    case SNODO_NEEDS_NOTHING:
-    default:
-      return TRUE;
-    }
-}
-
-/* The method, if it exists in this version and the server offers what it
- * needs; a method behind a capability the server does not advertise does
- * not exist. */
+/* The method, if it exists in this version. A method behind a capability
+ * the server does not advertise does not exist either, which the server
+ * checks by the method's needs. */
 const SnodoMethod *
 snodo_dialect_lookup (const SnodoDialect *self,
-                      SnodoServer        *server,
                       const char         *method)
 {
   for (const SnodoMethod *m = self->methods; m->name != NULL; m++)
     if (g_str_equal (m->name, method))
-      return server_has (server, m->needs) ? m : NULL;
+      return m;
   return NULL;
+}
+
+SnodoProtocolVersion
+snodo_protocol_versions_oldest_legacy (guint versions)
+{
+  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2025_06_18; v <= SNODO_PROTOCOL_VERSION_2025_11_25; v++)
+    if (snodo_protocol_versions_contain (versions, v))
+      return v;
+  return SNODO_PROTOCOL_VERSION_UNKNOWN;
+}
+
+JsonNode *
+snodo_protocol_versions_dup_modern (guint versions)
+{
+  JsonArray *array = json_array_new ();
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2026_07_28; v <= SNODO_PROTOCOL_VERSION_2026_07_28; v++)
+    if (snodo_protocol_versions_contain (versions, v))
+      json_array_add_string_element (array, snodo_protocol_version_to_string (v));
+  json_node_take_array (node, array);
+  return node;
+}
+
+SnodoProtocolVersion
+snodo_protocol_negotiate (guint       versions,
+                          const char *requested)
+{
+  SnodoProtocolVersion version = snodo_protocol_version_from_string (requested);
+
+  if (!snodo_protocol_version_is_stateless (version) && snodo_protocol_versions_contain (versions, version))
+    return version;
+
+  version = SNODO_PROTOCOL_VERSION_UNKNOWN;
+  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2025_06_18; v <= SNODO_PROTOCOL_VERSION_2025_11_25; v++)
+    if (snodo_protocol_versions_contain (versions, v))
+      version = v;
+  return version;
+}
+
+static const char * const log_level_names[] = {
+  "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+};
+
+int
+snodo_log_level_from_string (const char *string)
+{
+  if (string == NULL)
+    return -1;
+  for (guint i = 0; i < G_N_ELEMENTS (log_level_names); i++)
+    if (g_str_equal (string, log_level_names[i]))
+      return (int) i;
+  return -1;
+}
+
+const char *
+snodo_log_level_to_string (guint level)
+{
+  if (level >= G_N_ELEMENTS (log_level_names))
+    return "emergency";
+  return log_level_names[level];
+}
+
+JsonObject *
+snodo_implementation_new (const char *name,
+                          const char *version,
+                          const char *title)
+{
+  JsonObject *info = json_object_new ();
+
+  json_object_set_string_member (info, "name", name);
+  json_object_set_string_member (info, "version", version);
+  if (title != NULL)
+    json_object_set_string_member (info, "title", title);
+  return info;
+}
+
+struct _SnodoStamp
+{
+  gatomicrefcount       ref_count;
+  char                 *name;
+  char                 *version;
+  char                 *title;
+  guint                 cache_ttl;
+  SnodoRequestStateKey *key;
+  /* The members every plain complete result ends with, as JSON text
+   * without the braces of their object: `"resultType":"complete",
+   * "_meta":{…serverInfo…}`, and for a cacheable method [1] then
+   * `,"ttlMs":…,"cacheScope":"private"`. */
+  char                 *tail[2];
+};
+
+static char *
+stamp_write_tail (SnodoStamp *self,
+                  gboolean    cacheable)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+  JsonObject *meta = json_object_new ();
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+
+  json_object_set_string_member (object, "resultType", "complete");
+  json_object_set_object_member (meta, SNODO_META_SERVER_INFO,
+                                 snodo_implementation_new (self->name, self->version, self->title));
+  json_object_set_object_member (object, "_meta", meta);
+  if (cacheable)
+    {
+      json_object_set_int_member (object, "ttlMs", self->cache_ttl);
+      json_object_set_string_member (object, "cacheScope", "private");
+    }
+  node = json_node_init_object (json_node_alloc (), object);
+  text = snodo_json_to_string (node, &len);
+  /* Without the braces of the object. */
+  return g_strndup (text + 1, len - 2);
+}
+
+SnodoStamp *
+snodo_stamp_new (const char           *name,
+                 const char           *version,
+                 const char           *title,
+                 guint                 cache_ttl,
+                 SnodoRequestStateKey *key)
+{
+  SnodoStamp *self = g_new0 (SnodoStamp, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->name = g_strdup (name);
+  self->version = g_strdup (version);
+  self->title = g_strdup (title);
+  self->cache_ttl = cache_ttl;
+  self->key = key != NULL ? snodo_request_state_key_ref (key) : NULL;
+  self->tail[0] = stamp_write_tail (self, FALSE);
+  self->tail[1] = stamp_write_tail (self, TRUE);
+  return self;
+}
+
+SnodoStamp *
+snodo_stamp_ref (SnodoStamp *self)
+{
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+snodo_stamp_unref (SnodoStamp *self)
+{
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  g_free (self->name);
+  g_free (self->version);
+  g_free (self->title);
+  g_clear_pointer (&self->key, snodo_request_state_key_unref);
+  g_free (self->tail[0]);
+  g_free (self->tail[1]);
+  g_free (self);
+}
+
+SnodoRequestStateKey *
+snodo_stamp_get_request_state_key (SnodoStamp *self)
+{
+  return self->key;
 }
 
 JsonObject *
@@ -169,13 +311,13 @@ fail (SnodoSelection *selection,
 /* -32022, naming the versions served in the 2026-07-28 way. */
 static gboolean
 fail_unsupported (SnodoSelection *selection,
-                  SnodoServer    *server,
+                  guint           versions,
                   const char     *requested)
 {
   JsonObject *data = json_object_new ();
   JsonNode *node;
 
-  json_object_set_member (data, "supported", snodo_server_dup_supported_modern (server));
+  json_object_set_member (data, "supported", snodo_protocol_versions_dup_modern (versions));
   json_object_set_string_member (data, "requested", requested != NULL ? requested : "");
   node = json_node_new (JSON_NODE_OBJECT);
   json_node_take_object (node, data);
@@ -185,22 +327,22 @@ fail_unsupported (SnodoSelection *selection,
 
 /* Entry: a request carrying the 2026-07-28 envelope. */
 static gboolean
-select_modern (SnodoServer     *server,
-               SnodoConnection *connection,
-               SnodoFrame      *frame,
-               JsonObject      *envelope,
-               const char      *header,
-               SnodoSelection  *selection)
+select_modern (JsonObject           *envelope,
+               const char           *header,
+               guint                 versions,
+               SnodoEra              era,
+               SnodoProtocolVersion  legacy_version,
+               SnodoSelection       *selection)
 {
   JsonNode *version_node = json_object_get_member (envelope, SNODO_META_PROTOCOL_VERSION);
   JsonNode *capabilities = json_object_get_member (envelope, SNODO_META_CLIENT_CAPABILITIES);
   const char *version;
 
-  if (connection->persistent && connection->era == SNODO_ERA_LEGACY)
+  if (era == SNODO_ERA_LEGACY)
     return fail (selection, SNODO_RPC_ERROR_INVALID_REQUEST, NULL,
                  _("Invalid request: this connection was initialized for protocol version %s; "
                    "requests with a 2026-07-28 envelope are not served on it"),
-                 snodo_protocol_version_to_string (connection->legacy_version));
+                 snodo_protocol_version_to_string (legacy_version));
 
   if (!JSON_NODE_HOLDS_VALUE (version_node) ||
       json_node_get_value_type (version_node) != G_TYPE_STRING)
@@ -224,8 +366,8 @@ select_modern (SnodoServer     *server,
                  _("Invalid params: _meta[\"%s\"] is not a log level"), SNODO_META_LOG_LEVEL);
 
   if (!snodo_protocol_version_is_stateless (snodo_protocol_version_from_string (version)) ||
-      !snodo_server_is_version_enabled (server, snodo_protocol_version_from_string (version)))
-    return fail_unsupported (selection, server, version);
+      !snodo_protocol_versions_contain (versions, snodo_protocol_version_from_string (version)))
+    return fail_unsupported (selection, versions, version);
 
   selection->dialect = snodo_dialect_for_version (snodo_protocol_version_from_string (version));
   return TRUE;
@@ -255,25 +397,22 @@ select_modern (SnodoServer     *server,
  * tells a 2026 client to fall back to initialize.
  */
 gboolean
-snodo_dialect_select (SnodoServer     *server,
-                      SnodoConnection *connection,
-                      SnodoFrame      *frame,
-                      GHashTable      *headers,
-                      SnodoSelection  *selection)
+snodo_dialect_select (SnodoFrame           *frame,
+                      const char           *header,
+                      guint                 versions,
+                      SnodoEra              era,
+                      SnodoProtocolVersion  legacy_version,
+                      SnodoSelection       *selection)
 {
-  const char *header = NULL;
   JsonObject *envelope;
   gboolean modern_enabled;
   SnodoProtocolVersion version;
 
-  if (headers != NULL)
-    header = g_hash_table_lookup (headers, SNODO_HEADER_PROTOCOL_VERSION);
-
-  modern_enabled = snodo_server_is_version_enabled (server, SNODO_PROTOCOL_VERSION_2026_07_28);
+  modern_enabled = snodo_protocol_versions_contain (versions, SNODO_PROTOCOL_VERSION_2026_07_28);
   envelope = modern_enabled ? snodo_dialect_get_envelope (frame->params) : NULL;
 
   if (envelope != NULL)
-    return select_modern (server, connection, frame, envelope, header, selection);
+    return select_modern (envelope, header, versions, era, legacy_version, selection);
 
   /* The initialize era. */
   if (header != NULL)
@@ -290,7 +429,7 @@ snodo_dialect_select (SnodoServer     *server,
                      _("Invalid params: a %s request must carry _meta[\"%s\"] and _meta[\"%s\"]"),
                      header, SNODO_META_PROTOCOL_VERSION, SNODO_META_CLIENT_CAPABILITIES);
       if (version == SNODO_PROTOCOL_VERSION_UNKNOWN || snodo_protocol_version_is_stateless (version) ||
-          !snodo_server_is_version_enabled (server, version))
+          !snodo_protocol_versions_contain (versions, version))
         return fail (selection, SNODO_RPC_ERROR_INVALID_REQUEST, NULL,
                      _("Invalid request: unsupported protocol version in the %s header: %s"),
                      SNODO_HEADER_PROTOCOL_VERSION, header);
@@ -298,19 +437,18 @@ snodo_dialect_select (SnodoServer     *server,
       return TRUE;
     }
 
-  version = snodo_server_get_oldest_legacy (server);
-  if ((connection->persistent && connection->era == SNODO_ERA_MODERN) ||
-      version == SNODO_PROTOCOL_VERSION_UNKNOWN)
+  version = snodo_protocol_versions_oldest_legacy (versions);
+  if (era == SNODO_ERA_MODERN || version == SNODO_PROTOCOL_VERSION_UNKNOWN)
     {
       if (g_str_equal (frame->method, "initialize"))
-        return fail_unsupported (selection, server, snodo_json_object_get_string (frame->params, "protocolVersion"));
+        return fail_unsupported (selection, versions, snodo_json_object_get_string (frame->params, "protocolVersion"));
       return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
                    _("Invalid params: a 2026-07-28 request must carry _meta[\"%s\"] and _meta[\"%s\"]"),
                    SNODO_META_PROTOCOL_VERSION, SNODO_META_CLIENT_CAPABILITIES);
     }
 
-  if (connection->era == SNODO_ERA_LEGACY)
-    version = connection->legacy_version;
+  if (era == SNODO_ERA_LEGACY)
+    version = legacy_version;
   selection->dialect = snodo_dialect_for_version (version);
   return TRUE;
 }
@@ -330,11 +468,11 @@ lacks_content (const SnodoMethod *method,
 }
 
 /* The ending of a plain complete 2026-07-28 result of @method. */
-static GRefString *
-ref_modern_tail (SnodoServer       *server,
-                 const SnodoMethod *method)
+static const char *
+stamp_get_tail (SnodoStamp        *stamp,
+                const SnodoMethod *method)
 {
-  return snodo_server_ref_modern_tail (server, method != NULL && (method->flags & SNODO_METHOD_FLAGS_CACHEABLE));
+  return stamp->tail[method != NULL && (method->flags & SNODO_METHOD_FLAGS_CACHEABLE)];
 }
 
 /*
@@ -346,8 +484,8 @@ ref_modern_tail (SnodoServer       *server,
  */
 GBytes *
 snodo_dialect_encode_result (const SnodoDialect *self,
-                             SnodoServer        *server,
                              const SnodoMethod  *method,
+                             SnodoStamp         *stamp,
                              JsonNode           *id,
                              JsonNode           *result)
 {
@@ -378,13 +516,7 @@ snodo_dialect_encode_result (const SnodoDialect *self,
   if (!json_object_has_member (object, "resultType") && !json_object_has_member (object, "_meta") &&
       !json_object_has_member (object, "ttlMs") && !json_object_has_member (object, "cacheScope") &&
       !lacks_content (method, object, "complete"))
-    {
-      GRefString *tail = ref_modern_tail (server, method);
-      GBytes *line = snodo_frame_encode_result_tail (id, result, tail);
-
-      g_ref_string_release (tail);
-      return line;
-    }
+    return snodo_frame_encode_result_tail (id, result, stamp_get_tail (stamp, method));
 
   extra = json_object_new ();
   result_type = snodo_json_object_get_string (object, "resultType");
@@ -406,14 +538,14 @@ snodo_dialect_encode_result (const SnodoDialect *self,
       while (json_object_iter_next_ordered (&iter, &name, &member))
         json_object_set_member (meta, name, json_node_copy (member));
     }
-  json_object_set_member (meta, SNODO_META_SERVER_INFO, snodo_json_node_take_object (snodo_server_dup_info (server)));
+  json_object_set_member (meta, SNODO_META_SERVER_INFO, snodo_json_node_take_object (snodo_implementation_new (stamp->name, stamp->version, stamp->title)));
   json_object_set_object_member (extra, "_meta", meta);
 
   if (method != NULL && (method->flags & SNODO_METHOD_FLAGS_CACHEABLE) &&
       g_str_equal (result_type, "complete"))
     {
       if (!json_object_has_member (object, "ttlMs"))
-        json_object_set_int_member (extra, "ttlMs", snodo_server_get_cache_ttl (server));
+        json_object_set_int_member (extra, "ttlMs", stamp->cache_ttl);
       if (!json_object_has_member (object, "cacheScope"))
         json_object_set_string_member (extra, "cacheScope", "private");
     }
@@ -426,22 +558,14 @@ snodo_dialect_encode_result (const SnodoDialect *self,
  * is, with the server's tail in 2026-07-28. */
 GBytes *
 snodo_dialect_encode_text_result (const SnodoDialect *self,
-                                  SnodoServer        *server,
                                   const SnodoMethod  *method,
+                                  SnodoStamp         *stamp,
                                   JsonNode           *id,
                                   const char         *text,
                                   gboolean            is_error)
 {
-  GRefString *tail;
-  GBytes *line;
-
-  if (!self->stateless)
-    return snodo_text_result_encode (id, text, is_error, NULL);
-
-  tail = ref_modern_tail (server, method);
-  line = snodo_text_result_encode (id, text, is_error, tail);
-  g_ref_string_release (tail);
-  return line;
+  return snodo_text_result_encode (id, text, is_error,
+                                   self->stateless ? stamp_get_tail (stamp, method) : NULL);
 }
 
 /* A CallToolResult of one text block, failed when @is_error. */

@@ -21,8 +21,9 @@
 # include <bcrypt.h>
 #endif
 
+#include "snodo-base-private.h"
 #include "snodo-request-state-private.h"
-#include "snodo-private.h"
+#include "snodo-wire-private.h"
 
 /*
  * Everything here is pure except reading the system's random source once per

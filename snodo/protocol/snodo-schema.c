@@ -6,8 +6,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "snodo-base-private.h"
 #include "snodo-schema-private.h"
-#include "snodo-private.h"
+#include "snodo-wire-private.h"
 
 /* Deeper schemas are not checked further (they are accepted). */
 #define MAX_DEPTH 64

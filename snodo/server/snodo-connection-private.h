@@ -7,7 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "snodo-executor.h"
-#include "snodo-protocol-version.h"
+#include "snodo-protocol-private.h"
 
 G_BEGIN_DECLS
 
@@ -30,16 +30,6 @@ typedef struct _SnodoDeadline SnodoDeadline;
 /* Called on the connection's context with a strong reference to the
  * target of a deadline that passed. */
 typedef void (*SnodoDeadlineFunc) (GObject *target);
-
-/* Which era a connection speaks: decided by its first real request. */
-typedef enum
-{
-  SNODO_ERA_UNDECIDED,
-  /* initialize succeeded: 2025-06-18 or 2025-11-25. */
-  SNODO_ERA_LEGACY,
-  /* A request with the 2026-07-28 envelope was served. */
-  SNODO_ERA_MODERN,
-} SnodoEra;
 
 /* Called on the connection's context once (if not NULL), when the line has been written
  * (error NULL) or can never be (error set). */

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "snodo-connection-private.h"
-#include "snodo-dialect-private.h"
+#include "snodo-protocol-private.h"
 #include "snodo-invocation.h"
 #include "snodo-work.h"
 
@@ -15,13 +15,11 @@ G_BEGIN_DECLS
 typedef void (*SnodoInvocationResultHook) (SnodoInvocation *invocation,
                                            JsonObject      *result);
 
-int                 snodo_log_level_from_string      (const char         *string);
-const char         *snodo_log_level_to_string        (SnodoLogLevel       level);
-
 SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server,
                                                       SnodoConnection    *connection,
                                                       const SnodoDialect *dialect,
                                                       const SnodoMethod  *method_entry,
+                                                      SnodoStamp         *stamp,
                                                       JsonNode           *message,
                                                       JsonNode           *id,
                                                       const char         *method,

@@ -109,6 +109,9 @@ struct _SnodoInvocation
   JsonNode           *output_schema;
   /* The method's entry in the dialect table, for shaping the result. */
   const SnodoMethod  *method_entry;
+  /* 2026-07-28: what the answer says of the server, and the key of its
+   * requestState (owned); NULL before. */
+  SnodoStamp         *stamp;
   /* 2026-07-28: the answers to input requests made in earlier rounds. */
   JsonObject         *input_answers;
 
@@ -165,28 +168,8 @@ enum
 #define MAX_PROGRESS_IN_FLIGHT 16
 #define INPUT_STATE_TTL_US (G_USEC_PER_SEC * 60 * 30)
 
-static const char * const log_level_names[] = {
-  "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
-};
-
-int
-snodo_log_level_from_string (const char *string)
-{
-  if (string == NULL)
-    return -1;
-  for (guint i = 0; i < G_N_ELEMENTS (log_level_names); i++)
-    if (g_str_equal (string, log_level_names[i]))
-      return (int) i;
-  return -1;
-}
-
-const char *
-snodo_log_level_to_string (SnodoLogLevel level)
-{
-  if ((guint) level >= G_N_ELEMENTS (log_level_names))
-    return "emergency";
-  return log_level_names[level];
-}
+/* The protocol layer names the levels in this order. */
+G_STATIC_ASSERT (SNODO_LOG_LEVEL_DEBUG == 0 && SNODO_LOG_LEVEL_EMERGENCY == 7);
 
 G_DEFINE_FINAL_TYPE (SnodoInvocation, snodo_invocation, G_TYPE_OBJECT)
 
@@ -226,6 +209,7 @@ snodo_invocation_finalize (GObject *object)
 
   g_clear_object (&self->server);
   g_clear_pointer (&self->connection, snodo_connection_unref);
+  g_clear_pointer (&self->stamp, snodo_stamp_unref);
   g_clear_pointer (&self->message, json_node_unref);
   g_clear_pointer (&self->id, json_node_unref);
   g_clear_pointer (&self->params, json_node_unref);
@@ -265,6 +249,7 @@ snodo_invocation_new (SnodoServer        *server,
                       SnodoConnection    *connection,
                       const SnodoDialect *dialect,
                       const SnodoMethod  *method_entry,
+                      SnodoStamp         *stamp,
                       JsonNode           *message,
                       JsonNode           *id,
                       const char         *method,
@@ -276,6 +261,7 @@ snodo_invocation_new (SnodoServer        *server,
   self->connection = snodo_connection_ref (connection);
   self->dialect = dialect;
   self->method_entry = method_entry;
+  self->stamp = stamp;
   /* The request is not sealed: json_node_seal() is deep in json-glib 1.6
    * and hashes every member name and string value of every object it
    * seals (12% of the CPU time on a 10 KiB echo), and it would not make
@@ -697,14 +683,14 @@ snodo_invocation_return_result (SnodoInvocation *self,
                                                      "match its output schema: %s"), self->name, error->message);
 
           g_warning ("%s", text);
-          line = snodo_dialect_encode_text_result (self->dialect, self->server, self->method_entry,
+          line = snodo_dialect_encode_text_result (self->dialect, self->method_entry, self->stamp,
                                                    self->id, text, TRUE);
           snodo_invocation_finish (self, line);
           return;
         }
     }
 
-  line = snodo_dialect_encode_result (self->dialect, self->server, self->method_entry,
+  line = snodo_dialect_encode_result (self->dialect, self->method_entry, self->stamp,
                                       self->id, result);
   snodo_invocation_finish (self, line);
 }
@@ -778,7 +764,7 @@ snodo_invocation_return_text_result (SnodoInvocation *self,
 
   if (!snodo_invocation_claim (self))
     return;
-  line = snodo_dialect_encode_text_result (self->dialect, self->server, self->method_entry,
+  line = snodo_dialect_encode_text_result (self->dialect, self->method_entry, self->stamp,
                                            self->id, text, is_error);
   snodo_invocation_finish (self, line);
 }
@@ -1076,7 +1062,7 @@ snodo_invocation_log (SnodoInvocation *self,
     return FALSE;
 
   object = json_object_new ();
-  json_object_set_string_member (object, "level", snodo_log_level_to_string (level));
+  json_object_set_string_member (object, "level", snodo_log_level_to_string ((guint) level));
   if (logger != NULL)
     json_object_set_string_member (object, "logger", logger);
   json_object_set_member (object, "data", json_node_copy (data));
@@ -1257,7 +1243,7 @@ snodo_invocation_flush_inputs_cb (gpointer user_data)
   if (g_atomic_int_get (&self->returned))
     error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The request was answered"));
   else
-    state = snodo_request_state_seal (snodo_server_get_request_state_key (self->server),
+    state = snodo_request_state_seal (snodo_stamp_get_request_state_key (self->stamp),
                                       self->method, json_node_get_object (self->params),
                                       self->input_answers, g_get_real_time (),
                                       INPUT_STATE_TTL_US, &error);

@@ -8,12 +8,9 @@
 #include "snodo-frame-private.h"
 #include "snodo-request-state-private.h"
 #include "snodo-server.h"
+#include "snodo-server-methods.h"
 
 G_BEGIN_DECLS
-
-/* The header a transport attaches once a version was negotiated; HTTP
- * requests carry it as a real header. Names in @headers are lower case. */
-#define SNODO_HEADER_PROTOCOL_VERSION "mcp-protocol-version"
 
 /*
  * Hands one decoded message (REQUEST, NOTIFICATION or RESPONSE) to the
@@ -47,11 +44,8 @@ void                  snodo_server_handle_response       (SnodoServer          *
 gboolean              snodo_server_is_version_enabled    (SnodoServer          *self,
                                                           SnodoProtocolVersion  version);
 SnodoProtocolVersion  snodo_server_get_oldest_legacy     (SnodoServer          *self);
-JsonNode             *snodo_server_dup_supported_modern  (SnodoServer          *self);
 JsonObject           *snodo_server_dup_info              (SnodoServer          *self);
-GRefString           *snodo_server_ref_modern_tail       (SnodoServer          *self,
-                                                          gboolean              cacheable);
-SnodoRequestStateKey *snodo_server_get_request_state_key (SnodoServer          *self);
+SnodoStamp           *snodo_server_ref_stamp             (SnodoServer          *self);
 
 /* Sends a request to the client (2025 era) and completes @task (transfer
  * full) with its result (a JsonNode) or error. Any thread. */

@@ -124,12 +124,11 @@ struct _SnodoServer
   /* The connections being served (SnodoConnection, owned). */
   GPtrArray    *connections;
 
-  /* 2026-07-28: the members every plain complete result ends with
-   * (resultType and _meta with serverInfo; [1] adds ttlMs and cacheScope),
-   * as JSON text made once; NULL until needed or after a change. Under
-   * tail_lock, as answers are encoded on any thread. */
-  GMutex        tail_lock;
-  GRefString   *modern_tail[2];
+  /* 2026-07-28: what answers say of the server (serverInfo, cache-ttl)
+   * and the key of their requestState, made once; NULL until needed or
+   * after a change. Under stamp_lock, as requests come on any context. */
+  GMutex        stamp_lock;
+  SnodoStamp   *stamp;
 };
 
 
@@ -171,59 +170,31 @@ tool_entry_unref (ToolEntry *entry)
 JsonObject *
 snodo_server_dup_info (SnodoServer *self)
 {
-  JsonObject *info = json_object_new ();
-
-  json_object_set_string_member (info, "name", self->name);
-  json_object_set_string_member (info, "version", self->version);
-  if (self->title != NULL)
-    json_object_set_string_member (info, "title", self->title);
-  return info;
+  return snodo_implementation_new (self->name, self->version, self->title);
 }
 
 static void
-snodo_server_clear_tails (SnodoServer *self)
+snodo_server_clear_stamp (SnodoServer *self)
 {
-  g_mutex_lock (&self->tail_lock);
-  for (guint i = 0; i < G_N_ELEMENTS (self->modern_tail); i++)
-    g_clear_pointer (&self->modern_tail[i], g_ref_string_release);
-  g_mutex_unlock (&self->tail_lock);
+  g_mutex_lock (&self->stamp_lock);
+  g_clear_pointer (&self->stamp, snodo_stamp_unref);
+  g_mutex_unlock (&self->stamp_lock);
 }
 
-/* The text a plain complete 2026-07-28 result ends with, without its
- * closing brace: `"resultType":"complete","_meta":{…serverInfo…}`, and
- * for a cacheable method `,"ttlMs":…,"cacheScope":"private"`. */
-GRefString *
-snodo_server_ref_modern_tail (SnodoServer *self,
-                              gboolean     cacheable)
+/* What 2026-07-28 answers say of the server as it is now. */
+SnodoStamp *
+snodo_server_ref_stamp (SnodoServer *self)
 {
-  GRefString *tail;
+  SnodoStamp *stamp;
 
-  g_mutex_lock (&self->tail_lock);
-  if (self->modern_tail[!!cacheable] == NULL)
-    {
-      g_autoptr(JsonObject) object = json_object_new ();
-      JsonObject *meta = json_object_new ();
-      g_autoptr(JsonNode) node = NULL;
-      g_autofree char *text = NULL;
-      gsize len = 0;
+  g_mutex_lock (&self->stamp_lock);
+  if (self->stamp == NULL)
+    self->stamp = snodo_stamp_new (self->name, self->version, self->title, self->cache_ttl,
+                                   self->request_state_key);
+  stamp = snodo_stamp_ref (self->stamp);
+  g_mutex_unlock (&self->stamp_lock);
 
-      json_object_set_string_member (object, "resultType", "complete");
-      json_object_set_object_member (meta, SNODO_META_SERVER_INFO, snodo_server_dup_info (self));
-      json_object_set_object_member (object, "_meta", meta);
-      if (cacheable)
-        {
-          json_object_set_int_member (object, "ttlMs", self->cache_ttl);
-          json_object_set_string_member (object, "cacheScope", "private");
-        }
-      node = json_node_init_object (json_node_alloc (), object);
-      text = snodo_json_to_string (node, &len);
-      /* Without the braces of the object. */
-      self->modern_tail[!!cacheable] = g_ref_string_new_len (text + 1, len - 2);
-    }
-  tail = g_ref_string_acquire (self->modern_tail[!!cacheable]);
-  g_mutex_unlock (&self->tail_lock);
-
-  return tail;
+  return stamp;
 }
 
 static JsonObject *
@@ -239,27 +210,7 @@ snodo_server_dup_capabilities (SnodoServer *self)
   return capabilities;
 }
 
-/* The version initialize answers with: the requested one when it is
- * served, else the latest served one of the initialize era; the client
- * decides whether to go on. */
-static SnodoProtocolVersion
-snodo_server_negotiate (SnodoServer *self,
-                        JsonObject  *params)
-{
-  SnodoProtocolVersion version;
-
-  version = snodo_protocol_version_from_string (snodo_json_object_get_string (params, "protocolVersion"));
-  if (!snodo_protocol_version_is_stateless (version) && snodo_server_is_version_enabled (self, version))
-    return version;
-
-  version = SNODO_PROTOCOL_VERSION_UNKNOWN;
-  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2025_06_18; v <= SNODO_PROTOCOL_VERSION_2025_11_25; v++)
-    if (snodo_server_is_version_enabled (self, v))
-      version = v;
-  return version;
-}
-
-/* initialize: see snodo_server_negotiate(). */
+/* initialize: see snodo_protocol_negotiate(). */
 void
 snodo_server_method_initialize (SnodoServer     *self,
                                 SnodoInvocation *invocation)
@@ -287,7 +238,7 @@ snodo_server_method_initialize (SnodoServer     *self,
       return;
     }
 
-  version = snodo_server_negotiate (self, params);
+  version = snodo_protocol_negotiate (self->enabled_versions, requested);
 
   object = json_object_new ();
   json_object_set_string_member (object, "protocolVersion", snodo_protocol_version_to_string (version));
@@ -315,7 +266,7 @@ snodo_server_method_discover (SnodoServer     *self,
   g_autoptr(JsonNode) result = NULL;
   JsonObject *object = json_object_new ();
 
-  json_object_set_member (object, "supportedVersions", snodo_server_dup_supported_modern (self));
+  json_object_set_member (object, "supportedVersions", snodo_protocol_versions_dup_modern (self->enabled_versions));
   json_object_set_object_member (object, "capabilities", snodo_server_dup_capabilities (self));
   if (self->instructions != NULL)
     json_object_set_string_member (object, "instructions", self->instructions);
@@ -478,6 +429,50 @@ call_free (Call *call)
   g_free (call);
 }
 
+/* Serves one request; runs as work admitted by the executor. It answers
+ * through the invocation, now or later. */
+typedef void (*SnodoServerMethodFunc) (SnodoServer     *server,
+                                       SnodoInvocation *invocation);
+
+/* The handlers of the methods (tools/call has its tools'). */
+static const SnodoServerMethodFunc method_funcs[SNODO_N_METHODS] = {
+  [SNODO_METHOD_INITIALIZE] = snodo_server_method_initialize,
+  [SNODO_METHOD_PING] = snodo_server_method_ping,
+  [SNODO_METHOD_DISCOVER] = snodo_server_method_discover,
+  [SNODO_METHOD_LOGGING_SET_LEVEL] = snodo_server_method_logging_set_level,
+  [SNODO_METHOD_TOOLS_LIST] = snodo_server_method_tools_list,
+  [SNODO_METHOD_TOOLS_CALL] = NULL,
+  [SNODO_METHOD_RESOURCES_LIST] = snodo_server_method_resources_list,
+  [SNODO_METHOD_RESOURCES_TEMPLATES_LIST] = snodo_server_method_resources_templates_list,
+  [SNODO_METHOD_RESOURCES_READ] = snodo_server_method_resources_read,
+  [SNODO_METHOD_RESOURCES_SUBSCRIBE] = snodo_server_method_resources_subscribe,
+  [SNODO_METHOD_RESOURCES_UNSUBSCRIBE] = snodo_server_method_resources_unsubscribe,
+  [SNODO_METHOD_PROMPTS_LIST] = snodo_server_method_prompts_list,
+  [SNODO_METHOD_PROMPTS_GET] = snodo_server_method_prompts_get,
+  [SNODO_METHOD_COMPLETION_COMPLETE] = snodo_server_method_completion_complete,
+  [SNODO_METHOD_SUBSCRIPTIONS_LISTEN] = snodo_server_method_subscriptions_listen,
+};
+
+/* Whether the server offers what a method needs: a method behind a
+ * capability it does not advertise does not exist. */
+static gboolean
+snodo_server_offers (SnodoServer *self,
+                     SnodoNeeds   needs)
+{
+  switch (needs)
+    {
+    case SNODO_NEEDS_RESOURCES:
+      return snodo_catalog_has_resources (self->catalog);
+    case SNODO_NEEDS_PROMPTS:
+      return snodo_catalog_has_prompts (self->catalog);
+    case SNODO_NEEDS_COMPLETIONS:
+      return snodo_catalog_has_completion (self->catalog);
+    case SNODO_NEEDS_NOTHING:
+    default:
+      return TRUE;
+    }
+}
+
 static void
 snodo_server_run_cb (SnodoWork *work,
                      gpointer   user_data)
@@ -495,7 +490,7 @@ snodo_server_run_cb (SnodoWork *work,
   if (call->tool != NULL)
     call->tool->func (invocation, call->tool->user_data);
   else
-    call->method->func (snodo_invocation_get_server (invocation), invocation);
+    method_funcs[call->method->id] (snodo_invocation_get_server (invocation), invocation);
 }
 
 /* Answers at once in the request's dialect, without admitted work. */
@@ -585,8 +580,10 @@ snodo_server_dispatch_request (SnodoServer     *self,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) answers = NULL;
   SnodoSelection selection = { 0, };
+  const char *header = NULL;
   const SnodoDialect *dialect;
   const SnodoMethod *method;
+  SnodoStamp *stamp;
   Call *call;
   SnodoWorkKind kind = SNODO_WORK_KIND_ASYNC;
 
@@ -602,7 +599,11 @@ snodo_server_dispatch_request (SnodoServer     *self,
       return;
     }
 
-  if (!snodo_dialect_select (self, connection, frame, headers, &selection))
+  if (headers != NULL)
+    header = g_hash_table_lookup (headers, SNODO_HEADER_PROTOCOL_VERSION);
+  if (!snodo_dialect_select (frame, header, self->enabled_versions,
+                             connection->persistent ? connection->era : SNODO_ERA_UNDECIDED,
+                             connection->legacy_version, &selection))
     {
       g_autoptr(GBytes) line = snodo_frame_encode_error (frame->id, selection.error_code,
                                                          selection.error_message, selection.error_data);
@@ -614,8 +615,8 @@ snodo_server_dispatch_request (SnodoServer     *self,
   dialect = selection.dialect;
   snodo_selection_clear (&selection);
 
-  method = snodo_dialect_lookup (dialect, self, frame->method);
-  if (method == NULL)
+  method = snodo_dialect_lookup (dialect, frame->method);
+  if (method == NULL || !snodo_server_offers (self, method->needs))
     {
       g_autofree char *message = g_strdup_printf (_("Method not found: %s"), frame->method);
 
@@ -628,12 +629,14 @@ snodo_server_dispatch_request (SnodoServer     *self,
    * server/discover probe does not. An initialize pins the initialize era
    * here too, as it is read, so that a request read right after it (a
    * pipelining client) is judged by the era it chose. */
-  if (dialect->stateless && connection->persistent && method->func != snodo_server_method_discover)
+  if (dialect->stateless && connection->persistent && method->id != SNODO_METHOD_DISCOVER)
     connection->era = SNODO_ERA_MODERN;
-  else if (!dialect->stateless && connection->persistent && method->func == snodo_server_method_initialize)
+  else if (!dialect->stateless && connection->persistent && method->id == SNODO_METHOD_INITIALIZE)
     {
       connection->era = SNODO_ERA_LEGACY;
-      connection->legacy_version = snodo_server_negotiate (self, frame->params);
+      connection->legacy_version = snodo_protocol_negotiate (self->enabled_versions,
+                                                             snodo_json_object_get_string (frame->params,
+                                                                                           "protocolVersion"));
     }
 
   if (dialect->stateless && (method->flags & SNODO_METHOD_FLAGS_INPUT) &&
@@ -645,7 +648,9 @@ snodo_server_dispatch_request (SnodoServer     *self,
 
   call = g_new0 (Call, 1);
   call->method = method;
-  call->invocation = snodo_invocation_new (self, connection, dialect, method, frame->message,
+  /* 2026-07-28 answers say what the server is when the request comes. */
+  stamp = dialect->stateless ? snodo_server_ref_stamp (self) : NULL;
+  call->invocation = snodo_invocation_new (self, connection, dialect, method, stamp, frame->message,
                                            frame->id, frame->method, frame->params);
   snodo_invocation_set_input_answers (call->invocation, answers);
 
@@ -687,7 +692,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
             g_autofree char *text = g_strdup_printf (_("Invalid arguments: %s"), error->message);
             g_autoptr(GBytes) line = NULL;
 
-            line = snodo_dialect_encode_text_result (dialect, self, method, frame->id, text, TRUE);
+            line = snodo_dialect_encode_text_result (dialect, method, stamp, frame->id, text, TRUE);
             snodo_connection_send_related (connection, frame->key, line, NULL, NULL);
             call_free (call);
             return;
@@ -782,8 +787,8 @@ snodo_server_finalize (GObject *object)
   g_clear_pointer (&self->version, g_free);
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->instructions, g_free);
-  snodo_server_clear_tails (self);
-  g_mutex_clear (&self->tail_lock);
+  snodo_server_clear_stamp (self);
+  g_mutex_clear (&self->stamp_lock);
 
   G_OBJECT_CLASS (snodo_server_parent_class)->finalize (object);
 }
@@ -840,12 +845,12 @@ snodo_server_set_property (GObject      *object,
     case PROP_NAME:
       g_free (self->name);
       self->name = g_value_dup_string (value);
-      snodo_server_clear_tails (self);
+      snodo_server_clear_stamp (self);
       break;
     case PROP_VERSION:
       g_free (self->version);
       self->version = g_value_dup_string (value);
-      snodo_server_clear_tails (self);
+      snodo_server_clear_stamp (self);
       break;
     case PROP_TITLE:
       snodo_server_set_title (self, g_value_get_string (value));
@@ -997,7 +1002,7 @@ snodo_server_init (SnodoServer *self)
   g_autoptr(GError) error = NULL;
 
   self->request_timeout = 60000;
-  g_mutex_init (&self->tail_lock);
+  g_mutex_init (&self->stamp_lock);
   self->connections = g_ptr_array_new_with_free_func ((GDestroyNotify) snodo_connection_unref);
   snodo_server_set_protocol_versions (self, all_versions);
   self->request_state_key = snodo_request_state_key_new_random (&error);
@@ -1117,7 +1122,7 @@ snodo_server_set_title (SnodoServer *self,
     return;
   g_free (self->title);
   self->title = g_strdup (title);
-  snodo_server_clear_tails (self);
+  snodo_server_clear_stamp (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
 }
 
@@ -1340,39 +1345,14 @@ gboolean
 snodo_server_is_version_enabled (SnodoServer          *self,
                                  SnodoProtocolVersion  version)
 {
-  return version != SNODO_PROTOCOL_VERSION_UNKNOWN && (self->enabled_versions & (1u << version)) != 0;
+  return snodo_protocol_versions_contain (self->enabled_versions, version);
 }
 
 /* The oldest served version of the initialize era, or UNKNOWN. */
 SnodoProtocolVersion
 snodo_server_get_oldest_legacy (SnodoServer *self)
 {
-  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2025_06_18; v <= SNODO_PROTOCOL_VERSION_2025_11_25; v++)
-    if (snodo_server_is_version_enabled (self, v))
-      return v;
-  return SNODO_PROTOCOL_VERSION_UNKNOWN;
-}
-
-/* The served versions of the stateless era, as a JSON array: what
- * server/discover lists and -32022 names. The initialize era's versions are
- * left out, as a client would then send them in a 2026-07-28 envelope. */
-JsonNode *
-snodo_server_dup_supported_modern (SnodoServer *self)
-{
-  JsonArray *array = json_array_new ();
-  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
-
-  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2026_07_28; v <= SNODO_PROTOCOL_VERSION_2026_07_28; v++)
-    if (snodo_server_is_version_enabled (self, v))
-      json_array_add_string_element (array, snodo_protocol_version_to_string (v));
-  json_node_take_array (node, array);
-  return node;
-}
-
-SnodoRequestStateKey *
-snodo_server_get_request_state_key (SnodoServer *self)
-{
-  return self->request_state_key;
+  return snodo_protocol_versions_oldest_legacy (self->enabled_versions);
 }
 
 /**
@@ -1464,7 +1444,7 @@ snodo_server_set_cache_ttl (SnodoServer *self,
   if (self->cache_ttl == cache_ttl)
     return;
   self->cache_ttl = cache_ttl;
-  snodo_server_clear_tails (self);
+  snodo_server_clear_stamp (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CACHE_TTL]);
 }
 
@@ -1580,5 +1560,6 @@ snodo_server_set_request_state_secret (SnodoServer  *self,
     return FALSE;
   g_clear_pointer (&self->request_state_key, snodo_request_state_key_unref);
   self->request_state_key = key;
+  snodo_server_clear_stamp (self);
   return TRUE;
 }
