@@ -8,21 +8,16 @@
 
 #include "snodo-executor.h"
 #include "snodo-protocol-private.h"
+#include "snodo-server-private.h"
+#include "snodo-wire-private.h"
 
 G_BEGIN_DECLS
 
 /*
- * SnodoConnection is what SnodoServer sees of a transport: where to send
- * lines, which executor admits work, and the per-connection protocol state.
- * Every transport creates one per peer (stdio: one per transport; HTTP: one
- * per session or per stateless request). It is reference counted and may
- * outlive its transport: once detached, sends fail with G_IO_ERROR_CLOSED.
- *
- * Threading: snodo_connection_send() may be called from any thread; the
- * vtable functions are always called on the connection's context.
+ * Inside the server folder: what a SnodoConnection holds (a transport sees
+ * only the type and the functions of snodo-server-private.h), its
+ * deadlines, and the requests the server sends on it.
  */
-
-typedef struct _SnodoConnection SnodoConnection;
 
 /* A deadline of a connection (see snodo_connection_add_deadline()). */
 typedef struct _SnodoDeadline SnodoDeadline;
@@ -30,29 +25,6 @@ typedef struct _SnodoDeadline SnodoDeadline;
 /* Called on the connection's context with a strong reference to the
  * target of a deadline that passed. */
 typedef void (*SnodoDeadlineFunc) (GObject *target);
-
-/* Called on the connection's context once (if not NULL), when the line has been written
- * (error NULL) or can never be (error set). */
-typedef void (*SnodoSendFunc) (const GError *error,
-                               gpointer      user_data);
-
-typedef struct
-{
-  /* Writes @line (one whole message ending with '\n'; ownership is taken)
-   * and calls @func once, later, never from inside send. @related is the
-   * key of the client request the line belongs to (its answer, its
-   * progress and logs, a request made on its behalf), or NULL for a line
-   * of no request (a change announcement); a transport with one stream per
-   * request (HTTP) routes by it. */
-  void (*send)       (gpointer              transport,
-                      const char           *related,
-                      GBytes               *line,
-                      SnodoSendFunc         func,
-                      gpointer              user_data);
-  /* An initialize result negotiating @version is about to be sent. */
-  void (*negotiated) (gpointer              transport,
-                      SnodoProtocolVersion  version);
-} SnodoConnectionVTable;
 
 struct _SnodoConnection
 {
@@ -103,36 +75,39 @@ struct _SnodoConnection
   GSource                     *deadline_source;
 };
 
-SnodoConnection *snodo_connection_new    (const SnodoConnectionVTable *vtable,
-                                          gpointer                     transport,
-                                          GObject                     *owner,
-                                          SnodoExecutor               *executor,
-                                          GMainContext                *context);
-SnodoConnection *snodo_connection_ref    (SnodoConnection             *self);
 SnodoDeadline   *snodo_connection_add_deadline    (SnodoConnection   *self,
                                                    gint64             ready_time,
                                                    GObject           *target,
                                                    SnodoDeadlineFunc  func);
 void             snodo_connection_remove_deadline (SnodoConnection   *self,
                                                    SnodoDeadline     *deadline);
-void             snodo_connection_unref  (SnodoConnection             *self);
-void             snodo_connection_detach (SnodoConnection             *self);
 void             snodo_connection_negotiated (SnodoConnection     *self,
                                               SnodoProtocolVersion version);
 JsonObject      *snodo_connection_dup_client_capabilities (SnodoConnection *self);
 void             snodo_connection_set_client_capabilities (SnodoConnection *self,
                                                            JsonObject      *capabilities);
-guint            snodo_connection_get_n_in_transit (SnodoConnection  *self);
-void             snodo_connection_send   (SnodoConnection             *self,
-                                          GBytes                      *line,
-                                          SnodoSendFunc                func,
-                                          gpointer                     user_data);
 void             snodo_connection_send_related (SnodoConnection       *self,
                                                 const char            *related,
                                                 GBytes                *line,
                                                 SnodoSendFunc          func,
                                                 gpointer               user_data);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoConnection, snodo_connection_unref)
+/* Sends a request to the client (2025 era) and completes @task (transfer
+ * full) with its result (a JsonNode) or error: when @cancellable or the
+ * task's fires, after @timeout milliseconds, or when the connection ends.
+ * @related is the key of the client request it is made for. Any thread. */
+void             snodo_connection_request_input   (SnodoConnection   *self,
+                                                   const char        *related,
+                                                   const char        *method,
+                                                   JsonNode          *params,
+                                                   GCancellable      *cancellable,
+                                                   guint              timeout,
+                                                   GTask             *task);
+/* On the context: a client's answer to a request of the server. */
+void             snodo_connection_handle_response (SnodoConnection   *self,
+                                                   SnodoFrame        *frame);
+/* Fails every request of the server on @self that is unanswered. */
+void             snodo_connection_fail_requests   (SnodoConnection   *self,
+                                                   const char        *message);
 
 G_END_DECLS

@@ -3,9 +3,12 @@
 
 #pragma once
 
-#include "snodo-connection-private.h"
-#include "snodo-protocol-private.h"
+#include <json-glib/json-glib.h>
+
 #include "snodo-invocation.h"
+#include "snodo-protocol-private.h"
+#include "snodo-server.h"
+#include "snodo-server-private.h"
 #include "snodo-work.h"
 
 G_BEGIN_DECLS

@@ -6,10 +6,14 @@
 #include <math.h>
 #include <string.h>
 
+#include "snodo-base-private.h"
+#include "snodo-connection-private.h"
+#include "snodo-executor-private.h"
 #include "snodo-invocation.h"
 #include "snodo-invocation-private.h"
-#include "snodo-private.h"
-#include "snodo-work-private.h"
+#include "snodo-protocol-private.h"
+#include "snodo-server.h"
+#include "snodo-wire-private.h"
 
 /**
  * SnodoInvocation:
@@ -1432,9 +1436,10 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
       return;
     }
 
-  snodo_server_request_input (self->server, self->connection, self->key, method, params,
-                              self->work ? snodo_work_get_cancellable (self->work) : NULL,
-                              g_steal_pointer (&task));
+  snodo_connection_request_input (self->connection, self->key, method, params,
+                                  self->work ? snodo_work_get_cancellable (self->work) : NULL,
+                                  snodo_server_get_request_timeout (self->server),
+                                  g_steal_pointer (&task));
 }
 
 /**

@@ -3,14 +3,75 @@
 
 #pragma once
 
-#include "snodo-connection-private.h"
-#include "snodo-invocation-private.h"
-#include "snodo-frame-private.h"
-#include "snodo-request-state-private.h"
+#include <gio/gio.h>
+
+#include "snodo-executor.h"
+#include "snodo-protocol-private.h"
 #include "snodo-server.h"
-#include "snodo-server-methods.h"
+#include "snodo-wire-private.h"
 
 G_BEGIN_DECLS
+
+/*
+ * The server layer, for the transports: the connection a transport makes
+ * for each peer, and the server calls that serve it. (SNODO_HEADER_PROTOCOL_VERSION
+ * comes with the protocol layer's header.)
+ *
+ * SnodoConnection is what SnodoServer sees of a transport: where to send
+ * lines, which executor admits work, and the per-connection protocol state.
+ * Every transport creates one per peer (stdio: one per transport; HTTP: one
+ * per session or per stateless request). It is reference counted and may
+ * outlive its transport: once detached, sends fail with G_IO_ERROR_CLOSED.
+ *
+ * Threading: snodo_connection_send() may be called from any thread; the
+ * vtable functions are always called on the connection's context.
+ */
+
+typedef struct _SnodoConnection SnodoConnection;
+
+/* Called on the connection's context once (if not NULL), when the line has been written
+ * (error NULL) or can never be (error set). */
+typedef void (*SnodoSendFunc) (const GError *error,
+                               gpointer      user_data);
+
+typedef struct
+{
+  /* Writes @line (one whole message ending with '\n'; ownership is taken)
+   * and calls @func once, later, never from inside send. @related is the
+   * key of the client request the line belongs to (its answer, its
+   * progress and logs, a request made on its behalf), or NULL for a line
+   * of no request (a change announcement); a transport with one stream per
+   * request (HTTP) routes by it. */
+  void (*send)       (gpointer              transport,
+                      const char           *related,
+                      GBytes               *line,
+                      SnodoSendFunc         func,
+                      gpointer              user_data);
+  /* An initialize result negotiating @version is about to be sent. */
+  void (*negotiated) (gpointer              transport,
+                      SnodoProtocolVersion  version);
+} SnodoConnectionVTable;
+
+SnodoConnection *snodo_connection_new    (const SnodoConnectionVTable *vtable,
+                                          gpointer                     transport,
+                                          GObject                     *owner,
+                                          SnodoExecutor               *executor,
+                                          GMainContext                *context);
+SnodoConnection *snodo_connection_ref    (SnodoConnection             *self);
+void             snodo_connection_unref  (SnodoConnection             *self);
+/* The connection carries many requests (stdio, an HTTP session), so its
+ * era is settled by its first real request; TRUE by default, FALSE for a
+ * connection made for one stateless request. */
+void             snodo_connection_set_persistent (SnodoConnection     *self,
+                                                  gboolean             persistent);
+void             snodo_connection_detach (SnodoConnection             *self);
+guint            snodo_connection_get_n_in_transit (SnodoConnection  *self);
+void             snodo_connection_send   (SnodoConnection             *self,
+                                          GBytes                      *line,
+                                          SnodoSendFunc                func,
+                                          gpointer                     user_data);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoConnection, snodo_connection_unref)
 
 /*
  * Hands one decoded message (REQUEST, NOTIFICATION or RESPONSE) to the
@@ -32,35 +93,16 @@ void snodo_server_connection_started  (SnodoServer     *self,
  * ones end gracefully (with their result) so that the transport can drain. */
 void snodo_server_connection_draining (SnodoServer     *self,
                                        SnodoConnection *connection);
-
-GPtrArray            *snodo_server_get_connections       (SnodoServer          *self);
-/* On the context: a client's answer to a request of the server. */
-char                 *snodo_server_subscription_refusal  (const char           *uri,
-                                                          guint                 n_kept,
-                                                          gboolean              kept);
-void                  snodo_server_handle_response       (SnodoServer          *self,
-                                                          SnodoConnection      *connection,
-                                                          SnodoFrame           *frame);
-gboolean              snodo_server_is_version_enabled    (SnodoServer          *self,
-                                                          SnodoProtocolVersion  version);
-SnodoProtocolVersion  snodo_server_get_oldest_legacy     (SnodoServer          *self);
-JsonObject           *snodo_server_dup_info              (SnodoServer          *self);
-SnodoStamp           *snodo_server_ref_stamp             (SnodoServer          *self);
-
-/* Sends a request to the client (2025 era) and completes @task (transfer
- * full) with its result (a JsonNode) or error. Any thread. */
-void snodo_server_request_input (SnodoServer     *self,
-                                 SnodoConnection *connection,
-                                 const char      *related,
-                                 const char      *method,
-                                 JsonNode        *params,
-                                 GCancellable    *cancellable,
-                                 GTask           *task);
-
 /* The transport of @connection ended; @graceful when it drains (EOF, close)
  * rather than failed. Ends the connection's subscriptions. */
-void snodo_server_connection_ended (SnodoServer     *self,
-                                    SnodoConnection *connection,
-                                    gboolean         graceful);
+void snodo_server_connection_ended    (SnodoServer     *self,
+                                       SnodoConnection *connection,
+                                       gboolean         graceful);
+
+/* Which versions the server serves, for a transport's own answers. */
+gboolean             snodo_server_is_version_enabled (SnodoServer          *self,
+                                                      SnodoProtocolVersion  version);
+/* The oldest served version of the initialize era, or UNKNOWN. */
+SnodoProtocolVersion snodo_server_get_oldest_legacy  (SnodoServer          *self);
 
 G_END_DECLS

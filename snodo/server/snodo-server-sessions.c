@@ -5,33 +5,24 @@
 
 #include <string.h>
 
-#include "snodo-server.h"
+#include "snodo-base-private.h"
+#include "snodo-catalog-private.h"
+#include "snodo-connection-private.h"
+#include "snodo-invocation.h"
 #include "snodo-invocation-private.h"
-#include "snodo-private.h"
+#include "snodo-protocol-private.h"
+#include "snodo-server.h"
+#include "snodo-server-internal.h"
+#include "snodo-server-methods.h"
+#include "snodo-server-private.h"
+#include "snodo-wire-private.h"
 
 /*
  * What SnodoServer keeps per connection beyond single requests:
- * subscriptions/listen (2026-07-28), the requests the server sends to a
- * client (2025 era), the connections being served, and the announcements
- * of changes that reach both.
+ * subscriptions/listen (2026-07-28), the connections being served, and the
+ * announcements of changes that reach them. The requests the server sends
+ * to a client (2025 era) are the connection's (snodo-connection.c).
  */
-
-/* A request this server sent to a client (2025 era). */
-typedef struct
-{
-  SnodoServer     *server;
-  SnodoConnection *connection;
-  /* The key of the client request this one is made for. */
-  char            *related;
-  GTask           *task;
-  char            *method;
-  JsonNode        *params;
-  JsonNode        *id;
-  char            *key;
-  GCancellable    *cancellable;
-  GSource         *timeout_source;
-  GSource         *cancel_source;
-} Outgoing;
 
 /* A subscriptions/listen in progress (2026-07-28). */
 typedef struct
@@ -248,213 +239,6 @@ snodo_server_method_subscriptions_listen (SnodoServer     *self,
   g_source_attach (subscription->cancel_source, connection->context);
 }
 
-/* ---- Requests to the client (2025 era) ---------------------------------- */
-
-static void
-outgoing_free (Outgoing *outgoing)
-{
-  g_clear_pointer (&outgoing->timeout_source, snodo_source_destroy_and_unref);
-  g_clear_pointer (&outgoing->cancel_source, snodo_source_destroy_and_unref);
-  g_clear_object (&outgoing->server);
-  g_clear_pointer (&outgoing->connection, snodo_connection_unref);
-  g_clear_object (&outgoing->task);
-  g_clear_object (&outgoing->cancellable);
-  g_clear_pointer (&outgoing->method, g_free);
-  g_clear_pointer (&outgoing->related, g_free);
-  g_clear_pointer (&outgoing->params, json_node_unref);
-  g_clear_pointer (&outgoing->id, json_node_unref);
-  g_clear_pointer (&outgoing->key, g_free);
-  g_free (outgoing);
-}
-
-/* Takes @outgoing out of its connection's table; FALSE if it was gone. */
-static gboolean
-outgoing_take (Outgoing *outgoing)
-{
-  SnodoConnection *connection = outgoing->connection;
-  gboolean found;
-
-  if (outgoing->key == NULL)
-    return TRUE;
-  g_mutex_lock (&connection->lock);
-  found = g_hash_table_lookup (connection->outgoing, outgoing->key) == outgoing;
-  if (found)
-    g_hash_table_remove (connection->outgoing, outgoing->key);
-  g_mutex_unlock (&connection->lock);
-  return found;
-}
-
-/* The request will not be answered: tells the client so, and fails. */
-static void
-outgoing_abandon (Outgoing   *outgoing,
-                  GError     *error,
-                  const char *reason)
-{
-  if (reason != NULL)
-    {
-      JsonObject *params = json_object_new ();
-      g_autoptr(JsonNode) node = NULL;
-      g_autoptr(GBytes) line = NULL;
-
-      json_object_set_member (params, "requestId", json_node_copy (outgoing->id));
-      json_object_set_string_member (params, "reason", reason);
-      node = snodo_json_node_take_object (params);
-      line = snodo_frame_encode_notification ("notifications/cancelled", node);
-      snodo_connection_send_related (outgoing->connection, outgoing->related, line, NULL, NULL);
-    }
-  g_task_return_error (outgoing->task, error);
-  outgoing_free (outgoing);
-}
-
-static gboolean
-outgoing_timeout_cb (gpointer user_data)
-{
-  Outgoing *outgoing = user_data;
-
-  g_clear_pointer (&outgoing->timeout_source, g_source_unref);
-  if (!outgoing_take (outgoing))
-    return G_SOURCE_REMOVE;
-  outgoing_abandon (outgoing,
-                    g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
-                                 _("The client did not answer %s within %u ms"),
-                                 outgoing->method, snodo_server_get_request_timeout (outgoing->server)),
-                    "timed out");
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-outgoing_cancelled_cb (GCancellable *cancellable,
-                       gpointer      user_data)
-{
-  Outgoing *outgoing = user_data;
-
-  g_clear_pointer (&outgoing->cancel_source, g_source_unref);
-  if (!outgoing_take (outgoing))
-    return G_SOURCE_REMOVE;
-  outgoing_abandon (outgoing,
-                    g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The request was cancelled")),
-                    "cancelled");
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-outgoing_start_cb (gpointer user_data)
-{
-  Outgoing *outgoing = user_data;
-  SnodoConnection *connection = outgoing->connection;
-  g_autoptr(GBytes) line = NULL;
-  gboolean attached;
-
-  g_mutex_lock (&connection->lock);
-  attached = connection->transport != NULL && !connection->ending;
-  if (attached)
-    {
-      outgoing->id = json_node_init_int (json_node_alloc (), connection->next_outgoing_id++);
-      outgoing->key = snodo_frame_id_key (outgoing->id);
-      g_hash_table_insert (connection->outgoing, g_strdup (outgoing->key), outgoing);
-    }
-  g_mutex_unlock (&connection->lock);
-
-  if (!attached)
-    {
-      outgoing_abandon (outgoing,
-                        g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The connection is closed")),
-                        NULL);
-      return G_SOURCE_REMOVE;
-    }
-
-  outgoing->timeout_source = g_timeout_source_new (snodo_server_get_request_timeout (outgoing->server));
-  g_source_set_callback (outgoing->timeout_source, outgoing_timeout_cb, outgoing, NULL);
-  g_source_attach (outgoing->timeout_source, connection->context);
-  if (outgoing->cancellable != NULL)
-    {
-      outgoing->cancel_source = g_cancellable_source_new (outgoing->cancellable);
-      g_source_set_callback (outgoing->cancel_source, G_SOURCE_FUNC (outgoing_cancelled_cb), outgoing, NULL);
-      g_source_attach (outgoing->cancel_source, connection->context);
-    }
-
-  line = snodo_frame_encode_request (outgoing->id, outgoing->method, outgoing->params);
-  snodo_connection_send_related (connection, outgoing->related, line, NULL, NULL);
-  return G_SOURCE_REMOVE;
-}
-
-void
-snodo_server_request_input (SnodoServer     *self,
-                            SnodoConnection *connection,
-                            const char      *related,
-                            const char      *method,
-                            JsonNode        *params,
-                            GCancellable    *cancellable,
-                            GTask           *task)
-{
-  Outgoing *outgoing = g_new0 (Outgoing, 1);
-  GCancellable *task_cancellable = g_task_get_cancellable (task);
-
-  outgoing->server = g_object_ref (self);
-  outgoing->connection = snodo_connection_ref (connection);
-  outgoing->task = task;
-  outgoing->related = g_strdup (related);
-  outgoing->method = g_strdup (method);
-  outgoing->params = params ? json_node_copy (params) : NULL;
-  /* Either the caller's cancellable or the request's ends the wait. */
-  if (task_cancellable != NULL && cancellable != NULL)
-    {
-      outgoing->cancellable = g_cancellable_new ();
-      g_signal_connect_object (task_cancellable, "cancelled", G_CALLBACK (g_cancellable_cancel),
-                               outgoing->cancellable, G_CONNECT_SWAPPED);
-      g_signal_connect_object (cancellable, "cancelled", G_CALLBACK (g_cancellable_cancel),
-                               outgoing->cancellable, G_CONNECT_SWAPPED);
-      if (g_cancellable_is_cancelled (task_cancellable) || g_cancellable_is_cancelled (cancellable))
-        g_cancellable_cancel (outgoing->cancellable);
-    }
-  else if (task_cancellable != NULL || cancellable != NULL)
-    outgoing->cancellable = g_object_ref (task_cancellable ? task_cancellable : cancellable);
-
-  g_main_context_invoke_full (connection->context, G_PRIORITY_DEFAULT, outgoing_start_cb, outgoing, NULL);
-}
-
-/* On the context: a response from the client to one of our requests. */
-void
-snodo_server_handle_response (SnodoServer     *self,
-                              SnodoConnection *connection,
-                              SnodoFrame      *frame)
-{
-  JsonObject *message = json_node_get_object (frame->message);
-  Outgoing *outgoing;
-
-  g_mutex_lock (&connection->lock);
-  outgoing = frame->key ? g_hash_table_lookup (connection->outgoing, frame->key) : NULL;
-  if (outgoing != NULL)
-    g_hash_table_remove (connection->outgoing, frame->key);
-  g_mutex_unlock (&connection->lock);
-
-  if (outgoing == NULL)
-    {
-      g_debug ("Ignored a response to no request of ours (%s)", frame->key);
-      return;
-    }
-
-  if (frame->has_nul)
-    g_task_return_new_error (outgoing->task, SNODO_ERROR, SNODO_ERROR_CLIENT_ERROR,
-                             _("The client answered %s with a string that holds U+0000"), outgoing->method);
-  else if (json_object_has_member (message, "result"))
-    g_task_return_pointer (outgoing->task, json_node_copy (json_object_get_member (message, "result")),
-                           (GDestroyNotify) json_node_unref);
-  else
-    {
-      JsonObject *error = json_object_get_object_member (message, "error");
-      const char *text = snodo_json_object_get_string (error, "message");
-
-      /* Not our protocol error: a handler that passes it on reports a
-       * failure of its own (for a tool, a failed result). */
-      g_task_return_new_error (outgoing->task, SNODO_ERROR, SNODO_ERROR_CLIENT_ERROR,
-                               _("The client answered %s with error %d: %s"),
-                               outgoing->method, (int) json_object_get_int_member (error, "code"),
-                               text != NULL ? text : "");
-    }
-  outgoing_free (outgoing);
-}
-
 /* ---- Connections and announcements --------------------------------------- */
 
 void
@@ -474,22 +258,6 @@ end_subscriptions (SnodoConnection *connection,
     subscription_end (g_ptr_array_index (connection->subscriptions, 0), graceful);
 }
 
-/* Fails every request the server sent on @connection that is unanswered. */
-static void
-fail_outgoing (SnodoConnection *connection,
-               const char      *message)
-{
-  g_autoptr(GList) pending = NULL;
-
-  g_mutex_lock (&connection->lock);
-  pending = g_hash_table_get_values (connection->outgoing);
-  /* Frees the keys; the requests are ours to fail. */
-  g_hash_table_remove_all (connection->outgoing);
-  g_mutex_unlock (&connection->lock);
-  for (GList *l = pending; l != NULL; l = l->next)
-    outgoing_abandon (l->data, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED, message), NULL);
-}
-
 void
 snodo_server_connection_draining (SnodoServer     *self,
                                   SnodoConnection *connection)
@@ -500,7 +268,7 @@ snodo_server_connection_draining (SnodoServer     *self,
   end_subscriptions (connection, TRUE);
   /* The client can no longer answer: the work waiting for it goes on at
    * once rather than at its timeout. */
-  fail_outgoing (connection, _("The client's input ended before it answered"));
+  snodo_connection_fail_requests (connection, _("The client's input ended before it answered"));
 }
 
 void
@@ -512,7 +280,7 @@ snodo_server_connection_ended (SnodoServer     *self,
 
   connection->ending = TRUE;
   end_subscriptions (connection, FALSE);
-  fail_outgoing (connection, _("The connection is closed"));
+  snodo_connection_fail_requests (connection, _("The connection is closed"));
 
   g_hash_table_remove_all (connection->resource_subscriptions);
   g_ptr_array_remove (snodo_server_get_connections (self), connection);

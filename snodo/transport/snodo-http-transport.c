@@ -964,7 +964,7 @@ peer_new (SnodoHttpTransport *self,
   peer->stateless = stateless;
   peer->connection = snodo_connection_new (&http_connection_vtable, peer, peer->owner,
                                            self->executor, self->context);
-  peer->connection->persistent = !stateless;
+  snodo_connection_set_persistent (peer->connection, !stateless);
   snodo_server_connection_started (self->server, peer->connection);
   return peer;
 }

@@ -22,7 +22,9 @@
 
 #include <string.h>
 
-#include "snodo-private.h"
+#include "snodo.h"
+#include "snodo-base-private.h"
+#include "snodo-server-private.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data,
                             size_t        size);

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "snodo-catalog-private.h"
+#include "snodo-server.h"
+#include "snodo-server-private.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Inside the server folder: what the files of SnodoServer (see the top of
+ * snodo-server.c) ask of the object that snodo-server.c keeps.
+ */
+
+/* The server's serverInfo (an Implementation object), new. */
+JsonObject   *snodo_server_dup_info              (SnodoServer *self);
+/* The versions served, as a set (see snodo_protocol_versions_contain()). */
+guint         snodo_server_get_enabled_versions  (SnodoServer *self);
+/* The tools, in the order they were added: tools/list is deterministic. */
+guint         snodo_server_get_n_tools           (SnodoServer *self);
+SnodoTool    *snodo_server_get_nth_tool          (SnodoServer *self,
+                                                  guint        i);
+/* The server's catalog, snodo_server_get_catalog(), is declared with the
+ * catalog's methods. */
+/* The connections being served (SnodoConnection), on the main context. */
+GPtrArray    *snodo_server_get_connections       (SnodoServer *self);
+
+/* Whether a connection that keeps @n_kept resource subscriptions may
+ * subscribe to @uri too (snodo-server-sessions.c): NULL if so, else why
+ * not. */
+char         *snodo_server_subscription_refusal  (const char  *uri,
+                                                  guint        n_kept,
+                                                  gboolean     kept);
+
+G_END_DECLS
