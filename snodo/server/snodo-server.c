@@ -39,10 +39,11 @@
  * - snodo-server-sessions.c also keeps what outlives a request: listen
  *   subscriptions, the connections served, change announcements;
  *   snodo-server-catalog.c is the catalog's part of the public API;
- * - snodo-invocation.c: one request and its answer, shaped by its
- *   dialect. An invocation is given at creation what it needs of the
- *   server (the dialect, the SnodoStamp with the requestState key); it asks
- *   the server nothing else but its public request-timeout;
+ * - snodo-invocation.c and snodo-invocation-return.c: one request and its
+ *   answer, shaped by its dialect. An invocation is given at creation what
+ *   it needs of the server (the dialect, the SnodoStamp with the
+ *   requestState key); it asks the server nothing else but its public
+ *   request-timeout;
  * - snodo-connection.c: what the server sees of a transport's peer, its
  *   deadlines, and the requests the server sends to a client. It knows no
  *   server.

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "snodo-connection-private.h"
+#include "snodo-invocation.h"
+#include "snodo-protocol-private.h"
+#include "snodo-server.h"
+#include "snodo-work.h"
+
+G_BEGIN_DECLS
+
+/*
+ * Inside SnodoInvocation: its fields and how it ends, shared by
+ * snodo-invocation.c (the request, its progress, logs and input) and
+ * snodo-invocation-return.c (the snodo_invocation_return_*() family) only.
+ */
+
+struct _SnodoInvocation
+{
+  GObject             parent_instance;
+
+  /* All immutable after construction (set before the handler runs), so a
+   * handler may read them from any thread. */
+  SnodoServer        *server;
+  SnodoConnection    *connection;
+  const SnodoDialect *dialect;
+  /* The request message (not sealed: see snodo_invocation_new()). */
+  JsonNode           *message;
+  JsonNode           *id;
+  /* snodo_frame_id_key (id): what the invocation's lines belong to. */
+  char               *key;
+  char               *method;
+  /* "params" of the request (an empty object when absent). */
+  JsonNode           *params;
+  /* "arguments" for tools/call (an empty object when absent). */
+  JsonObject         *arguments;
+  char               *name;
+  /* The executor's work, set before the handler runs. */
+  SnodoWork          *work;
+  gboolean            tool_call;
+  /* For a tool call: the tool's output schema (sealed), or NULL. */
+  JsonNode           *output_schema;
+  /* The method's entry in the dialect table, for shaping the result. */
+  const SnodoMethod  *method_entry;
+  /* 2026-07-28: what the answer says of the server, and the key of its
+   * requestState (owned); NULL before. */
+  SnodoStamp         *stamp;
+  /* 2026-07-28: the answers to input requests made in earlier rounds. */
+  JsonObject         *input_answers;
+
+  /* Who ended the invocation (atomic, set once): OPEN, ANSWERED by the
+   * handler, or ENDED by Snodo (a deadline, a release without an answer,
+   * an abandoned cancellation), after which a late answer is dropped
+   * quietly. */
+  gint                returned;
+  /* The handler has been given the invocation (set before it runs). */
+  gboolean            dispatched;
+  /* The handler's deadline (handler-timeout), or NULL. Under lock. */
+  SnodoDeadline      *deadline;
+  guint               deadline_ms;
+
+  /* Progress: the token ("progressToken" in the request's _meta), the last
+   * value sent, and how many notifications are not written yet (atomic),
+   * which bounds what a chatty handler can queue. Under lock. */
+  GMutex              lock;
+  JsonNode           *progress_token;
+  double              last_progress;
+  gboolean            progress_sent;
+  gint                progress_in_flight;
+  /* 2026-07-28: inputs asked for in this round, answered together
+   * (PendingInput). Under lock. */
+  GPtrArray          *pending_inputs;
+  /* What a failed input request lacked, as a ClientCapabilities object,
+   * for the -32021 data. Under lock. */
+  JsonObject         *required_capabilities;
+};
+
+enum
+{
+  RETURNED_OPEN = 0,
+  RETURNED_ANSWERED = 1,
+  RETURNED_ENDED = 2,
+};
+
+/* Takes the invocation's reference, sends @line unless the request was
+ * cancelled, and completes the work once the line is written. */
+void     snodo_invocation_finish (SnodoInvocation *self,
+                                  GBytes          *line);
+/* The handler answers: TRUE when the answer is the one (see
+ * snodo-invocation.c). */
+gboolean snodo_invocation_claim  (SnodoInvocation *self);
+/* Snodo ends the request itself with error -32603 and @message. */
+void     snodo_invocation_end    (SnodoInvocation *self,
+                                  const char      *message);
+
+G_END_DECLS
