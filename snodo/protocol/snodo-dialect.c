@@ -512,7 +512,7 @@ snodo_dialect_encode_result (const SnodoDialect *self,
 
   /* The usual answer: a complete result of the handler's own, with
    * nothing of 2026's in it. Its ending is the same for every answer of
-   * this server, made once. */
+   * the server, written once in its stamp. */
   if (!json_object_has_member (object, "resultType") && !json_object_has_member (object, "_meta") &&
       !json_object_has_member (object, "ttlMs") && !json_object_has_member (object, "cacheScope") &&
       !lacks_content (method, object, "complete"))
@@ -538,7 +538,8 @@ snodo_dialect_encode_result (const SnodoDialect *self,
       while (json_object_iter_next_ordered (&iter, &name, &member))
         json_object_set_member (meta, name, json_node_copy (member));
     }
-  json_object_set_member (meta, SNODO_META_SERVER_INFO, snodo_json_node_take_object (snodo_implementation_new (stamp->name, stamp->version, stamp->title)));
+  json_object_set_object_member (meta, SNODO_META_SERVER_INFO,
+                                 snodo_implementation_new (stamp->name, stamp->version, stamp->title));
   json_object_set_object_member (extra, "_meta", meta);
 
   if (method != NULL && (method->flags & SNODO_METHOD_FLAGS_CACHEABLE) &&
@@ -555,7 +556,7 @@ snodo_dialect_encode_result (const SnodoDialect *self,
 
 /* What snodo_dialect_encode_result() gives for snodo_text_result_new():
  * the result has content and none of 2026's members, so it is sent as it
- * is, with the server's tail in 2026-07-28. */
+ * is, with the stamp's tail in 2026-07-28. */
 GBytes *
 snodo_dialect_encode_text_result (const SnodoDialect *self,
                                   const SnodoMethod  *method,

@@ -13,11 +13,12 @@
 
 G_BEGIN_DECLS
 
-/* Called after the dialect shaped @result and before it is encoded, on the
- * thread that returns; may modify @result. */
-typedef void (*SnodoInvocationResultHook) (SnodoInvocation *invocation,
-                                           JsonObject      *result);
+/*
+ * What the server folder does with an invocation besides its public API.
+ */
 
+/* A request to answer, made by the dispatch: @stamp (transfer full) is
+ * what a 2026-07-28 answer says of the server, NULL in the initialize era. */
 SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server,
                                                       SnodoConnection    *connection,
                                                       const SnodoDialect *dialect,

@@ -5,9 +5,9 @@
 
 #include <json-glib/json-glib.h>
 
-#include "snodo-catalog-private.h"
 #include "snodo-server.h"
 #include "snodo-server-private.h"
+#include "snodo-tool.h"
 
 G_BEGIN_DECLS
 
