@@ -208,7 +208,6 @@ snodo_connection_unref (SnodoConnection *self)
   g_free (self);
 }
 
-/* Called by the transport, on the context, when it goes away or ends. */
 void
 snodo_connection_set_persistent (SnodoConnection *self,
                                  gboolean         persistent)
@@ -216,6 +215,7 @@ snodo_connection_set_persistent (SnodoConnection *self,
   self->persistent = !!persistent;
 }
 
+/* Called by the transport, on the context, when it goes away or ends. */
 void
 snodo_connection_detach (SnodoConnection *self)
 {
