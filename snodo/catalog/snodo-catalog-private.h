@@ -5,6 +5,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "snodo-description.h"
 #include "snodo-prompt.h"
 #include "snodo-resource.h"
 #include "snodo-resource-template.h"
@@ -100,11 +101,9 @@ SnodoCatalogEntry *snodo_catalog_entry_ref        (SnodoCatalogEntry  *entry);
 void               snodo_catalog_entry_unref      (SnodoCatalogEntry  *entry);
 /* The SnodoResource, SnodoResourceTemplate or SnodoPrompt; NULL for the
  * completion handler. */
-GObject           *snodo_catalog_entry_get_object (SnodoCatalogEntry  *entry);
-/* The entry's name: that of its resource, template or prompt. */
-const char        *snodo_catalog_entry_get_name   (SnodoCatalogEntry  *entry);
-SnodoCatalogFunc   snodo_catalog_entry_get_func   (SnodoCatalogEntry  *entry,
-                                                   gpointer           *user_data);
+SnodoDescription  *snodo_catalog_entry_get_description (SnodoCatalogEntry *entry);
+SnodoCatalogFunc   snodo_catalog_entry_get_func        (SnodoCatalogEntry *entry,
+                                                        gpointer          *user_data);
 
 /* The entry that reads @uri: the resource of that exact URI, else the first
  * template, in the order they were added, that matches it; NULL if none.
@@ -154,12 +153,5 @@ gboolean      snodo_catalog_paginate                 (SnodoCatalog          *sel
                                                       guint                 *end,
                                                       char                 **next_cursor,
                                                       GError               **error);
-
-/* For the description types: replace *@field by a copy of @value (sealed,
- * for JSON); TRUE when the value changed. */
-gboolean      snodo_catalog_set_string               (char                 **field,
-                                                      const char            *value);
-gboolean      snodo_catalog_set_json                 (JsonNode             **field,
-                                                      JsonNode              *value);
 
 G_END_DECLS

@@ -7,7 +7,12 @@
 
 #include "snodo-base-private.h"
 #include "snodo-catalog-private.h"
+#include "snodo-description.h"
+#include "snodo-error.h"
+#include "snodo-prompt.h"
 #include "snodo-protocol-private.h"
+#include "snodo-resource.h"
+#include "snodo-resource-template.h"
 #include "snodo-wire-private.h"
 
 /*
@@ -27,7 +32,7 @@ struct _SnodoCatalogEntry
   gatomicrefcount   ref_count;
   /* The SnodoResource, SnodoResourceTemplate or SnodoPrompt; NULL for the
    * completion handler. Owned; immutable while registered. */
-  GObject          *object;
+  SnodoDescription *description;
   /* Templates only: the parsed URI template. Owned. */
   SnodoUriTemplate *pattern;
   SnodoCatalogFunc  func;
@@ -56,13 +61,13 @@ struct _SnodoCatalog
   guint        page_size;
 };
 
-typedef JsonObject *(*ToJsonFunc) (GObject  *object,
-                                   gboolean  with_icons);
+typedef JsonObject *(*ToJsonFunc) (SnodoDescription *description,
+                                   gboolean          with_icons);
 
 /* ---- Entries and lists ----------------------------------------------- */
 
 static Entry *
-entry_new (gpointer          object,
+entry_new (gpointer          description,
            SnodoCatalogFunc  func,
            gpointer          user_data,
            GDestroyNotify    destroy)
@@ -70,7 +75,7 @@ entry_new (gpointer          object,
   Entry *entry = g_new0 (Entry, 1);
 
   g_atomic_ref_count_init (&entry->ref_count);
-  entry->object = object != NULL ? g_object_ref (object) : NULL;
+  entry->description = description != NULL ? g_object_ref (description) : NULL;
   entry->func = func;
   entry->user_data = user_data;
   entry->destroy = destroy;
@@ -92,27 +97,15 @@ snodo_catalog_entry_unref (SnodoCatalogEntry *entry)
     return;
   if (entry->destroy != NULL)
     entry->destroy (entry->user_data);
-  g_clear_object (&entry->object);
+  g_clear_object (&entry->description);
   g_clear_pointer (&entry->pattern, snodo_uri_template_free);
   g_free (entry);
 }
 
-GObject *
-snodo_catalog_entry_get_object (SnodoCatalogEntry *entry)
+SnodoDescription *
+snodo_catalog_entry_get_description (SnodoCatalogEntry *entry)
 {
-  return entry->object;
-}
-
-const char *
-snodo_catalog_entry_get_name (SnodoCatalogEntry *entry)
-{
-  if (SNODO_IS_RESOURCE (entry->object))
-    return snodo_resource_get_name (SNODO_RESOURCE (entry->object));
-  if (SNODO_IS_RESOURCE_TEMPLATE (entry->object))
-    return snodo_resource_template_get_name (SNODO_RESOURCE_TEMPLATE (entry->object));
-  if (SNODO_IS_PROMPT (entry->object))
-    return snodo_prompt_get_name (SNODO_PROMPT (entry->object));
-  return NULL;
+  return entry->description;
 }
 
 SnodoCatalogFunc
@@ -308,60 +301,71 @@ set_optional_node (JsonObject *object,
     json_object_set_member (object, name, json_node_copy (value));
 }
 
-static JsonObject *
-resource_to_json (GObject  *object,
-                  gboolean  with_icons)
+/* What every description has: its name, title and description, after the
+ * URI or URI template that comes first. */
+static void
+add_names (JsonObject       *json,
+           SnodoDescription *description)
 {
-  SnodoResource *resource = SNODO_RESOURCE (object);
+  json_object_set_string_member (json, "name", snodo_description_get_name (description));
+  set_optional_string (json, "title", snodo_description_get_title (description));
+  set_optional_string (json, "description", snodo_description_get_description (description));
+}
+
+/* The icons come last; they exist from 2025-11-25 on. */
+static void
+add_icons (JsonObject       *json,
+           SnodoDescription *description,
+           gboolean          with_icons)
+{
+  if (with_icons)
+    set_optional_node (json, "icons", snodo_description_get_icons (description));
+}
+
+static JsonObject *
+resource_to_json (SnodoDescription *description,
+                  gboolean          with_icons)
+{
+  SnodoResource *resource = SNODO_RESOURCE (description);
   JsonObject *json = json_object_new ();
 
   json_object_set_string_member (json, "uri", snodo_resource_get_uri (resource));
-  json_object_set_string_member (json, "name", snodo_resource_get_name (resource));
-  set_optional_string (json, "title", snodo_resource_get_title (resource));
-  set_optional_string (json, "description", snodo_resource_get_description (resource));
+  add_names (json, description);
   set_optional_string (json, "mimeType", snodo_resource_get_mime_type (resource));
   if (snodo_resource_get_size (resource) >= 0)
     json_object_set_int_member (json, "size", snodo_resource_get_size (resource));
   set_optional_node (json, "annotations", snodo_resource_get_annotations (resource));
-  if (with_icons)
-    set_optional_node (json, "icons", snodo_resource_get_icons (resource));
+  add_icons (json, description, with_icons);
   return json;
 }
 
 static JsonObject *
-template_to_json (GObject  *object,
-                  gboolean  with_icons)
+template_to_json (SnodoDescription *description,
+                  gboolean          with_icons)
 {
-  SnodoResourceTemplate *template = SNODO_RESOURCE_TEMPLATE (object);
+  SnodoResourceTemplate *template = SNODO_RESOURCE_TEMPLATE (description);
   JsonObject *json = json_object_new ();
 
   json_object_set_string_member (json, "uriTemplate",
                                  snodo_resource_template_get_uri_template (template));
-  json_object_set_string_member (json, "name", snodo_resource_template_get_name (template));
-  set_optional_string (json, "title", snodo_resource_template_get_title (template));
-  set_optional_string (json, "description", snodo_resource_template_get_description (template));
+  add_names (json, description);
   set_optional_string (json, "mimeType", snodo_resource_template_get_mime_type (template));
   set_optional_node (json, "annotations", snodo_resource_template_get_annotations (template));
-  if (with_icons)
-    set_optional_node (json, "icons", snodo_resource_template_get_icons (template));
+  add_icons (json, description, with_icons);
   return json;
 }
 
 static JsonObject *
-prompt_to_json (GObject  *object,
-                gboolean  with_icons)
+prompt_to_json (SnodoDescription *description,
+                gboolean          with_icons)
 {
-  SnodoPrompt *prompt = SNODO_PROMPT (object);
-  JsonNode *arguments = snodo_prompt_get_arguments (prompt);
+  JsonNode *arguments = snodo_prompt_get_arguments (SNODO_PROMPT (description));
   JsonObject *json = json_object_new ();
 
-  json_object_set_string_member (json, "name", snodo_prompt_get_name (prompt));
-  set_optional_string (json, "title", snodo_prompt_get_title (prompt));
-  set_optional_string (json, "description", snodo_prompt_get_description (prompt));
+  add_names (json, description);
   if (json_array_get_length (json_node_get_array (arguments)) > 0)
     set_optional_node (json, "arguments", arguments);
-  if (with_icons)
-    set_optional_node (json, "icons", snodo_prompt_get_icons (prompt));
+  add_icons (json, description, with_icons);
   return json;
 }
 
@@ -618,32 +622,6 @@ snodo_catalog_set_page_size (SnodoCatalog *self,
   self->page_size = page_size;
 }
 
-gboolean
-snodo_catalog_set_string (char       **field,
-                          const char  *value)
-{
-  if (g_strcmp0 (*field, value) == 0)
-    return FALSE;
-  g_free (*field);
-  *field = g_strdup (value);
-  return TRUE;
-}
-
-gboolean
-snodo_catalog_set_json (JsonNode **field,
-                        JsonNode  *value)
-{
-  if (*field == value || (*field != NULL && value != NULL && json_node_equal (*field, value)))
-    return FALSE;
-  g_clear_pointer (field, json_node_unref);
-  if (value != NULL)
-    {
-      *field = json_node_copy (value);
-      json_node_seal (*field);
-    }
-  return TRUE;
-}
-
 /* ---- Cursors and pages ------------------------------------------------ */
 
 char *
@@ -826,7 +804,7 @@ snodo_catalog_list_page (SnodoCatalog      *self,
     {
       Entry *entry = g_ptr_array_index (list->order, i);
 
-      json_array_add_object_element (items, to_json (entry->object, with_icons));
+      json_array_add_object_element (items, to_json (entry->description, with_icons));
     }
 
   object = json_object_new ();

@@ -5,7 +5,12 @@
 
 #include "snodo-base-private.h"
 #include "snodo-catalog-private.h"
+#include "snodo-description.h"
+#include "snodo-error.h"
+#include "snodo-invocation.h"
 #include "snodo-invocation-private.h"
+#include "snodo-prompt.h"
+#include "snodo-protocol-version.h"
 #include "snodo-server-methods.h"
 #include "snodo-wire-private.h"
 
@@ -153,7 +158,8 @@ snodo_server_method_resources_read (SnodoServer     *server,
     }
 
   snodo_invocation_set_variables (invocation, variables);
-  snodo_invocation_set_name (invocation, snodo_catalog_entry_get_name (entry));
+  snodo_invocation_set_name (invocation,
+                             snodo_description_get_name (snodo_catalog_entry_get_description (entry)));
   call_entry (entry, invocation);
 }
 
@@ -220,7 +226,7 @@ snodo_server_method_prompts_get (SnodoServer     *server,
   else if (check_string_map (node, "arguments", &message))
     {
       arguments = dup_map (node);
-      prompt = SNODO_PROMPT (snodo_catalog_entry_get_object (entry));
+      prompt = SNODO_PROMPT (snodo_catalog_entry_get_description (entry));
       declared = json_node_get_array (snodo_prompt_get_arguments (prompt));
       for (guint i = 0; i < json_array_get_length (declared) && message == NULL; i++)
         {
