@@ -1363,6 +1363,38 @@ snodo_executor_set_max_queued_bytes (SnodoExecutor *self,
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_QUEUED_BYTES]);
 }
 
+/*
+ * snodo_executor_work_completed:
+ *
+ * The executor's side of snodo_work_complete(): the hook every work is made
+ * with. State on entry: RUNNING and not yet completed.
+ */
+static void
+snodo_executor_work_completed (SnodoWork *work)
+{
+  /* Stable while the work runs: it is only taken when the work finishes. */
+  SnodoExecutor *self = work->executor;
+  SnodoExecutorActions actions = { { 0, }, };
+
+  /* Finishing drops the executor's reference on @work and @work's on
+   * @self: keep both alive until the end. */
+  g_object_ref (self);
+  g_object_ref (work);
+
+  g_mutex_lock (&self->lock);
+  g_assert (work->state == SNODO_WORK_STATE_RUNNING);
+  g_assert (!work->completed);
+  work->completed = TRUE;
+  if (work->returned)
+    snodo_executor_finish_locked (self, work, &actions);
+  g_mutex_unlock (&self->lock);
+
+  snodo_executor_actions_run (self, &actions);
+
+  g_object_unref (work);
+  g_object_unref (self);
+}
+
 /**
  * snodo_executor_submit:
  * @self: an executor
@@ -1471,7 +1503,9 @@ snodo_executor_submit (SnodoExecutor   *self,
       return FALSE;
     }
 
-  work = snodo_work_new (self, owner, key, kind, cost_bytes, func, user_data, destroy);
+  work = snodo_work_new (owner, key, kind, cost_bytes, func, user_data, destroy,
+                         snodo_executor_work_completed);
+  work->executor = g_object_ref (self);
   work->seq = self->next_seq++;
 
   if (entry == NULL)
@@ -1504,40 +1538,6 @@ snodo_executor_submit (SnodoExecutor   *self,
   snodo_executor_actions_run (self, &actions);
 
   return TRUE;
-}
-
-/*
- * snodo_executor_complete_work:
- *
- * The executor's side of snodo_work_complete(). State on entry: RUNNING and
- * not yet completed.
- */
-void
-snodo_executor_complete_work (SnodoExecutor *self,
-                              SnodoWork     *work)
-{
-  SnodoExecutorActions actions = { { 0, }, };
-
-  g_return_if_fail (SNODO_IS_EXECUTOR (self));
-  g_return_if_fail (SNODO_IS_WORK (work));
-
-  /* Finishing drops the executor's reference on @work and @work's on
-   * @self: keep both alive until the end. */
-  g_object_ref (self);
-  g_object_ref (work);
-
-  g_mutex_lock (&self->lock);
-  g_assert (work->state == SNODO_WORK_STATE_RUNNING);
-  g_assert (!work->completed);
-  work->completed = TRUE;
-  if (work->returned)
-    snodo_executor_finish_locked (self, work, &actions);
-  g_mutex_unlock (&self->lock);
-
-  snodo_executor_actions_run (self, &actions);
-
-  g_object_unref (work);
-  g_object_unref (self);
 }
 
 /**
