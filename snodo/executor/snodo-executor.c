@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "snodo-executor.h"
-#include "snodo-private.h"
+#include "snodo-base-private.h"
+#include "snodo-executor-private.h"
 #include "snodo-work-private.h"
 
 /**
@@ -1673,9 +1674,7 @@ snodo_executor_get_n_live_for_owner (SnodoExecutor *self,
   return ret;
 }
 
-/* How many live works of @owner have not been cancelled (by cancel(), by
- * cancel_owner() or through their cancellable): the ones a transport that
- * drains still waits for without a bound. */
+/* See snodo-executor-private.h. */
 guint
 snodo_executor_get_n_uncancelled_for_owner (SnodoExecutor *self,
                                             GObject       *owner)

@@ -3,6 +3,7 @@
 
 #pragma once
 
+/* For SnodoWorkFunc only: nothing of the executor is called from here. */
 #include "snodo-executor.h"
 #include "snodo-work.h"
 
@@ -108,12 +109,6 @@ SnodoWork *snodo_work_new    (GObject               *owner,
                               gpointer               user_data,
                               GDestroyNotify         destroy,
                               SnodoWorkCompleteFunc  complete);
-/* Implemented in snodo-executor.c: the live works of @owner that were not
- * cancelled. */
-guint      snodo_executor_get_n_uncancelled_for_owner (SnodoExecutor *self,
-                                                       GObject       *owner);
-void       snodo_executor_release_key    (SnodoExecutor  *self,
-                                          SnodoWork      *work);
 /* Cancels the work's cancellable, or the one it will make. Any thread;
  * the executor calls it without its lock, as handlers may run. */
 void       snodo_work_cancel (SnodoWork             *self);

@@ -22,8 +22,11 @@
 #endif
 
 #include "snodo-stdio-transport.h"
-#include "snodo-private.h"
-#include "snodo-work-private.h"
+#include "snodo-base-private.h"
+#include "snodo-executor-private.h"
+#include "snodo-protocol-version.h"
+#include "snodo-server-private.h"
+#include "snodo-wire-private.h"
 
 /**
  * SnodoStdioTransport:
