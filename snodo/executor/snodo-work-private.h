@@ -15,9 +15,10 @@ G_BEGIN_DECLS
  * snodo-work.c is the lower of the executor's files: it makes the record,
  * answers its public accessors and takes snodo_work_complete(), which it
  * hands to the completion hook the executor gave the work at creation. It
- * calls nothing of the executor. The executor (snodo-executor.c) keeps
- * one strong reference on the work while it is live (queued or running)
- * and moves it through its states under its own lock.
+ * calls nothing of the executor. The executor (snodo-executor.c and
+ * snodo-executor-core.c) keeps one strong reference on the work while it
+ * is live (queued or running) and moves it through its states under its
+ * own lock.
  */
 
 /* What the executor does when a work is completed: called by the first

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright 2026 The Snodo authors */
 
+/* SnodoWork, the record of one admitted piece of work: made by the
+ * executor, read by the work function, completed through the hook the
+ * executor gave it. The lowest of the executor's files: it calls nothing of
+ * snodo-executor.c or snodo-executor-core.c. */
+
 #include "config.h"
 
 #include "snodo-work.h"
