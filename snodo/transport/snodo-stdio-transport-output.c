@@ -16,18 +16,6 @@
 
 static void snodo_stdio_transport_pump (SnodoStdioTransport *self);
 
-static gboolean
-snodo_deadline_source_dispatch (GSource     *source,
-                                GSourceFunc  callback,
-                                gpointer     user_data)
-{
-  return callback (user_data);
-}
-
-static GSourceFuncs snodo_deadline_source_funcs = {
-  NULL, NULL, snodo_deadline_source_dispatch, NULL, NULL, NULL,
-};
-
 void
 snodo_stdio_transport_finish_send (PendingSend  *send,
                                    const GError *error)
@@ -83,18 +71,30 @@ snodo_stdio_transport_finish_in_flight (SnodoStdioTransport *self,
     snodo_stdio_transport_finish_send (g_ptr_array_index (sends, i), error);
 }
 
-static gboolean
-snodo_stdio_transport_write_timeout_cb (gpointer user_data)
+void
+snodo_stdio_transport_clear_write_deadline (SnodoStdioTransport *self)
 {
-  SnodoStdioTransport *self = user_data;
+  if (self->write_deadline != NULL)
+    snodo_connection_remove_deadline (self->connection, g_steal_pointer (&self->write_deadline));
+}
+
+/* The connection's deadline source: on the context, with a reference. */
+static void
+snodo_stdio_transport_write_timeout_cb (GObject *target)
+{
+  SnodoStdioTransport *self = SNODO_STDIO_TRANSPORT (target);
   g_autoptr(GError) error = NULL;
 
-  g_clear_pointer (&self->write_timeout_source, g_source_unref);
+  /* Deadlines that passed together fire one after the other: whatever ran
+   * before this one may have ended the write, and taken its deadline. */
+  if (self->write_deadline == NULL || g_get_monotonic_time () < self->write_deadline_time)
+    return;
+
+  snodo_stdio_transport_clear_write_deadline (self);
   error = g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
                        _("Writing a message to the output took longer than %u ms"),
                        self->write_timeout);
   snodo_stdio_transport_fail (self, error);
-  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -106,7 +106,7 @@ snodo_stdio_transport_write_done_cb (const GError *error,
   if (self->state == STATE_FAILED || self->state == STATE_CLOSED)
     return;
 
-  g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
+  snodo_stdio_transport_clear_write_deadline (self);
 
   if (error != NULL)
     {
@@ -167,22 +167,19 @@ snodo_stdio_transport_pump (SnodoStdioTransport *self)
             }
         }
 
-      self->write_started = g_get_monotonic_time ();
+      /* The write may take write-timeout ms from its start, no longer. */
+      self->write_deadline_time = g_get_monotonic_time () + (gint64) self->write_timeout * 1000;
       /* No reference for the helper: it never calls back once abandoned,
        * which the transport does at the latest when it is finalized. */
       switch (snodo_writer_write (self->writer, lines,
                                   snodo_stdio_transport_write_done_cb, self, &error))
         {
         case SNODO_WRITER_PENDING:
-          /* The device is behind: the write may take write-timeout ms
-           * from its start, no longer. */
-          self->write_timeout_source = g_source_new (&snodo_deadline_source_funcs, sizeof (GSource));
-          g_source_set_ready_time (self->write_timeout_source,
-                                   self->write_started + (gint64) self->write_timeout * 1000);
-          g_source_set_static_name (self->write_timeout_source, "[snodo] write timeout");
-          g_source_set_callback (self->write_timeout_source,
-                                 snodo_stdio_transport_write_timeout_cb, self, NULL);
-          g_source_attach (self->write_timeout_source, self->context);
+          /* The device is behind: the deadline starts to count. */
+          self->write_deadline = snodo_connection_add_deadline (self->connection,
+                                                                self->write_deadline_time,
+                                                                G_OBJECT (self),
+                                                                snodo_stdio_transport_write_timeout_cb);
           break;
 
         case SNODO_WRITER_DONE:

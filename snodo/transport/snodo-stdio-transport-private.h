@@ -116,11 +116,11 @@ struct _SnodoStdioTransport
   GQueue           pending;
   /* The lines being written (PendingSend), in order, or NULL. */
   GPtrArray       *in_flight;
-  /* When the write of in_flight started (monotonic µs). */
-  gint64           write_started;
-  /* Fires write-timeout ms after the line in flight was started, while
-   * the writer waits for the device. */
-  GSource         *write_timeout_source;
+  /* While the writer waits for the device: the deadline of the lines in
+   * flight, on the connection's deadline source, at @write_deadline_time
+   * (monotonic µs), write-timeout ms after their write started. */
+  SnodoDeadline   *write_deadline;
+  gint64           write_deadline_time;
   /* A write that finished at once (error set if it failed) is reported
    * from here, on the next turn of the main loop, never from inside a send;
    * until then its lines count as in flight, so that lines sent meanwhile
@@ -199,5 +199,7 @@ void snodo_stdio_transport_finish_send      (PendingSend         *send,
 /* The same for every line in flight. */
 void snodo_stdio_transport_finish_in_flight (SnodoStdioTransport *self,
                                              const GError        *error);
+/* Takes the deadline of the lines in flight away, if they have one. */
+void snodo_stdio_transport_clear_write_deadline (SnodoStdioTransport *self);
 
 G_END_DECLS

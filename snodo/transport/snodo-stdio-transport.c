@@ -271,7 +271,7 @@ snodo_stdio_transport_fail (SnodoStdioTransport *self,
   self->error = g_error_copy (error);
 
   snodo_stdio_transport_stop_reading (self);
-  g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
+  snodo_stdio_transport_clear_write_deadline (self);
   g_clear_pointer (&self->report_source, snodo_source_destroy_and_unref);
   g_clear_error (&self->report_error);
   if (self->writer != NULL && snodo_writer_is_busy (self->writer))
@@ -390,7 +390,7 @@ snodo_stdio_transport_finalize (GObject *object)
   while ((send = g_queue_pop_head (&self->pending)))
     snodo_stdio_transport_finish_send (send, self->error);
 
-  g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
+  snodo_stdio_transport_clear_write_deadline (self);
   g_clear_pointer (&self->abandon_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
   g_assert (self->report_source == NULL);
