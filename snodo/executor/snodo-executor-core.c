@@ -11,7 +11,9 @@
 
 #include <string.h>
 
+#include "snodo-executor.h"
 #include "snodo-executor-core-private.h"
+#include "snodo-work-private.h"
 
 static void snodo_executor_run_work (SnodoWork *work);
 

@@ -14,6 +14,7 @@
 #include "snodo-base-private.h"
 #include "snodo-executor-core-private.h"
 #include "snodo-executor-private.h"
+#include "snodo-work-private.h"
 
 /**
  * SnodoExecutor:

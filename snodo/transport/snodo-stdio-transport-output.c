@@ -9,6 +9,7 @@
 
 #include "config.h"
 
+#include "snodo-stdio-transport.h"
 #include "snodo-stdio-transport-private.h"
 #include "snodo-base-private.h"
 #include "snodo-server-private.h"
