@@ -15,6 +15,18 @@
 #include "snodo-server-private.h"
 #include "snodo-wire-private.h"
 
+/* Lines waiting for their turn beyond which reading pauses until half of
+ * them are written. Only answers the transport or the server produce
+ * without admitted work (errors for garbage, overload answers) can pile up
+ * here; this keeps a flood of garbage from growing memory while the output
+ * is slow. The write timeout still bounds how long the output may stall. */
+#define MAX_PENDING_LINES 1024
+/* Lines waiting together are written in one go, up to this many bytes (a
+ * single longer line goes alone): fewer wake-ups of the helper when many
+ * answers are ready at once. */
+#define MAX_BATCH_BYTES (64 * 1024)
+#define MAX_BATCH_LINES 64
+
 static void snodo_stdio_transport_pump (SnodoStdioTransport *self);
 
 void

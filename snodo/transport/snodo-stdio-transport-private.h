@@ -33,17 +33,6 @@ G_BEGIN_DECLS
  */
 
 #define READ_BUFFER_SIZE (64 * 1024)
-/* Lines waiting for their turn beyond which reading pauses until half of
- * them are written. Only answers the transport or the server produce
- * without admitted work (errors for garbage, overload answers) can pile up
- * here; this keeps a flood of garbage from growing memory while the output
- * is slow. The write timeout still bounds how long the output may stall. */
-#define MAX_PENDING_LINES 1024
-/* Lines waiting together are written in one go, up to this many bytes (a
- * single longer line goes alone): fewer wake-ups of the helper when many
- * answers are ready at once. */
-#define MAX_BATCH_BYTES (64 * 1024)
-#define MAX_BATCH_LINES 64
 
 typedef enum
 {
@@ -167,38 +156,38 @@ struct _SnodoStdioTransport
 };
 
 /* snodo-stdio-transport.c */
-void snodo_stdio_transport_wire_log         (SnodoStdioTransport *self,
-                                             const char          *direction,
-                                             const char          *data,
-                                             gsize                len);
+void snodo_stdio_transport_wire_log             (SnodoStdioTransport *self,
+                                                 const char          *direction,
+                                                 const char          *data,
+                                                 gsize                len);
 /* Entry: state is CLOSED or FAILED. Reports the end once. */
-void snodo_stdio_transport_emit_closed      (SnodoStdioTransport *self,
-                                             const GError        *error);
+void snodo_stdio_transport_emit_closed          (SnodoStdioTransport *self,
+                                                 const GError        *error);
 /* Entry: any state. Terminal: nothing is written after this, nothing is
  * retried. */
-void snodo_stdio_transport_fail             (SnodoStdioTransport *self,
-                                             const GError        *error);
+void snodo_stdio_transport_fail                 (SnodoStdioTransport *self,
+                                                 const GError        *error);
 
 /* snodo-stdio-transport-input.c */
-void snodo_stdio_transport_choose_read_mode (SnodoStdioTransport *self);
-void snodo_stdio_transport_read             (SnodoStdioTransport *self);
-void snodo_stdio_transport_stop_reading     (SnodoStdioTransport *self);
-void snodo_stdio_transport_check_done       (SnodoStdioTransport *self);
+void snodo_stdio_transport_choose_read_mode     (SnodoStdioTransport *self);
+void snodo_stdio_transport_read                 (SnodoStdioTransport *self);
+void snodo_stdio_transport_stop_reading         (SnodoStdioTransport *self);
+void snodo_stdio_transport_check_done           (SnodoStdioTransport *self);
 
 /* snodo-stdio-transport-output.c */
 /* The connection's send (SnodoConnectionVTable). */
-void snodo_stdio_transport_send             (gpointer             transport,
-                                             const char          *related,
-                                             GBytes              *line,
-                                             SnodoSendFunc        func,
-                                             gpointer             user_data);
+void snodo_stdio_transport_send                 (gpointer             transport,
+                                                 const char          *related,
+                                                 GBytes              *line,
+                                                 SnodoSendFunc        func,
+                                                 gpointer             user_data);
 /* Tells the sender of a line that it was written (error NULL), or never
  * will be, and frees it. */
-void snodo_stdio_transport_finish_send      (PendingSend         *send,
-                                             const GError        *error);
+void snodo_stdio_transport_finish_send          (PendingSend         *send,
+                                                 const GError        *error);
 /* The same for every line in flight. */
-void snodo_stdio_transport_finish_in_flight (SnodoStdioTransport *self,
-                                             const GError        *error);
+void snodo_stdio_transport_finish_in_flight     (SnodoStdioTransport *self,
+                                                 const GError        *error);
 /* Takes the deadline of the lines in flight away, if they have one. */
 void snodo_stdio_transport_clear_write_deadline (SnodoStdioTransport *self);
 
