@@ -61,6 +61,7 @@ def call(method, params):
 # class: (request, text the answer must contain)
 EXCHANGES = {
     'SnodoServer': (call('tools/call', {'name': 'echo', 'arguments': {'text': 'hello'}}), '"hello"'),
+    'SnodoDescription': (call('tools/list', {}), '"title":"Notes: today"'),
     'SnodoTool': (call('tools/call', {'name': 'add', 'arguments': {'a': 2, 'b': 40}}), '"42"'),
     'SnodoInvocation': (call('tools/call', {'name': 'slow-echo', 'arguments': {'text': 'later'},
                                             '_meta': {'progressToken': 7}}), '"later"'),

@@ -197,6 +197,33 @@ function checkValues() {
     }
     check(JSON.stringify(Snodo.fromJsonNode(Snodo.toJsonNode({a: [1, 2.5, true, null, 'é'], b: {}}))) ===
         '{"a":[1,2.5,true,null,"é"],"b":{}}', 'values round trip');
+
+    // What the four description types share, through their base.
+    const icons = [{src: 'https://example.org/i.png'}];
+    for (const description of [Snodo.Tool.new('t', null), Snodo.Resource.new('app://r', 'r'),
+        Snodo.ResourceTemplate.new('app://r/{x}', 'r'), Snodo.Prompt.new('p', null)]) {
+        const kind = description.constructor.name;
+        check(description instanceof Snodo.Description, `${kind} is a Snodo.Description`);
+        let notified = 0;
+        description.connect('notify::title', () => notified++);
+        Snodo.Description.prototype.set_title.call(description, 'Title');
+        description.set_title('Title');
+        check(description.get_title() === 'Title' && description.title === 'Title' && notified === 1,
+            `${kind}: the title through the base, notified ${notified} times`);
+        Snodo.Description.prototype.set_icons.call(description, icons);
+        check(JSON.stringify(description.get_icons()) === JSON.stringify(icons) &&
+            JSON.stringify(Snodo.Description.prototype.get_icons.call(description)) === JSON.stringify(icons),
+        `${kind}: icons through the base`);
+        check(Snodo.Description.prototype.get_name.call(description) === description.name,
+            `${kind}: the name through the base`);
+    }
+    let made = true;
+    try {
+        new Snodo.Description();
+    } catch (e) {
+        made = false;
+    }
+    check(!made, 'the abstract Snodo.Description was made');
 }
 
 function startHttp() {

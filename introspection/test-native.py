@@ -237,6 +237,29 @@ def check_values():
     prompt.add_argument('a', None, False)
     check(prompt.get_arguments() == [{'name': 'a'}], 'prompt arguments: %r' % prompt.get_arguments())
 
+    # What the four description types share, through their base.
+    icons = [{'src': 'https://example.org/i.png'}]
+    for description in (Snodo.Tool.new('t', None), Snodo.Resource.new('app://r', 'r'),
+                        Snodo.ResourceTemplate.new('app://r/{x}', 'r'), Snodo.Prompt.new('p', None)):
+        kind = type(description).__name__
+        check(isinstance(description, Snodo.Description), '%s is a Snodo.Description' % kind)
+        notified = []
+        description.connect('notify::title', lambda *_: notified.append(True))
+        Snodo.Description.set_title(description, 'Title')
+        description.set_title('Title')
+        check(description.get_title() == 'Title' and description.props.title == 'Title' and notified == [True],
+              '%s: the title through the base, notified once: %r' % (kind, notified))
+        Snodo.Description.set_icons(description, icons)
+        check(description.get_icons() == icons and Snodo.Description.get_icons(description) == icons,
+              '%s: icons through the base: %r' % (kind, description.get_icons()))
+        check(Snodo.Description.get_name(description) == description.props.name,
+              '%s: the name through the base' % kind)
+    try:
+        Snodo.Description()
+        check(False, 'the abstract Snodo.Description was made')
+    except (TypeError, NotImplementedError):
+        pass
+
 
 def start_http():
     """Starts a server on a free port and keeps no reference to it."""

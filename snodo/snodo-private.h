@@ -23,5 +23,6 @@
 #include "snodo-line-framer-private.h"
 #include "snodo-request-state-private.h"
 #include "snodo-schema-private.h"
+#include "snodo-server-methods.h"
 #include "snodo-server-private.h"
 #include "snodo-writer-private.h"

@@ -15,6 +15,7 @@
 # include "snodo-protocol-version.h"
 # include "snodo-work.h"
 # include "snodo-executor.h"
+# include "snodo-description.h"
 # include "snodo-tool.h"
 # include "snodo-invocation.h"
 # include "snodo-server.h"

@@ -2,7 +2,8 @@
 /* Copyright 2026 The Snodo authors */
 
 /* Resources, resource templates, prompts and completion: black-box through
- * snodo-demo, and in-process through a SnodoStdioTransport over pipes. */
+ * snodo-demo, the catalog's store on its own, and in-process through a
+ * SnodoStdioTransport over pipes. */
 
 #include "config.h"
 
@@ -13,8 +14,10 @@
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
 
-#include "snodo-private.h"
-#include "snodo-uri-template-private.h"
+#include "snodo.h"
+#include "snodo-catalog-private.h"
+#include "snodo-protocol-private.h"
+#include "snodo-server-methods.h"
 
 #include "snodo-test-peer.h"
 #include "snodo-test-util.h"
@@ -415,6 +418,160 @@ test_uri_template_long (void)
   g_assert_cmpint (strlen (json_object_get_string_member (variables, "e")), ==, 1000000 - 8);
   g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
   g_string_free (uri, TRUE);
+}
+
+/* ---- The store, without a server ---------------------------------------- */
+
+static void
+store_handler_cb (SnodoInvocation *invocation,
+                  gpointer         user_data)
+{
+  g_assert_not_reached ();
+}
+
+static void
+store_destroy_cb (gpointer data)
+{
+  (*(guint *) data)++;
+}
+
+static void
+assert_page (SnodoCatalog     *catalog,
+             SnodoCatalogList  list,
+             const char       *params_json,
+             gboolean          with_icons,
+             const char       *expected)
+{
+  g_autoptr(JsonNode) params = snodo_test_parse (params_json);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) page = NULL;
+
+  page = snodo_catalog_list_page (catalog, list, json_node_get_object (params), with_icons, &error);
+  g_assert_no_error (error);
+  assert_json (page, expected);
+}
+
+static void
+test_store (void)
+{
+  SnodoCatalog *catalog = snodo_catalog_new ();
+  g_autoptr(SnodoResource) resource = snodo_resource_new ("t://notes/today", "today");
+  g_autoptr(SnodoResource) taken = snodo_resource_new ("t://notes/today", "again");
+  g_autoptr(SnodoResourceTemplate) notes = snodo_resource_template_new ("t://notes/{day}", "notes");
+  g_autoptr(SnodoResourceTemplate) files = snodo_resource_template_new ("t://{kind}/{name}", "files");
+  g_autoptr(SnodoPrompt) prompt = snodo_prompt_new ("review", "Reviews a change");
+  g_autoptr(JsonNode) icons = snodo_test_parse ("[{\"src\":\"https://example.org/i.png\"}]");
+  g_autoptr(JsonObject) variables = NULL;
+  g_autoptr(JsonObject) capabilities = json_object_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) bad_cursor = snodo_test_parse ("{\"cursor\":\"nope\"}");
+  g_autoptr(JsonNode) page = NULL;
+  g_autoptr(JsonNode) got = json_node_new (JSON_NODE_OBJECT);
+  SnodoCatalogEntry *entry;
+  SnodoCatalogFunc func;
+  gpointer user_data;
+  guint n_destroyed = 0;
+
+  g_test_summary ("The catalog keeps, finds, lists and checks entries on its own, without a server");
+
+  g_assert_false (snodo_catalog_has_resources (catalog));
+  g_assert_false (snodo_catalog_has_prompts (catalog));
+  g_assert_false (snodo_catalog_has_completion (catalog));
+
+  snodo_resource_set_icons (resource, icons);
+  g_assert_true (snodo_catalog_add_resource (catalog, resource, store_handler_cb,
+                                             &n_destroyed, store_destroy_cb, &error));
+  g_assert_no_error (error);
+  g_assert_true (snodo_catalog_add_resource_template (catalog, files, store_handler_cb,
+                                                      &n_destroyed, store_destroy_cb, &error));
+  g_assert_true (snodo_catalog_add_resource_template (catalog, notes, store_handler_cb,
+                                                      &n_destroyed, store_destroy_cb, &error));
+  g_assert_true (snodo_catalog_add_prompt (catalog, prompt, store_handler_cb,
+                                           &n_destroyed, store_destroy_cb, &error));
+  g_assert_no_error (error);
+
+  /* A taken URI is refused, and the refused handler's data freed at once. */
+  g_assert_false (snodo_catalog_add_resource (catalog, taken, store_handler_cb,
+                                              &n_destroyed, store_destroy_cb, &error));
+  g_assert_error (error, SNODO_ERROR, SNODO_ERROR_ALREADY_REGISTERED);
+  g_clear_error (&error);
+  g_assert_cmpuint (n_destroyed, ==, 1);
+
+  snodo_catalog_add_capabilities (catalog, capabilities);
+  json_node_set_object (got, capabilities);
+  assert_json (got, "{\"resources\":{\"subscribe\":true,\"listChanged\":true},"
+                    "\"prompts\":{\"listChanged\":true}}");
+
+  /* The exact URI first; then the first template added that matches. */
+  entry = snodo_catalog_find_resource (catalog, "t://notes/today", &variables);
+  g_assert_nonnull (entry);
+  g_assert_true (snodo_catalog_entry_get_description (entry) == SNODO_DESCRIPTION (resource));
+  g_assert_cmpuint (json_object_get_size (variables), ==, 0);
+  g_assert_true (json_object_is_immutable (variables));
+  g_clear_pointer (&variables, json_object_unref);
+
+  entry = snodo_catalog_find_resource (catalog, "t://notes/monday", &variables);
+  g_assert_true (snodo_catalog_entry_get_description (entry) == SNODO_DESCRIPTION (files));
+  g_assert_cmpstr (json_object_get_string_member (variables, "kind"), ==, "notes");
+  g_assert_cmpstr (json_object_get_string_member (variables, "name"), ==, "monday");
+  g_clear_pointer (&variables, json_object_unref);
+  g_assert_null (snodo_catalog_find_resource (catalog, "t://nothing", &variables));
+  g_assert_null (variables);
+
+  entry = snodo_catalog_find_prompt (catalog, "review");
+  func = snodo_catalog_entry_get_func (entry, &user_data);
+  g_assert_true (func == store_handler_cb);
+  g_assert_true (user_data == &n_destroyed);
+  g_assert_null (snodo_catalog_find_prompt (catalog, "nothing"));
+
+  /* Lists: in the order added, icons only when asked, a page at a time. */
+  assert_page (catalog, SNODO_CATALOG_RESOURCES, "{}", FALSE,
+               "{\"resources\":[{\"uri\":\"t://notes/today\",\"name\":\"today\"}]}");
+  assert_page (catalog, SNODO_CATALOG_RESOURCES, "{\"cursor\":null}", TRUE,
+               "{\"resources\":[{\"uri\":\"t://notes/today\",\"name\":\"today\","
+               "\"icons\":[{\"src\":\"https://example.org/i.png\"}]}]}");
+  assert_page (catalog, SNODO_CATALOG_PROMPTS, "{}", FALSE,
+               "{\"prompts\":[{\"name\":\"review\",\"description\":\"Reviews a change\"}]}");
+  snodo_catalog_set_page_size (catalog, 1);
+  {
+    g_autofree char *second = snodo_cursor_encode ("resourceTemplates", 1);
+    g_autofree char *expected = g_strdup_printf ("{\"resourceTemplates\":[{\"uriTemplate\":"
+                                                 "\"t://{kind}/{name}\",\"name\":\"files\"}],"
+                                                 "\"nextCursor\":\"%s\"}", second);
+    g_autofree char *params = g_strdup_printf ("{\"cursor\":\"%s\"}", second);
+
+    assert_page (catalog, SNODO_CATALOG_RESOURCE_TEMPLATES, "{}", FALSE, expected);
+    assert_page (catalog, SNODO_CATALOG_RESOURCE_TEMPLATES, params, FALSE,
+                 "{\"resourceTemplates\":[{\"uriTemplate\":\"t://notes/{day}\",\"name\":\"notes\"}]}");
+  }
+  page = snodo_catalog_list_page (catalog, SNODO_CATALOG_RESOURCES,
+                                  json_node_get_object (bad_cursor), FALSE, &error);
+  g_assert_null (page);
+  g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS);
+  g_clear_error (&error);
+
+  /* An entry outlives its removal while someone holds it. */
+  entry = snodo_catalog_entry_ref (snodo_catalog_find_prompt (catalog, "review"));
+  g_assert_true (snodo_catalog_remove_prompt (catalog, "review"));
+  g_assert_false (snodo_catalog_remove_prompt (catalog, "review"));
+  g_assert_null (snodo_catalog_find_prompt (catalog, "review"));
+  g_assert_false (snodo_catalog_has_prompts (catalog));
+  g_assert_cmpuint (n_destroyed, ==, 1);
+  snodo_catalog_entry_unref (entry);
+  g_assert_cmpuint (n_destroyed, ==, 2);
+
+  /* Removing the resource uncovers the template behind its URI. */
+  g_assert_true (snodo_catalog_remove_resource (catalog, "t://notes/today"));
+  entry = snodo_catalog_find_resource (catalog, "t://notes/today", &variables);
+  g_assert_true (snodo_catalog_entry_get_description (entry) == SNODO_DESCRIPTION (files));
+  g_assert_cmpuint (n_destroyed, ==, 3);
+
+  snodo_catalog_set_completion_func (catalog, store_handler_cb, &n_destroyed, store_destroy_cb);
+  g_assert_true (snodo_catalog_has_completion (catalog));
+  g_assert_null (snodo_catalog_entry_get_description (snodo_catalog_get_completion (catalog)));
+
+  snodo_catalog_free (catalog);
+  g_assert_cmpuint (n_destroyed, ==, 6);
 }
 
 /* ---- In process: a transport over pipes --------------------------------- */
@@ -1159,6 +1316,7 @@ main (int   argc,
   g_test_add_func ("/snodo/catalog/uri-template/parse", test_uri_template_parse);
   g_test_add_func ("/snodo/catalog/uri-template/match", test_uri_template_match);
   g_test_add_func ("/snodo/catalog/uri-template/long", test_uri_template_long);
+  g_test_add_func ("/snodo/catalog/store", test_store);
 
 #define ADD(path, func) \
   g_test_add ("/snodo/catalog/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)

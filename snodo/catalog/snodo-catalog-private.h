@@ -5,26 +5,29 @@
 
 #include <json-glib/json-glib.h>
 
-#include "snodo-invocation.h"
-#include "snodo-server.h"
+#include "snodo-description.h"
+#include "snodo-prompt.h"
+#include "snodo-resource.h"
+#include "snodo-resource-template.h"
+#include "snodo-types.h"
 
 G_BEGIN_DECLS
 
 /*
  * The catalog: what a server offers besides tools (resources, resource
- * templates, prompts, completion), and the methods that serve it. One per
- * server, used on the server's main context.
+ * templates, prompts, completion). It keeps the entries in the order they
+ * were registered, finds them (a resource by its URI, else the first
+ * template that matches it), pages their lists and checks descriptions. It
+ * knows nobody who serves it: whoever does reads the requests, finds their
+ * entries here and calls the entries' handlers. Used on one main context.
  *
- * Results are returned plain (as in 2025-06-18); the dialect layer adds what
- * a protocol version needs (2026-07-28: resultType, serverInfo, ttlMs,
- * cacheScope) and maps error codes (-32002 becomes -32602 with data.uri in
- * 2026-07-28), so the catalog's methods never look at the version except
- * where a field exists only in some versions.
+ * Lists are written plain (as in 2025-06-18); the dialect layer adds what a
+ * protocol version needs.
  */
 
 typedef struct _SnodoCatalog SnodoCatalog;
 
-SnodoCatalog *snodo_catalog_new              (SnodoServer  *server);
+SnodoCatalog *snodo_catalog_new              (void);
 void          snodo_catalog_free             (SnodoCatalog *self);
 
 /* Adds "resources", "prompts" and "completions" to a capabilities object
@@ -45,28 +48,11 @@ gboolean      snodo_cursor_decode            (const char   *list,
                                               guint        *offset,
                                               GError      **error);
 
-/* The methods (see snodo-dialect-private.h). */
-void snodo_server_method_resources_list           (SnodoServer     *server,
-                                                   SnodoInvocation *invocation);
-void snodo_server_method_resources_templates_list (SnodoServer     *server,
-                                                   SnodoInvocation *invocation);
-void snodo_server_method_resources_read           (SnodoServer     *server,
-                                                   SnodoInvocation *invocation);
-void snodo_server_method_prompts_list             (SnodoServer     *server,
-                                                   SnodoInvocation *invocation);
-void snodo_server_method_prompts_get              (SnodoServer     *server,
-                                                   SnodoInvocation *invocation);
-void snodo_server_method_completion_complete      (SnodoServer     *server,
-                                                   SnodoInvocation *invocation);
-
 /* Checks an icons array (src an absolute URI, mimeType, sizes, theme);
  * @owner names the item in the error. NULL is fine. */
 gboolean      snodo_catalog_check_icons      (JsonNode     *icons,
                                               const char   *owner,
                                               GError      **error);
-
-/* The server's catalog. */
-SnodoCatalog *snodo_server_get_catalog           (SnodoServer     *server);
 
 /* Registration, on the server's main context (see snodo_server_add_*()).
  * Every handler has this signature; each answers its invocation once. On
@@ -105,6 +91,50 @@ void          snodo_catalog_set_completion_func      (SnodoCatalog          *sel
                                                       gpointer               user_data,
                                                       GDestroyNotify         destroy);
 
+/* A registered entry: a description (NULL for the completion handler) and
+ * its handler. Reference-counted, on any thread: whoever runs the handler
+ * keeps a reference while the request lives, so that the handler's user
+ * data outlives it even when the entry is removed meanwhile. */
+typedef struct _SnodoCatalogEntry SnodoCatalogEntry;
+
+SnodoCatalogEntry *snodo_catalog_entry_ref        (SnodoCatalogEntry  *entry);
+void               snodo_catalog_entry_unref      (SnodoCatalogEntry  *entry);
+/* The SnodoResource, SnodoResourceTemplate or SnodoPrompt; NULL for the
+ * completion handler. */
+SnodoDescription  *snodo_catalog_entry_get_description (SnodoCatalogEntry *entry);
+SnodoCatalogFunc   snodo_catalog_entry_get_func        (SnodoCatalogEntry *entry,
+                                                        gpointer          *user_data);
+
+/* The entry that reads @uri: the resource of that exact URI, else the first
+ * template, in the order they were added, that matches it; NULL if none.
+ * @variables: the values of the template's variables (an empty object for a
+ * resource), sealed. (transfer none) */
+SnodoCatalogEntry *snodo_catalog_find_resource    (SnodoCatalog       *self,
+                                                   const char         *uri,
+                                                   JsonObject        **variables);
+/* (transfer none) (nullable) */
+SnodoCatalogEntry *snodo_catalog_find_prompt      (SnodoCatalog       *self,
+                                                   const char         *name);
+/* The completion handler's entry, or NULL. (transfer none) */
+SnodoCatalogEntry *snodo_catalog_get_completion   (SnodoCatalog       *self);
+
+typedef enum
+{
+  SNODO_CATALOG_RESOURCES,
+  SNODO_CATALOG_RESOURCE_TEMPLATES,
+  SNODO_CATALOG_PROMPTS,
+} SnodoCatalogList;
+
+/* The result of a list method: one page of @list, as {MEMBER: [...],
+ * nextCursor?} ("resources", "resourceTemplates" or "prompts"), the page
+ * chosen by the "cursor" of @params (see snodo_catalog_paginate()).
+ * @with_icons: whether items carry their icons (from 2025-11-25 on). */
+JsonNode          *snodo_catalog_list_page        (SnodoCatalog       *self,
+                                                   SnodoCatalogList    list,
+                                                   JsonObject         *params,
+                                                   gboolean            with_icons,
+                                                   GError            **error);
+
 /* How many items a page of a list holds (at least 1; 100 by default). */
 guint         snodo_catalog_get_page_size            (SnodoCatalog          *self);
 void          snodo_catalog_set_page_size            (SnodoCatalog          *self,
@@ -123,12 +153,5 @@ gboolean      snodo_catalog_paginate                 (SnodoCatalog          *sel
                                                       guint                 *end,
                                                       char                 **next_cursor,
                                                       GError               **error);
-
-/* For the description types: replace *@field by a copy of @value (sealed,
- * for JSON); TRUE when the value changed. */
-gboolean      snodo_catalog_set_string               (char                 **field,
-                                                      const char            *value);
-gboolean      snodo_catalog_set_json                 (JsonNode             **field,
-                                                      JsonNode              *value);
 
 G_END_DECLS

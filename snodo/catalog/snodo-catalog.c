@@ -5,37 +5,42 @@
 
 #include <string.h>
 
-#include "snodo-invocation-private.h"
-#include "snodo-private.h"
-#include "snodo-uri-template-private.h"
+#include "snodo-base-private.h"
+#include "snodo-catalog-private.h"
+#include "snodo-description.h"
+#include "snodo-error.h"
+#include "snodo-prompt.h"
+#include "snodo-protocol-private.h"
+#include "snodo-resource.h"
+#include "snodo-resource-template.h"
+#include "snodo-wire-private.h"
 
 /*
  * The catalog: resources, resource templates and prompts in the order they
- * were registered (every list is deterministic), the completion handler, and
- * the methods that serve them. Everything here runs on the server's main
- * context: registration, and the methods, which the executor runs there.
- * Handlers answer later from any thread; what they use of an entry stays
- * alive through a reference the invocation holds.
+ * were registered (every list is deterministic), and the completion
+ * handler. Everything here runs on the server's main context: registration,
+ * and the lookups of the server's methods. Handlers answer later from any
+ * thread; what they use of an entry stays alive through a reference their
+ * request holds (snodo_catalog_entry_ref()).
  */
 
 #define DEFAULT_PAGE_SIZE 100
 /* Longer than any cursor snodo_cursor_encode() makes. */
 #define CURSOR_MAX_LENGTH 256
-/* completion/complete sends at most this many values. */
-#define COMPLETION_MAX_VALUES 100
-
-typedef struct
+struct _SnodoCatalogEntry
 {
   gatomicrefcount   ref_count;
   /* The SnodoResource, SnodoResourceTemplate or SnodoPrompt; NULL for the
    * completion handler. Owned; immutable while registered. */
-  GObject          *object;
+  SnodoDescription *description;
   /* Templates only: the parsed URI template. Owned. */
   SnodoUriTemplate *pattern;
   SnodoCatalogFunc  func;
   gpointer          user_data;
   GDestroyNotify    destroy;
-} Entry;
+};
+
+typedef SnodoCatalogEntry Entry;
 
 typedef struct
 {
@@ -48,8 +53,6 @@ typedef struct
 
 struct _SnodoCatalog
 {
-  /* Not owned: the server owns the catalog. */
-  SnodoServer *server;
   List         resources;
   List         templates;
   List         prompts;
@@ -58,13 +61,13 @@ struct _SnodoCatalog
   guint        page_size;
 };
 
-typedef JsonObject *(*ToJsonFunc) (GObject  *object,
-                                   gboolean  with_icons);
+typedef JsonObject *(*ToJsonFunc) (SnodoDescription *description,
+                                   gboolean          with_icons);
 
 /* ---- Entries and lists ----------------------------------------------- */
 
 static Entry *
-entry_new (gpointer          object,
+entry_new (gpointer          description,
            SnodoCatalogFunc  func,
            gpointer          user_data,
            GDestroyNotify    destroy)
@@ -72,50 +75,51 @@ entry_new (gpointer          object,
   Entry *entry = g_new0 (Entry, 1);
 
   g_atomic_ref_count_init (&entry->ref_count);
-  entry->object = object != NULL ? g_object_ref (object) : NULL;
+  entry->description = description != NULL ? g_object_ref (description) : NULL;
   entry->func = func;
   entry->user_data = user_data;
   entry->destroy = destroy;
   return entry;
 }
 
-static Entry *
-entry_ref (Entry *entry)
+SnodoCatalogEntry *
+snodo_catalog_entry_ref (SnodoCatalogEntry *entry)
 {
   g_atomic_ref_count_inc (&entry->ref_count);
   return entry;
 }
 
-/* May run on any thread: the last reference can be an invocation's. */
-static void
-entry_unref (Entry *entry)
+/* May run on any thread: the last reference can be a request's. */
+void
+snodo_catalog_entry_unref (SnodoCatalogEntry *entry)
 {
   if (!g_atomic_ref_count_dec (&entry->ref_count))
     return;
   if (entry->destroy != NULL)
     entry->destroy (entry->user_data);
-  g_clear_object (&entry->object);
+  g_clear_object (&entry->description);
   g_clear_pointer (&entry->pattern, snodo_uri_template_free);
   g_free (entry);
 }
 
-/* Keeps @entry (and so its user data) alive while @invocation is, then
- * hands @invocation (transfer full) to the handler. */
-static void
-entry_call (Entry           *entry,
-            SnodoInvocation *invocation)
+SnodoDescription *
+snodo_catalog_entry_get_description (SnodoCatalogEntry *entry)
 {
-  GQuark quark = g_quark_from_static_string ("snodo-catalog-entry");
+  return entry->description;
+}
 
-  g_object_set_qdata_full (G_OBJECT (invocation), quark,
-                           entry_ref (entry), (GDestroyNotify) entry_unref);
-  entry->func (invocation, entry->user_data);
+SnodoCatalogFunc
+snodo_catalog_entry_get_func (SnodoCatalogEntry *entry,
+                              gpointer          *user_data)
+{
+  *user_data = entry->user_data;
+  return entry->func;
 }
 
 static void
 list_init (List *list)
 {
-  list->order = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_unref);
+  list->order = g_ptr_array_new_with_free_func ((GDestroyNotify) snodo_catalog_entry_unref);
   list->index = g_hash_table_new (g_str_hash, g_str_equal);
 }
 
@@ -150,15 +154,6 @@ list_remove (List       *list,
 
 /* ---- Checking descriptions ------------------------------------------- */
 
-static JsonObject *
-get_object (JsonObject *object,
-            const char *name)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
-
-  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-}
-
 static gboolean
 is_string_array (JsonNode *node)
 {
@@ -174,24 +169,6 @@ is_string_array (JsonNode *node)
       if (!snodo_json_node_is_string (element))
         return FALSE;
     }
-  return TRUE;
-}
-
-/* A JSON object, absent, or null; with every member a string. */
-static gboolean
-is_string_map (JsonNode *node)
-{
-  JsonObjectIter iter;
-  JsonNode *value;
-
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return TRUE;
-  if (!JSON_NODE_HOLDS_OBJECT (node))
-    return FALSE;
-  json_object_iter_init (&iter, json_node_get_object (node));
-  while (json_object_iter_next (&iter, NULL, &value))
-    if (!snodo_json_node_is_string (value))
-      return FALSE;
   return TRUE;
 }
 
@@ -324,71 +301,81 @@ set_optional_node (JsonObject *object,
     json_object_set_member (object, name, json_node_copy (value));
 }
 
-static JsonObject *
-resource_to_json (GObject  *object,
-                  gboolean  with_icons)
+/* What every description has: its name, title and description, after the
+ * URI or URI template that comes first. */
+static void
+add_names (JsonObject       *json,
+           SnodoDescription *description)
 {
-  SnodoResource *resource = SNODO_RESOURCE (object);
+  json_object_set_string_member (json, "name", snodo_description_get_name (description));
+  set_optional_string (json, "title", snodo_description_get_title (description));
+  set_optional_string (json, "description", snodo_description_get_description (description));
+}
+
+/* The icons come last; they exist from 2025-11-25 on. */
+static void
+add_icons (JsonObject       *json,
+           SnodoDescription *description,
+           gboolean          with_icons)
+{
+  if (with_icons)
+    set_optional_node (json, "icons", snodo_description_get_icons (description));
+}
+
+static JsonObject *
+resource_to_json (SnodoDescription *description,
+                  gboolean          with_icons)
+{
+  SnodoResource *resource = SNODO_RESOURCE (description);
   JsonObject *json = json_object_new ();
 
   json_object_set_string_member (json, "uri", snodo_resource_get_uri (resource));
-  json_object_set_string_member (json, "name", snodo_resource_get_name (resource));
-  set_optional_string (json, "title", snodo_resource_get_title (resource));
-  set_optional_string (json, "description", snodo_resource_get_description (resource));
+  add_names (json, description);
   set_optional_string (json, "mimeType", snodo_resource_get_mime_type (resource));
   if (snodo_resource_get_size (resource) >= 0)
     json_object_set_int_member (json, "size", snodo_resource_get_size (resource));
   set_optional_node (json, "annotations", snodo_resource_get_annotations (resource));
-  if (with_icons)
-    set_optional_node (json, "icons", snodo_resource_get_icons (resource));
+  add_icons (json, description, with_icons);
   return json;
 }
 
 static JsonObject *
-template_to_json (GObject  *object,
-                  gboolean  with_icons)
+template_to_json (SnodoDescription *description,
+                  gboolean          with_icons)
 {
-  SnodoResourceTemplate *template = SNODO_RESOURCE_TEMPLATE (object);
+  SnodoResourceTemplate *template = SNODO_RESOURCE_TEMPLATE (description);
   JsonObject *json = json_object_new ();
 
   json_object_set_string_member (json, "uriTemplate",
                                  snodo_resource_template_get_uri_template (template));
-  json_object_set_string_member (json, "name", snodo_resource_template_get_name (template));
-  set_optional_string (json, "title", snodo_resource_template_get_title (template));
-  set_optional_string (json, "description", snodo_resource_template_get_description (template));
+  add_names (json, description);
   set_optional_string (json, "mimeType", snodo_resource_template_get_mime_type (template));
   set_optional_node (json, "annotations", snodo_resource_template_get_annotations (template));
-  if (with_icons)
-    set_optional_node (json, "icons", snodo_resource_template_get_icons (template));
+  add_icons (json, description, with_icons);
   return json;
 }
 
 static JsonObject *
-prompt_to_json (GObject  *object,
-                gboolean  with_icons)
+prompt_to_json (SnodoDescription *description,
+                gboolean          with_icons)
 {
-  SnodoPrompt *prompt = SNODO_PROMPT (object);
-  JsonNode *arguments = snodo_prompt_get_arguments (prompt);
+  JsonNode *arguments = snodo_prompt_get_arguments (SNODO_PROMPT (description));
   JsonObject *json = json_object_new ();
 
-  json_object_set_string_member (json, "name", snodo_prompt_get_name (prompt));
-  set_optional_string (json, "title", snodo_prompt_get_title (prompt));
-  set_optional_string (json, "description", snodo_prompt_get_description (prompt));
+  add_names (json, description);
   if (json_array_get_length (json_node_get_array (arguments)) > 0)
     set_optional_node (json, "arguments", arguments);
-  if (with_icons)
-    set_optional_node (json, "icons", snodo_prompt_get_icons (prompt));
+  add_icons (json, description, with_icons);
   return json;
 }
 
 /* ---- The catalog ------------------------------------------------------ */
 
 SnodoCatalog *
-snodo_catalog_new (SnodoServer *server)
+snodo_catalog_new (void)
 {
   SnodoCatalog *self = g_new0 (SnodoCatalog, 1);
 
-  self->server = server;
   list_init (&self->resources);
   list_init (&self->templates);
   list_init (&self->prompts);
@@ -402,7 +389,7 @@ snodo_catalog_free (SnodoCatalog *self)
   list_clear (&self->resources);
   list_clear (&self->templates);
   list_clear (&self->prompts);
-  g_clear_pointer (&self->completion, entry_unref);
+  g_clear_pointer (&self->completion, snodo_catalog_entry_unref);
   g_free (self);
 }
 
@@ -613,7 +600,7 @@ snodo_catalog_set_completion_func (SnodoCatalog     *self,
                                    gpointer          user_data,
                                    GDestroyNotify    destroy)
 {
-  g_clear_pointer (&self->completion, entry_unref);
+  g_clear_pointer (&self->completion, snodo_catalog_entry_unref);
   if (func != NULL)
     self->completion = entry_new (NULL, func, user_data, destroy);
   else if (destroy != NULL)
@@ -633,32 +620,6 @@ snodo_catalog_set_page_size (SnodoCatalog *self,
   g_return_if_fail (page_size > 0);
 
   self->page_size = page_size;
-}
-
-gboolean
-snodo_catalog_set_string (char       **field,
-                          const char  *value)
-{
-  if (g_strcmp0 (*field, value) == 0)
-    return FALSE;
-  g_free (*field);
-  *field = g_strdup (value);
-  return TRUE;
-}
-
-gboolean
-snodo_catalog_set_json (JsonNode **field,
-                        JsonNode  *value)
-{
-  if (*field == value || (*field != NULL && value != NULL && json_node_equal (*field, value)))
-    return FALSE;
-  g_clear_pointer (field, json_node_unref);
-  if (value != NULL)
-    {
-      *field = json_node_copy (value);
-      json_node_seal (*field);
-    }
-  return TRUE;
 }
 
 /* ---- Cursors and pages ------------------------------------------------ */
@@ -752,56 +713,98 @@ snodo_catalog_paginate (SnodoCatalog  *self,
   return TRUE;
 }
 
-/* ---- The methods ------------------------------------------------------ */
 
-static JsonObject *
-get_params (SnodoInvocation *invocation)
+/* ---- Finding entries --------------------------------------------------- */
+
+SnodoCatalogEntry *
+snodo_catalog_find_resource (SnodoCatalog  *self,
+                             const char    *uri,
+                             JsonObject   **variables)
 {
-  return json_node_get_object (snodo_invocation_get_params (invocation));
-}
+  JsonObject *found = NULL;
+  Entry *entry;
 
-static void
-return_invalid_params (SnodoInvocation *invocation,
-                       const char      *message)
-{
-  snodo_invocation_return_error_literal (invocation, SNODO_RPC_ERROR,
-                                         SNODO_RPC_ERROR_INVALID_PARAMS, message);
-}
-
-/* Answers a list method with one page of @list, as {@member: [...],
- * nextCursor?}. */
-static void
-return_page (SnodoCatalog    *self,
-             SnodoInvocation *invocation,
-             List            *list,
-             const char      *member,
-             ToJsonFunc       to_json)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) result = NULL;
-  g_autofree char *next_cursor = NULL;
-  SnodoProtocolVersion version;
-  gboolean with_icons;
-  JsonObject *object;
-  JsonArray *items;
-  guint start, end;
-
-  if (!snodo_catalog_paginate (self, member, get_params (invocation), list->order->len,
-                               &start, &end, &next_cursor, &error))
+  entry = g_hash_table_lookup (self->resources.index, uri);
+  for (guint i = 0; entry == NULL && i < self->templates.order->len; i++)
     {
-      snodo_invocation_return_gerror (invocation, error);
-      return;
+      Entry *candidate = g_ptr_array_index (self->templates.order, i);
+
+      found = snodo_uri_template_match (candidate->pattern, uri);
+      if (found != NULL)
+        entry = candidate;
     }
 
-  /* Icons exist from 2025-11-25 on. */
-  version = snodo_invocation_get_protocol_version (invocation);
-  with_icons = version >= SNODO_PROTOCOL_VERSION_2025_11_25;
+  if (entry == NULL)
+    return NULL;
+  if (found == NULL)
+    found = json_object_new ();
+  json_object_seal (found);
+  *variables = found;
+  return entry;
+}
+
+SnodoCatalogEntry *
+snodo_catalog_find_prompt (SnodoCatalog *self,
+                           const char   *name)
+{
+  return g_hash_table_lookup (self->prompts.index, name);
+}
+
+SnodoCatalogEntry *
+snodo_catalog_get_completion (SnodoCatalog *self)
+{
+  return self->completion;
+}
+
+/* ---- Lists -------------------------------------------------------------- */
+
+JsonNode *
+snodo_catalog_list_page (SnodoCatalog      *self,
+                         SnodoCatalogList   which,
+                         JsonObject        *params,
+                         gboolean           with_icons,
+                         GError           **error)
+{
+  g_autofree char *next_cursor = NULL;
+  const char *member;
+  ToJsonFunc to_json;
+  JsonObject *object;
+  JsonArray *items;
+  JsonNode *result;
+  List *list;
+  guint start, end;
+
+  switch (which)
+    {
+    case SNODO_CATALOG_RESOURCES:
+      list = &self->resources;
+      member = "resources";
+      to_json = resource_to_json;
+      break;
+    case SNODO_CATALOG_RESOURCE_TEMPLATES:
+      list = &self->templates;
+      member = "resourceTemplates";
+      to_json = template_to_json;
+      break;
+    case SNODO_CATALOG_PROMPTS:
+      list = &self->prompts;
+      member = "prompts";
+      to_json = prompt_to_json;
+      break;
+    default:
+      g_return_val_if_reached (NULL);
+    }
+
+  if (!snodo_catalog_paginate (self, member, params, list->order->len,
+                               &start, &end, &next_cursor, error))
+    return NULL;
+
   items = json_array_sized_new (end - start);
   for (guint i = start; i < end; i++)
     {
       Entry *entry = g_ptr_array_index (list->order, i);
 
-      json_array_add_object_element (items, to_json (entry->object, with_icons));
+      json_array_add_object_element (items, to_json (entry->description, with_icons));
     }
 
   object = json_object_new ();
@@ -810,224 +813,5 @@ return_page (SnodoCatalog    *self,
     json_object_set_string_member (object, "nextCursor", next_cursor);
   result = json_node_new (JSON_NODE_OBJECT);
   json_node_take_object (result, object);
-  snodo_invocation_return_result (invocation, result);
-}
-
-void
-snodo_server_method_resources_list (SnodoServer     *server,
-                                    SnodoInvocation *invocation)
-{
-  SnodoCatalog *self = snodo_server_get_catalog (server);
-
-  return_page (self, invocation, &self->resources, "resources", resource_to_json);
-}
-
-void
-snodo_server_method_resources_templates_list (SnodoServer     *server,
-                                              SnodoInvocation *invocation)
-{
-  SnodoCatalog *self = snodo_server_get_catalog (server);
-
-  return_page (self, invocation, &self->templates, "resourceTemplates", template_to_json);
-}
-
-void
-snodo_server_method_prompts_list (SnodoServer     *server,
-                                  SnodoInvocation *invocation)
-{
-  SnodoCatalog *self = snodo_server_get_catalog (server);
-
-  return_page (self, invocation, &self->prompts, "prompts", prompt_to_json);
-}
-
-/* resources/read: the resource of that exact URI, else the first template,
- * in the order they were added, that matches. */
-void
-snodo_server_method_resources_read (SnodoServer     *server,
-                                    SnodoInvocation *invocation)
-{
-  SnodoCatalog *self = snodo_server_get_catalog (server);
-  g_autoptr(JsonObject) variables = NULL;
-  const char *uri = snodo_json_object_get_string (get_params (invocation), "uri");
-  const char *name;
-  Entry *entry;
-
-  if (uri == NULL)
-    {
-      return_invalid_params (invocation, _("Invalid params: \"uri\" must be a string"));
-      return;
-    }
-  if (!g_uri_is_valid (uri, G_URI_FLAGS_NONE, NULL))
-    {
-      return_invalid_params (invocation, _("Invalid params: \"uri\" must be an absolute URI"));
-      return;
-    }
-
-  entry = g_hash_table_lookup (self->resources.index, uri);
-  for (guint i = 0; entry == NULL && i < self->templates.order->len; i++)
-    {
-      Entry *candidate = g_ptr_array_index (self->templates.order, i);
-
-      variables = snodo_uri_template_match (candidate->pattern, uri);
-      if (variables != NULL)
-        entry = candidate;
-    }
-
-  if (entry == NULL)
-    {
-      snodo_invocation_return_resource_not_found (invocation);
-      return;
-    }
-
-  if (variables == NULL)
-    variables = json_object_new ();
-  json_object_seal (variables);
-  snodo_invocation_set_variables (invocation, variables);
-  if (SNODO_IS_RESOURCE (entry->object))
-    name = snodo_resource_get_name (SNODO_RESOURCE (entry->object));
-  else
-    name = snodo_resource_template_get_name (SNODO_RESOURCE_TEMPLATE (entry->object));
-  snodo_invocation_set_name (invocation, name);
-  entry_call (entry, invocation);
-}
-
-/* Checks a {string: string} map of arguments. */
-static gboolean
-check_string_map (JsonNode    *node,
-                  const char  *what,
-                  char       **message)
-{
-  JsonObjectIter iter;
-  const char *name = NULL;
-  JsonNode *value;
-
-  if (is_string_map (node))
-    return TRUE;
-  if (!JSON_NODE_HOLDS_OBJECT (node))
-    {
-      *message = g_strdup_printf (_("Invalid params: \"%s\" must be an object"), what);
-      return FALSE;
-    }
-  json_object_iter_init (&iter, json_node_get_object (node));
-  while (json_object_iter_next (&iter, &name, &value))
-    if (!snodo_json_node_is_string (value))
-      break;
-  *message = g_strdup_printf (_("Invalid params: argument “%s” must be a string"), name);
-  return FALSE;
-}
-
-/* The sealed object of @node, or a new empty one when it is absent or
- * null. */
-static JsonObject *
-dup_map (JsonNode *node)
-{
-  JsonObject *object;
-
-  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-    return json_object_ref (json_node_get_object (node));
-  object = json_object_new ();
-  json_object_seal (object);
-  return object;
-}
-
-void
-snodo_server_method_prompts_get (SnodoServer     *server,
-                                 SnodoInvocation *invocation)
-{
-  SnodoCatalog *self = snodo_server_get_catalog (server);
-  JsonObject *params = get_params (invocation);
-  const char *name = snodo_json_object_get_string (params, "name");
-  JsonNode *node = json_object_get_member (params, "arguments");
-  g_autoptr(JsonObject) arguments = NULL;
-  g_autofree char *message = NULL;
-  JsonArray *declared;
-  Entry *entry;
-
-  if (name == NULL)
-    {
-      return_invalid_params (invocation, _("Invalid params: \"name\" must be a string"));
-      return;
-    }
-  entry = g_hash_table_lookup (self->prompts.index, name);
-  if (entry == NULL)
-    message = g_strdup_printf (_("Unknown prompt: %s"), name);
-  else if (check_string_map (node, "arguments", &message))
-    {
-      arguments = dup_map (node);
-      declared = json_node_get_array (snodo_prompt_get_arguments (SNODO_PROMPT (entry->object)));
-      for (guint i = 0; i < json_array_get_length (declared) && message == NULL; i++)
-        {
-          JsonObject *argument = json_array_get_object_element (declared, i);
-          const char *argument_name = json_object_get_string_member (argument, "name");
-
-          if (json_object_has_member (argument, "required") &&
-              !json_object_has_member (arguments, argument_name))
-            message = g_strdup_printf (_("Invalid params: missing required argument “%s”"),
-                                       argument_name);
-        }
-    }
-
-  if (message != NULL)
-    {
-      return_invalid_params (invocation, message);
-      return;
-    }
-
-  snodo_invocation_set_arguments (invocation, arguments);
-  snodo_invocation_set_name (invocation, name);
-  entry_call (entry, invocation);
-}
-
-/* completion/complete {ref, argument: {name, value}, context?: {arguments?}} */
-void
-snodo_server_method_completion_complete (SnodoServer     *server,
-                                         SnodoInvocation *invocation)
-{
-  SnodoCatalog *self = snodo_server_get_catalog (server);
-  JsonObject *params = get_params (invocation);
-  JsonObject *ref = get_object (params, "ref");
-  JsonObject *argument = get_object (params, "argument");
-  JsonNode *context_node = json_object_get_member (params, "context");
-  JsonObject *context = get_object (params, "context");
-  JsonNode *context_arguments = NULL;
-  g_autoptr(JsonObject) arguments = NULL;
-  g_autofree char *message = NULL;
-  const char *type = snodo_json_object_get_string (ref, "type");
-
-  if (context != NULL)
-    context_arguments = json_object_get_member (context, "arguments");
-
-  if (ref == NULL)
-    message = g_strdup (_("Invalid params: \"ref\" must be an object"));
-  else if (g_strcmp0 (type, "ref/prompt") == 0 && snodo_json_object_get_string (ref, "name") == NULL)
-    message = g_strdup (_("Invalid params: a “ref/prompt” reference needs a string \"name\""));
-  else if (g_strcmp0 (type, "ref/resource") == 0 && snodo_json_object_get_string (ref, "uri") == NULL)
-    message = g_strdup (_("Invalid params: a “ref/resource” reference needs a string \"uri\""));
-  else if (g_strcmp0 (type, "ref/prompt") != 0 && g_strcmp0 (type, "ref/resource") != 0)
-    message = g_strdup (_("Invalid params: \"ref.type\" must be “ref/prompt” or “ref/resource”"));
-  else if (snodo_json_object_get_string (argument, "name") == NULL || snodo_json_object_get_string (argument, "value") == NULL)
-    message = g_strdup (_("Invalid params: \"argument\" must be an object with string "
-                          "\"name\" and \"value\""));
-  else if (context == NULL && context_node != NULL && !JSON_NODE_HOLDS_NULL (context_node))
-    message = g_strdup (_("Invalid params: \"context\" must be an object"));
-  else
-    check_string_map (context_arguments, "context.arguments", &message);
-
-  if (message != NULL)
-    {
-      return_invalid_params (invocation, message);
-      return;
-    }
-
-  if (self->completion == NULL)
-    {
-      /* The dialect layer hides the method without the capability; this is
-       * only a safe answer should a request get here anyway. */
-      snodo_invocation_return_completion (invocation, NULL, -1, FALSE);
-      return;
-    }
-
-  arguments = dup_map (context_arguments);
-  snodo_invocation_set_arguments (invocation, arguments);
-  entry_call (self->completion, invocation);
+  return result;
 }

@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "snodo-prompt.h"
-#include "snodo-private.h"
+#include "snodo-description.h"
 
 /**
  * SnodoPrompt:
@@ -54,34 +54,15 @@
 
 struct _SnodoPrompt
 {
-  GObject   parent_instance;
+  SnodoDescription  parent_instance;
 
-  /* Construct-only. */
-  char     *name;
-  /* Nullable. */
-  char     *title;
-  char     *description;
-  /* Sealed JSON array, or NULL; checked when the prompt is added to a
-   * server. */
-  JsonNode *icons;
   /* Sealed JSON array of {name, description?, required?} objects, as
    * prompts/list writes them; never NULL. Replaced by a new array on each
    * added argument. */
-  JsonNode *arguments;
+  JsonNode         *arguments;
 };
 
-G_DEFINE_FINAL_TYPE (SnodoPrompt, snodo_prompt, G_TYPE_OBJECT)
-
-enum {
-  PROP_0,
-  PROP_NAME,
-  PROP_TITLE,
-  PROP_DESCRIPTION,
-  PROP_ICONS,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (SnodoPrompt, snodo_prompt, SNODO_TYPE_DESCRIPTION)
 
 static gboolean
 snodo_prompt_has_argument (SnodoPrompt *self,
@@ -104,67 +85,9 @@ snodo_prompt_finalize (GObject *object)
 {
   SnodoPrompt *self = SNODO_PROMPT (object);
 
-  g_clear_pointer (&self->name, g_free);
-  g_clear_pointer (&self->title, g_free);
-  g_clear_pointer (&self->description, g_free);
-  g_clear_pointer (&self->icons, json_node_unref);
   g_clear_pointer (&self->arguments, json_node_unref);
 
   G_OBJECT_CLASS (snodo_prompt_parent_class)->finalize (object);
-}
-
-static void
-snodo_prompt_get_property (GObject    *object,
-                           guint       prop_id,
-                           GValue     *value,
-                           GParamSpec *pspec)
-{
-  SnodoPrompt *self = SNODO_PROMPT (object);
-
-  switch (prop_id)
-    {
-    case PROP_NAME:
-      g_value_set_string (value, self->name);
-      break;
-    case PROP_TITLE:
-      g_value_set_string (value, self->title);
-      break;
-    case PROP_DESCRIPTION:
-      g_value_set_string (value, self->description);
-      break;
-    case PROP_ICONS:
-      g_value_set_boxed (value, self->icons);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-snodo_prompt_set_property (GObject      *object,
-                           guint         prop_id,
-                           const GValue *value,
-                           GParamSpec   *pspec)
-{
-  SnodoPrompt *self = SNODO_PROMPT (object);
-
-  switch (prop_id)
-    {
-    case PROP_NAME:
-      self->name = g_value_dup_string (value);
-      break;
-    case PROP_TITLE:
-      snodo_prompt_set_title (self, g_value_get_string (value));
-      break;
-    case PROP_DESCRIPTION:
-      snodo_prompt_set_description (self, g_value_get_string (value));
-      break;
-    case PROP_ICONS:
-      snodo_prompt_set_icons (self, g_value_get_boxed (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
 }
 
 static void
@@ -173,58 +96,6 @@ snodo_prompt_class_init (SnodoPromptClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->finalize = snodo_prompt_finalize;
-  object_class->get_property = snodo_prompt_get_property;
-  object_class->set_property = snodo_prompt_set_property;
-
-  /**
-   * SnodoPrompt:name: (getter get_name)
-   *
-   * The prompt's name, unique within a server.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_NAME] =
-    g_param_spec_string ("name", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoPrompt:title: (getter get_title) (setter set_title)
-   *
-   * A human-readable name for the prompt, or %NULL.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_TITLE] =
-    g_param_spec_string ("title", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoPrompt:description: (getter get_description) (setter set_description)
-   *
-   * What the prompt is for, or %NULL.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_DESCRIPTION] =
-    g_param_spec_string ("description", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoPrompt:icons: (getter get_icons) (setter set_icons)
-   *
-   * Icons for the prompt, as a JSON array of objects with `src` (an
-   * `https:` or `data:` URI) and optionally `mimeType`, `sizes` (an array of
-   * strings such as `"48x48"` or `"any"`) and `theme` (`"light"` or
-   * `"dark"`), or %NULL. They are checked when the prompt is added to a
-   * server, and sent from protocol version 2025-11-25 on.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_ICONS] =
-    g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
-                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
@@ -272,7 +143,7 @@ const char *
 snodo_prompt_get_name (SnodoPrompt *self)
 {
   g_return_val_if_fail (SNODO_IS_PROMPT (self), NULL);
-  return self->name;
+  return snodo_description_get_name (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -289,7 +160,7 @@ const char *
 snodo_prompt_get_title (SnodoPrompt *self)
 {
   g_return_val_if_fail (SNODO_IS_PROMPT (self), NULL);
-  return self->title;
+  return snodo_description_get_title (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -307,8 +178,7 @@ snodo_prompt_set_title (SnodoPrompt *self,
 {
   g_return_if_fail (SNODO_IS_PROMPT (self));
 
-  if (snodo_catalog_set_string (&self->title, title))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+  snodo_description_set_title (SNODO_DESCRIPTION (self), title);
 }
 
 /**
@@ -325,7 +195,7 @@ const char *
 snodo_prompt_get_description (SnodoPrompt *self)
 {
   g_return_val_if_fail (SNODO_IS_PROMPT (self), NULL);
-  return self->description;
+  return snodo_description_get_description (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -343,8 +213,7 @@ snodo_prompt_set_description (SnodoPrompt *self,
 {
   g_return_if_fail (SNODO_IS_PROMPT (self));
 
-  if (snodo_catalog_set_string (&self->description, description))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESCRIPTION]);
+  snodo_description_set_description (SNODO_DESCRIPTION (self), description);
 }
 
 /**
@@ -361,7 +230,7 @@ JsonNode *
 snodo_prompt_get_icons (SnodoPrompt *self)
 {
   g_return_val_if_fail (SNODO_IS_PROMPT (self), NULL);
-  return self->icons;
+  return snodo_description_get_icons (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -369,7 +238,7 @@ snodo_prompt_get_icons (SnodoPrompt *self)
  * @self: a prompt
  * @icons: (nullable): a JSON array of icon objects, or %NULL
  *
- * Sets the prompt's icons (see [property@Snodo.Prompt:icons]). A copy is
+ * Sets the prompt's icons (see [property@Snodo.Description:icons]). A copy is
  * kept.
  *
  * Since: 0.1
@@ -379,10 +248,8 @@ snodo_prompt_set_icons (SnodoPrompt *self,
                         JsonNode    *icons)
 {
   g_return_if_fail (SNODO_IS_PROMPT (self));
-  g_return_if_fail (icons == NULL || JSON_NODE_HOLDS_ARRAY (icons));
 
-  if (snodo_catalog_set_json (&self->icons, icons))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ICONS]);
+  snodo_description_set_icons (SNODO_DESCRIPTION (self), icons);
 }
 
 /**

@@ -9,6 +9,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "snodo-description.h"
 #include "snodo-types.h"
 #include "snodo-version-macros.h"
 
@@ -17,7 +18,7 @@ G_BEGIN_DECLS
 #define SNODO_TYPE_PROMPT (snodo_prompt_get_type ())
 
 SNODO_AVAILABLE_IN_ALL
-G_DECLARE_FINAL_TYPE (SnodoPrompt, snodo_prompt, SNODO, PROMPT, GObject)
+G_DECLARE_FINAL_TYPE (SnodoPrompt, snodo_prompt, SNODO, PROMPT, SnodoDescription)
 
 SNODO_AVAILABLE_IN_ALL
 SnodoPrompt *snodo_prompt_new             (const char  *name,

@@ -4,7 +4,8 @@
 #include "config.h"
 
 #include "snodo-resource-template.h"
-#include "snodo-private.h"
+#include "snodo-description.h"
+#include "snodo-description-private.h"
 
 /**
  * SnodoResourceTemplate:
@@ -62,32 +63,24 @@
 
 struct _SnodoResourceTemplate
 {
-  GObject   parent_instance;
+  SnodoDescription  parent_instance;
 
   /* Construct-only. */
-  char     *uri_template;
-  char     *name;
+  char             *uri_template;
   /* Nullable. */
-  char     *title;
-  char     *description;
-  char     *mime_type;
-  /* Sealed; a JSON object and a JSON array, or NULL. Checked when the
-   * template is added to a server. */
-  JsonNode *annotations;
-  JsonNode *icons;
+  char             *mime_type;
+  /* Sealed; a JSON object, or NULL. Checked when the template is added to
+   * a server. */
+  JsonNode         *annotations;
 };
 
-G_DEFINE_FINAL_TYPE (SnodoResourceTemplate, snodo_resource_template, G_TYPE_OBJECT)
+G_DEFINE_FINAL_TYPE (SnodoResourceTemplate, snodo_resource_template, SNODO_TYPE_DESCRIPTION)
 
 enum {
   PROP_0,
   PROP_URI_TEMPLATE,
-  PROP_NAME,
-  PROP_TITLE,
-  PROP_DESCRIPTION,
   PROP_MIME_TYPE,
   PROP_ANNOTATIONS,
-  PROP_ICONS,
   N_PROPS
 };
 
@@ -99,12 +92,8 @@ snodo_resource_template_finalize (GObject *object)
   SnodoResourceTemplate *self = SNODO_RESOURCE_TEMPLATE (object);
 
   g_clear_pointer (&self->uri_template, g_free);
-  g_clear_pointer (&self->name, g_free);
-  g_clear_pointer (&self->title, g_free);
-  g_clear_pointer (&self->description, g_free);
   g_clear_pointer (&self->mime_type, g_free);
   g_clear_pointer (&self->annotations, json_node_unref);
-  g_clear_pointer (&self->icons, json_node_unref);
 
   G_OBJECT_CLASS (snodo_resource_template_parent_class)->finalize (object);
 }
@@ -122,23 +111,11 @@ snodo_resource_template_get_property (GObject    *object,
     case PROP_URI_TEMPLATE:
       g_value_set_string (value, self->uri_template);
       break;
-    case PROP_NAME:
-      g_value_set_string (value, self->name);
-      break;
-    case PROP_TITLE:
-      g_value_set_string (value, self->title);
-      break;
-    case PROP_DESCRIPTION:
-      g_value_set_string (value, self->description);
-      break;
     case PROP_MIME_TYPE:
       g_value_set_string (value, self->mime_type);
       break;
     case PROP_ANNOTATIONS:
       g_value_set_boxed (value, self->annotations);
-      break;
-    case PROP_ICONS:
-      g_value_set_boxed (value, self->icons);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -158,23 +135,11 @@ snodo_resource_template_set_property (GObject      *object,
     case PROP_URI_TEMPLATE:
       self->uri_template = g_value_dup_string (value);
       break;
-    case PROP_NAME:
-      self->name = g_value_dup_string (value);
-      break;
-    case PROP_TITLE:
-      snodo_resource_template_set_title (self, g_value_get_string (value));
-      break;
-    case PROP_DESCRIPTION:
-      snodo_resource_template_set_description (self, g_value_get_string (value));
-      break;
     case PROP_MIME_TYPE:
       snodo_resource_template_set_mime_type (self, g_value_get_string (value));
       break;
     case PROP_ANNOTATIONS:
       snodo_resource_template_set_annotations (self, g_value_get_boxed (value));
-      break;
-    case PROP_ICONS:
-      snodo_resource_template_set_icons (self, g_value_get_boxed (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -204,39 +169,6 @@ snodo_resource_template_class_init (SnodoResourceTemplateClass *klass)
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
-   * SnodoResourceTemplate:name: (getter get_name)
-   *
-   * The name of the template's resources.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_NAME] =
-    g_param_spec_string ("name", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoResourceTemplate:title: (getter get_title) (setter set_title)
-   *
-   * A human-readable name for the template, or %NULL.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_TITLE] =
-    g_param_spec_string ("title", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoResourceTemplate:description: (getter get_description) (setter set_description)
-   *
-   * What the template's resources hold, for the model to read, or %NULL.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_DESCRIPTION] =
-    g_param_spec_string ("description", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  /**
    * SnodoResourceTemplate:mime-type: (getter get_mime_type) (setter set_mime_type)
    *
    * The MIME type of the template's resources, or %NULL.
@@ -259,21 +191,6 @@ snodo_resource_template_class_init (SnodoResourceTemplateClass *klass)
    */
   properties[PROP_ANNOTATIONS] =
     g_param_spec_boxed ("annotations", NULL, NULL, JSON_TYPE_NODE,
-                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoResourceTemplate:icons: (getter get_icons) (setter set_icons)
-   *
-   * Icons for the template, as a JSON array of objects with `src` (an
-   * `https:` or `data:` URI) and optionally `mimeType`, `sizes` (an array of
-   * strings such as `"48x48"` or `"any"`) and `theme` (`"light"` or
-   * `"dark"`), or %NULL. They are checked when the template is added to a
-   * server, and sent from protocol version 2025-11-25 on.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_ICONS] =
-    g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -339,7 +256,7 @@ const char *
 snodo_resource_template_get_name (SnodoResourceTemplate *self)
 {
   g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
-  return self->name;
+  return snodo_description_get_name (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -356,7 +273,7 @@ const char *
 snodo_resource_template_get_title (SnodoResourceTemplate *self)
 {
   g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
-  return self->title;
+  return snodo_description_get_title (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -374,8 +291,7 @@ snodo_resource_template_set_title (SnodoResourceTemplate *self,
 {
   g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
 
-  if (snodo_catalog_set_string (&self->title, title))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+  snodo_description_set_title (SNODO_DESCRIPTION (self), title);
 }
 
 /**
@@ -392,7 +308,7 @@ const char *
 snodo_resource_template_get_description (SnodoResourceTemplate *self)
 {
   g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
-  return self->description;
+  return snodo_description_get_description (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -410,8 +326,7 @@ snodo_resource_template_set_description (SnodoResourceTemplate *self,
 {
   g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
 
-  if (snodo_catalog_set_string (&self->description, description))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESCRIPTION]);
+  snodo_description_set_description (SNODO_DESCRIPTION (self), description);
 }
 
 /**
@@ -446,7 +361,7 @@ snodo_resource_template_set_mime_type (SnodoResourceTemplate *self,
 {
   g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
 
-  if (snodo_catalog_set_string (&self->mime_type, mime_type))
+  if (snodo_description_replace_string (&self->mime_type, mime_type))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MIME_TYPE]);
 }
 
@@ -484,7 +399,7 @@ snodo_resource_template_set_annotations (SnodoResourceTemplate *self,
   g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
   g_return_if_fail (annotations == NULL || JSON_NODE_HOLDS_OBJECT (annotations));
 
-  if (snodo_catalog_set_json (&self->annotations, annotations))
+  if (snodo_description_replace_json (&self->annotations, annotations))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANNOTATIONS]);
 }
 
@@ -502,7 +417,7 @@ JsonNode *
 snodo_resource_template_get_icons (SnodoResourceTemplate *self)
 {
   g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
-  return self->icons;
+  return snodo_description_get_icons (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -510,7 +425,7 @@ snodo_resource_template_get_icons (SnodoResourceTemplate *self)
  * @self: a resource template
  * @icons: (nullable): a JSON array of icon objects, or %NULL
  *
- * Sets the template's icons (see [property@Snodo.ResourceTemplate:icons]). A copy is
+ * Sets the template's icons (see [property@Snodo.Description:icons]). A copy is
  * kept.
  *
  * Since: 0.1
@@ -520,8 +435,6 @@ snodo_resource_template_set_icons (SnodoResourceTemplate *self,
                                    JsonNode              *icons)
 {
   g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
-  g_return_if_fail (icons == NULL || JSON_NODE_HOLDS_ARRAY (icons));
 
-  if (snodo_catalog_set_json (&self->icons, icons))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ICONS]);
+  snodo_description_set_icons (SNODO_DESCRIPTION (self), icons);
 }

@@ -9,6 +9,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "snodo-description.h"
 #include "snodo-types.h"
 #include "snodo-version-macros.h"
 
@@ -17,7 +18,7 @@ G_BEGIN_DECLS
 #define SNODO_TYPE_RESOURCE_TEMPLATE (snodo_resource_template_get_type ())
 
 SNODO_AVAILABLE_IN_ALL
-G_DECLARE_FINAL_TYPE (SnodoResourceTemplate, snodo_resource_template, SNODO, RESOURCE_TEMPLATE, GObject)
+G_DECLARE_FINAL_TYPE (SnodoResourceTemplate, snodo_resource_template, SNODO, RESOURCE_TEMPLATE, SnodoDescription)
 
 SNODO_AVAILABLE_IN_ALL
 SnodoResourceTemplate *snodo_resource_template_new             (const char            *uri_template,

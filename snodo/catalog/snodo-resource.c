@@ -4,7 +4,8 @@
 #include "config.h"
 
 #include "snodo-resource.h"
-#include "snodo-private.h"
+#include "snodo-description.h"
+#include "snodo-description-private.h"
 
 /**
  * SnodoResource:
@@ -47,35 +48,27 @@
 
 struct _SnodoResource
 {
-  GObject   parent_instance;
+  SnodoDescription  parent_instance;
 
   /* Construct-only. */
-  char     *uri;
-  char     *name;
+  char             *uri;
   /* Nullable. */
-  char     *title;
-  char     *description;
-  char     *mime_type;
+  char             *mime_type;
   /* In bytes; -1 when unknown. */
-  gint64    size;
-  /* Sealed; a JSON object and a JSON array, or NULL. Checked when the
-   * resource is added to a server. */
-  JsonNode *annotations;
-  JsonNode *icons;
+  gint64            size;
+  /* Sealed; a JSON object, or NULL. Checked when the resource is added to
+   * a server. */
+  JsonNode         *annotations;
 };
 
-G_DEFINE_FINAL_TYPE (SnodoResource, snodo_resource, G_TYPE_OBJECT)
+G_DEFINE_FINAL_TYPE (SnodoResource, snodo_resource, SNODO_TYPE_DESCRIPTION)
 
 enum {
   PROP_0,
   PROP_URI,
-  PROP_NAME,
-  PROP_TITLE,
-  PROP_DESCRIPTION,
   PROP_MIME_TYPE,
   PROP_SIZE,
   PROP_ANNOTATIONS,
-  PROP_ICONS,
   N_PROPS
 };
 
@@ -87,12 +80,8 @@ snodo_resource_finalize (GObject *object)
   SnodoResource *self = SNODO_RESOURCE (object);
 
   g_clear_pointer (&self->uri, g_free);
-  g_clear_pointer (&self->name, g_free);
-  g_clear_pointer (&self->title, g_free);
-  g_clear_pointer (&self->description, g_free);
   g_clear_pointer (&self->mime_type, g_free);
   g_clear_pointer (&self->annotations, json_node_unref);
-  g_clear_pointer (&self->icons, json_node_unref);
 
   G_OBJECT_CLASS (snodo_resource_parent_class)->finalize (object);
 }
@@ -110,15 +99,6 @@ snodo_resource_get_property (GObject    *object,
     case PROP_URI:
       g_value_set_string (value, self->uri);
       break;
-    case PROP_NAME:
-      g_value_set_string (value, self->name);
-      break;
-    case PROP_TITLE:
-      g_value_set_string (value, self->title);
-      break;
-    case PROP_DESCRIPTION:
-      g_value_set_string (value, self->description);
-      break;
     case PROP_MIME_TYPE:
       g_value_set_string (value, self->mime_type);
       break;
@@ -127,9 +107,6 @@ snodo_resource_get_property (GObject    *object,
       break;
     case PROP_ANNOTATIONS:
       g_value_set_boxed (value, self->annotations);
-      break;
-    case PROP_ICONS:
-      g_value_set_boxed (value, self->icons);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -149,15 +126,6 @@ snodo_resource_set_property (GObject      *object,
     case PROP_URI:
       self->uri = g_value_dup_string (value);
       break;
-    case PROP_NAME:
-      self->name = g_value_dup_string (value);
-      break;
-    case PROP_TITLE:
-      snodo_resource_set_title (self, g_value_get_string (value));
-      break;
-    case PROP_DESCRIPTION:
-      snodo_resource_set_description (self, g_value_get_string (value));
-      break;
     case PROP_MIME_TYPE:
       snodo_resource_set_mime_type (self, g_value_get_string (value));
       break;
@@ -166,9 +134,6 @@ snodo_resource_set_property (GObject      *object,
       break;
     case PROP_ANNOTATIONS:
       snodo_resource_set_annotations (self, g_value_get_boxed (value));
-      break;
-    case PROP_ICONS:
-      snodo_resource_set_icons (self, g_value_get_boxed (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -195,39 +160,6 @@ snodo_resource_class_init (SnodoResourceClass *klass)
   properties[PROP_URI] =
     g_param_spec_string ("uri", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoResource:name: (getter get_name)
-   *
-   * The resource's name.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_NAME] =
-    g_param_spec_string ("name", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoResource:title: (getter get_title) (setter set_title)
-   *
-   * A human-readable name for the resource, or %NULL.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_TITLE] =
-    g_param_spec_string ("title", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoResource:description: (getter get_description) (setter set_description)
-   *
-   * What the resource holds, for the model to read, or %NULL.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_DESCRIPTION] =
-    g_param_spec_string ("description", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * SnodoResource:mime-type: (getter get_mime_type) (setter set_mime_type)
@@ -263,21 +195,6 @@ snodo_resource_class_init (SnodoResourceClass *klass)
    */
   properties[PROP_ANNOTATIONS] =
     g_param_spec_boxed ("annotations", NULL, NULL, JSON_TYPE_NODE,
-                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoResource:icons: (getter get_icons) (setter set_icons)
-   *
-   * Icons for the resource, as a JSON array of objects with `src` (an
-   * `https:` or `data:` URI) and optionally `mimeType`, `sizes` (an array of
-   * strings such as `"48x48"` or `"any"`) and `theme` (`"light"` or
-   * `"dark"`), or %NULL. They are checked when the resource is added to a
-   * server, and sent from protocol version 2025-11-25 on.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_ICONS] =
-    g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -344,7 +261,7 @@ const char *
 snodo_resource_get_name (SnodoResource *self)
 {
   g_return_val_if_fail (SNODO_IS_RESOURCE (self), NULL);
-  return self->name;
+  return snodo_description_get_name (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -361,7 +278,7 @@ const char *
 snodo_resource_get_title (SnodoResource *self)
 {
   g_return_val_if_fail (SNODO_IS_RESOURCE (self), NULL);
-  return self->title;
+  return snodo_description_get_title (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -379,8 +296,7 @@ snodo_resource_set_title (SnodoResource *self,
 {
   g_return_if_fail (SNODO_IS_RESOURCE (self));
 
-  if (snodo_catalog_set_string (&self->title, title))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+  snodo_description_set_title (SNODO_DESCRIPTION (self), title);
 }
 
 /**
@@ -397,7 +313,7 @@ const char *
 snodo_resource_get_description (SnodoResource *self)
 {
   g_return_val_if_fail (SNODO_IS_RESOURCE (self), NULL);
-  return self->description;
+  return snodo_description_get_description (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -415,8 +331,7 @@ snodo_resource_set_description (SnodoResource *self,
 {
   g_return_if_fail (SNODO_IS_RESOURCE (self));
 
-  if (snodo_catalog_set_string (&self->description, description))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESCRIPTION]);
+  snodo_description_set_description (SNODO_DESCRIPTION (self), description);
 }
 
 /**
@@ -451,7 +366,7 @@ snodo_resource_set_mime_type (SnodoResource *self,
 {
   g_return_if_fail (SNODO_IS_RESOURCE (self));
 
-  if (snodo_catalog_set_string (&self->mime_type, mime_type))
+  if (snodo_description_replace_string (&self->mime_type, mime_type))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MIME_TYPE]);
 }
 
@@ -528,7 +443,7 @@ snodo_resource_set_annotations (SnodoResource *self,
   g_return_if_fail (SNODO_IS_RESOURCE (self));
   g_return_if_fail (annotations == NULL || JSON_NODE_HOLDS_OBJECT (annotations));
 
-  if (snodo_catalog_set_json (&self->annotations, annotations))
+  if (snodo_description_replace_json (&self->annotations, annotations))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANNOTATIONS]);
 }
 
@@ -546,7 +461,7 @@ JsonNode *
 snodo_resource_get_icons (SnodoResource *self)
 {
   g_return_val_if_fail (SNODO_IS_RESOURCE (self), NULL);
-  return self->icons;
+  return snodo_description_get_icons (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -554,7 +469,7 @@ snodo_resource_get_icons (SnodoResource *self)
  * @self: a resource
  * @icons: (nullable): a JSON array of icon objects, or %NULL
  *
- * Sets the resource's icons (see [property@Snodo.Resource:icons]). A copy is
+ * Sets the resource's icons (see [property@Snodo.Description:icons]). A copy is
  * kept.
  *
  * Since: 0.1
@@ -564,8 +479,6 @@ snodo_resource_set_icons (SnodoResource *self,
                           JsonNode      *icons)
 {
   g_return_if_fail (SNODO_IS_RESOURCE (self));
-  g_return_if_fail (icons == NULL || JSON_NODE_HOLDS_ARRAY (icons));
 
-  if (snodo_catalog_set_json (&self->icons, icons))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ICONS]);
+  snodo_description_set_icons (SNODO_DESCRIPTION (self), icons);
 }

@@ -9,6 +9,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "snodo-description.h"
 #include "snodo-types.h"
 #include "snodo-version-macros.h"
 
@@ -17,7 +18,7 @@ G_BEGIN_DECLS
 #define SNODO_TYPE_RESOURCE (snodo_resource_get_type ())
 
 SNODO_AVAILABLE_IN_ALL
-G_DECLARE_FINAL_TYPE (SnodoResource, snodo_resource, SNODO, RESOURCE, GObject)
+G_DECLARE_FINAL_TYPE (SnodoResource, snodo_resource, SNODO, RESOURCE, SnodoDescription)
 
 SNODO_AVAILABLE_IN_ALL
 SnodoResource *snodo_resource_new             (const char    *uri,

@@ -6,7 +6,10 @@
 #include <string.h>
 
 #include "snodo-tool.h"
-#include "snodo-private.h"
+#include "snodo-base-private.h"
+#include "snodo-description.h"
+#include "snodo-error.h"
+#include "snodo-wire-private.h"
 
 /**
  * SnodoTool:
@@ -62,32 +65,23 @@
 
 struct _SnodoTool
 {
-  GObject   parent_instance;
+  SnodoDescription  parent_instance;
 
-  char     *name;
-  char     *title;
-  char     *description;
   /* Sealed JSON objects; input_schema is never NULL. */
-  JsonNode *input_schema;
-  JsonNode *output_schema;
-  JsonNode *annotations;
-  /* A sealed JSON array, or NULL. */
-  JsonNode *icons;
-  gboolean  run_in_thread;
-  int       handler_timeout;
+  JsonNode         *input_schema;
+  JsonNode         *output_schema;
+  JsonNode         *annotations;
+  gboolean          run_in_thread;
+  int               handler_timeout;
 };
 
-G_DEFINE_FINAL_TYPE (SnodoTool, snodo_tool, G_TYPE_OBJECT)
+G_DEFINE_FINAL_TYPE (SnodoTool, snodo_tool, SNODO_TYPE_DESCRIPTION)
 
 enum {
   PROP_0,
-  PROP_NAME,
-  PROP_TITLE,
-  PROP_DESCRIPTION,
   PROP_INPUT_SCHEMA,
   PROP_OUTPUT_SCHEMA,
   PROP_ANNOTATIONS,
-  PROP_ICONS,
   PROP_RUN_IN_THREAD,
   PROP_HANDLER_TIMEOUT,
   N_PROPS
@@ -139,13 +133,9 @@ snodo_tool_finalize (GObject *object)
 {
   SnodoTool *self = SNODO_TOOL (object);
 
-  g_clear_pointer (&self->name, g_free);
-  g_clear_pointer (&self->title, g_free);
-  g_clear_pointer (&self->description, g_free);
   g_clear_pointer (&self->input_schema, json_node_unref);
   g_clear_pointer (&self->output_schema, json_node_unref);
   g_clear_pointer (&self->annotations, json_node_unref);
-  g_clear_pointer (&self->icons, json_node_unref);
 
   G_OBJECT_CLASS (snodo_tool_parent_class)->finalize (object);
 }
@@ -160,15 +150,6 @@ snodo_tool_get_property (GObject    *object,
 
   switch (prop_id)
     {
-    case PROP_NAME:
-      g_value_set_string (value, self->name);
-      break;
-    case PROP_TITLE:
-      g_value_set_string (value, self->title);
-      break;
-    case PROP_DESCRIPTION:
-      g_value_set_string (value, self->description);
-      break;
     case PROP_INPUT_SCHEMA:
       g_value_set_boxed (value, self->input_schema);
       break;
@@ -177,9 +158,6 @@ snodo_tool_get_property (GObject    *object,
       break;
     case PROP_ANNOTATIONS:
       g_value_set_boxed (value, self->annotations);
-      break;
-    case PROP_ICONS:
-      g_value_set_boxed (value, self->icons);
       break;
     case PROP_RUN_IN_THREAD:
       g_value_set_boolean (value, self->run_in_thread);
@@ -203,15 +181,6 @@ snodo_tool_set_property (GObject      *object,
 
   switch (prop_id)
     {
-    case PROP_NAME:
-      self->name = g_value_dup_string (value);
-      break;
-    case PROP_TITLE:
-      snodo_tool_set_title (self, g_value_get_string (value));
-      break;
-    case PROP_DESCRIPTION:
-      snodo_tool_set_description (self, g_value_get_string (value));
-      break;
     case PROP_INPUT_SCHEMA:
       if (g_value_get_boxed (value) != NULL &&
           !snodo_tool_set_input_schema (self, g_value_get_boxed (value), &error))
@@ -223,9 +192,6 @@ snodo_tool_set_property (GObject      *object,
       break;
     case PROP_ANNOTATIONS:
       snodo_tool_set_annotations (self, g_value_get_boxed (value));
-      break;
-    case PROP_ICONS:
-      snodo_tool_set_icons (self, g_value_get_boxed (value));
       break;
     case PROP_RUN_IN_THREAD:
       snodo_tool_set_run_in_thread (self, g_value_get_boolean (value));
@@ -246,40 +212,6 @@ snodo_tool_class_init (SnodoToolClass *klass)
   object_class->finalize = snodo_tool_finalize;
   object_class->get_property = snodo_tool_get_property;
   object_class->set_property = snodo_tool_set_property;
-
-  /**
-   * SnodoTool:name: (getter get_name)
-   *
-   * The tool's name, unique within a server: 1 to 128 characters of
-   * `A-Z a-z 0-9 _ . -`, as MCP recommends.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_NAME] =
-    g_param_spec_string ("name", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoTool:title: (getter get_title) (setter set_title)
-   *
-   * A human-readable name for the tool, or %NULL.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_TITLE] =
-    g_param_spec_string ("title", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoTool:description: (getter get_description) (setter set_description)
-   *
-   * What the tool does, for the model to read, or %NULL.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_DESCRIPTION] =
-    g_param_spec_string ("description", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * SnodoTool:input-schema: (getter get_input_schema)
@@ -321,19 +253,6 @@ snodo_tool_class_init (SnodoToolClass *klass)
    */
   properties[PROP_ANNOTATIONS] =
     g_param_spec_boxed ("annotations", NULL, NULL, JSON_TYPE_NODE,
-                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-
-  /**
-   * SnodoTool:icons: (getter get_icons) (setter set_icons)
-   *
-   * Icons for the tool, as a JSON array of `{"src", "mimeType"?, "sizes"?,
-   * "theme"?}` objects, or %NULL. Sent from protocol version 2025-11-25 on;
-   * checked when the tool is added.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_ICONS] =
-    g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
@@ -417,7 +336,7 @@ const char *
 snodo_tool_get_name (SnodoTool *self)
 {
   g_return_val_if_fail (SNODO_IS_TOOL (self), NULL);
-  return self->name;
+  return snodo_description_get_name (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -434,7 +353,7 @@ const char *
 snodo_tool_get_title (SnodoTool *self)
 {
   g_return_val_if_fail (SNODO_IS_TOOL (self), NULL);
-  return self->title;
+  return snodo_description_get_title (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -452,11 +371,7 @@ snodo_tool_set_title (SnodoTool  *self,
 {
   g_return_if_fail (SNODO_IS_TOOL (self));
 
-  if (g_strcmp0 (self->title, title) == 0)
-    return;
-  g_free (self->title);
-  self->title = g_strdup (title);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+  snodo_description_set_title (SNODO_DESCRIPTION (self), title);
 }
 
 /**
@@ -473,7 +388,7 @@ const char *
 snodo_tool_get_description (SnodoTool *self)
 {
   g_return_val_if_fail (SNODO_IS_TOOL (self), NULL);
-  return self->description;
+  return snodo_description_get_description (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -491,11 +406,7 @@ snodo_tool_set_description (SnodoTool  *self,
 {
   g_return_if_fail (SNODO_IS_TOOL (self));
 
-  if (g_strcmp0 (self->description, description) == 0)
-    return;
-  g_free (self->description);
-  self->description = g_strdup (description);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESCRIPTION]);
+  snodo_description_set_description (SNODO_DESCRIPTION (self), description);
 }
 
 /**
@@ -708,7 +619,7 @@ JsonNode *
 snodo_tool_get_icons (SnodoTool *self)
 {
   g_return_val_if_fail (SNODO_IS_TOOL (self), NULL);
-  return self->icons;
+  return snodo_description_get_icons (SNODO_DESCRIPTION (self));
 }
 
 /**
@@ -725,12 +636,8 @@ snodo_tool_set_icons (SnodoTool *self,
                       JsonNode  *icons)
 {
   g_return_if_fail (SNODO_IS_TOOL (self));
-  g_return_if_fail (icons == NULL || JSON_NODE_HOLDS_ARRAY (icons));
 
-  g_clear_pointer (&self->icons, json_node_unref);
-  if (icons != NULL)
-    self->icons = sealed_copy (icons);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ICONS]);
+  snodo_description_set_icons (SNODO_DESCRIPTION (self), icons);
 }
 
 /**

@@ -9,6 +9,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "snodo-description.h"
 #include "snodo-types.h"
 #include "snodo-version-macros.h"
 
@@ -17,7 +18,7 @@ G_BEGIN_DECLS
 #define SNODO_TYPE_TOOL (snodo_tool_get_type ())
 
 SNODO_AVAILABLE_IN_ALL
-G_DECLARE_FINAL_TYPE (SnodoTool, snodo_tool, SNODO, TOOL, GObject)
+G_DECLARE_FINAL_TYPE (SnodoTool, snodo_tool, SNODO, TOOL, SnodoDescription)
 
 SNODO_AVAILABLE_IN_ALL
 SnodoTool  *snodo_tool_new                          (const char  *name,

@@ -1,9 +1,30 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright 2026 The Snodo authors */
 
-/* The executor layer, for the layers above: what a server needs of the
- * executor beyond its public API. It knows no MCP and no JSON. */
+/* The executor layer, for the layers above: what a server or a transport
+ * needs of the executor beyond its public API. It knows no MCP and no JSON.
+ * The work's record and its life inside the executor stay in the layer
+ * (snodo-work-private.h, snodo-executor-core-private.h). */
 
 #pragma once
 
-#include "snodo-work-private.h"
+#include "snodo-executor.h"
+#include "snodo-work.h"
+
+G_BEGIN_DECLS
+
+/* How many live works of @owner have not been cancelled (by
+ * snodo_executor_cancel(), snodo_executor_cancel_owner() or through their
+ * cancellable): the ones a transport that drains still waits for without a
+ * bound. Any thread. */
+guint snodo_executor_get_n_uncancelled_for_owner (SnodoExecutor *self,
+                                                  GObject       *owner);
+
+/* Frees the key of @work, a live work of @self, while the work itself stays
+ * live: its answer is decided and on its way, so the client may reuse the
+ * id as soon as it reads it. The work can no longer be cancelled by key.
+ * Any thread. */
+void  snodo_executor_release_key                 (SnodoExecutor *self,
+                                                  SnodoWork     *work);
+
+G_END_DECLS

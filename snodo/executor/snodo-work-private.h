@@ -3,20 +3,28 @@
 
 #pragma once
 
+/* For SnodoWorkFunc only: nothing of the executor is called from here. */
 #include "snodo-executor.h"
 #include "snodo-work.h"
 
 G_BEGIN_DECLS
 
 /*
- * The contract between a SnodoWork and the SnodoExecutor that admitted it.
+ * The record of one admitted piece of work, inside the executor layer only.
  *
- * A work is a record owned by its executor: the executor creates it in
- * snodo_executor_submit(), keeps one strong reference on it while it is live
- * (queued or running) and moves it through its states under its own lock.
- * The instance struct is therefore shared with snodo-executor.c; nothing
- * else may touch it.
+ * snodo-work.c is the lower of the executor's files: it makes the record,
+ * answers its public accessors and takes snodo_work_complete(), which it
+ * hands to the completion hook the executor gave the work at creation. It
+ * calls nothing of the executor. The executor (snodo-executor.c and
+ * snodo-executor-core.c) keeps one strong reference on the work while it
+ * is live (queued or running) and moves it through its states under its
+ * own lock.
  */
+
+/* What the executor does when a work is completed: called by the first
+ * snodo_work_complete() of @work, exactly once, from any thread, while the
+ * work is running. */
+typedef void (*SnodoWorkCompleteFunc) (SnodoWork *work);
 
 /*
  * SnodoWorkState:
@@ -64,13 +72,16 @@ struct _SnodoWork
    * thread made it so; both are cleared then. */
   gpointer user_data;
   GDestroyNotify destroy;
+  /* The executor's side of snodo_work_complete(). */
+  SnodoWorkCompleteFunc complete;
 
   /* Set by the first snodo_work_complete() with an atomic
    * compare-and-exchange, so that a second call is caught even after the
    * executor has let go of the work. */
   gint complete_called;
 
-  /* Everything below is guarded by the executor's lock. */
+  /* Everything below is the executor's, set by it after snodo_work_new()
+   * and guarded by its lock. */
 
   /* Strong reference while the work is live (so the executor outlives all
    * of its work); stolen when the work finishes. */
@@ -89,27 +100,18 @@ struct _SnodoWork
   GList owner_link;
 };
 
-SnodoWork *snodo_work_new                (SnodoExecutor  *executor,
-                                          GObject        *owner,
-                                          const char     *key,
-                                          SnodoWorkKind   kind,
-                                          gsize           cost_bytes,
-                                          SnodoWorkFunc   func,
-                                          gpointer        user_data,
-                                          GDestroyNotify  destroy);
-
-/* Implemented in snodo-executor.c. Called by snodo_work_complete() exactly
- * once per work, from any thread, while the work is running. */
-void       snodo_executor_complete_work  (SnodoExecutor  *self,
-                                          SnodoWork      *work);
-/* Implemented in snodo-executor.c: the live works of @owner that were not
- * cancelled. */
-guint      snodo_executor_get_n_uncancelled_for_owner (SnodoExecutor *self,
-                                                       GObject       *owner);
-void       snodo_executor_release_key    (SnodoExecutor  *self,
-                                          SnodoWork      *work);
+/* A new work in the QUEUED state, of no executor yet: the caller sets the
+ * executor's part. @complete is called by the first snodo_work_complete(). */
+SnodoWork *snodo_work_new    (GObject               *owner,
+                              const char            *key,
+                              SnodoWorkKind          kind,
+                              gsize                  cost_bytes,
+                              SnodoWorkFunc          func,
+                              gpointer               user_data,
+                              GDestroyNotify         destroy,
+                              SnodoWorkCompleteFunc  complete);
 /* Cancels the work's cancellable, or the one it will make. Any thread;
  * the executor calls it without its lock, as handlers may run. */
-void       snodo_work_cancel             (SnodoWork      *self);
+void       snodo_work_cancel (SnodoWork             *self);
 
 G_END_DECLS

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright 2026 The Snodo authors */
 
+/* SnodoWork, the record of one admitted piece of work: made by the
+ * executor, read by the work function, completed through the hook the
+ * executor gave it. The lowest of the executor's files: it calls nothing of
+ * snodo-executor.c or snodo-executor-core.c. */
+
 #include "config.h"
 
 #include "snodo-work.h"
-#include "snodo-private.h"
 #include "snodo-work-private.h"
 
 /**
@@ -31,7 +35,9 @@
  */
 
 /* The instance struct is in snodo-work-private.h: the executor that owns
- * the work manages most of it under its own lock. */
+ * the work manages most of it under its own lock. This file calls nothing
+ * of the executor: snodo_work_complete() goes through the hook the work
+ * was made with. */
 
 G_DEFINE_FINAL_TYPE (SnodoWork, snodo_work, G_TYPE_OBJECT)
 
@@ -74,29 +80,28 @@ snodo_work_init (SnodoWork *self)
 /*
  * snodo_work_new:
  *
- * Creates the record of one admitted piece of work. The work takes a strong
- * reference on @executor, kept until the work finishes, and captures the
- * caller's thread-default main context for ASYNC work.
+ * Creates the record of one admitted piece of work, and captures the
+ * caller's thread-default main context for ASYNC work. The executor's part
+ * (its reference, the order of admission) is for the caller to set.
  *
  * Returns: (transfer full): a new work, in the QUEUED state
  */
 SnodoWork *
-snodo_work_new (SnodoExecutor  *executor,
-                GObject        *owner,
-                const char     *key,
-                SnodoWorkKind   kind,
-                gsize           cost_bytes,
-                SnodoWorkFunc   func,
-                gpointer        user_data,
-                GDestroyNotify  destroy)
+snodo_work_new (GObject               *owner,
+                const char            *key,
+                SnodoWorkKind          kind,
+                gsize                  cost_bytes,
+                SnodoWorkFunc          func,
+                gpointer               user_data,
+                GDestroyNotify         destroy,
+                SnodoWorkCompleteFunc  complete)
 {
   SnodoWork *self;
 
-  g_return_val_if_fail (SNODO_IS_EXECUTOR (executor), NULL);
   g_return_val_if_fail (func != NULL, NULL);
+  g_return_val_if_fail (complete != NULL, NULL);
 
   self = g_object_new (SNODO_TYPE_WORK, NULL);
-  self->executor = g_object_ref (executor);
   self->owner = owner;
   self->key = g_strdup (key);
   self->kind = kind;
@@ -104,6 +109,7 @@ snodo_work_new (SnodoExecutor  *executor,
   self->func = func;
   self->user_data = user_data;
   self->destroy = destroy;
+  self->complete = complete;
 
   if (kind == SNODO_WORK_KIND_ASYNC)
     self->context = g_main_context_ref_thread_default ();
@@ -250,6 +256,8 @@ void
 snodo_work_complete (SnodoWork *self)
 {
   g_return_if_fail (SNODO_IS_WORK (self));
+  /* A work that no executor admitted (a binding's bare constructor). */
+  g_return_if_fail (self->complete != NULL);
 
   if (!g_atomic_int_compare_and_exchange (&self->complete_called, FALSE, TRUE))
     {
@@ -258,5 +266,5 @@ snodo_work_complete (SnodoWork *self)
       return;
     }
 
-  snodo_executor_complete_work (self->executor, self);
+  self->complete (self);
 }

@@ -15,16 +15,9 @@ G_BEGIN_DECLS
 
 /*
  * Inside the server folder: what a SnodoConnection holds (a transport sees
- * only the type and the functions of snodo-server-private.h), its
- * deadlines, and the requests the server sends on it.
+ * only the type and the functions of snodo-server-private.h), and the
+ * requests the server sends on it.
  */
-
-/* A deadline of a connection (see snodo_connection_add_deadline()). */
-typedef struct _SnodoDeadline SnodoDeadline;
-
-/* Called on the connection's context with a strong reference to the
- * target of a deadline that passed. */
-typedef void (*SnodoDeadlineFunc) (GObject *target);
 
 struct _SnodoConnection
 {
@@ -75,12 +68,6 @@ struct _SnodoConnection
   GSource                     *deadline_source;
 };
 
-SnodoDeadline   *snodo_connection_add_deadline    (SnodoConnection   *self,
-                                                   gint64             ready_time,
-                                                   GObject           *target,
-                                                   SnodoDeadlineFunc  func);
-void             snodo_connection_remove_deadline (SnodoConnection   *self,
-                                                   SnodoDeadline     *deadline);
 void             snodo_connection_negotiated (SnodoConnection     *self,
                                               SnodoProtocolVersion version);
 JsonObject      *snodo_connection_dup_client_capabilities (SnodoConnection *self);

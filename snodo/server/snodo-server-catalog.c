@@ -3,13 +3,18 @@
 
 #include "config.h"
 
+#include "snodo-catalog-private.h"
+#include "snodo-prompt.h"
+#include "snodo-resource.h"
+#include "snodo-resource-template.h"
 #include "snodo-server.h"
-#include "snodo-private.h"
+#include "snodo-server-methods.h"
 
 /*
  * The part of SnodoServer's API that offers resources, resource templates,
- * prompts and completion; the catalog (snodo-catalog.c) keeps them and
- * serves the methods. Used from the main context the server was made in.
+ * prompts and completion; the catalog (snodo-catalog.c) keeps them, and the
+ * methods of snodo-server-catalog-methods.c serve them. Used from the main
+ * context the server was made in.
  */
 
 /**

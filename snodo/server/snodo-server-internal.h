@@ -24,8 +24,8 @@ guint         snodo_server_get_enabled_versions  (SnodoServer *self);
 guint         snodo_server_get_n_tools           (SnodoServer *self);
 SnodoTool    *snodo_server_get_nth_tool          (SnodoServer *self,
                                                   guint        i);
-/* The server's catalog, snodo_server_get_catalog(), is declared with the
- * catalog's methods. */
+/* The server's catalog, snodo_server_get_catalog(), is in
+ * snodo-server-methods.h with the methods that use it most. */
 /* The connections being served (SnodoConnection), on the main context. */
 GPtrArray    *snodo_server_get_connections       (SnodoServer *self);
 

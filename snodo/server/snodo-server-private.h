@@ -29,6 +29,13 @@ G_BEGIN_DECLS
 
 typedef struct _SnodoConnection SnodoConnection;
 
+/* A deadline of a connection (see snodo_connection_add_deadline()). */
+typedef struct _SnodoDeadline SnodoDeadline;
+
+/* Called on the connection's context with a strong reference to the
+ * target of a deadline that passed. */
+typedef void (*SnodoDeadlineFunc) (GObject *target);
+
 /* Called on the connection's context once (if not NULL), when the line has been written
  * (error NULL) or can never be (error set). */
 typedef void (*SnodoSendFunc) (const GError *error,
@@ -70,6 +77,15 @@ void             snodo_connection_send   (SnodoConnection             *self,
                                           GBytes                      *line,
                                           SnodoSendFunc                func,
                                           gpointer                     user_data);
+/* Calls @func with @target on the connection's context at @ready_time
+ * (monotonic) unless removed first: the deadlines of a connection share
+ * one source. */
+SnodoDeadline   *snodo_connection_add_deadline    (SnodoConnection   *self,
+                                                   gint64             ready_time,
+                                                   GObject           *target,
+                                                   SnodoDeadlineFunc  func);
+void             snodo_connection_remove_deadline (SnodoConnection   *self,
+                                                   SnodoDeadline     *deadline);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoConnection, snodo_connection_unref)
 

@@ -836,7 +836,7 @@ snodo_server_init (SnodoServer *self)
   self->tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) tool_entry_unref);
   self->tool_order = g_ptr_array_new ();
-  self->catalog = snodo_catalog_new (self);
+  self->catalog = snodo_catalog_new ();
 }
 
 SnodoCatalog *

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright 2026 The Snodo authors */
 
+/* SnodoStdioTransport: the GObject, its public API, and the life of the
+ * transport (start, close, failure, the closed signal). Its input, with the
+ * end-of-input drain, is in snodo-stdio-transport-input.c; its output, with
+ * the write deadline, in snodo-stdio-transport-output.c. The three share the
+ * instance struct of snodo-stdio-transport-private.h and nothing else. */
+
 #include "config.h"
 
 #include <errno.h>
-#include <string.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
 
 #ifdef G_OS_UNIX
 # include <unistd.h>
-# include <glib-unix.h>
 # include <gio/gunixinputstream.h>
 # include <gio/gunixoutputstream.h>
 #endif
@@ -22,8 +26,11 @@
 #endif
 
 #include "snodo-stdio-transport.h"
-#include "snodo-private.h"
-#include "snodo-work-private.h"
+#include "snodo-stdio-transport-private.h"
+#include "snodo-base-private.h"
+#include "snodo-protocol-version.h"
+#include "snodo-server-private.h"
+#include "snodo-wire-private.h"
 
 /**
  * SnodoStdioTransport:
@@ -140,140 +147,6 @@
  * Since: 0.1
  */
 
-#define READ_BUFFER_SIZE (64 * 1024)
-/* Lines waiting for their turn beyond which reading pauses until half of
- * them are written. Only answers the transport or the server produce
- * without admitted work (errors for garbage, overload answers) can pile up
- * here; this keeps a flood of garbage from growing memory while the output
- * is slow. The write timeout still bounds how long the output may stall. */
-#define MAX_PENDING_LINES 1024
-/* Lines waiting together are written in one go, up to this many bytes (a
- * single longer line goes alone): fewer wake-ups of the helper when many
- * answers are ready at once. */
-#define MAX_BATCH_BYTES (64 * 1024)
-#define MAX_BATCH_LINES 64
-
-typedef enum
-{
-  STATE_NEW,
-  /* Reading and serving. */
-  STATE_OPEN,
-  /* End of input: admitted work finishes and its answers are written. */
-  STATE_DRAINING,
-  /* close_async(): waiting for the line in flight, at most write-timeout. */
-  STATE_CLOSING,
-  STATE_CLOSED,
-  /* A write timed out or failed; nothing more is written. */
-  STATE_FAILED,
-} State;
-
-typedef struct
-{
-  GBytes        *line;
-  SnodoSendFunc  func;
-  gpointer       user_data;
-} PendingSend;
-
-typedef enum
-{
-  /* g_input_stream_read_async(), one read after the other. */
-  READ_MODE_ASYNC,
-  /* A GUnixInputStream on a pipe or socket: a persistent watch on its
-   * descriptor, read without blocking and without O_NONBLOCK. */
-  READ_MODE_FD,
-  /* Another GPollableInputStream: a persistent pollable source and
-   * g_pollable_input_stream_read_nonblocking(). */
-  READ_MODE_POLLABLE,
-} ReadMode;
-
-struct _SnodoStdioTransport
-{
-  GObject          parent_instance;
-
-  /* Construct-only, owned. */
-  SnodoServer     *server;
-  SnodoExecutor   *executor;
-  GInputStream    *input;
-  GOutputStream   *output;
-  /* The context the transport was created in; everything below is only
-   * touched there. */
-  GMainContext    *context;
-
-  /* What the server sees of this transport; detached when it closes. */
-  SnodoConnection *connection;
-  SnodoLineFramer *framer;
-  /* Created by start(); abandoned when a write times out. */
-  SnodoWriter     *writer;
-  /* How the input is read, chosen by start(). */
-  ReadMode         read_mode;
-  /* READ_MODE_FD: the input's descriptor (not owned), what it is, and
-   * whether preadv2() takes RWF_NOWAIT for it. */
-  int              read_fd;
-  int              read_fd_kind;
-  gboolean         read_nowait;
-  /* READ_MODE_FD and READ_MODE_POLLABLE: the persistent watch on the
-   * input while reading, or NULL (paused, or stopped). Owned. */
-  GSource         *read_source;
-  /* Cancels the read in progress when the transport stops reading. */
-  GCancellable    *read_cancellable;
-  guint8          *read_buffer;
-
-  State            state;
-  /* Lines waiting for their turn, oldest first (PendingSend). Each holds
-   * its own line: this is not a buffer the device has accepted. */
-  GQueue           pending;
-  /* The lines being written (PendingSend), in order, or NULL. */
-  GPtrArray       *in_flight;
-  /* When the write of in_flight started (monotonic µs). */
-  gint64           write_started;
-  /* Fires write-timeout ms after the line in flight was started, while
-   * the writer waits for the device. */
-  GSource         *write_timeout_source;
-  /* A write that finished at once (error set if it failed) is reported
-   * from here, on the next turn of the main loop, never from inside a send;
-   * until then its lines count as in flight, so that lines sent meanwhile
-   * wait and go out together. Holds a reference on the transport. */
-  GSource         *report_source;
-  GError          *report_error;
-  /* While draining with only cancelled work left: fires write-timeout ms
-   * later, when that work is abandoned. */
-  GSource         *abandon_source;
-
-  guint            write_timeout;
-  guint64          max_line_bytes;
-
-  /* A read is outstanding. */
-  guint            reading : 1;
-  /* Reading waits for the output to catch up (see MAX_PENDING_LINES). */
-  guint            read_paused : 1;
-  /* The transport serves the process's own stdio. */
-  guint            for_stdio : 1;
-  guint            protect_stdout : 1;
-  /* closed was emitted. */
-  guint            closed_emitted : 1;
-  /* The reference the transport holds on itself while started. */
-  guint            holds_self : 1;
-  /* Waiting for the executor to finish this transport's work. */
-  guint            waiting_work : 1;
-  guint            debug_wire : 1;
-
-  /* fd 1 as it was before start(), to be restored; -1 when fd 1 was not
-   * redirected. */
-  int              saved_stdout_fd;
-
-  /* The negotiated version once an initialize result was sent, and the
-   * headers every later message is handed to the server with. */
-  char            *protocol_version;
-  GHashTable      *headers;
-
-  /* Why the input ended with an error, reported after draining. */
-  GError          *input_error;
-  /* The terminal error, once failed. */
-  GError          *error;
-  /* close_async() calls waiting for the transport to close (GTask). */
-  GPtrArray       *close_tasks;
-};
-
 G_DEFINE_FINAL_TYPE (SnodoStdioTransport, snodo_stdio_transport, G_TYPE_OBJECT)
 
 enum {
@@ -297,90 +170,7 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-static void snodo_stdio_transport_read        (SnodoStdioTransport *self);
-static void snodo_stdio_transport_pump        (SnodoStdioTransport *self);
-static void snodo_stdio_transport_check_done  (SnodoStdioTransport *self);
-static void snodo_stdio_transport_fail        (SnodoStdioTransport *self,
-                                               const GError        *error);
-static void snodo_stdio_transport_write_done_cb (const GError *error,
-                                                 gpointer      user_data);
-
-/* Any state: no read is outstanding or watched any more. */
-static void
-snodo_stdio_transport_stop_reading (SnodoStdioTransport *self)
-{
-  g_cancellable_cancel (self->read_cancellable);
-  g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
-}
-
-static gboolean
-snodo_deadline_source_dispatch (GSource     *source,
-                                GSourceFunc  callback,
-                                gpointer     user_data)
-{
-  return callback (user_data);
-}
-
-static GSourceFuncs snodo_deadline_source_funcs = {
-  NULL, NULL, snodo_deadline_source_dispatch, NULL, NULL, NULL,
-};
-
-static void
-pending_send_finish (PendingSend  *send,
-                     const GError *error)
-{
-  if (send->func != NULL)
-    send->func (error, send->user_data);
-  g_clear_pointer (&send->line, g_bytes_unref);
-  g_free (send);
-}
-
-typedef struct
-{
-  PendingSend *send;
-  GError      *error;
-} FinishLater;
-
-static gboolean
-finish_later_cb (gpointer data)
-{
-  FinishLater *later = data;
-
-  pending_send_finish (later->send, later->error);
-  g_clear_error (&later->error);
-  g_free (later);
-  return G_SOURCE_REMOVE;
-}
-
-/* Fails a send from the main loop, never from inside the send itself. */
-static void
-pending_send_finish_later (SnodoStdioTransport *self,
-                           PendingSend         *send,
-                           const GError        *error)
-{
-  FinishLater *later = g_new0 (FinishLater, 1);
-  GSource *source = g_idle_source_new ();
-
-  later->send = send;
-  later->error = g_error_copy (error);
-  g_source_set_priority (source, G_PRIORITY_DEFAULT);
-  g_source_set_callback (source, finish_later_cb, later, NULL);
-  g_source_attach (source, self->context);
-  g_source_unref (source);
-}
-
-/* The lines in flight are written (error NULL), or never will be. */
-static void
-finish_in_flight (SnodoStdioTransport *self,
-                  const GError        *error)
-{
-  g_autoptr(GPtrArray) sends = g_steal_pointer (&self->in_flight);
-
-  for (guint i = 0; i < sends->len; i++)
-    pending_send_finish (g_ptr_array_index (sends, i), error);
-}
-
-static void
+void
 snodo_stdio_transport_wire_log (SnodoStdioTransport *self,
                                 const char          *direction,
                                 const char          *data,
@@ -429,7 +219,7 @@ snodo_stdio_transport_wait_work_cb (GObject      *object,
 }
 
 /* Entry: state is CLOSED or FAILED. Reports the end once. */
-static void
+void
 snodo_stdio_transport_emit_closed (SnodoStdioTransport *self,
                                    const GError        *error)
 {
@@ -467,7 +257,7 @@ snodo_stdio_transport_emit_closed (SnodoStdioTransport *self,
 
 /* Entry: any state but CLOSED and FAILED. Terminal: nothing is written
  * after this, nothing is retried. */
-static void
+void
 snodo_stdio_transport_fail (SnodoStdioTransport *self,
                             const GError        *error)
 {
@@ -481,7 +271,7 @@ snodo_stdio_transport_fail (SnodoStdioTransport *self,
   self->error = g_error_copy (error);
 
   snodo_stdio_transport_stop_reading (self);
-  g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
+  snodo_stdio_transport_clear_write_deadline (self);
   g_clear_pointer (&self->report_source, snodo_source_destroy_and_unref);
   g_clear_error (&self->report_error);
   if (self->writer != NULL && snodo_writer_is_busy (self->writer))
@@ -494,180 +284,11 @@ snodo_stdio_transport_fail (SnodoStdioTransport *self,
   snodo_executor_cancel_owner (self->executor, G_OBJECT (self));
 
   if (self->in_flight != NULL)
-    finish_in_flight (self, self->error);
+    snodo_stdio_transport_finish_in_flight (self, self->error);
   while ((send = g_queue_pop_head (&self->pending)))
-    pending_send_finish (send, self->error);
+    snodo_stdio_transport_finish_send (send, self->error);
 
   snodo_stdio_transport_emit_closed (self, self->error);
-}
-
-static gboolean
-snodo_stdio_transport_write_timeout_cb (gpointer user_data)
-{
-  SnodoStdioTransport *self = user_data;
-  g_autoptr(GError) error = NULL;
-
-  g_clear_pointer (&self->write_timeout_source, g_source_unref);
-  error = g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
-                       _("Writing a message to the output took longer than %u ms"),
-                       self->write_timeout);
-  snodo_stdio_transport_fail (self, error);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-snodo_stdio_transport_write_done_cb (const GError *error,
-                                     gpointer      user_data)
-{
-  SnodoStdioTransport *self = user_data;
-
-  if (self->state == STATE_FAILED || self->state == STATE_CLOSED)
-    return;
-
-  g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
-
-  if (error != NULL)
-    {
-      g_autoptr(GError) prefixed = g_error_copy (error);
-
-      g_prefix_error (&prefixed, "%s", _("Could not write to the output: "));
-      finish_in_flight (self, prefixed);
-      snodo_stdio_transport_fail (self, prefixed);
-      return;
-    }
-
-  finish_in_flight (self, NULL);
-  snodo_stdio_transport_pump (self);
-}
-
-static gboolean
-snodo_stdio_transport_report_cb (gpointer user_data)
-{
-  SnodoStdioTransport *self = user_data;
-  g_autoptr(GError) error = g_steal_pointer (&self->report_error);
-
-  g_clear_pointer (&self->report_source, g_source_unref);
-  snodo_stdio_transport_write_done_cb (error, self);
-  return G_SOURCE_REMOVE;
-}
-
-/* Entry: any state. Starts the next write if none is in flight. */
-static void
-snodo_stdio_transport_pump (SnodoStdioTransport *self)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (self->in_flight == NULL &&
-      (self->state == STATE_OPEN || self->state == STATE_DRAINING) &&
-      !g_queue_is_empty (&self->pending))
-    {
-      g_autoptr(GPtrArray) lines = g_ptr_array_new ();
-      gsize bytes = 0;
-
-      self->in_flight = g_ptr_array_new ();
-      while (!g_queue_is_empty (&self->pending) && self->in_flight->len < MAX_BATCH_LINES)
-        {
-          PendingSend *send = g_queue_peek_head (&self->pending);
-          gsize len = g_bytes_get_size (send->line);
-
-          if (self->in_flight->len > 0 && bytes + len > MAX_BATCH_BYTES)
-            break;
-          g_queue_pop_head (&self->pending);
-          g_ptr_array_add (self->in_flight, send);
-          g_ptr_array_add (lines, send->line);
-          bytes += len;
-
-          if (self->debug_wire)
-            {
-              const char *data = g_bytes_get_data (send->line, &len);
-
-              snodo_stdio_transport_wire_log (self, ">>>", data, len);
-            }
-        }
-
-      self->write_started = g_get_monotonic_time ();
-      /* No reference for the helper: it never calls back once abandoned,
-       * which the transport does at the latest when it is finalized. */
-      switch (snodo_writer_write (self->writer, lines,
-                                  snodo_stdio_transport_write_done_cb, self, &error))
-        {
-        case SNODO_WRITER_PENDING:
-          /* The device is behind: the write may take write-timeout ms
-           * from its start, no longer. */
-          self->write_timeout_source = g_source_new (&snodo_deadline_source_funcs, sizeof (GSource));
-          g_source_set_ready_time (self->write_timeout_source,
-                                   self->write_started + (gint64) self->write_timeout * 1000);
-          g_source_set_static_name (self->write_timeout_source, "[snodo] write timeout");
-          g_source_set_callback (self->write_timeout_source,
-                                 snodo_stdio_transport_write_timeout_cb, self, NULL);
-          g_source_attach (self->write_timeout_source, self->context);
-          break;
-
-        case SNODO_WRITER_DONE:
-        case SNODO_WRITER_FAILED:
-        default:
-          /* Done already, without blocking; reported on the next turn of
-           * the main loop (this may be inside a send). */
-          self->report_error = g_steal_pointer (&error);
-          self->report_source = g_idle_source_new ();
-          g_source_set_priority (self->report_source, G_PRIORITY_DEFAULT);
-          g_source_set_static_name (self->report_source, "[snodo] write done");
-          g_source_set_callback (self->report_source, snodo_stdio_transport_report_cb,
-                                 g_object_ref (self), g_object_unref);
-          g_source_attach (self->report_source, self->context);
-          break;
-        }
-    }
-
-  if (self->read_paused && g_queue_get_length (&self->pending) <= MAX_PENDING_LINES / 2)
-    {
-      self->read_paused = FALSE;
-      if (self->state == STATE_OPEN)
-        snodo_stdio_transport_read (self);
-    }
-
-  snodo_stdio_transport_check_done (self);
-}
-
-/* The connection's send: on the context. */
-static void
-snodo_stdio_transport_send (gpointer       transport,
-                            const char    *related,
-                            GBytes        *line,
-                            SnodoSendFunc  func,
-                            gpointer       user_data)
-{
-  SnodoStdioTransport *self = transport;
-  PendingSend *send;
-  g_autoptr(GError) error = NULL;
-
-  send = g_new0 (PendingSend, 1);
-  send->line = line;
-  send->func = func;
-  send->user_data = user_data;
-
-  switch (self->state)
-    {
-    case STATE_NEW:
-    case STATE_OPEN:
-    case STATE_DRAINING:
-      g_queue_push_tail (&self->pending, send);
-      if (g_queue_get_length (&self->pending) > MAX_PENDING_LINES)
-        self->read_paused = TRUE;
-      snodo_stdio_transport_pump (self);
-      return;
-
-    case STATE_FAILED:
-      pending_send_finish_later (self, send, self->error);
-      return;
-
-    case STATE_CLOSING:
-    case STATE_CLOSED:
-    default:
-      error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The transport is closed"));
-      pending_send_finish_later (self, send, error);
-      return;
-    }
 }
 
 static void
@@ -692,357 +313,6 @@ static const SnodoConnectionVTable stdio_connection_vtable = {
   .send = snodo_stdio_transport_send,
   .negotiated = snodo_stdio_transport_negotiated,
 };
-
-/* Sends an answer of the transport's own (not of admitted work). */
-static void
-snodo_stdio_transport_send_error (SnodoStdioTransport *self,
-                                  JsonNode            *id,
-                                  int                  code,
-                                  const char          *message)
-{
-  snodo_stdio_transport_send (self, NULL, snodo_frame_encode_error (id, code, message, NULL), NULL, NULL);
-}
-
-static void
-snodo_stdio_transport_line_cb (SnodoLineFramerEvent  event,
-                               const char           *line,
-                               gsize                 len,
-                               gpointer              user_data)
-{
-  SnodoStdioTransport *self = user_data;
-  g_auto(SnodoFrame) frame = { 0, };
-
-  if (self->state != STATE_OPEN && self->state != STATE_DRAINING)
-    return;
-
-  if (event == SNODO_LINE_FRAMER_OVERSIZED)
-    {
-      g_autofree char *message = NULL;
-      g_autofree char *limit = NULL;
-
-      if (self->debug_wire)
-        g_printerr ("snodo <<< (a line over %" G_GUINT64_FORMAT " bytes, discarded)\n",
-                    self->max_line_bytes);
-      /* A string for the number: gettext cannot see through G_GUINT64_FORMAT. */
-      limit = g_strdup_printf ("%" G_GUINT64_FORMAT, self->max_line_bytes);
-      message = g_strdup_printf (_("Invalid request: the message is longer than the limit of %s bytes"), limit);
-      snodo_stdio_transport_send_error (self, NULL, SNODO_RPC_ERROR_INVALID_REQUEST, message);
-      return;
-    }
-
-  if (self->debug_wire)
-    snodo_stdio_transport_wire_log (self, "<<<", line, len);
-
-  snodo_frame_decode (line, len, &frame);
-
-  switch (frame.kind)
-    {
-    case SNODO_FRAME_IGNORE:
-      break;
-
-    case SNODO_FRAME_DROP:
-      g_debug ("Dropped a malformed notification");
-      break;
-
-    case SNODO_FRAME_ERROR:
-      snodo_stdio_transport_send_error (self, frame.id, frame.error_code, frame.error_message);
-      break;
-
-    case SNODO_FRAME_NOTIFICATION:
-      /* Handed over at once (notifications/cancelled acts there), never
-       * queued behind work. */
-      snodo_server_dispatch (self->server, self->connection, &frame, self->headers, len);
-      break;
-
-    case SNODO_FRAME_REQUEST:
-    case SNODO_FRAME_RESPONSE:
-      snodo_server_dispatch (self->server, self->connection, &frame, self->headers, len);
-      break;
-
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-static gboolean
-snodo_stdio_transport_abandon_cb (gpointer user_data)
-{
-  SnodoStdioTransport *self = user_data;
-  guint n_live;
-
-  g_clear_pointer (&self->abandon_source, g_source_unref);
-  if (self->state != STATE_DRAINING || self->in_flight != NULL || !g_queue_is_empty (&self->pending))
-    return G_SOURCE_REMOVE;
-
-  n_live = snodo_executor_get_n_live_for_owner (self->executor, G_OBJECT (self));
-  if (n_live > 0 && snodo_executor_get_n_uncancelled_for_owner (self->executor, G_OBJECT (self)) == 0)
-    {
-      g_warning (snodo_ngettext ("%u cancelled request did not end within %u ms of the end of input; "
-                                 "closing without it",
-                                 "%u cancelled requests did not end within %u ms of the end of input; "
-                                 "closing without them", n_live),
-                 n_live, self->write_timeout);
-      self->state = STATE_CLOSED;
-      snodo_stdio_transport_emit_closed (self, self->input_error);
-    }
-  else
-    snodo_stdio_transport_check_done (self);
-
-  return G_SOURCE_REMOVE;
-}
-
-/* Entry: DRAINING, CLOSING or any. Closes once nothing is left to do. */
-static void
-snodo_stdio_transport_check_done (SnodoStdioTransport *self)
-{
-  if (self->state == STATE_DRAINING)
-    {
-      if (self->in_flight != NULL || !g_queue_is_empty (&self->pending))
-        return;
-      if (snodo_executor_get_n_live_for_owner (self->executor, G_OBJECT (self)) > 0)
-        {
-          /* Work that was cancelled (by the client, by its deadline) and
-           * does not end is waited for write-timeout ms, no longer: the
-           * end of input never waits for ever on a handler that ignores
-           * its cancellable. */
-          if (self->abandon_source == NULL &&
-              snodo_executor_get_n_uncancelled_for_owner (self->executor, G_OBJECT (self)) == 0)
-            {
-              self->abandon_source = g_timeout_source_new (self->write_timeout);
-              g_source_set_static_name (self->abandon_source, "[snodo] abandon cancelled work");
-              g_source_set_callback (self->abandon_source, snodo_stdio_transport_abandon_cb, self, NULL);
-              g_source_attach (self->abandon_source, self->context);
-            }
-          return;
-        }
-      if (snodo_connection_get_n_in_transit (self->connection) > 0)
-        return;
-
-      self->state = STATE_CLOSED;
-      snodo_stdio_transport_emit_closed (self, self->input_error);
-    }
-  else if (self->state == STATE_CLOSING)
-    {
-      if (self->in_flight != NULL)
-        return;
-      self->state = STATE_CLOSED;
-      snodo_stdio_transport_emit_closed (self, NULL);
-    }
-}
-
-static void
-snodo_stdio_transport_drain_work_cb (GObject      *object,
-                                     GAsyncResult *result,
-                                     gpointer      user_data)
-{
-  g_autoptr(SnodoStdioTransport) self = user_data;
-
-  snodo_executor_wait_owner_finish (SNODO_EXECUTOR (object), result, NULL);
-  snodo_stdio_transport_check_done (self);
-}
-
-/* Entry: OPEN, input ended (error NULL for a clean EOF). */
-static void
-snodo_stdio_transport_begin_drain (SnodoStdioTransport *self,
-                                   const GError        *error)
-{
-  self->state = STATE_DRAINING;
-  if (error != NULL)
-    self->input_error = g_error_copy (error);
-  g_debug ("End of input; draining");
-  /* Subscriptions end gracefully now, or the drain would wait for them. */
-  snodo_server_connection_draining (self->server, self->connection);
-  snodo_executor_wait_owner_async (self->executor, G_OBJECT (self), NULL,
-                                   snodo_stdio_transport_drain_work_cb, g_object_ref (self));
-  snodo_stdio_transport_check_done (self);
-}
-
-/* Entry: OPEN. Takes the result of one read: @n bytes in the read buffer,
- * 0 at end of input, or -1 with @error. */
-static void
-snodo_stdio_transport_take_input (SnodoStdioTransport *self,
-                                  gssize               n,
-                                  GError              *error)
-{
-  if (n < 0)
-    {
-      g_prefix_error (&error, "%s", _("Could not read the input: "));
-      g_warning ("%s", error->message);
-      snodo_line_framer_finish (self->framer, snodo_stdio_transport_line_cb, self);
-      snodo_stdio_transport_begin_drain (self, error);
-      return;
-    }
-
-  if (n == 0)
-    {
-      snodo_line_framer_finish (self->framer, snodo_stdio_transport_line_cb, self);
-      if (self->state == STATE_OPEN)
-        snodo_stdio_transport_begin_drain (self, NULL);
-      return;
-    }
-
-  snodo_line_framer_push (self->framer, self->read_buffer, n, snodo_stdio_transport_line_cb, self);
-}
-
-static void
-snodo_stdio_transport_read_cb (GObject      *object,
-                               GAsyncResult *result,
-                               gpointer      user_data)
-{
-  g_autoptr(SnodoStdioTransport) self = user_data;
-  g_autoptr(GError) error = NULL;
-  gssize n;
-
-  self->reading = FALSE;
-  n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
-
-  if (self->state != STATE_OPEN)
-    return;
-
-  snodo_stdio_transport_take_input (self, n, error);
-
-  if (self->state == STATE_OPEN && !self->read_paused)
-    snodo_stdio_transport_read (self);
-}
-
-/* The persistent watch: the input has something (or an end, or an error).
- * One read of at most READ_BUFFER_SIZE a turn of the main loop, so that a
- * client that never pauses cannot starve the rest; the watch fires again on
- * the next turn if more is there. */
-static gboolean
-snodo_stdio_transport_readable_cb (gpointer user_data)
-{
-  SnodoStdioTransport *self = user_data;
-  g_autoptr(GError) error = NULL;
-  gssize n;
-
-  if (self->state != STATE_OPEN)
-    {
-      g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
-      return G_SOURCE_REMOVE;
-    }
-
-#ifdef G_OS_UNIX
-  if (self->read_mode == READ_MODE_FD)
-    {
-      if (g_input_stream_is_closed (self->input))
-        {
-          n = -1;
-          g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_CLOSED, "Stream is already closed");
-        }
-      else
-        n = snodo_fd_read_nonblocking (self->read_fd, self->read_fd_kind, &self->read_nowait,
-                                       self->read_buffer, READ_BUFFER_SIZE, &error);
-    }
-  else
-#endif
-    n = g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (self->input),
-                                                  self->read_buffer, READ_BUFFER_SIZE, NULL, &error);
-
-  /* Someone else took it, or a spurious wake-up. */
-  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-    return G_SOURCE_CONTINUE;
-
-  g_object_ref (self);
-  snodo_stdio_transport_take_input (self, n, error);
-  /* Ended, failed, or paused until the output catches up. */
-  if (self->state != STATE_OPEN || self->read_paused)
-    g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
-  g_object_unref (self);
-
-  return G_SOURCE_CONTINUE;
-}
-
-#ifdef G_OS_UNIX
-static gboolean
-snodo_stdio_transport_fd_readable_cb (int           fd,
-                                      GIOCondition  condition,
-                                      gpointer      user_data)
-{
-  return snodo_stdio_transport_readable_cb (user_data);
-}
-#endif
-
-static gboolean
-snodo_stdio_transport_pollable_readable_cb (GObject  *stream,
-                                            gpointer  user_data)
-{
-  return snodo_stdio_transport_readable_cb (user_data);
-}
-
-/* Entry: OPEN, not paused. Reads on, if that is not already so. */
-static void
-snodo_stdio_transport_read (SnodoStdioTransport *self)
-{
-  switch (self->read_mode)
-    {
-    case READ_MODE_FD:
-    case READ_MODE_POLLABLE:
-      if (self->read_source != NULL)
-        return;
-#ifdef G_OS_UNIX
-      if (self->read_mode == READ_MODE_FD)
-        {
-          self->read_source = g_unix_fd_source_new (self->read_fd, G_IO_IN);
-          g_source_set_callback (self->read_source, G_SOURCE_FUNC (snodo_stdio_transport_fd_readable_cb),
-                                 self, NULL);
-        }
-      else
-#endif
-        {
-          self->read_source = g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (self->input), NULL);
-          g_source_set_callback (self->read_source, G_SOURCE_FUNC (snodo_stdio_transport_pollable_readable_cb),
-                                 self, NULL);
-        }
-      /* No reference: the watch is destroyed when reading stops, which a
-       * started transport does before it lets itself go. */
-      g_source_set_static_name (self->read_source, "[snodo] input readable");
-      /* Its callback never iterates the context, so GLib need not block the
-       * watch while dispatching it: blocking takes the descriptor out of
-       * the poll set and back, two wake-ups of the context (eventfd writes,
-       * then a read) on every read. */
-      g_source_set_can_recurse (self->read_source, TRUE);
-      g_source_attach (self->read_source, self->context);
-      return;
-
-    case READ_MODE_ASYNC:
-    default:
-      if (self->reading)
-        return;
-      self->reading = TRUE;
-      g_input_stream_read_async (self->input, self->read_buffer, READ_BUFFER_SIZE,
-                                 G_PRIORITY_DEFAULT, self->read_cancellable,
-                                 snodo_stdio_transport_read_cb, g_object_ref (self));
-      return;
-    }
-}
-
-/* Chooses how to read the input: without a thread hand-off or a new source
- * per read whenever the input can say whether it would block. */
-static void
-snodo_stdio_transport_choose_read_mode (SnodoStdioTransport *self)
-{
-  self->read_mode = READ_MODE_ASYNC;
-
-#ifdef G_OS_UNIX
-  /* Exactly GIO's own type: a subclass may read otherwise. */
-  if (G_OBJECT_TYPE (self->input) == G_TYPE_UNIX_INPUT_STREAM)
-    {
-      self->read_fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (self->input));
-      self->read_fd_kind = snodo_fd_get_kind (self->read_fd);
-      self->read_nowait = snodo_fd_get_nowait_enabled ();
-      if (self->read_fd_kind != SNODO_FD_OTHER)
-        {
-          self->read_mode = READ_MODE_FD;
-          return;
-        }
-    }
-#endif
-
-  if (G_IS_POLLABLE_INPUT_STREAM (self->input) &&
-      g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (self->input)))
-    self->read_mode = READ_MODE_POLLABLE;
-}
 
 static void
 snodo_stdio_transport_constructed (GObject *object)
@@ -1118,9 +388,9 @@ snodo_stdio_transport_finalize (GObject *object)
 
   g_assert (self->in_flight == NULL);
   while ((send = g_queue_pop_head (&self->pending)))
-    pending_send_finish (send, self->error);
+    snodo_stdio_transport_finish_send (send, self->error);
 
-  g_clear_pointer (&self->write_timeout_source, snodo_source_destroy_and_unref);
+  snodo_stdio_transport_clear_write_deadline (self);
   g_clear_pointer (&self->abandon_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
   g_assert (self->report_source == NULL);
@@ -1751,7 +1021,7 @@ snodo_stdio_transport_close_async (SnodoStdioTransport *self,
                                                    _("The transport was closed"));
 
     while ((send = g_queue_pop_head (&self->pending)))
-      pending_send_finish (send, error);
+      snodo_stdio_transport_finish_send (send, error);
   }
 
   snodo_stdio_transport_check_done (self);
@@ -1779,3 +1049,4 @@ snodo_stdio_transport_close_finish (SnodoStdioTransport  *self,
 
   return g_task_propagate_boolean (G_TASK (result), error);
 }
+

@@ -201,12 +201,84 @@ snodo_fd_poll_now (int   fd,
 }
 
 /*
- * Reads at most @size bytes of a pipe or socket without blocking and
- * without O_NONBLOCK (the descriptor may be shared, e.g. stdin): preadv2()
- * with RWF_NOWAIT where the kernel takes it (*@nowait is cleared the first
- * time it does not), recv() with MSG_DONTWAIT, or poll() and then read().
- * Returns the bytes read, 0 at end of input, or -1 with
- * G_IO_ERROR_WOULD_BLOCK or the error.
+ * Moves at most @len bytes between @data and a pipe or socket without
+ * blocking and without O_NONBLOCK (the descriptor may be shared, e.g. stdin
+ * or stdout): preadv2() or pwritev2() with RWF_NOWAIT where the kernel
+ * takes it (*@nowait is cleared the first time it does not), recv() or
+ * send() with MSG_DONTWAIT, or else poll() and then read(), or write() of
+ * at most PIPE_BUF bytes (a pipe that polls writable has room for that
+ * much: a free page, so the write returns at once). Writes never raise
+ * SIGPIPE on a socket; on a pipe, see SigpipeGuard. Returns the bytes
+ * moved (0 at end of input), or -1 with errno set, EAGAIN when the device
+ * is not ready.
+ */
+static gssize
+snodo_fd_transfer_nonblocking (int          fd,
+                               SnodoFdKind  kind,
+                               gboolean    *nowait,
+                               gboolean     writing,
+                               void        *data,
+                               gsize        len)
+{
+  for (;;)
+    {
+      gssize n;
+
+#ifdef RWF_NOWAIT
+      if (*nowait)
+        {
+          struct iovec vector = { data, len };
+
+          if (writing)
+            n = pwritev2 (fd, &vector, 1, -1, RWF_NOWAIT);
+          else
+            n = preadv2 (fd, &vector, 1, -1, RWF_NOWAIT);
+          if (n >= 0)
+            return n;
+          if (errno == EINTR)
+            continue;
+          if (!snodo_fd_errno_is_unsupported (errno))
+            return -1;
+          *nowait = FALSE;
+        }
+#else
+      *nowait = FALSE;
+#endif
+
+      if (kind == SNODO_FD_SOCKET)
+        {
+          if (writing)
+            n = send (fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+          else
+            n = recv (fd, data, len, MSG_DONTWAIT);
+        }
+      else
+        {
+          int ready = snodo_fd_poll_now (fd, writing ? POLLOUT : POLLIN);
+
+          if (ready == 0)
+            {
+              errno = EAGAIN;
+              return -1;
+            }
+          if (ready < 0)
+            n = -1;
+          else if (writing)
+            n = write (fd, data, MIN (len, PIPE_BUF));
+          else
+            n = read (fd, data, len);
+        }
+      if (n >= 0)
+        return n;
+      if (errno != EINTR)
+        return -1;
+    }
+}
+
+/*
+ * Reads at most @size bytes of a pipe or socket without blocking (see
+ * snodo_fd_transfer_nonblocking()). Returns the bytes read, 0 at end of
+ * input, or -1 with G_IO_ERROR_WOULD_BLOCK or the error.
  */
 gssize
 snodo_fd_read_nonblocking (int           fd,
@@ -216,54 +288,16 @@ snodo_fd_read_nonblocking (int           fd,
                            gsize         size,
                            GError      **error)
 {
-  for (;;)
+  gssize n = snodo_fd_transfer_nonblocking (fd, kind, nowait, FALSE, buffer, size);
+
+  if (n < 0)
     {
-      gssize n;
-      int errsv;
+      int errsv = errno;
 
-#ifdef RWF_NOWAIT
-      if (*nowait)
-        {
-          struct iovec vector = { buffer, size };
-
-          n = preadv2 (fd, &vector, 1, -1, RWF_NOWAIT);
-          if (n >= 0)
-            return n;
-          errsv = errno;
-          if (errsv == EINTR)
-            continue;
-          if (!snodo_fd_errno_is_unsupported (errsv))
-            goto out;
-          *nowait = FALSE;
-        }
-#else
-      *nowait = FALSE;
-#endif
-
-      if (kind == SNODO_FD_SOCKET)
-        n = recv (fd, buffer, size, MSG_DONTWAIT);
-      else
-        {
-          int ready = snodo_fd_poll_now (fd, POLLIN);
-
-          if (ready == 0)
-            {
-              errsv = EAGAIN;
-              goto out;
-            }
-          n = ready < 0 ? -1 : read (fd, buffer, size);
-        }
-      if (n >= 0)
-        return n;
-      errsv = errno;
-      if (errsv == EINTR)
-        continue;
-
-    out:
       /* EAGAIN and EWOULDBLOCK become G_IO_ERROR_WOULD_BLOCK. */
       snodo_fd_set_error (error, errsv);
-      return -1;
     }
+  return n;
 }
 
 /*
@@ -353,55 +387,18 @@ snodo_writer_fd_write_unguarded (SnodoWriter   *self,
                                  gsize          len,
                                  GError       **error)
 {
-  for (;;)
+  gssize n = snodo_fd_transfer_nonblocking (self->fd, self->fd_kind, &self->fd_nowait, TRUE,
+                                            (void *) data, len);
+
+  if (n < 0)
     {
-      gssize n;
-      int errsv;
+      int errsv = errno;
 
-#ifdef RWF_NOWAIT
-      if (self->fd_nowait)
-        {
-          struct iovec vector = { (void *) data, len };
-
-          n = pwritev2 (self->fd, &vector, 1, -1, RWF_NOWAIT);
-          if (n >= 0)
-            return n;
-          errsv = errno;
-          if (errsv == EINTR)
-            continue;
-          if (errsv == EAGAIN || errsv == EWOULDBLOCK)
-            return 0;
-          if (!snodo_fd_errno_is_unsupported (errsv))
-            {
-              snodo_fd_set_error (error, errsv);
-              return -1;
-            }
-          self->fd_nowait = FALSE;
-        }
-#endif
-
-      if (self->fd_kind == SNODO_FD_SOCKET)
-        n = send (self->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-      else
-        {
-          int ready = snodo_fd_poll_now (self->fd, POLLOUT);
-
-          if (ready == 0)
-            return 0;
-          /* A pipe that polls writable has room for PIPE_BUF bytes (a free
-           * page), so a write of at most that much returns at once. */
-          n = ready < 0 ? -1 : write (self->fd, data, MIN (len, PIPE_BUF));
-        }
-      if (n >= 0)
-        return n;
-      errsv = errno;
-      if (errsv == EINTR)
-        continue;
       if (errsv == EAGAIN || errsv == EWOULDBLOCK)
         return 0;
       snodo_fd_set_error (error, errsv);
-      return -1;
     }
+  return n;
 }
 
 #endif /* G_OS_UNIX */

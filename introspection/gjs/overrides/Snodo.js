@@ -209,6 +209,7 @@ function _init() {
 
     // get_/set_ pairs of JSON properties take and give plain values.
     const accessors = [
+        [Snodo.Description, ['icons']],
         [Snodo.Tool, ['input_schema', 'output_schema', 'annotations', 'icons']],
         [Snodo.Resource, ['annotations', 'icons']],
         [Snodo.ResourceTemplate, ['annotations', 'icons']],

@@ -223,6 +223,15 @@ def _json_accessors(cls, names):
         setattr(cls, 'set_' + name, set_)
 
 
+class Description(Snodo.Description):
+    pass
+
+
+_json_accessors(Description, ['icons'])
+Description = override(Description)
+__all__.append('Description')
+
+
 class Tool(Snodo.Tool):
     pass
 

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+#pragma once
+
+#include "snodo-executor.h"
+#include "snodo-work-private.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The executor's state, shared by its two files and nothing else:
+ *
+ * - snodo-executor-core.c: the state machine under the lock (admitted,
+ *   queued, running, finished; owners and keys; the queues), what it asks
+ *   for once the lock is released (SnodoExecutorActions), and the delivery
+ *   of started work: the per-context dispatch source for ASYNC work, the
+ *   worker threads for BLOCKING work, and the work's completion hook.
+ * - snodo-executor.c: the GObject and the public API (limits, statistics,
+ *   submit, cancel, waiting for an owner), which takes the lock, calls the
+ *   transitions of the core and runs their actions.
+ *
+ * The core calls nothing of snodo-executor.c; both call snodo-work.c,
+ * which calls neither.
+ */
+
+/* The live works of one owner. */
+typedef struct
+{
+  /* Every live work of the owner, oldest first, linked through
+   * work->owner_link. Holds the executor's strong reference on each work. */
+  GQueue works;
+  /* Nullable (created on the first keyed work). Key (borrowed from the work)
+   * → SnodoWork (borrowed), for the live works that have a key. */
+  GHashTable *keys;
+} SnodoExecutorOwner;
+
+/* A list of pointers that keeps its first few items in place: every
+ * submit and every completion fills one or two lists, and a GPtrArray cost
+ * two allocations and two frees each time. All zero is an empty list. */
+#define ACTION_LIST_INLINE 4
+
+typedef struct
+{
+  guint    len;
+  guint    size;
+  /* NULL while the items fit in @inline_items. */
+  gpointer *heap;
+  gpointer  inline_items[ACTION_LIST_INLINE];
+} ActionList;
+
+#define action_list_index(list, i) ((list)->heap != NULL ? (list)->heap : (list)->inline_items)[i]
+
+/* What a state change asks for once the lock is released. Every list is
+ * empty until needed. */
+typedef struct
+{
+  /* SnodoWork, one reference each: to cancel (snodo_work_cancel()). */
+  ActionList cancel;
+  /* SnodoWork, one reference each: just moved to RUNNING, to hand to their
+   * context or to the thread pool (the reference goes with them). */
+  ActionList start;
+  /* SnodoWork, borrowed (kept alive by @unref): no longer live; their
+   * destroy notify is to be called. */
+  ActionList finished;
+  /* GTask, one reference each: wait_owner_async() calls to complete. */
+  ActionList waiters;
+  /* GObject, one reference each: dropped last, which may finalize the
+   * executor itself. */
+  ActionList unref;
+} SnodoExecutorActions;
+
+/* The task data of snodo_executor_wait_owner_async(). */
+typedef struct
+{
+  /* The owner waited for; identity only. */
+  GObject *owner;
+  /* Owned, nullable: watches the task's cancellable; destroyed when the
+   * task completes otherwise. */
+  GSource *cancel_source;
+} WaitOwnerState;
+
+struct _SnodoExecutor
+{
+  GObject parent_instance;
+
+  /* Guards every field below except @pool, and the executor's part of each
+   * live work (see snodo-work-private.h). Never held while calling a work
+   * function, a destroy notify, g_cancellable_cancel(), a GTask return,
+   * g_object_notify() or while attaching a source. */
+  GMutex lock;
+
+  /* Owned; thread-safe on its own. The worker threads of BLOCKING work.
+   * Not exclusive, so threads are created on demand and shared with other
+   * pools when idle. Its thread limit follows @max_threads. Freed without
+   * waiting in finalize, which may run on one of its own threads. */
+  GThreadPool *pool;
+
+  /* The limits (properties). */
+  guint max_threads;
+  guint max_running;
+  guint max_queued;
+  guint64 max_queued_bytes;
+
+  /* Works in the RUNNING state. */
+  guint n_running;
+  /* BLOCKING works handed to the pool whose thread has not yet been given
+   * back: from the push until the function returned and the work's
+   * bookkeeping (destroy notify included) is done. */
+  guint n_threads;
+
+  /* Queued works in admission order, one queue per kind (linked through
+   * work->queue_link), so that the next startable work is always at the
+   * head of one of them; works that are not startable wait behind the same
+   * limit. Borrowed: the owner lists hold the references. */
+  GQueue queued_async;
+  GQueue queued_blocking;
+  /* Sum of cost_bytes of the queued works. */
+  guint64 queued_bytes;
+  /* Admission counter for work->seq. */
+  guint64 next_seq;
+
+  /* Owned. Owner (identity, not referenced) → SnodoExecutorOwner (owned).
+   * An owner is present exactly while it has live work. */
+  GHashTable *owners;
+  /* GTask, one reference each: pending wait_owner_async() calls whose owner
+   * has live work. */
+  GQueue waiters;
+
+  /* Owned. GMainContext (referenced) → DispatchSource (a reference,
+   * attached to that context): where started ASYNC works wait for their
+   * context to run them. */
+  GHashTable *dispatch_sources;
+
+  /* Statistics (read-only properties). */
+  guint64 admitted;
+  guint64 rejected;
+  guint64 cancelled;
+  guint64 completed;
+};
+
+/* snodo-executor-core.c. The *_locked functions run with @self->lock
+ * held and record in @actions what is to be done once it is released,
+ * by snodo_executor_actions_run(). */
+void     snodo_executor_actions_run           (SnodoExecutor        *self,
+                                               SnodoExecutorActions *actions);
+GQueue  *snodo_executor_queue_for             (SnodoExecutor        *self,
+                                               SnodoWork            *work);
+void     snodo_executor_start_locked          (SnodoExecutor        *self,
+                                               SnodoWork            *work,
+                                               SnodoExecutorActions *actions);
+void     snodo_executor_take_startable_locked (SnodoExecutor        *self,
+                                               SnodoExecutorActions *actions);
+void     snodo_executor_cancel_work_locked    (SnodoExecutor        *self,
+                                               SnodoWork            *work,
+                                               SnodoExecutorActions *actions);
+guint    snodo_executor_cancel_owner_locked   (SnodoExecutor        *self,
+                                               GObject              *owner,
+                                               SnodoExecutorActions *actions);
+/* The thread pool's function: runs one BLOCKING work. */
+void     snodo_executor_thread_cb             (gpointer              data,
+                                               gpointer              user_data);
+/* The completion hook every work of an executor is made with. */
+void     snodo_executor_work_completed        (SnodoWork            *work);
+
+G_END_DECLS
