@@ -184,6 +184,37 @@ assert_line (GBytes     *line,
   g_assert_cmpmem (data, len, with_newline, strlen (with_newline));
 }
 
+/* A text result written straight from its text is the same line as the
+ * result built as a tree and encoded. */
+static void
+test_encode_text_result (void)
+{
+  static const char * const texts[] = {
+    "", "hello", "a\nb\t\"q\"\\", "\x01\x1f\x7f", "caf\xc3\xa9 \xf0\x9f\x98\x80",
+    "nul \xc0\x80 here", "bad \xff\xfe utf-8", "0123456789abcdef0123456789abcdef \" / end",
+  };
+  static const char * const tails[] = { NULL, "\"resultType\":\"complete\",\"_meta\":{\"x\":1}" };
+  g_autoptr(JsonNode) iid = snodo_test_parse ("42");
+  g_autoptr(JsonNode) sid = snodo_test_parse ("\"r\\u0001\"");
+  JsonNode *ids[] = { iid, sid, NULL };
+
+  for (guint t = 0; t < G_N_ELEMENTS (texts); t++)
+    for (guint e = 0; e < 2; e++)
+      for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+        for (guint k = 0; k < G_N_ELEMENTS (tails); k++)
+          {
+            g_autoptr(JsonNode) result = snodo_text_result_new (texts[t], e);
+            g_autoptr(GBytes) built = NULL;
+            g_autoptr(GBytes) direct = snodo_text_result_encode (ids[i], texts[t], e, tails[k]);
+
+            if (tails[k] == NULL)
+              built = snodo_frame_encode_result (ids[i], result);
+            else
+              built = snodo_frame_encode_result_tail (ids[i], result, tails[k]);
+            g_assert_true (g_bytes_equal (built, direct));
+          }
+}
+
 /* A result is shaped by what the stamp says of the server: the same
  * ending, written once, for a plain result and for one text block; the
  * initialize era has none of it. */
@@ -228,6 +259,7 @@ main (int   argc,
   g_test_add_func ("/snodo/dialect/lookup", test_lookup);
   g_test_add_func ("/snodo/dialect/negotiate", test_negotiate);
   g_test_add_func ("/snodo/dialect/log-levels", test_log_levels);
+  g_test_add_func ("/snodo/dialect/encode-text-result", test_encode_text_result);
   g_test_add_func ("/snodo/dialect/encode-with-stamp", test_encode_with_stamp);
 
   return g_test_run ();
