@@ -21,7 +21,7 @@
  * dispatch of snodo-server.c runs them, as work admitted by the executor,
  * by the identifier of the dialect's table; they answer through their
  * invocation. subscriptions/listen is in snodo-server-sessions.c with what
- * it keeps, and the catalog's methods are with the catalog's API.
+ * it keeps, and the catalog's in snodo-server-catalog-methods.c.
  */
 
 static JsonObject *

@@ -31,11 +31,13 @@
  *   dialect (snodo_dialect_select()), settles the connection's era, makes
  *   the invocation and submits the work, then runs the handler of the
  *   method's identifier from its table (method_funcs);
- * - snodo-server-methods.c, snodo-server-sessions.c and the catalog's
- *   methods: those handlers (declared in snodo-server-methods.h). They read
- *   what this file keeps through snodo-server-internal.h, and the server's
- *   public API: the one loop between the server's files, this file calling
- *   them through its table and them asking it for its state;
+ * - snodo-server-methods.c (the protocol's own methods),
+ *   snodo-server-catalog-methods.c (resources, prompts, completion) and
+ *   snodo-server-sessions.c (subscriptions/listen): those handlers,
+ *   declared in snodo-server-methods.h. They read what this file keeps
+ *   through snodo-server-internal.h, snodo_server_get_catalog() and the
+ *   server's public API: the one loop between the server's files, this
+ *   file calling them through its table and them asking it for its state;
  * - snodo-server-sessions.c also keeps what outlives a request: listen
  *   subscriptions, the connections served, change announcements;
  *   snodo-server-catalog.c is the catalog's part of the public API;
