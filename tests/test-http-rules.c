@@ -5,9 +5,12 @@
 
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
 #include "snodo-http-rules-private.h"
+#include "snodo-server.h"
 #include "snodo-test-util.h"
-#include "snodo-private.h"
+#include "snodo-wire-private.h"
 
 static void
 test_line_kind (void)

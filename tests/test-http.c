@@ -7,11 +7,17 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
-#include <snodo/snodo.h>
 
+#include "snodo-error.h"
+#include "snodo-executor.h"
 #include "snodo-http-listener-private.h"
+#include "snodo-http-transport.h"
+#include "snodo-invocation.h"
+#include "snodo-server.h"
 #include "snodo-test-util.h"
+#include "snodo-tool.h"
 
 #define ENVELOPE "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
                  "\"io.modelcontextprotocol/clientCapabilities\":{}}"

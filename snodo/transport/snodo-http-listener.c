@@ -18,8 +18,8 @@
 
 #include <libsoup/soup.h>
 
+#include "snodo-base-private.h"
 #include "snodo-http-listener-private.h"
-#include "snodo-private.h"
 
 /*
  * Why the transport accepts its own connections

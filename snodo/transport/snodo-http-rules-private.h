@@ -5,8 +5,8 @@
 
 #include <json-glib/json-glib.h>
 
-#include "snodo-frame-private.h"
 #include "snodo-server.h"
+#include "snodo-wire-private.h"
 
 G_BEGIN_DECLS
 

@@ -5,8 +5,14 @@
 
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
+#include "snodo-base-private.h"
+#include "snodo-error.h"
 #include "snodo-http-rules-private.h"
-#include "snodo-private.h"
+#include "snodo-server.h"
+#include "snodo-tool.h"
+#include "snodo-wire-private.h"
 
 /*
  * What a line the server sends is, read from the encoder's fixed layout

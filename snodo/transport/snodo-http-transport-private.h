@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/*
+ * The insides of SnodoHttpTransport, shared by its files and by nothing
+ * else. From the request in:
+ *
+ *   snodo-http-transport.c  the object: its properties, listen_local(), the
+ *                           routing of each request by its method, closing
+ *   snodo-http-post.c       a POST: its body, the checks of its headers, the
+ *                           era it belongs to, its dispatch to the server
+ *   snodo-http-session.c    peers, what the server sees as a connection (a
+ *                           session of the initialize era, or one stateless
+ *                           request); the table of sessions, their GET
+ *                           stream and DELETE, the end of idle sessions
+ *   snodo-http-exchange.c   answering one HTTP request: at once, with one
+ *                           JSON body, or with an event stream (keep-alive,
+ *                           write timeouts, a client that leaves)
+ *
+ * They stand on snodo-http-rules.c (the rules of Streamable HTTP that need
+ * no socket) and snodo-http-listener.c (the sockets). Everything runs on
+ * the transport's context.
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <libsoup/soup.h>
+
+#include "snodo-executor.h"
+#include "snodo-http-listener-private.h"
+#include "snodo-http-transport.h"
+#include "snodo-server.h"
+#include "snodo-server-private.h"
+
+G_BEGIN_DECLS
+
+#define SESSION_HEADER "Mcp-Session-Id"
+
+typedef enum
+{
+  STATE_NEW,
+  STATE_LISTENING,
+  /* close_async(): subscriptions end, streams finish. */
+  STATE_CLOSING,
+  STATE_CLOSED,
+} State;
+
+typedef enum
+{
+  /* Paused, nothing sent yet: the answer may still be a JSON body. */
+  EXCHANGE_WAITING,
+  /* Headers of a text/event-stream are out; lines go as events. */
+  EXCHANGE_STREAMING,
+  /* The last byte is handed to libsoup; waiting for "finished". */
+  EXCHANGE_DONE,
+} ExchangeState;
+
+typedef struct _Peer Peer;
+
+typedef struct
+{
+  GBytes        *line;
+  SnodoSendFunc  func;
+  gpointer       user_data;
+} PendingSend;
+
+/* One HTTP request being answered: a POSTed request, or a session's GET
+ * stream. Freed on the message's "finished". */
+typedef struct
+{
+  SnodoHttpTransport *transport;
+  /* Owned by the exchange until it ends; the peer outlives the exchange. */
+  Peer               *peer;
+  SoupServerMessage  *msg;
+  /* The key of the client request, NULL for a session's GET stream. */
+  char               *key;
+  ExchangeState       state;
+  /* Always a stream: subscriptions/listen, GET. */
+  guint               stream_only : 1;
+  /* The answer is queued: the stream ends after it. */
+  guint               answer_queued : 1;
+  /* initialize: the answer tells whether the session lives. */
+  guint               is_initialize : 1;
+  /* Closing the stream cancels the request (2026-07-28). */
+  guint               cancel_on_close : 1;
+  /* Ended by the transport or the client, not by the answer. */
+  guint               aborted : 1;
+  /* Lines waiting for their turn (PendingSend), and their size. */
+  GQueue              pending;
+  gsize               pending_bytes;
+  /* The line handed to libsoup and not yet written, or NULL. An entry
+   * with a NULL line is a keep-alive comment. */
+  PendingSend        *in_flight;
+  GSource            *write_timeout_source;
+  GSource            *keepalive_source;
+  /* Watches the socket while waiting, to notice a client that left. */
+  GSource            *hangup_source;
+  /* Until then, the exchange's place in the transport's hangup_waiting
+   * (data is the exchange; linked while hangup_queued), and since when it
+   * waits (monotonic time). */
+  GList               hangup_link;
+  gint64              waiting_since;
+  guint               hangup_queued : 1;
+  /* Connected for a stream only; the end of the exchange comes through
+   * the server's request-finished/aborted (see snodo_http_exchange_new()). */
+  gulong              wrote_chunk_id;
+} Exchange;
+
+/* What the server sees as a connection: a session (initialize era) or one
+ * stateless request. */
+struct _Peer
+{
+  SnodoHttpTransport *transport;
+  SnodoConnection    *connection;
+  /* The identity of the peer's work in the executor; kept until the
+   * executor holds no work of it. */
+  GObject            *owner;
+  /* key -> Exchange (borrowed; the exchange removes itself). */
+  GHashTable         *exchanges;
+  /* The session's GET stream, or NULL. */
+  Exchange           *standalone;
+  /* NULL for a stateless peer. */
+  char               *session_id;
+  /* The version initialize negotiated, or NULL. */
+  char               *protocol_version;
+  /* When the session last had a request (monotonic time). */
+  gint64              last_active;
+  /* A stateless peer ends with its one exchange. */
+  guint               stateless : 1;
+  guint               ended : 1;
+};
+
+struct _SnodoHttpTransport
+{
+  GObject          parent_instance;
+
+  /* Construct-only, owned. */
+  SnodoServer     *server;
+  SnodoExecutor   *executor;
+  char            *path;
+  /* The context the transport was created in; everything is touched there. */
+  GMainContext    *context;
+
+  /* Owned, from listen_local(). */
+  SoupServer      *soup;
+  /* Owned, from listen_local(): the listening socket and the connections
+   * handed to soup. */
+  SnodoHttpListener *listener;
+  guint16          port;
+  /* Host headers must name the loopback interface. */
+  guint            check_host : 1;
+  /* From listen_local() until closed: the transport holds a reference to
+   * itself, as a started stdio transport does. */
+  guint            holds_self : 1;
+
+  State            state;
+  /* session id -> Peer (owned). */
+  GHashTable      *sessions;
+  /* Stateless peers (owned), each ending with its exchange. */
+  GPtrArray       *stateless;
+  /* SoupServerMessage -> its live Exchange (borrowed; each removes
+   * itself when freed). */
+  GHashTable      *exchanges;
+
+  guint64          max_body_bytes;
+  guint            write_timeout;
+  /* NULL: only the loopback origins. */
+  char           **allowed_origins;
+  /* Seconds a session may stay idle; 0 for ever. */
+  guint            session_idle_timeout;
+  /* The most sessions at once; a new one beyond is refused (503). */
+  guint            max_sessions;
+  guint            connection_idle_timeout;
+  guint            max_connections;
+  /* Ends idle sessions, while listening. */
+  GSource         *sweep_source;
+  /* Exchanges waiting for their answer without a socket watch yet,
+   * oldest first (their hangup_link), and the timer that gives them one
+   * once they have waited HANGUP_WATCH_DELAY_MS: one timer for all,
+   * running only while some wait, rather than one per request. */
+  GQueue           hangup_waiting;
+  GSource         *hangup_tick_source;
+
+  /* close_async() calls waiting (GTask), and the grace timer. */
+  GPtrArray       *close_tasks;
+  GSource         *close_timeout_source;
+};
+
+/* snodo-http-transport.c */
+
+void      snodo_http_transport_check_closed         (SnodoHttpTransport *self);
+
+/* snodo-http-post.c */
+
+void      snodo_http_transport_early_cb             (SoupServer         *server,
+                                                     SoupServerMessage  *msg,
+                                                     const char         *path,
+                                                     GHashTable         *query,
+                                                     gpointer            user_data);
+void      snodo_http_transport_handle_post          (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg);
+
+/* snodo-http-session.c */
+
+Peer     *snodo_http_peer_new                       (SnodoHttpTransport *self,
+                                                     gboolean            stateless);
+void      snodo_http_peer_free                      (Peer               *peer);
+void      snodo_http_peer_end                       (Peer               *peer,
+                                                     gboolean            graceful);
+void      snodo_http_transport_handle_get_or_delete (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg,
+                                                     gboolean            is_get);
+void      snodo_http_transport_arm_sweep            (SnodoHttpTransport *self);
+
+/* snodo-http-exchange.c */
+
+void      snodo_http_send_fail_later                (GMainContext       *context,
+                                                     SnodoSendFunc       func,
+                                                     gpointer            user_data,
+                                                     const GError       *error);
+void      snodo_http_reply_error                    (SoupServerMessage  *msg,
+                                                     guint               status,
+                                                     JsonNode           *id,
+                                                     int                 code,
+                                                     const char         *message);
+void      snodo_http_reply_status                   (SoupServerMessage  *msg,
+                                                     guint               status);
+void      snodo_http_reply_method_not_allowed       (SoupServerMessage  *msg,
+                                                     const char         *allow);
+Exchange *snodo_http_exchange_new                   (SnodoHttpTransport *self,
+                                                     Peer               *peer,
+                                                     SoupServerMessage  *msg,
+                                                     const char         *key);
+void      snodo_http_exchange_free                  (Exchange           *ex);
+void      snodo_http_exchange_finished_cb           (SoupServer         *server,
+                                                     SoupServerMessage  *msg,
+                                                     gpointer            user_data);
+void      snodo_http_exchange_send                  (Exchange           *ex,
+                                                     GBytes             *line,
+                                                     SnodoSendFunc       func,
+                                                     gpointer            user_data);
+void      snodo_http_exchange_start_stream          (Exchange           *ex);
+void      snodo_http_exchange_watch_hangup          (Exchange           *ex);
+void      snodo_http_exchange_end                   (Exchange           *ex,
+                                                     guint               status);
+void      snodo_http_exchange_abort                 (Exchange           *ex);
+
+G_END_DECLS
