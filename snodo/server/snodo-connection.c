@@ -125,7 +125,7 @@ snodo_connection_add_deadline (SnodoConnection   *self,
     {
       self->deadline_source = g_source_new (&deadline_source_funcs, sizeof (DeadlineSource));
       ((DeadlineSource *) self->deadline_source)->connection = self;
-      g_source_set_static_name (self->deadline_source, "[snodo] handler deadlines");
+      g_source_set_static_name (self->deadline_source, "[snodo] connection deadlines");
       g_source_attach (self->deadline_source, self->context);
     }
   /* Usually the latest of all: look from the end. */
