@@ -79,6 +79,7 @@ typedef struct
   MbBuf   in;        /* bytes read, not yet split into lines */
   long    notifications;
   long    server_requests;
+  long    late_lines;   /* lines read after the last answer awaited */
   /* a huge line being written in pieces */
   long long big_left;
   const char *big_tail;
@@ -513,13 +514,33 @@ handshake (Peer *peer)
   free (answer.data);
 }
 
-/* Closes the server's input and waits up to 5 s for it to exit. */
+/* Counts the whole lines in the input buffer and drops them. */
+static void
+peer_drop_lines (Peer *peer)
+{
+  char *p = peer->in.data, *end = peer->in.data + peer->in.len, *nl;
+
+  while (p < end && (nl = memchr (p, '\n', (size_t) (end - p))))
+    {
+      if (nl > p && !(nl == p + 1 && *p == '\r'))
+        peer->late_lines++;
+      p = nl + 1;
+    }
+  mb_consume (&peer->in, (size_t) (p - peer->in.data));
+}
+
+/*
+ * Closes the server's input and waits up to 5 s for it to exit. What it
+ * writes meanwhile is read and counted (late_lines): after the last
+ * answer awaited, an echo server has nothing more to say.
+ */
 static int
 peer_close (Peer *peer, struct rusage *ru)
 {
   int status = 0;
   double deadline = mb_now () + 5;
 
+  peer_drop_lines (peer);
   close (peer->to_fd);
   for (;;)
     {
@@ -537,11 +558,16 @@ peer_close (Peer *peer, struct rusage *ru)
       if (!peer->eof)
         {
           peer_wait (peer, mb_now () + 0.05);
-          peer->in.len = 0;
+          peer_drop_lines (peer);
         }
       else
         usleep (5000);
     }
+  /* What it wrote before exiting, up to its end of output. */
+  deadline = mb_now () + 1;
+  while (!peer->eof && peer_wait (peer, deadline))
+    peer_drop_lines (peer);
+  peer_drop_lines (peer);
   close (peer->from_fd);
   return status;
 }
@@ -827,9 +853,9 @@ main (int argc, char **argv)
       {
         printf ("{\"workload\":\"calls\",\"requests\":%ld,\"window\":%ld,\"size\":%zu,\"seconds\":%.6f,"
                 "\"rate\":%.1f,\"p50_us\":%.2f,\"p90_us\":%.2f,\"p99_us\":%.2f,\"startup_s\":%.6f,"
-                "\"notifications\":%ld,\"exit_status\":%d",
+                "\"notifications\":%ld,\"late_lines\":%ld,\"exit_status\":%d",
                 opt.requests, opt.window, opt.size, t1 - t0, rate, p50, p90, p99, t_ready - t_spawn,
-                peer.notifications, status);
+                peer.notifications, peer.late_lines, status);
         print_json_stats ("ready", s_ready);
         print_json_stats ("before", s0);
         print_json_stats ("after", s1);
