@@ -3,6 +3,7 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -1240,6 +1241,92 @@ test_dispose_busy (Fixture       *fixture,
   stream_state_clear (&call_state);
 }
 
+typedef struct
+{
+  Fixture    *fixture;
+  /* The transport's SoupServer, seen in its request-finished (weak). */
+  SoupServer *soup;
+  /* The close callback ran inside an emission of the SoupServer. */
+  gboolean    inside_emission;
+  gboolean    done;
+} CloseState;
+
+static gboolean
+find_soup_server_hook (GSignalInvocationHint *hint,
+                       guint                  n_values,
+                       const GValue          *values,
+                       gpointer               user_data)
+{
+  CloseState *state = user_data;
+
+  if (state->soup == NULL)
+    {
+      state->soup = g_value_get_object (&values[0]);
+      g_object_add_weak_pointer (G_OBJECT (state->soup), (gpointer *) &state->soup);
+    }
+  return TRUE;
+}
+
+static void
+close_drop_transport_cb (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  CloseState *state = user_data;
+
+  g_assert_true (snodo_http_transport_close_finish (SNODO_HTTP_TRANSPORT (object), result, NULL));
+  state->inside_emission = state->soup != NULL && g_signal_get_invocation_hint (state->soup) != NULL;
+  /* What an application may do: let go of the transport right here. */
+  g_clear_object (&state->fixture->transport);
+  state->done = TRUE;
+}
+
+static void
+test_close_drop_in_callback (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  guint signal_id = g_signal_lookup ("request-finished", SOUP_TYPE_SERVER);
+  g_autoptr(SoupMessage) listen = NULL;
+  StreamState listen_state = { 0, };
+  CloseState state = { fixture, };
+  g_autofree char *ack = NULL;
+  g_autofree char *answer = NULL;
+  gulong hook_id;
+  gint64 deadline;
+
+  g_test_summary ("A close callback that drops the last reference to the transport, when "
+                  "closing ends a stream, runs outside libsoup's emissions, and the transport "
+                  "and its SoupServer go away once libsoup is done");
+
+  hook_id = g_signal_add_emission_hook (signal_id, 0, find_soup_server_hook, &state, NULL);
+  listen = new_message (fixture, "POST",
+                        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\",\"params\":"
+                        "{\"notifications\":{\"toolsListChanged\":true}," ENVELOPE "}}",
+                        "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen", NULL);
+  open_stream (fixture, listen, &listen_state);
+  ack = next_event (&listen_state);
+  g_assert_nonnull (ack);
+
+  /* Closing answers the subscription, which ends its stream: the close
+   * completes once libsoup has finished that message. */
+  snodo_http_transport_close_async (fixture->transport, NULL, close_drop_transport_cb, &state);
+  g_assert_true (snodo_test_wait_for (&state.done, 10000));
+  g_assert_null (fixture->transport);
+  g_assert_false (state.inside_emission);
+
+  answer = next_event (&listen_state);
+  g_assert_nonnull (answer);
+  g_assert_nonnull (strstr (answer, "\"result\""));
+
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (state.soup != NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_null (state.soup);
+
+  g_signal_remove_emission_hook (signal_id, hook_id);
+  stream_state_clear (&listen_state);
+}
+
 static void
 test_legacy_idle_session (Fixture       *fixture,
                           gconstpointer  data)
@@ -1783,6 +1870,170 @@ test_keepalive_burst (Fixture       *fixture,
   g_assert_true (wait_for_connections (fixture, 0, 5000));
 }
 
+/* ---- snodo-demo --http, a real process ---------------------------------- */
+
+/* Connects to 127.0.0.1:@port; reads and writes block for at most 10 s. */
+static GSocket *
+demo_connect (guint16 port)
+{
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, port);
+  g_autoptr(GError) error = NULL;
+  GSocket *socket;
+
+  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  g_socket_set_timeout (socket, 10);
+  g_assert_true (g_socket_connect (socket, address, NULL, &error));
+  g_assert_no_error (error);
+  return socket;
+}
+
+/* Sends a POST of @body to /mcp; @headers are extra header lines. */
+static void
+demo_post (GSocket    *socket,
+           const char *headers,
+           const char *body)
+{
+  g_autofree char *request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                              "Accept: application/json, text/event-stream\r\n"
+                                              "Content-Type: application/json\r\n%s"
+                                              "Content-Length: %zu\r\n\r\n%s",
+                                              headers, strlen (body), body);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_socket_send (socket, request, strlen (request), NULL, &error), ==, (gssize) strlen (request));
+  g_assert_no_error (error);
+}
+
+/* Reads into @buffer until it holds @needle (TRUE), or until the end of
+ * the stream, an error or the socket's timeout (FALSE). @needle NULL
+ * reads to the end. */
+static gboolean
+demo_read_until (GSocket    *socket,
+                 GString    *buffer,
+                 const char *needle)
+{
+  char chunk[4096];
+
+  while (needle == NULL || strstr (buffer->str, needle) == NULL)
+    {
+      gssize n = g_socket_receive (socket, chunk, sizeof chunk, NULL, NULL);
+
+      if (n <= 0)
+        return FALSE;
+      g_string_append_len (buffer, chunk, n);
+    }
+  return TRUE;
+}
+
+static void
+demo_exited_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  gboolean *exited = user_data;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  *exited = TRUE;
+}
+
+static void
+test_demo_sigterm_streams (void)
+{
+  const char *demo = g_getenv ("SNODO_DEMO");
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GSocket) listen = NULL;
+  g_autoptr(GSocket) init = NULL;
+  g_autoptr(GSocket) get = NULL;
+  g_autoptr(GString) listen_data = g_string_new (NULL);
+  g_autoptr(GString) init_data = g_string_new (NULL);
+  g_autoptr(GString) get_data = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *uri = NULL;
+  g_autofree char *session_header = NULL;
+  g_autofree char *get_request = NULL;
+  g_autofree char *err = NULL;
+  const char *port_start;
+  const char *id_start;
+  gboolean exited = FALSE;
+  guint16 port;
+
+  g_test_summary ("SIGTERM to snodo-demo --http while clients hold a subscriptions/listen stream "
+                  "and a session's GET stream: both streams end, the process exits 0, and "
+                  "nothing is written to standard error");
+
+  if (demo == NULL)
+    {
+      g_test_skip ("SNODO_DEMO is not set");
+      return;
+    }
+
+  /* Freed objects really freed (and, with MALLOC_PERTURB_, scribbled
+   * over), so that a use after free shows. */
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_setenv (launcher, "G_SLICE", "always-malloc", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, "G_MESSAGES_DEBUG");
+  process = g_subprocess_launcher_spawn (launcher, &error, demo, "--http", "0", NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
+  uri = g_data_input_stream_read_line (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (uri);
+  port_start = strrchr (uri, ':');
+  g_assert_nonnull (port_start);
+  port = (guint16) g_ascii_strtoull (port_start + 1, NULL, 10);
+  g_assert_cmpuint (port, >, 0);
+
+  /* A 2026-07-28 subscription, live once acknowledged. */
+  listen = demo_connect (port);
+  demo_post (listen, "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\n",
+             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\",\"params\":"
+             "{\"notifications\":{\"toolsListChanged\":true}," ENVELOPE "}}");
+  g_assert_true (demo_read_until (listen, listen_data, "notifications/subscriptions/acknowledged"));
+
+  /* A 2025-11-25 session (its connection stays open, idle) and its GET
+   * stream. */
+  init = demo_connect (port);
+  demo_post (init, "",
+             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+             "\"capabilities\":{},\"clientInfo\":{\"name\":\"test\",\"version\":\"1\"}}}");
+  g_assert_true (demo_read_until (init, init_data, "\"result\""));
+  id_start = strstr (init_data->str, "Mcp-Session-Id: ");
+  g_assert_nonnull (id_start);
+  id_start += strlen ("Mcp-Session-Id: ");
+  session_header = g_strndup (id_start, strcspn (id_start, "\r\n"));
+  get = demo_connect (port);
+  get_request = g_strdup_printf ("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+                                 "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n",
+                                 session_header);
+  g_assert_cmpint (g_socket_send (get, get_request, strlen (get_request), NULL, &error), ==,
+                   (gssize) strlen (get_request));
+  g_assert_no_error (error);
+  g_assert_true (demo_read_until (get, get_data, "\r\n\r\n"));
+  g_assert_true (g_str_has_prefix (get_data->str, "HTTP/1.1 200"));
+
+  g_subprocess_send_signal (process, SIGTERM);
+
+  /* The subscription ends with its result, the GET stream with the end
+   * of its body; then the process exits. */
+  g_assert_true (demo_read_until (listen, listen_data, "\"id\":1,\"result\""));
+  demo_read_until (listen, listen_data, NULL);
+  demo_read_until (get, get_data, NULL);
+  g_assert_true (g_str_has_suffix (get_data->str, "0\r\n\r\n"));
+
+  g_subprocess_wait_async (process, NULL, demo_exited_cb, &exited);
+  g_assert_true (snodo_test_wait_for (&exited, 20000));
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+
+  g_subprocess_communicate_utf8 (process, NULL, NULL, NULL, &err, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (err, ==, "");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1813,6 +2064,8 @@ main (int   argc,
   g_test_add ("/snodo/http/modern/cancel-one-of-many", Fixture, NULL, fixture_setup,
               test_modern_cancel_one_of_many, fixture_teardown);
   g_test_add ("/snodo/http/dispose-busy", Fixture, NULL, fixture_setup, test_dispose_busy, fixture_teardown);
+  g_test_add ("/snodo/http/close/drop-in-callback", Fixture, NULL, fixture_setup, test_close_drop_in_callback,
+              fixture_teardown);
   g_test_add ("/snodo/http/checks", Fixture, NULL, fixture_setup, test_checks, fixture_teardown);
   g_test_add ("/snodo/http/body-limits", Fixture, NULL, fixture_setup, test_body_limits, fixture_teardown);
   g_test_add ("/snodo/http/keep-alive/client-closes", Fixture, NULL, fixture_setup,
@@ -1827,6 +2080,7 @@ main (int   argc,
               test_keepalive_head, fixture_teardown);
   g_test_add ("/snodo/http/keep-alive/burst", Fixture, NULL, fixture_setup,
               test_keepalive_burst, fixture_teardown);
+  g_test_add_func ("/snodo/http/demo/sigterm-streams", test_demo_sigterm_streams);
 
   return g_test_run ();
 }

@@ -201,11 +201,31 @@ session_peer_destroy (gpointer data)
   snodo_http_peer_end (data, TRUE);
 }
 
+/* From the main loop, once closed: the calls of close_async() return,
+ * and the transport lets go of itself. The source holds a reference. */
+static gboolean
+snodo_http_transport_closed_cb (gpointer user_data)
+{
+  SnodoHttpTransport *self = user_data;
+  g_autoptr(GPtrArray) tasks = g_steal_pointer (&self->close_tasks);
+
+  self->close_tasks = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < tasks->len; i++)
+    g_task_return_boolean (g_ptr_array_index (tasks, i), TRUE);
+
+  if (self->holds_self)
+    {
+      self->holds_self = FALSE;
+      g_object_unref (self);
+    }
+  return G_SOURCE_REMOVE;
+}
+
 /* Entry: CLOSING. Completes once no exchange is left. */
 void
 snodo_http_transport_check_closed (SnodoHttpTransport *self)
 {
-  g_autoptr(GPtrArray) tasks = NULL;
+  GSource *source;
 
   if (self->state != STATE_CLOSING || g_hash_table_size (self->exchanges) > 0)
     return;
@@ -223,17 +243,20 @@ snodo_http_transport_check_closed (SnodoHttpTransport *self)
       soup_server_disconnect (self->soup);
     }
 
-  tasks = g_steal_pointer (&self->close_tasks);
-  self->close_tasks = g_ptr_array_new_with_free_func (g_object_unref);
-  for (guint i = 0; i < tasks->len; i++)
-    g_task_return_boolean (g_ptr_array_index (tasks, i), TRUE);
-
-  /* Last: this may drop the last reference (the tasks hold their own). */
-  if (self->holds_self)
-    {
-      self->holds_self = FALSE;
-      g_object_unref (self);
-    }
+  /* The last exchange usually ends inside libsoup's emission of
+   * request-finished, and libsoup goes on using the SoupServer once its
+   * handlers return. The callbacks of close_async() may drop the
+   * application's reference, and then ours would be the last one: the
+   * transport, and the SoupServer with it, would be finalized under
+   * libsoup's feet. So they run from the main loop, where no libsoup
+   * frame is left, and the source's reference keeps the transport alive
+   * until then. */
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_static_name (source, "[snodo] http closed");
+  g_source_set_callback (source, snodo_http_transport_closed_cb, g_object_ref (self), g_object_unref);
+  g_source_attach (source, self->context);
+  g_source_unref (source);
 }
 
 static void
