@@ -1224,7 +1224,10 @@ test_pipe_write_timeout (gconstpointer data)
   g_assert_error (streams.closed_error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
   g_assert_cmpint (elapsed, >=, 190);
   g_assert_cmpint (elapsed, <, 5000);
-  g_assert_cmpuint (ticks, >=, 5);
+  /* The context ran while the write waited: a write that blocked it would
+   * leave the 10 ms ticker at 0 or 1. A loaded machine may give fewer
+   * ticks than the 19 it could, so only "more than once" is asserted. */
+  g_assert_cmpuint (ticks, >=, 2);
   g_assert_false (writer_thread_exists ());
 
   /* Part of the line, no newline; and nothing more, even once the pipe
