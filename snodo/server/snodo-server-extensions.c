@@ -433,7 +433,7 @@ snodo_server_add_app (SnodoServer    *self,
     json_object_set_member (tool_ui, "visibility",
                             json_node_copy (json_object_get_member (json_node_get_object (ui), "visibility")));
   tool_meta = merge_ui (snodo_description_get_meta (tool_description), tool_ui, tool_members,
-                        snodo_tool_get_name (tool), error);
+                        snodo_tool_get_name (tool) != NULL ? snodo_tool_get_name (tool) : "", error);
   if (tool_meta == NULL)
     return FALSE;
   resource_meta = merge_ui (snodo_description_get_meta (resource_description),
