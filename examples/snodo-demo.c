@@ -37,6 +37,10 @@
  *   version {}             the protocol version the call is served under,
  *                          as text ("2025-06-18", "2025-11-25" or
  *                          "2026-07-28")
+ *   chart {values: number[]} an MCP App: the text "<n> values, total <t>"
+ *                          and structuredContent {"values": …, "total": …},
+ *                          which clients that support MCP Apps draw as bars
+ *                          in its view, ui://snodo-demo/chart (see below)
  *
  * A tool that has not answered within --handler-timeout (120000 ms by
  * default; 0 for no limit) is answered with error -32603 and cancelled.
@@ -534,6 +538,39 @@ version_cb (SnodoInvocation *invocation,
                                 snodo_protocol_version_to_string (snodo_invocation_get_protocol_version (invocation)));
 }
 
+static void
+chart_cb (SnodoInvocation *invocation,
+          gpointer         user_data)
+{
+  JsonArray *values = json_object_get_array_member (snodo_invocation_get_arguments (invocation), "values");
+  g_autoptr(JsonNode) result = NULL;
+  g_autofree char *text = NULL;
+  JsonObject *structured = json_object_new ();
+  JsonObject *object = json_object_new ();
+  JsonArray *content = json_array_new ();
+  JsonObject *block = json_object_new ();
+  double total = 0;
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* The input schema holds them to numbers. */
+  for (guint i = 0; i < json_array_get_length (values); i++)
+    total += json_node_get_double (json_array_get_element (values, i));
+
+  /* Said in text too, for clients that show no view. */
+  text = g_strdup_printf ("%u values, total %s", json_array_get_length (values),
+                          g_ascii_formatd (number, sizeof number, "%g", total));
+  json_object_set_string_member (block, "type", "text");
+  json_object_set_string_member (block, "text", text);
+  json_array_add_object_element (content, block);
+  json_object_set_array_member (object, "content", content);
+  json_object_set_array_member (structured, "values", json_array_ref (values));
+  json_object_set_double_member (structured, "total", total);
+  json_object_set_object_member (object, "structuredContent", structured);
+  result = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (result, object);
+  snodo_invocation_return_result (invocation, result);
+}
+
 typedef struct
 {
   const char    *name;
@@ -580,6 +617,12 @@ static const DemoTool demo_tools[] = {
   { "version", "Returns the protocol version the call is served under",
     "{\"type\":\"object\",\"properties\":{}}",
     NULL, version_cb },
+  { "chart", "Draws its values as a bar chart, and says how many and their total",
+    "{\"type\":\"object\",\"properties\":{\"values\":{\"type\":\"array\",\"items\":{\"type\":\"number\"},"
+    "\"minItems\":1,\"maxItems\":100}},\"required\":[\"values\"]}",
+    "{\"type\":\"object\",\"properties\":{\"values\":{\"type\":\"array\"},\"total\":{\"type\":\"number\"}},"
+    "\"required\":[\"values\",\"total\"]}",
+    chart_cb },
 };
 
 static void demo_add_catalog (SnodoServer *server);
@@ -592,8 +635,8 @@ demo_server_new (void)
   snodo_server_set_title (server, "Snodo demo");
   snodo_server_set_instructions (server,
                                  "A demonstration server: the tools echo, add, sleep, fail, blob, progress, ask, log, "
-                                 "toggle, touch and version, the resource demo://readme, the template demo://echo/{text} "
-                                 "and the prompt greet.");
+                                 "toggle, touch, version and chart (an MCP App, with the view ui://snodo-demo/chart), "
+                                 "the resource demo://readme, the template demo://echo/{text} and the prompt greet.");
 
   for (guint i = 0; i < G_N_ELEMENTS (demo_tools); i++)
     {
@@ -919,6 +962,9 @@ main (int   argc,
  *   greet {name}         prompt: one user message "Please greet <name> warmly."
  *   completion           for greet's name: the names of demo_names that start
  *                        with the typed text, ignoring case
+ *   ui://snodo-demo/chart the view of the tool chart (MCP Apps,
+ *                        text/html;profile=mcp-app): a page that draws the
+ *                        values of the tool's result as bars
  */
 
 static const char *const demo_names[] = { "Ada", "Alan", "Grace", "Linus", NULL };
@@ -930,8 +976,10 @@ readme_cb (SnodoInvocation *invocation,
   snodo_invocation_return_resource_text (invocation, NULL, "text/markdown",
                                          "# snodo-demo\n\n"
                                          "A demonstration MCP server built with Snodo. It offers the tools "
-                                         "echo, add, sleep, fail, blob, progress, ask, log, toggle, touch and version, "
-                                         "this resource, the template demo://echo/{text} and the prompt greet.\n");
+                                         "echo, add, sleep, fail, blob, progress, ask, log, toggle, touch, version "
+                                         "and chart, whose results clients that support MCP Apps draw in the view "
+                                         "ui://snodo-demo/chart, this resource, the template demo://echo/{text} and "
+                                         "the prompt greet.\n");
 }
 
 static void
@@ -989,6 +1037,74 @@ complete_cb (SnodoInvocation *invocation,
                                       (gint) values->len, FALSE);
 }
 
+/* The view of chart. It speaks to the host that shows it by postMessage,
+ * as MCP Apps describes: ui/initialize, then it draws every tool result
+ * the host sends it. Inline script and style only, as the default policy
+ * of a view allows. */
+static const char demo_chart_html[] =
+  "<!DOCTYPE html>\n"
+  "<html lang=\"en\">\n"
+  "<head>\n"
+  "<meta charset=\"utf-8\">\n"
+  "<title>snodo-demo chart</title>\n"
+  "<style>\n"
+  "body { font-family: var(--font-sans, sans-serif); margin: 8px; color: var(--color-text-primary, #222); }\n"
+  ".bar { background: #3a7bd5; color: #fff; margin: 3px 0; padding: 2px 6px; white-space: nowrap;"
+  " border-radius: 3px; min-width: 2em; }\n"
+  "</style>\n"
+  "</head>\n"
+  "<body>\n"
+  "<div id=\"chart\">Waiting for the values of the tool chart…</div>\n"
+  "<script>\n"
+  "let nextId = 1;\n"
+  "const waiting = new Map();\n"
+  "const post = message => window.parent.postMessage({jsonrpc: '2.0', ...message}, '*');\n"
+  "function request(method, params) {\n"
+  "  const id = nextId++;\n"
+  "  post({id, method, params});\n"
+  "  return new Promise(resolve => waiting.set(id, resolve));\n"
+  "}\n"
+  "function draw(result) {\n"
+  "  const values = result?.structuredContent?.values ?? [];\n"
+  "  const largest = Math.max(...values.map(Math.abs), 1e-9);\n"
+  "  document.getElementById('chart').replaceChildren(...values.map(value => {\n"
+  "    const bar = document.createElement('div');\n"
+  "    bar.className = 'bar';\n"
+  "    bar.style.width = `${Math.round(Math.abs(value) / largest * 90)}%`;\n"
+  "    bar.textContent = String(value);\n"
+  "    return bar;\n"
+  "  }));\n"
+  "  post({method: 'ui/notifications/size-changed',\n"
+  "        params: {width: document.body.scrollWidth, height: document.body.scrollHeight + 16}});\n"
+  "}\n"
+  "window.addEventListener('message', event => {\n"
+  "  const message = event.data;\n"
+  "  if (message?.id !== undefined && waiting.has(message.id)) {\n"
+  "    waiting.get(message.id)(message.result);\n"
+  "    waiting.delete(message.id);\n"
+  "  } else if (message?.method === 'ui/notifications/tool-result') {\n"
+  "    draw(message.params);\n"
+  "  }\n"
+  "});\n"
+  "request('ui/initialize', {protocolVersion: '2026-01-26', appCapabilities: {},\n"
+  "                          appInfo: {name: 'snodo-demo chart', version: '1'}})\n"
+  "  .then(() => post({method: 'ui/notifications/initialized'}));\n"
+  "</script>\n"
+  "</body>\n"
+  "</html>\n";
+
+static void
+demo_add_app (SnodoServer *server)
+{
+  g_autoptr(SnodoResource) view = snodo_resource_new ("ui://snodo-demo/chart", "chart-view");
+  g_autoptr(JsonNode) ui = json_from_string ("{\"prefersBorder\":true}", NULL);
+  g_autoptr(GError) error = NULL;
+
+  snodo_resource_set_title (view, "Chart of the tool chart");
+  if (!snodo_server_add_app (server, snodo_server_lookup_tool (server, "chart"), view, demo_chart_html, ui, &error))
+    g_error ("chart: %s", error->message);
+}
+
 static void
 demo_add_catalog (SnodoServer *server)
 {
@@ -1012,4 +1128,6 @@ demo_add_catalog (SnodoServer *server)
     g_error ("greet: %s", error->message);
 
   snodo_server_set_completion_func (server, complete_cb, NULL, NULL);
+
+  demo_add_app (server);
 }

@@ -83,6 +83,15 @@ function makeServer() {
     greet.add_argument('name', 'Who', true);
     server.add_prompt(greet, inv => inv.return_prompt(null, [
         {role: 'user', content: {type: 'text', text: `Hello ${inv.get_arguments().name}`}}]));
+
+    // _meta as objects: on a description, on a result; an extension; an app.
+    const traced = Snodo.Tool.new('traced', 'Has _meta, and answers with _meta');
+    traced.set_meta({'com.example/owner': 'gjs', 'tags': ['a', 1]});
+    server.add_tool(traced, inv => inv.return_result(
+        {content: [{type: 'text', text: 'traced'}], _meta: {'com.example/trace': 't-1'}}));
+    server.add_extension('com.example/gjs', {level: 2});
+    server.add_app(traced, Snodo.Resource.new('ui://gjs/view', 'view'), '<!DOCTYPE html><html></html>',
+        {prefersBorder: false, visibility: ['model']});
     return server;
 }
 
@@ -115,6 +124,10 @@ async function checkStdio() {
         request(8, 'resources/read', {uri: 'gjs://readme'}),
         request(9, 'prompts/get', {name: 'greet', arguments: {name: 'Ada'}}),
         request(10, 'resources/list', {}),
+        call(11, 'traced', {}),
+        request(12, 'server/discover', {}),
+        request(13, 'resources/read', {uri: 'ui://gjs/view'}),
+        request(14, 'tools/list', {}),
     ];
     const script = GLib.filename_from_uri(import.meta.url)[0];
     const child = Gio.Subprocess.new(['gjs', '-m', script, 'serve'],
@@ -160,6 +173,19 @@ async function checkStdio() {
     check(answers[9]?.result?.messages?.[0]?.content?.text === 'Hello Ada', `prompt: ${show(9)}`);
     check(JSON.stringify(answers[10]?.result?.resources?.[0]?.annotations) === '{"audience":["user"]}',
         `resource annotations: ${show(10)}`);
+    check(JSON.stringify(answers[10]?.result?.resources?.[1]) === JSON.stringify({uri: 'ui://gjs/view',
+        name: 'view', mimeType: 'text/html;profile=mcp-app', _meta: {ui: {prefersBorder: false}}}),
+    `the view listed: ${show(10)}`);
+    check(answers[11]?.result?._meta?.['com.example/trace'] === 't-1' &&
+        answers[11].result._meta['io.modelcontextprotocol/serverInfo']?.name === 'gjs-native',
+    `a result's _meta merged with serverInfo: ${show(11)}`);
+    check(JSON.stringify(answers[12]?.result?.capabilities?.extensions) ===
+        '{"com.example/gjs":{"level":2},"io.modelcontextprotocol/ui":{}}', `extensions in discover: ${show(12)}`);
+    check(answers[13]?.result?.contents?.[0]?.mimeType === Snodo.APP_MIME_TYPE &&
+        answers[13].result.contents[0].text === '<!DOCTYPE html><html></html>', `the view read: ${show(13)}`);
+    const tracedTool = answers[14]?.result?.tools?.find(t => t.name === 'traced');
+    check(JSON.stringify(tracedTool?._meta) === JSON.stringify({'com.example/owner': 'gjs', tags: ['a', 1],
+        ui: {resourceUri: 'ui://gjs/view', visibility: ['model']}}), `a tool's _meta: ${show(14)}`);
 }
 
 // A JavaScript callback cannot run on a worker thread: refused when added.
@@ -216,6 +242,34 @@ function checkValues() {
         `${kind}: icons through the base`);
         check(Snodo.Description.prototype.get_name.call(description) === description.name,
             `${kind}: the name through the base`);
+        const meta = {'com.example/k': [1, {x: null}], ui: {resourceUri: 'ui://a/b'}};
+        description.set_meta(meta);
+        check(JSON.stringify(description.get_meta()) === JSON.stringify(meta) &&
+            JSON.stringify(Snodo.Description.prototype.get_meta.call(description)) === JSON.stringify(meta),
+        `${kind}: _meta through the base`);
+        description.set_meta(null);
+        check(description.get_meta() === null, `${kind}: _meta removed`);
+    }
+    const server = Snodo.Server.new('ext', '1');
+    check(server.add_extension('com.example/e', null) && JSON.stringify(server.get_extension('com.example/e')) === '{}',
+        'an extension with no settings');
+    check(server.get_extension('com.example/none') === null, 'no such extension');
+    for (const [name, settings] of [['no-prefix', null], ['com.example/e', {}], ['com.example/f', [1]]]) {
+        let threw = false;
+        try {
+            server.add_extension(name, settings);
+        } catch (e) {
+            threw = true;
+        }
+        check(threw, `the extension ${name} ${JSON.stringify(settings)} was added`);
+    }
+    const reserved = Snodo.Tool.new('t', null);
+    reserved.set_meta({'io.modelcontextprotocol/mine': 1});
+    try {
+        server.add_tool(reserved, inv => inv.return_text('never'));
+        check(false, 'a _meta key of a reserved prefix was accepted');
+    } catch (e) {
+        check(String(e.message).includes('reserved'), `reserved prefix: ${e.message}`);
     }
     let made = true;
     try {

@@ -100,6 +100,16 @@ def make_server():
     def complete(inv):
         raise ValueError('no suggestions today')
     server.set_completion_func(complete)
+
+    # _meta as dicts: on a description, on a result; an extension; an app.
+    traced = Snodo.Tool.new('traced', 'Has _meta, and answers with _meta')
+    traced.set_meta({'com.example/owner': 'py', 'tags': ['a', 1]})
+    server.add_tool(traced, lambda inv: inv.return_result(
+        {'content': [{'type': 'text', 'text': 'traced'}], '_meta': {'com.example/trace': 't-1'}}))
+    server.add_extension('com.example/py', {'level': 2})
+    view = Snodo.Resource.new('ui://py/view', 'view')
+    server.add_app(traced, view, '<!DOCTYPE html><html></html>',
+                   {'csp': {'resourceDomains': ['https://cdn.example.com']}, 'visibility': ['app']})
     return server
 
 
@@ -143,6 +153,9 @@ def check_stdio():
         request(13, 'tools/list', {}),
         request(14, 'resources/list', {}),
         call(15, 'shout', {'text': 'cut \u0000 here'}),  # U+0000 never reaches Python
+        call(16, 'traced', {}),
+        request(17, 'server/discover', {}),
+        request(18, 'resources/read', {'uri': 'ui://py/view'}),
     ]
     start = time.monotonic()
     child = subprocess.run([sys.executable, __file__, 'serve'],
@@ -158,7 +171,7 @@ def check_stdio():
         message = json.loads(line)
         check(message['id'] not in answers, 'two answers to %r' % message['id'])
         answers[message['id']] = message
-    check(sorted(answers) == list(range(1, 16)), 'answers: %r' % sorted(answers))
+    check(sorted(answers) == list(range(1, 19)), 'answers: %r' % sorted(answers))
 
     def error_of(id_):
         return answers.get(id_, {}).get('error', {})
@@ -205,6 +218,22 @@ def check_stdio():
     resources = result_of(14).get('resources', [])
     check(resources and resources[0].get('annotations') == {'audience': ['user'], 'priority': 0.5},
           'resource annotations: %r' % resources)
+    check(tools.get('traced', {}).get('_meta') == {
+        'com.example/owner': 'py', 'tags': ['a', 1], 'ui': {'resourceUri': 'ui://py/view', 'visibility': ['app']}},
+        'a tool\'s _meta from a dict, with its view: %r' % tools.get('traced'))
+    check(resources[-1:] == [{'uri': 'ui://py/view', 'name': 'view', 'mimeType': 'text/html;profile=mcp-app',
+                              '_meta': {'ui': {'csp': {'resourceDomains': ['https://cdn.example.com']}}}}],
+          'the view listed: %r' % resources)
+    traced = result_of(16)
+    check(traced.get('_meta', {}).get('com.example/trace') == 't-1' and
+          traced['_meta'].get('io.modelcontextprotocol/serverInfo', {}).get('name') == 'py-native',
+          'a result\'s _meta merged with serverInfo: %r' % traced)
+    check(result_of(17).get('capabilities', {}).get('extensions') == {
+        'com.example/py': {'level': 2}, 'io.modelcontextprotocol/ui': {}},
+        'extensions in server/discover: %r' % answers.get(17))
+    content = (result_of(18).get('contents') or [{}])[0]
+    check(content.get('mimeType') == Snodo.APP_MIME_TYPE and content.get('text') == '<!DOCTYPE html><html></html>',
+          'the view read: %r' % content)
 
 
 def check_values():
@@ -254,6 +283,37 @@ def check_values():
               '%s: icons through the base: %r' % (kind, description.get_icons()))
         check(Snodo.Description.get_name(description) == description.props.name,
               '%s: the name through the base' % kind)
+        meta = {'com.example/k': [1, {'x': None}], 'ui': {'resourceUri': 'ui://a/b'}}
+        description.set_meta(meta)
+        check(description.get_meta() == meta and Snodo.Description.get_meta(description) == meta,
+              '%s: _meta through the base: %r' % (kind, description.get_meta()))
+        description.set_meta(None)
+        check(description.get_meta() is None, '%s: _meta removed' % kind)
+
+    server = Snodo.Server.new('ext', '1')
+    check(server.add_extension('com.example/e') and server.get_extension('com.example/e') == {},
+          'an extension with no settings')
+    check(server.get_extension('com.example/none') is None, 'no such extension')
+    for name, settings in (('no-prefix', None), ('com.example/e', None), ('com.example/f', [1])):
+        try:
+            server.add_extension(name, settings)
+            check(False, 'the extension %r %r was added' % (name, settings))
+        except GLib.Error:
+            pass
+    tool = Snodo.Tool.new('t', None)
+    tool.set_meta({'io.modelcontextprotocol/mine': 1})
+    try:
+        server.add_tool(tool, lambda inv: inv.return_text('never'))
+        check(False, 'a _meta key of a reserved prefix was accepted')
+    except GLib.Error as error:
+        check('reserved' in error.message, 'reserved prefix: %s' % error.message)
+    try:
+        server.add_app(Snodo.Tool.new('t', None), Snodo.Resource.new('ui://v', 'v'), '<html></html>',
+                       {'visibility': ['everyone']})
+        check(False, 'a visibility of nobody was accepted')
+    except GLib.Error:
+        pass
+
     try:
         Snodo.Description()
         check(False, 'the abstract Snodo.Description was made')

@@ -148,7 +148,10 @@ test_demo_resources (void)
 
   list = demo_call (demo, 1, "resources/list", NULL);
   assert_result (list, "{\"resources\":[{\"uri\":\"demo://readme\",\"name\":\"readme\","
-                       "\"title\":\"About snodo-demo\",\"mimeType\":\"text/markdown\"}]}");
+                       "\"title\":\"About snodo-demo\",\"mimeType\":\"text/markdown\"},"
+                       "{\"uri\":\"ui://snodo-demo/chart\",\"name\":\"chart-view\","
+                       "\"title\":\"Chart of the tool chart\",\"mimeType\":\"text/html;profile=mcp-app\","
+                       "\"_meta\":{\"ui\":{\"prefersBorder\":true}}}]}");
 
   read = demo_call (demo, 2, "resources/read", "{\"uri\":\"demo://readme\"}");
   content = json_array_get_object_element (json_object_get_array_member (get_result (read), "contents"), 0);

@@ -54,7 +54,8 @@ test_scripted_exchange (void)
   list = test_process_read_id (demo, 2, ANSWER_TIMEOUT);
   g_assert_nonnull (list);
   tools = json_object_get_array_member (json_object_get_object_member (json_node_get_object (list), "result"), "tools");
-  g_assert_cmpuint (json_array_get_length (tools), ==, 11);
+  g_assert_cmpuint (json_array_get_length (tools), ==, 12);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 11), "name"), ==, "chart");
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 0), "name"), ==, "echo");
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 4), "name"), ==, "blob");
 

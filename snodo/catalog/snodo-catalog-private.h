@@ -15,7 +15,7 @@ G_BEGIN_DECLS
 
 /*
  * The catalog: what a server offers besides tools (resources, resource
- * templates, prompts, completion). It keeps the entries in the order they
+ * templates, prompts, completion, and the extensions it advertises). It keeps the entries in the order they
  * were registered, finds them (a resource by its URI, else the first
  * template that matches it), pages their lists and checks descriptions. It
  * knows nobody who serves it: whoever does reads the requests, finds their
@@ -31,7 +31,8 @@ SnodoCatalog *snodo_catalog_new              (void);
 void          snodo_catalog_free             (SnodoCatalog *self);
 
 /* Adds "resources", "prompts" and "completions" to a capabilities object
- * when the catalog has something of that kind. */
+ * when the catalog has something of that kind, and "extensions" when an
+ * extension is registered. */
 void          snodo_catalog_add_capabilities (SnodoCatalog *self,
                                               JsonObject   *capabilities);
 gboolean      snodo_catalog_has_resources    (SnodoCatalog *self);
@@ -53,6 +54,31 @@ gboolean      snodo_cursor_decode            (const char   *list,
 gboolean      snodo_catalog_check_icons      (JsonNode     *icons,
                                               const char   *owner,
                                               GError      **error);
+
+/* Checks a description's _meta: a JSON object whose keys are named as MCP
+ * names them ([prefix "/"] name) and whose prefixes are not reserved for
+ * MCP; @owner names the item in the error. NULL is fine. */
+gboolean      snodo_catalog_check_meta       (JsonNode     *meta,
+                                              const char   *owner,
+                                              GError      **error);
+/* Checks an extension identifier: a prefix of labels, a slash and a
+ * non-empty name, such as "io.modelcontextprotocol/ui". */
+gboolean      snodo_catalog_check_extension_name (const char *name,
+                                                  GError    **error);
+
+/* The extensions the server advertises in its capabilities (the
+ * "extensions" object of snodo_catalog_add_capabilities()), in the order
+ * they were added. @settings: a JSON object, or NULL for {}; a sealed copy
+ * is kept. Fails if @name is not a valid identifier or is taken. */
+gboolean      snodo_catalog_add_extension    (SnodoCatalog *self,
+                                              const char   *name,
+                                              JsonNode     *settings,
+                                              GError      **error);
+gboolean      snodo_catalog_remove_extension (SnodoCatalog *self,
+                                              const char   *name);
+/* The settings of an extension, or NULL. (transfer none) */
+JsonNode     *snodo_catalog_get_extension    (SnodoCatalog *self,
+                                              const char   *name);
 
 /* Registration, on the server's main context (see snodo_server_add_*()).
  * Every handler has this signature; each answers its invocation once. On

@@ -59,6 +59,9 @@ struct _SnodoCatalog
   /* NULL when no completion handler is set. Owned. */
   Entry       *completion;
   guint        page_size;
+  /* The extensions advertised, as the capability's object: identifier ->
+   * settings object, in the order they were added. Owned. */
+  JsonObject  *extensions;
 };
 
 typedef JsonObject *(*ToJsonFunc) (SnodoDescription *description,
@@ -281,6 +284,152 @@ snodo_catalog_check_icons (JsonNode    *icons,
   return TRUE;
 }
 
+/* ---- Names of _meta keys and extensions ------------------------------- */
+
+/* A label of a prefix: a letter, then letters, digits and hyphens, ending
+ * with a letter or a digit. */
+static gboolean
+is_label (const char *start,
+          gsize       len)
+{
+  if (len == 0 || !g_ascii_isalpha (start[0]) || !g_ascii_isalnum (start[len - 1]))
+    return FALSE;
+  for (gsize i = 1; i + 1 < len; i++)
+    if (!g_ascii_isalnum (start[i]) && start[i] != '-')
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+label_is_mcp (const char *start,
+              gsize       len)
+{
+  return (len == 3 && g_ascii_strncasecmp (start, "mcp", 3) == 0) ||
+         (len == 20 && g_ascii_strncasecmp (start, "modelcontextprotocol", 20) == 0);
+}
+
+/* Checks the prefix of @len bytes at @prefix (without its slash): valid
+ * labels; *@reserved tells whether MCP keeps it for itself: its second
+ * label is "modelcontextprotocol" or "mcp" (2025-11-25 on), or any label
+ * but the last is (as 2025-06-18 words it). */
+static gboolean
+check_prefix (const char *prefix,
+              gsize       len,
+              gboolean   *reserved)
+{
+  const char *end = prefix + len;
+  const char *label = prefix;
+  guint n = 0;
+
+  *reserved = FALSE;
+  while (TRUE)
+    {
+      const char *dot = memchr (label, '.', end - label);
+      gsize label_len = (dot != NULL ? dot : end) - label;
+
+      if (!is_label (label, label_len))
+        return FALSE;
+      if (label_is_mcp (label, label_len) && (n == 1 || dot != NULL))
+        *reserved = TRUE;
+      n++;
+      if (dot == NULL)
+        return TRUE;
+      label = dot + 1;
+    }
+}
+
+/* A name: empty, or starting and ending with a letter or digit, with
+ * letters, digits, '-', '_' and '.' between. */
+static gboolean
+is_name (const char *name)
+{
+  gsize len = strlen (name);
+
+  if (len == 0)
+    return TRUE;
+  if (!g_ascii_isalnum (name[0]) || !g_ascii_isalnum (name[len - 1]))
+    return FALSE;
+  for (gsize i = 1; i + 1 < len; i++)
+    if (!g_ascii_isalnum (name[i]) && name[i] != '-' && name[i] != '_' && name[i] != '.')
+      return FALSE;
+  return TRUE;
+}
+
+/* Splits @key as MCP names _meta keys: [prefix "/"] name. *@reserved:
+ * whether the prefix is one MCP keeps; *@has_prefix: whether there is
+ * one. FALSE if the key is not well formed. */
+static gboolean
+check_key (const char *key,
+           gboolean   *has_prefix,
+           gboolean   *reserved)
+{
+  const char *slash = strchr (key, '/');
+
+  *has_prefix = slash != NULL;
+  *reserved = FALSE;
+  if (slash == NULL)
+    return is_name (key);
+  return check_prefix (key, slash - key, reserved) && is_name (slash + 1);
+}
+
+gboolean
+snodo_catalog_check_meta (JsonNode    *meta,
+                          const char  *owner,
+                          GError     **error)
+{
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *member;
+
+  if (meta == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (meta))
+    {
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                   _("The _meta of “%s” is not valid: it must be a JSON object"), owner);
+      return FALSE;
+    }
+
+  json_object_iter_init (&iter, json_node_get_object (meta));
+  while (json_object_iter_next (&iter, &key, &member))
+    {
+      gboolean has_prefix, reserved;
+
+      if (!check_key (key, &has_prefix, &reserved))
+        {
+          g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                       _("The _meta of “%s” is not valid: “%s” is not a valid key (an optional prefix such as "
+                         "“com.example/”, then a name of letters, digits, “-”, “_” and “.” that starts and ends "
+                         "with a letter or digit)"), owner, key);
+          return FALSE;
+        }
+      if (reserved)
+        {
+          g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                       _("The _meta of “%s” is not valid: the prefix of “%s” is reserved for MCP itself"),
+                       owner, key);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+snodo_catalog_check_extension_name (const char  *name,
+                                    GError     **error)
+{
+  gboolean has_prefix, reserved;
+
+  if (!check_key (name, &has_prefix, &reserved) || !has_prefix || g_str_has_suffix (name, "/"))
+    {
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                   _("“%s” is not a valid extension identifier: it must be a prefix of dot-separated labels, "
+                     "a slash and a name, such as “com.example/my-extension”"), name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* ---- Describing ------------------------------------------------------- */
 
 static void
@@ -312,7 +461,8 @@ add_names (JsonObject       *json,
   set_optional_string (json, "description", snodo_description_get_description (description));
 }
 
-/* The icons come last; they exist from 2025-11-25 on. */
+/* The icons and _meta come last; icons exist from 2025-11-25 on, _meta
+ * in every version. */
 static void
 add_icons (JsonObject       *json,
            SnodoDescription *description,
@@ -320,6 +470,7 @@ add_icons (JsonObject       *json,
 {
   if (with_icons)
     set_optional_node (json, "icons", snodo_description_get_icons (description));
+  set_optional_node (json, "_meta", snodo_description_get_meta (description));
 }
 
 static JsonObject *
@@ -380,6 +531,7 @@ snodo_catalog_new (void)
   list_init (&self->templates);
   list_init (&self->prompts);
   self->page_size = DEFAULT_PAGE_SIZE;
+  self->extensions = json_object_new ();
   return self;
 }
 
@@ -390,6 +542,7 @@ snodo_catalog_free (SnodoCatalog *self)
   list_clear (&self->templates);
   list_clear (&self->prompts);
   g_clear_pointer (&self->completion, snodo_catalog_entry_unref);
+  g_clear_pointer (&self->extensions, json_object_unref);
   g_free (self);
 }
 
@@ -414,6 +567,74 @@ snodo_catalog_add_capabilities (SnodoCatalog *self,
     }
   if (snodo_catalog_has_completion (self))
     json_object_set_object_member (capabilities, "completions", json_object_new ());
+  if (json_object_get_size (self->extensions) > 0)
+    {
+      JsonObject *extensions = json_object_new ();
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *settings;
+
+      /* The settings are sealed: their copies share them. */
+      json_object_iter_init_ordered (&iter, self->extensions);
+      while (json_object_iter_next_ordered (&iter, &name, &settings))
+        json_object_set_member (extensions, name, json_node_copy (settings));
+      json_object_set_object_member (capabilities, "extensions", extensions);
+    }
+}
+
+gboolean
+snodo_catalog_add_extension (SnodoCatalog  *self,
+                             const char    *name,
+                             JsonNode      *settings,
+                             GError       **error)
+{
+  if (!snodo_catalog_check_extension_name (name, error))
+    return FALSE;
+  if (settings != NULL && !JSON_NODE_HOLDS_OBJECT (settings))
+    {
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                   _("The settings of the extension “%s” must be a JSON object"), name);
+      return FALSE;
+    }
+  if (json_object_has_member (self->extensions, name))
+    {
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_ALREADY_REGISTERED,
+                   _("The extension “%s” is already registered"), name);
+      return FALSE;
+    }
+
+  if (settings != NULL)
+    {
+      JsonNode *copy = json_node_copy (settings);
+
+      json_node_seal (copy);
+      json_object_set_member (self->extensions, name, copy);
+    }
+  else
+    {
+      JsonNode *empty = snodo_json_node_take_object (json_object_new ());
+
+      json_node_seal (empty);
+      json_object_set_member (self->extensions, name, empty);
+    }
+  return TRUE;
+}
+
+gboolean
+snodo_catalog_remove_extension (SnodoCatalog *self,
+                                const char   *name)
+{
+  if (!json_object_has_member (self->extensions, name))
+    return FALSE;
+  json_object_remove_member (self->extensions, name);
+  return TRUE;
+}
+
+JsonNode *
+snodo_catalog_get_extension (SnodoCatalog *self,
+                             const char   *name)
+{
+  return json_object_get_member (self->extensions, name);
 }
 
 gboolean
@@ -485,7 +706,8 @@ snodo_catalog_add_resource (SnodoCatalog      *self,
       return refuse (user_data, destroy);
     }
   if (!check_annotations (snodo_resource_get_annotations (resource), uri, error) ||
-      !snodo_catalog_check_icons (snodo_resource_get_icons (resource), uri, error))
+      !snodo_catalog_check_icons (snodo_resource_get_icons (resource), uri, error) ||
+      !snodo_catalog_check_meta (snodo_description_get_meta (SNODO_DESCRIPTION (resource)), uri, error))
     return refuse (user_data, destroy);
   if (g_hash_table_contains (self->resources.index, uri))
     {
@@ -530,7 +752,9 @@ snodo_catalog_add_resource_template (SnodoCatalog           *self,
   pattern = snodo_uri_template_parse (uri_template, error);
   if (pattern == NULL ||
       !check_annotations (annotations, uri_template, error) ||
-      !snodo_catalog_check_icons (icons, uri_template, error))
+      !snodo_catalog_check_icons (icons, uri_template, error) ||
+      !snodo_catalog_check_meta (snodo_description_get_meta (SNODO_DESCRIPTION (resource_template)),
+                                 uri_template, error))
     return refuse (user_data, destroy);
   if (g_hash_table_contains (self->templates.index, uri_template))
     {
@@ -574,7 +798,8 @@ snodo_catalog_add_prompt (SnodoCatalog      *self,
                            _("A prompt's name must not be empty"));
       return refuse (user_data, destroy);
     }
-  if (!snodo_catalog_check_icons (snodo_prompt_get_icons (prompt), name, error))
+  if (!snodo_catalog_check_icons (snodo_prompt_get_icons (prompt), name, error) ||
+      !snodo_catalog_check_meta (snodo_description_get_meta (SNODO_DESCRIPTION (prompt)), name, error))
     return refuse (user_data, destroy);
   if (g_hash_table_contains (self->prompts.index, name))
     {

@@ -12,9 +12,11 @@
  * What the descriptions of the things a [class@Snodo.Server] offers have
  * in common: [class@Snodo.Tool], [class@Snodo.Resource],
  * [class@Snodo.ResourceTemplate] and [class@Snodo.Prompt] each have a
- * name, a human-readable title, a description for the model to read, and
- * icons. Each type keeps its own accessors for them as well, so code can
- * use either; the base serves code that handles any kind of description.
+ * name, a human-readable title, a description for the model to read,
+ * icons, and metadata for the client ([property@Snodo.Description:meta],
+ * sent as `_meta`). Each type keeps its own accessors for the first four
+ * as well, so code can use either; the base serves code that handles any
+ * kind of description.
  *
  * The type is abstract: make a tool, resource, resource template or
  * prompt instead.
@@ -72,6 +74,9 @@ typedef struct
   /* A sealed JSON array, or NULL; checked when the description is added
    * to a server. */
   JsonNode *icons;
+  /* A sealed JSON object, or NULL; its keys are checked when the
+   * description is added to a server. */
+  JsonNode *meta;
 } SnodoDescriptionPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (SnodoDescription, snodo_description, G_TYPE_OBJECT)
@@ -82,6 +87,7 @@ enum {
   PROP_TITLE,
   PROP_DESCRIPTION,
   PROP_ICONS,
+  PROP_META,
   N_PROPS
 };
 
@@ -123,6 +129,7 @@ snodo_description_finalize (GObject *object)
   g_clear_pointer (&priv->title, g_free);
   g_clear_pointer (&priv->description, g_free);
   g_clear_pointer (&priv->icons, json_node_unref);
+  g_clear_pointer (&priv->meta, json_node_unref);
 
   G_OBJECT_CLASS (snodo_description_parent_class)->finalize (object);
 }
@@ -149,6 +156,9 @@ snodo_description_get_property (GObject    *object,
       break;
     case PROP_ICONS:
       g_value_set_boxed (value, priv->icons);
+      break;
+    case PROP_META:
+      g_value_set_boxed (value, priv->meta);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -177,6 +187,9 @@ snodo_description_set_property (GObject      *object,
       break;
     case PROP_ICONS:
       snodo_description_set_icons (self, g_value_get_boxed (value));
+      break;
+    case PROP_META:
+      snodo_description_set_meta (self, g_value_get_boxed (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -243,6 +256,33 @@ snodo_description_class_init (SnodoDescriptionClass *klass)
    */
   properties[PROP_ICONS] =
     g_param_spec_boxed ("icons", NULL, NULL, JSON_TYPE_NODE,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoDescription:meta: (getter get_meta) (setter set_meta)
+   *
+   * Metadata for the client, as a JSON object, or %NULL: sent as the
+   * `_meta` member of the description in `tools/list`, `resources/list`,
+   * `resources/templates/list` and `prompts/list`, in every protocol
+   * version. Extensions read their part of it there; MCP Apps, for
+   * instance, links a tool to its view with `_meta.ui.resourceUri` (see
+   * [method@Snodo.Server.add_app]).
+   *
+   * Its keys are checked when the description is added to a server, as
+   * MCP names them: an optional prefix of dot-separated labels (each
+   * starting with a letter and ending with a letter or digit, with letters,
+   * digits and hyphens between) and a slash, then a name that starts and
+   * ends with a letter or digit, with letters, digits, hyphens, underscores
+   * and dots between, such as `com.example/build` or `ui`. Prefixes that
+   * MCP reserves for itself (a second label `modelcontextprotocol` or
+   * `mcp`, as in `io.modelcontextprotocol/`, or any label but the last, as
+   * protocol version 2025-06-18 reserves them) are refused: they are the
+   * protocol's, not the application's. What is under a key is not checked.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_META] =
+    g_param_spec_boxed ("meta", NULL, NULL, JSON_TYPE_NODE,
                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -403,4 +443,52 @@ snodo_description_set_icons (SnodoDescription *self,
   priv = snodo_description_get_instance_private (self);
   if (snodo_description_replace_json (&priv->icons, icons))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ICONS]);
+}
+
+/**
+ * snodo_description_get_meta:
+ * @self: a description
+ *
+ * Gets the metadata sent as `_meta` (see [property@Snodo.Description:meta]).
+ *
+ * Returns: (transfer none) (nullable): the metadata, a sealed JSON object
+ *
+ * Since: 0.1
+ */
+JsonNode *
+snodo_description_get_meta (SnodoDescription *self)
+{
+  SnodoDescriptionPrivate *priv;
+
+  g_return_val_if_fail (SNODO_IS_DESCRIPTION (self), NULL);
+
+  priv = snodo_description_get_instance_private (self);
+  return priv->meta;
+}
+
+/**
+ * snodo_description_set_meta:
+ * @self: a description
+ * @meta: (nullable): a JSON object, or %NULL for none
+ *
+ * Sets the metadata sent as `_meta` (see
+ * [property@Snodo.Description:meta]). A copy is kept. Like the rest of a
+ * description, it should not change while the description is registered,
+ * as clients are not told of the change: remove the description and add
+ * it again instead.
+ *
+ * Since: 0.1
+ */
+void
+snodo_description_set_meta (SnodoDescription *self,
+                            JsonNode         *meta)
+{
+  SnodoDescriptionPrivate *priv;
+
+  g_return_if_fail (SNODO_IS_DESCRIPTION (self));
+  g_return_if_fail (meta == NULL || JSON_NODE_HOLDS_OBJECT (meta));
+
+  priv = snodo_description_get_instance_private (self);
+  if (snodo_description_replace_json (&priv->meta, meta))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_META]);
 }

@@ -52,5 +52,10 @@ JsonNode   *snodo_description_get_icons       (SnodoDescription *self);
 SNODO_AVAILABLE_IN_ALL
 void        snodo_description_set_icons       (SnodoDescription *self,
                                                JsonNode         *icons);
+SNODO_AVAILABLE_IN_ALL
+JsonNode   *snodo_description_get_meta        (SnodoDescription *self);
+SNODO_AVAILABLE_IN_ALL
+void        snodo_description_set_meta        (SnodoDescription *self,
+                                               JsonNode         *meta);
 
 G_END_DECLS

@@ -43,6 +43,10 @@
  * Answers the request with @result. @result is not modified; it may be
  * sealed. Callable from any thread, once.
  *
+ * A `_meta` object in @result is sent with it, in every protocol version;
+ * in 2026-07-28 the server adds its `io.modelcontextprotocol/serverInfo`
+ * to it (replacing a member of that name) and keeps the rest.
+ *
  * Since: 0.1
  */
 void

@@ -36,8 +36,8 @@
  * If the resource is refused, @destroy is called at once.
  *
  * Returns: %TRUE if the resource was added; %FALSE if it has no URI or
- *   name, its URI is not an absolute URI or is taken, or its annotations or
- *   icons are not valid
+ *   name, its URI is not an absolute URI or is taken, or its annotations,
+ *   icons or the keys of its `_meta` are not valid
  *
  * Since: 0.1
  */
@@ -106,7 +106,7 @@ snodo_server_remove_resource (SnodoServer *self,
  * If the template is refused, @destroy is called at once.
  *
  * Returns: %TRUE if the template was added; %FALSE if it has no URI
- *   template or name, it is not a valid level-1 URI template or is taken, or its annotations or icons are not
+ *   template or name, it is not a valid level-1 URI template or is taken, or its annotations, icons or `_meta` keys are not
  *   valid
  *
  * Since: 0.1
@@ -176,7 +176,7 @@ snodo_server_remove_resource_template (SnodoServer *self,
  * If the prompt is refused, @destroy is called at once.
  *
  * Returns: %TRUE if the prompt was added; %FALSE if its name is missing,
- *   empty or taken, or its icons are not valid
+ *   empty or taken, or its icons or the keys of its `_meta` are not valid
  *
  * Since: 0.1
  */

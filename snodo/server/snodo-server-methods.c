@@ -6,6 +6,7 @@
 #include "snodo-base-private.h"
 #include "snodo-catalog-private.h"
 #include "snodo-connection-private.h"
+#include "snodo-description.h"
 #include "snodo-invocation.h"
 #include "snodo-invocation-private.h"
 #include "snodo-protocol-private.h"
@@ -24,6 +25,9 @@
  * it keeps, and the catalog's in snodo-server-catalog-methods.c.
  */
 
+/* What the server offers, for initialize and server/discover alike; the
+ * extensions registered (snodo_server_add_extension()) are in
+ * "extensions", in both eras. */
 static JsonObject *
 snodo_server_dup_capabilities (SnodoServer *self)
 {
@@ -199,6 +203,9 @@ tool_to_json (SnodoTool *tool,
     json_object_set_member (object, "annotations", json_node_copy (snodo_tool_get_annotations (tool)));
   if (with_icons && snodo_tool_get_icons (tool) != NULL)
     json_object_set_member (object, "icons", json_node_copy (snodo_tool_get_icons (tool)));
+  /* In every version, as the catalog's descriptions. */
+  if (snodo_description_get_meta (SNODO_DESCRIPTION (tool)) != NULL)
+    json_object_set_member (object, "_meta", json_node_copy (snodo_description_get_meta (SNODO_DESCRIPTION (tool))));
   return object;
 }
 

@@ -40,7 +40,8 @@
  *   file calling them through its table and them asking it for its state;
  * - snodo-server-sessions.c also keeps what outlives a request: listen
  *   subscriptions, the connections served, change announcements;
- *   snodo-server-catalog.c is the catalog's part of the public API;
+ *   snodo-server-catalog.c is the catalog's part of the public API, and
+ *   snodo-server-extensions.c the extensions advertised and MCP Apps;
  * - snodo-invocation.c and snodo-invocation-return.c: one request and its
  *   answer, shaped by its dialect. An invocation is given at creation what
  *   it needs of the server (the dialect, the SnodoStamp with the
@@ -1055,7 +1056,8 @@ handler_is_native (SnodoToolFunc func)
  * answer; see [property@Snodo.Tool:run-in-thread] for where it runs.
  *
  * Returns: %TRUE if the tool was added; %FALSE if it has no name, or its
- *   name is not valid or is taken
+ *   name is not valid or is taken, or its icons or the keys of its `_meta`
+ *   are not valid
  *
  * Since: 0.1
  */
@@ -1094,7 +1096,8 @@ snodo_server_add_tool (SnodoServer    *self,
                    name);
       return FALSE;
     }
-  if (!snodo_catalog_check_icons (snodo_tool_get_icons (tool), name, error))
+  if (!snodo_catalog_check_icons (snodo_tool_get_icons (tool), name, error) ||
+      !snodo_catalog_check_meta (snodo_description_get_meta (SNODO_DESCRIPTION (tool)), name, error))
     {
       if (destroy != NULL)
         destroy (user_data);

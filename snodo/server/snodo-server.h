@@ -192,4 +192,44 @@ void         snodo_server_set_completion_func        (SnodoServer            *se
                                                       gpointer                user_data,
                                                       GDestroyNotify          destroy);
 
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_add_extension              (SnodoServer            *self,
+                                                      const char             *name,
+                                                      JsonNode               *settings,
+                                                      GError                **error);
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_remove_extension           (SnodoServer            *self,
+                                                      const char             *name);
+SNODO_AVAILABLE_IN_ALL
+JsonNode    *snodo_server_get_extension              (SnodoServer            *self,
+                                                      const char             *name);
+
+/**
+ * SNODO_APP_EXTENSION:
+ *
+ * The identifier of the MCP Apps extension, `io.modelcontextprotocol/ui`,
+ * which [method@Snodo.Server.add_app] advertises.
+ *
+ * Since: 0.1
+ */
+#define SNODO_APP_EXTENSION "io.modelcontextprotocol/ui"
+
+/**
+ * SNODO_APP_MIME_TYPE:
+ *
+ * The MIME type of the view of an MCP App, `text/html;profile=mcp-app`,
+ * which [method@Snodo.Server.add_app] gives its resource.
+ *
+ * Since: 0.1
+ */
+#define SNODO_APP_MIME_TYPE "text/html;profile=mcp-app"
+
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_add_app                    (SnodoServer            *self,
+                                                      SnodoTool              *tool,
+                                                      SnodoResource          *resource,
+                                                      const char             *html,
+                                                      JsonNode               *ui,
+                                                      GError                **error);
+
 G_END_DECLS

@@ -28,7 +28,8 @@ const CONCURRENT_CALLS = 10;
 const CONCURRENT_SLEEP_MS = 300;
 const CONCURRENT_BOUND_MS = 2000;   // well under 10 x 300 ms run one by one
 
-const EXPECTED_TOOLS = ['echo', 'add', 'sleep', 'fail', 'blob', 'progress', 'ask', 'log', 'toggle', 'touch', 'version'];
+const EXPECTED_TOOLS = ['echo', 'add', 'sleep', 'fail', 'blob', 'progress', 'ask', 'log', 'toggle', 'touch', 'version',
+  'chart'];
 const LATEST_VERSION = '2025-11-25';
 const MODERN_VERSION = '2026-07-28';
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
@@ -585,6 +586,20 @@ export async function runContract(adapter) {
     expect(typeof contents[0].text === 'string' && contents[0].text.startsWith('# snodo-demo'),
       `text ${show(contents[0].text)}`);
   });
+
+  await check('chart is an MCP App: its _meta.ui names ui://snodo-demo/chart, read as text/html;profile=mcp-app',
+    async () => {
+      const { tools } = await main.client.listTools(undefined, opts);
+      const chart = tools.find((t) => t.name === 'chart');
+      expect(chart?._meta?.ui?.resourceUri === 'ui://snodo-demo/chart', `chart ${show(chart)}`);
+      const { contents } = await main.client.readResource({ uri: 'ui://snodo-demo/chart' }, opts);
+      expect(contents?.length === 1 && contents[0].mimeType === 'text/html;profile=mcp-app' &&
+        contents[0].text.startsWith('<!DOCTYPE html>') && contents[0]._meta?.ui?.prefersBorder === true,
+      `contents ${show(contents)}`);
+      const r = await main.callTool('chart', { values: [1, 2.5] });
+      expect(textOf(r, 'chart') === '2 values, total 3.5' && r.structuredContent?.total === 3.5,
+        `chart answered ${show(r)}`);
+    });
 
   await check('resources/read of the template demo://echo/{text} gives the decoded text', async () => {
     const uri = 'demo://echo/h%C3%A9llo%20w%C3%B6rld';

@@ -177,6 +177,18 @@ function _init() {
     server.set_completion_func = function (func) {
         return setCompletionFunc.call(this, guard('completion', 'completion/complete', func));
     };
+    const addExtension = server.add_extension;
+    const getExtension = server.get_extension;
+    const addApp = server.add_app;
+    server.add_extension = function (name, settings) {
+        return addExtension.call(this, name, nodeOrNull(settings));
+    };
+    server.get_extension = function (name) {
+        return fromJsonNode(getExtension.call(this, name));
+    };
+    server.add_app = function (tool, resource, html, ui) {
+        return addApp.call(this, tool, resource, html, nodeOrNull(ui));
+    };
 
     const invocation = Snodo.Invocation.prototype;
     for (const name of ['get_arguments', 'get_variables', 'get_params', 'dup_client_capabilities',
@@ -209,7 +221,7 @@ function _init() {
 
     // get_/set_ pairs of JSON properties take and give plain values.
     const accessors = [
-        [Snodo.Description, ['icons']],
+        [Snodo.Description, ['icons', 'meta']],
         [Snodo.Tool, ['input_schema', 'output_schema', 'annotations', 'icons']],
         [Snodo.Resource, ['annotations', 'icons']],
         [Snodo.ResourceTemplate, ['annotations', 'icons']],

@@ -154,6 +154,19 @@ class Server(Snodo.Server):
     def set_completion_func(self, func, *user_data):
         return super().set_completion_func(_guard('completion', 'completion/complete', func), *user_data)
 
+    def add_extension(self, name, settings=None):
+        """Advertises an extension; @settings is a dict (None for {})."""
+        return super().add_extension(name, _node_or_none(settings))
+
+    def get_extension(self, name):
+        """The settings of an advertised extension, as a dict, or None."""
+        return from_json_node(super().get_extension(name))
+
+    def add_app(self, tool, resource, html, ui=None):
+        """Gives @tool a view: @resource (a ui:// resource) serving @html;
+        @ui is a dict of the view's _meta.ui settings, or None."""
+        return super().add_app(tool, resource, html, _node_or_none(ui))
+
 
 Server = override(Server)
 __all__.append('Server')
@@ -227,7 +240,7 @@ class Description(Snodo.Description):
     pass
 
 
-_json_accessors(Description, ['icons'])
+_json_accessors(Description, ['icons', 'meta'])
 Description = override(Description)
 __all__.append('Description')
 
