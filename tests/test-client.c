@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+#include <glib-unix.h>
 #include <snodo/snodo.h>
 
 #include "snodo-test-util.h"
@@ -291,6 +294,57 @@ test_cancel (gconstpointer data)
 }
 
 static void
+log_message_cb (SnodoClient *client,
+                const char  *level,
+                const char  *logger,
+                JsonNode    *data,
+                gpointer     user_data)
+{
+  GPtrArray *seen = user_data;
+
+  g_ptr_array_add (seen, g_strdup_printf ("%s %s", level,
+                                          data != NULL && JSON_NODE_HOLDS_VALUE (data) ? json_node_get_string (data) : "?"));
+}
+
+/* Log messages are asked for with log-level: in the envelope in
+ * 2026-07-28, with logging/setLevel in the initialize era. */
+static void
+test_log (gconstpointer data)
+{
+  const char *argv[] = { demo_path (), NULL };
+  g_autoptr(SnodoClient) client = NULL;
+  g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(JsonObject) arguments = parse_object ("{\"level\":\"warning\",\"text\":\"careful\"}");
+  g_autoptr(JsonObject) debug_arguments = parse_object ("{\"level\":\"debug\",\"text\":\"noise\"}");
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(GAsyncResult) r2 = NULL;
+  g_autoptr(JsonObject) logged = NULL;
+  g_autoptr(JsonObject) logged2 = NULL;
+  g_autoptr(GError) error = NULL;
+
+  client = snodo_client_new_for_argv (argv, &error);
+  g_assert_no_error (error);
+  snodo_client_set_pinned_version (client, GPOINTER_TO_INT (data));
+  snodo_client_set_log_level (client, "info");
+  g_signal_connect (client, "log-message", G_CALLBACK (log_message_cb), seen);
+  snodo_client_connect_async (client, NULL, store_result_cb, &result);
+  g_assert_true (snodo_client_connect_finish (client, wait_result (&result), &error));
+  g_assert_no_error (error);
+
+  snodo_client_call_tool_async (client, "log", debug_arguments, NULL, store_result_cb, &r1);
+  logged = snodo_client_call_tool_finish (client, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  snodo_client_call_tool_async (client, "log", arguments, NULL, store_result_cb, &r2);
+  logged2 = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  /* The message comes before the result on the same stream. */
+  g_assert_cmpuint (seen->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (seen, 0), ==, "warning careful");
+  close_client (client);
+}
+
+static void
 test_request_timeout (void)
 {
   g_autoptr(SnodoClient) client = connect_demo (SNODO_PROTOCOL_VERSION_UNKNOWN);
@@ -375,6 +429,196 @@ test_close_escalates (void)
   g_assert_cmpint (g_subprocess_get_term_sig (snodo_client_get_subprocess (client)), ==, SIGKILL);
   g_assert_cmpint (g_get_monotonic_time () - start, >=, 3 * G_USEC_PER_SEC);
   g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+}
+
+/* A scripted server on a pipe pair, to see the client's lines. */
+typedef struct
+{
+  GDataInputStream *from_client;
+  GOutputStream *to_client;
+} Peer;
+
+static void
+read_line_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  char **line = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (source), result, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (*line);
+}
+
+static JsonObject *
+peer_read (Peer       *peer,
+           const char *method)
+{
+  g_autofree char *line = NULL;
+  JsonObject *message;
+
+  g_data_input_stream_read_line_async (peer->from_client, G_PRIORITY_DEFAULT, NULL, read_line_cb, &line);
+  while (line == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  message = parse_object (line);
+  if (method != NULL)
+    g_assert_cmpstr (json_object_get_string_member_with_default (message, "method", ""), ==, method);
+  return message;
+}
+
+static void
+peer_write (Peer       *peer,
+            const char *line)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_output_stream_write_all (peer->to_client, line, strlen (line), NULL, NULL, &error));
+  g_assert_true (g_output_stream_write_all (peer->to_client, "\n", 1, NULL, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static SnodoClient *
+peer_client (Peer *peer)
+{
+  int to_server[2];
+  int to_client[2];
+  g_autoptr(GInputStream) client_in = NULL;
+  g_autoptr(GOutputStream) client_out = NULL;
+  g_autoptr(GInputStream) server_in = NULL;
+
+  g_assert_true (g_unix_open_pipe (to_server, FD_CLOEXEC, NULL));
+  g_assert_true (g_unix_open_pipe (to_client, FD_CLOEXEC, NULL));
+  client_in = g_unix_input_stream_new (to_client[0], TRUE);
+  client_out = g_unix_output_stream_new (to_server[1], TRUE);
+  server_in = g_unix_input_stream_new (to_server[0], TRUE);
+  peer->from_client = g_data_input_stream_new (server_in);
+  peer->to_client = g_unix_output_stream_new (to_client[1], TRUE);
+  return snodo_client_new (client_in, client_out);
+}
+
+static void
+peer_clear (Peer *peer)
+{
+  g_clear_object (&peer->from_client);
+  g_clear_object (&peer->to_client);
+}
+
+static void
+oversized_cb (SnodoClient  *client,
+              const GError *error,
+              gpointer      user_data)
+{
+  gboolean *closed = user_data;
+
+  g_assert_error ((GError *) error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE);
+  *closed = TRUE;
+}
+
+/* What the client writes: the fallback handshake, a cancellation on the
+ * wire, a late answer ignored, progress, a ping of the server answered,
+ * pages followed, and a line too long. */
+static void
+test_wire (void)
+{
+  Peer peer = { 0, };
+  g_autoptr(SnodoClient) client = peer_client (&peer);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GAsyncResult) called = NULL;
+  g_autoptr(GAsyncResult) listed = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) discover = NULL;
+  g_autoptr(JsonObject) initialize = NULL;
+  g_autoptr(JsonObject) initialized = NULL;
+  g_autoptr(JsonObject) call = NULL;
+  g_autoptr(JsonObject) cancelled = NULL;
+  g_autoptr(JsonObject) pong = NULL;
+  g_autoptr(JsonObject) page1 = NULL;
+  g_autoptr(JsonObject) page2 = NULL;
+  g_autoptr(JsonArray) tools = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *big = NULL;
+  gint64 id;
+  guint progress_count = 0;
+  gboolean closed = FALSE;
+
+  snodo_client_connect_async (client, NULL, store_result_cb, &result);
+  discover = peer_read (&peer, "server/discover");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_object_get_object_member (discover, "params"), "_meta"),
+                                                  "io.modelcontextprotocol/protocolVersion"), ==, "2026-07-28");
+  line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}",
+                          json_object_get_int_member (discover, "id"));
+  peer_write (&peer, line);
+  g_clear_pointer (&line, g_free);
+  initialize = peer_read (&peer, "initialize");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (initialize, "params"), "protocolVersion"), ==, "2025-11-25");
+  line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"protocolVersion\":\"2025-06-18\","
+                          "\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"peer\",\"version\":\"1\"},\"instructions\":\"be kind\"}}",
+                          json_object_get_int_member (initialize, "id"));
+  peer_write (&peer, line);
+  g_clear_pointer (&line, g_free);
+  initialized = peer_read (&peer, "notifications/initialized");
+  g_assert_true (snodo_client_connect_finish (client, wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (snodo_client_get_protocol_version (client), ==, SNODO_PROTOCOL_VERSION_2025_06_18);
+  g_assert_cmpstr (snodo_client_get_instructions (client), ==, "be kind");
+
+  /* Progress, then cancellation on the wire; the late answer is ignored. */
+  g_signal_connect (client, "progress", G_CALLBACK (progress_cb), &progress_count);
+  snodo_client_call_tool_async (client, "slow", NULL, cancellable, store_result_cb, &called);
+  call = peer_read (&peer, "tools/call");
+  id = json_object_get_int_member (call, "id");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (json_object_get_object_member (call, "params"), "_meta"),
+                                               "progressToken"), ==, id);
+  line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%" G_GINT64_FORMAT ",\"progress\":1,\"total\":2}}", id);
+  peer_write (&peer, line);
+  g_clear_pointer (&line, g_free);
+  while (progress_count == 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_cancellable_cancel (cancellable);
+  cancelled = peer_read (&peer, "notifications/cancelled");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (cancelled, "params"), "requestId"), ==, id);
+  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&called), &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+  line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"content\":[]}}", id);
+  peer_write (&peer, line);
+  g_clear_pointer (&line, g_free);
+
+  /* The server's ping is answered. */
+  peer_write (&peer, "{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"ping\"}");
+  pong = peer_read (&peer, NULL);
+  g_assert_cmpstr (json_object_get_string_member (pong, "id"), ==, "s1");
+  g_assert_true (json_object_has_member (pong, "result"));
+
+  /* Pages are followed. */
+  snodo_client_list_tools_async (client, NULL, store_result_cb, &listed);
+  page1 = peer_read (&peer, "tools/list");
+  line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"tools\":[{\"name\":\"a\"}],\"nextCursor\":\"c2\"}}",
+                          json_object_get_int_member (page1, "id"));
+  peer_write (&peer, line);
+  g_clear_pointer (&line, g_free);
+  page2 = peer_read (&peer, "tools/list");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (page2, "params"), "cursor"), ==, "c2");
+  line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"tools\":[{\"name\":\"b\"}]}}",
+                          json_object_get_int_member (page2, "id"));
+  peer_write (&peer, line);
+  g_clear_pointer (&line, g_free);
+  tools = snodo_client_list_tools_finish (client, wait_result (&listed), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (tools), ==, 2);
+
+  /* A line longer than max-line-bytes ends the connection. */
+  snodo_client_set_max_line_bytes (client, 64);
+  g_signal_connect (client, "closed", G_CALLBACK (oversized_cb), &closed);
+  big = g_strnfill (100, 'x');
+  peer_write (&peer, big);
+  while (!closed)
+    g_main_context_iteration (NULL, TRUE);
+
+  close_client (client);
+  peer_clear (&peer);
 }
 
 /* Whether the process @pid is gone (a zombie counts: it runs no more). */
@@ -499,7 +743,10 @@ main (int   argc,
   g_test_add_func ("/snodo/client/demo/fallback", test_demo_fallback);
   g_test_add_data_func ("/snodo/client/cancel/2026-07-28", GINT_TO_POINTER (SNODO_PROTOCOL_VERSION_2026_07_28), test_cancel);
   g_test_add_data_func ("/snodo/client/cancel/2025-11-25", GINT_TO_POINTER (SNODO_PROTOCOL_VERSION_2025_11_25), test_cancel);
+  g_test_add_data_func ("/snodo/client/log/2026-07-28", GINT_TO_POINTER (SNODO_PROTOCOL_VERSION_2026_07_28), test_log);
+  g_test_add_data_func ("/snodo/client/log/2025-11-25", GINT_TO_POINTER (SNODO_PROTOCOL_VERSION_2025_11_25), test_log);
   g_test_add_func ("/snodo/client/request-timeout", test_request_timeout);
+  g_test_add_func ("/snodo/client/wire", test_wire);
   g_test_add_func ("/snodo/client/errors", test_errors);
   g_test_add_func ("/snodo/client/server-exits", test_server_exits);
   g_test_add_func ("/snodo/client/close-escalates", test_close_escalates);

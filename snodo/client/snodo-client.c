@@ -143,6 +143,8 @@ struct _SnodoClient
   guint write_timeout;
   guint64 max_line_bytes;
   guint request_timeout;
+  /* The level of the log messages asked for, or NULL. Owned. */
+  char *log_level;
 
   /* Reading: one read in flight while reading is TRUE, which holds a
    * reference on the client. The cancellable stops it (close, failure). */
@@ -184,6 +186,7 @@ enum
   PROP_WRITE_TIMEOUT,
   PROP_MAX_LINE_BYTES,
   PROP_REQUEST_TIMEOUT,
+  PROP_LOG_LEVEL,
   N_PROPS
 };
 
@@ -247,7 +250,8 @@ snodo_client_client_info (void)
 
 /* The 2026-07-28 envelope, added to @params. */
 static void
-snodo_client_add_envelope (JsonObject *params)
+snodo_client_add_envelope (SnodoClient *self,
+                           JsonObject  *params)
 {
   JsonObject *meta;
 
@@ -265,6 +269,8 @@ snodo_client_add_envelope (JsonObject *params)
                                  json_object_new ());
   json_object_set_object_member (meta, "io.modelcontextprotocol/clientInfo",
                                  snodo_client_client_info ());
+  if (self->log_level != NULL)
+    json_object_set_string_member (meta, "io.modelcontextprotocol/logLevel", self->log_level);
 }
 
 /* Writing. */
@@ -505,7 +511,7 @@ snodo_client_send_request (SnodoClient  *self,
   if (owned_params == NULL)
     owned_params = json_object_new ();
   if (envelope)
-    snodo_client_add_envelope (owned_params);
+    snodo_client_add_envelope (self, owned_params);
   /* The request's id is its progress token: progress names the request. */
   if (!g_str_equal (method, "initialize") && !g_str_equal (method, "server/discover") &&
       !g_str_equal (method, "ping"))
@@ -932,7 +938,11 @@ snodo_client_dispose (GObject *object)
 
       if (stdin_pipe != NULL)
         g_output_stream_close (stdin_pipe, NULL, NULL);
+#ifdef G_OS_UNIX
       g_subprocess_send_signal (self->subprocess, SIGTERM);
+#else
+      g_subprocess_force_exit (self->subprocess);
+#endif
     }
 
   g_clear_object (&self->subprocess);
@@ -953,6 +963,7 @@ snodo_client_finalize (GObject *object)
   g_clear_pointer (&self->server_info, json_object_unref);
   g_clear_pointer (&self->server_capabilities, json_object_unref);
   g_clear_pointer (&self->instructions, g_free);
+  g_clear_pointer (&self->log_level, g_free);
   g_clear_pointer (&self->argv, g_strfreev);
   g_clear_pointer (&self->context, g_main_context_unref);
 
@@ -1017,6 +1028,10 @@ snodo_client_get_property (GObject    *object,
       g_value_set_uint (value, self->request_timeout);
       break;
 
+    case PROP_LOG_LEVEL:
+      g_value_set_string (value, self->log_level);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1058,6 +1073,10 @@ snodo_client_set_property (GObject      *object,
 
     case PROP_REQUEST_TIMEOUT:
       snodo_client_set_request_timeout (self, g_value_get_uint (value));
+      break;
+
+    case PROP_LOG_LEVEL:
+      snodo_client_set_log_level (self, g_value_get_string (value));
       break;
 
     case PROP_SUBPROCESS:
@@ -1239,6 +1258,25 @@ snodo_client_class_init (SnodoClientClass *klass)
     g_param_spec_uint ("request-timeout", NULL, NULL,
                        0, G_MAXUINT, 60000,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:log-level: (getter get_log_level) (setter set_log_level)
+   *
+   * The lowest level of the server's log messages the client asks for
+   * (`debug`, `info`, `notice`, `warning`, `error`, `critical`, `alert`
+   * or `emergency`), or %NULL (the default) to ask for none. In
+   * 2026-07-28 every later request carries it; in the initialize era the
+   * handshake sends `logging/setLevel` when the server has the `logging`
+   * capability (a change afterwards is for
+   * [method@Snodo.Client.request_async]). The messages are emitted as
+   * [signal@Snodo.Client::log-message].
+   *
+   * Since: 0.1
+   */
+  properties[PROP_LOG_LEVEL] =
+    g_param_spec_string ("log-level", NULL, NULL,
+                         NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -1640,6 +1678,46 @@ snodo_client_set_request_timeout (SnodoClient *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REQUEST_TIMEOUT]);
 }
 
+/**
+ * snodo_client_get_log_level: (get-property log-level)
+ * @self: a client
+ *
+ * Gets the level of the log messages asked for.
+ *
+ * Returns: (nullable): the level, or %NULL for none
+ *
+ * Since: 0.1
+ */
+const char *
+snodo_client_get_log_level (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return self->log_level;
+}
+
+/**
+ * snodo_client_set_log_level: (set-property log-level)
+ * @self: a client
+ * @log_level: (nullable): the lowest level asked for, or %NULL for none
+ *
+ * Sets the level of the server's log messages the client asks for.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_set_log_level (SnodoClient *self,
+                            const char  *log_level)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+
+  if (g_strcmp0 (self->log_level, log_level) == 0)
+    return;
+  g_free (self->log_level);
+  self->log_level = g_strdup (log_level);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOG_LEVEL]);
+}
+
 /* A copy of @params deep enough for the envelope and the progress token
  * not to reach the caller's object: its members, and those of its _meta. */
 JsonObject *
@@ -1722,6 +1800,19 @@ snodo_client_send_initialize (SnodoClient *self,
 }
 
 static void
+snodo_client_set_level_cb (GObject      *source,
+                           GAsyncResult *result,
+                           gpointer      user_data)
+{
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+
+  answer = g_task_propagate_pointer (G_TASK (result), &error);
+  if (answer == NULL)
+    g_debug ("logging/setLevel: %s", error->message);
+}
+
+static void
 snodo_client_initialize_cb (GObject      *source,
                             GAsyncResult *result,
                             gpointer      user_data)
@@ -1757,6 +1848,15 @@ snodo_client_initialize_cb (GObject      *source,
                            object_member (answer, "serverInfo"),
                            snodo_json_object_get_string (answer, "instructions"));
   snodo_client_send_notification (self, "notifications/initialized", NULL);
+  if (self->log_level != NULL && json_object_has_member (self->server_capabilities, "logging"))
+    {
+      JsonObject *params = json_object_new ();
+
+      json_object_set_string_member (params, "level", self->log_level);
+      /* Answered before any later request: the server reads in order. */
+      snodo_client_send_request (self, "logging/setLevel", params, FALSE, self->request_timeout, NULL,
+                                 g_task_new (self, NULL, snodo_client_set_level_cb, NULL));
+    }
   g_task_return_boolean (task, TRUE);
 }
 

@@ -58,6 +58,11 @@ guint                 snodo_client_get_request_timeout     (SnodoClient         
 SNODO_AVAILABLE_IN_ALL
 void                  snodo_client_set_request_timeout     (SnodoClient          *self,
                                                             guint                 request_timeout);
+SNODO_AVAILABLE_IN_ALL
+const char           *snodo_client_get_log_level           (SnodoClient          *self);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_set_log_level           (SnodoClient          *self,
+                                                            const char           *log_level);
 
 SNODO_AVAILABLE_IN_ALL
 void                  snodo_client_connect_async           (SnodoClient          *self,
