@@ -385,6 +385,7 @@ snodo_client_take_pending (SnodoClient *self,
 
   if (!g_hash_table_steal_extended (self->pending, key, &stolen_key, &value))
     return NULL;
+  g_free (stolen_key);
   return value;
 }
 
@@ -812,6 +813,7 @@ snodo_client_stop (SnodoClient  *self,
 {
   g_autoptr(GList) values = NULL;
   GHashTableIter iter;
+  gpointer key;
   gpointer value;
 
   if (self->state == STATE_CLOSED)
@@ -824,10 +826,11 @@ snodo_client_stop (SnodoClient  *self,
   g_queue_clear_full (&self->out, (GDestroyNotify) g_bytes_unref);
 
   g_hash_table_iter_init (&iter, self->pending);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
+  while (g_hash_table_iter_next (&iter, &key, &value))
     {
       values = g_list_prepend (values, value);
       g_hash_table_iter_steal (&iter);
+      g_free (key);
     }
   for (GList *l = values; l != NULL; l = l->next)
     {
