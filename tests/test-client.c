@@ -172,6 +172,19 @@ run_features (SnodoClient *client)
   g_assert_no_error (error);
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (sum, "structuredContent"), "sum"), ==, 42);
   g_assert_false (json_object_has_member (add_params, "_meta"));
+
+  /* A _meta of the caller that is no object is left alone: the server
+   * says what it thinks of it. */
+  {
+    g_autoptr(JsonObject) odd = parse_object ("{\"_meta\":3}");
+    g_autoptr(GAsyncResult) r9 = NULL;
+    g_autoptr(JsonObject) answer = NULL;
+
+    snodo_client_request_async (client, "tools/list", odd, NULL, store_result_cb, &r9);
+    answer = snodo_client_request_finish (client, wait_result (&r9), &error);
+    g_test_message ("tools/list with _meta 3: %s", error != NULL ? error->message : "answered");
+    g_clear_error (&error);
+  }
 }
 
 static void

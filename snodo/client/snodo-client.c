@@ -517,13 +517,14 @@ snodo_client_send_request (SnodoClient  *self,
   if (!g_str_equal (method, "initialize") && !g_str_equal (method, "server/discover") &&
       !g_str_equal (method, "ping"))
     {
-      JsonObject *meta;
+      JsonNode *meta;
 
       if (!json_object_has_member (owned_params, "_meta"))
         json_object_set_object_member (owned_params, "_meta", json_object_new ());
-      meta = json_object_get_object_member (owned_params, "_meta");
-      if (meta != NULL)
-        json_object_set_int_member (meta, "progressToken", pending->id);
+      /* A caller's _meta that is no object is sent as it is. */
+      meta = json_object_get_member (owned_params, "_meta");
+      if (JSON_NODE_HOLDS_OBJECT (meta))
+        json_object_set_int_member (json_node_get_object (meta), "progressToken", pending->id);
     }
   /* A legacy request without params sends none. */
   if (json_object_get_size (owned_params) > 0)
