@@ -11,6 +11,7 @@
 
 G_BEGIN_DECLS
 
+typedef struct _SnodoClient         SnodoClient;
 typedef struct _SnodoExecutor       SnodoExecutor;
 typedef struct _SnodoInvocation     SnodoInvocation;
 typedef struct _SnodoServer         SnodoServer;

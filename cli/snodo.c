@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* snodo: talks to an MCP server from the command line, with SnodoClient.
+ *
+ *   snodo list [OPTION…] -- COMMAND [ARG…]
+ *   snodo call [OPTION…] -- COMMAND [ARG…] METHOD [PARAMS-JSON]
+ *
+ * The server is started with COMMAND and ended when snodo is done. Results
+ * go to standard output; an error is one line on standard error and the
+ * exit status 1 (2 for a usage error). */
+
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+#include <snodo/snodo.h>
+
+typedef struct
+{
+  GApplication *app;
+  SnodoClient *client;
+  /* "list" or "call". */
+  char *command;
+  char *method;
+  JsonObject *params;
+  /* What list has yet to print, in order. */
+  guint list_step;
+  int status;
+} Cli;
+
+static void cli_close (Cli *cli);
+
+static void
+cli_fail (Cli          *cli,
+          const GError *error)
+{
+  g_printerr ("snodo: %s\n", error->message);
+  cli->status = 1;
+  cli_close (cli);
+}
+
+static void
+cli_closed_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Cli *cli = user_data;
+
+  snodo_client_close_finish (SNODO_CLIENT (source), result, NULL);
+  g_application_release (cli->app);
+}
+
+static void
+cli_close (Cli *cli)
+{
+  snodo_client_close_async (cli->client, NULL, cli_closed_cb, cli);
+}
+
+static void
+print_json (JsonNode *node)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autofree char *text = NULL;
+
+  json_generator_set_pretty (generator, TRUE);
+  json_generator_set_root (generator, node);
+  text = json_generator_to_data (generator, NULL);
+  printf ("%s\n", text);
+}
+
+static void
+cli_called_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Cli *cli = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(JsonNode) node = NULL;
+
+  answer = snodo_client_request_finish (SNODO_CLIENT (source), result, &error);
+  if (answer == NULL)
+    {
+      cli_fail (cli, error);
+      return;
+    }
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_set_object (node, answer);
+  print_json (node);
+  cli_close (cli);
+}
+
+static const struct
+{
+  const char *capability;
+  const char *title;
+  const char *key;
+  void (*start) (SnodoClient *, GCancellable *, GAsyncReadyCallback, gpointer);
+  JsonArray *(*finish) (SnodoClient *, GAsyncResult *, GError **);
+} list_steps[] = {
+  { "tools", "Tools", "name", snodo_client_list_tools_async, snodo_client_list_tools_finish },
+  { "resources", "Resources", "uri", snodo_client_list_resources_async, snodo_client_list_resources_finish },
+  { "resources", "Resource templates", "uriTemplate", snodo_client_list_resource_templates_async,
+    snodo_client_list_resource_templates_finish },
+  { "prompts", "Prompts", "name", snodo_client_list_prompts_async, snodo_client_list_prompts_finish },
+};
+
+static void cli_list_next (Cli *cli);
+
+static void
+cli_listed_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Cli *cli = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) items = NULL;
+
+  items = list_steps[cli->list_step].finish (SNODO_CLIENT (source), result, &error);
+  if (items == NULL)
+    {
+      cli_fail (cli, error);
+      return;
+    }
+  printf ("%s:\n", list_steps[cli->list_step].title);
+  for (guint i = 0; i < json_array_get_length (items); i++)
+    {
+      JsonNode *element = json_array_get_element (items, i);
+      JsonObject *item = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
+      const char *key = item != NULL ? json_object_get_string_member_with_default (item, list_steps[cli->list_step].key, "?") : "?";
+      const char *description = item != NULL ? json_object_get_string_member_with_default (item, "description", NULL) : NULL;
+
+      if (description != NULL)
+        printf ("  %s  %s\n", key, description);
+      else
+        printf ("  %s\n", key);
+    }
+  cli->list_step++;
+  cli_list_next (cli);
+}
+
+static void
+cli_list_next (Cli *cli)
+{
+  JsonObject *capabilities = snodo_client_get_server_capabilities (cli->client);
+
+  /* What the server does not offer is not asked for. */
+  while (cli->list_step < G_N_ELEMENTS (list_steps) &&
+         !json_object_has_member (capabilities, list_steps[cli->list_step].capability))
+    cli->list_step++;
+  if (cli->list_step == G_N_ELEMENTS (list_steps))
+    {
+      cli_close (cli);
+      return;
+    }
+  list_steps[cli->list_step].start (cli->client, NULL, cli_listed_cb, cli);
+}
+
+static void
+cli_connected_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Cli *cli = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!snodo_client_connect_finish (SNODO_CLIENT (source), result, &error))
+    {
+      cli_fail (cli, error);
+      return;
+    }
+  if (g_str_equal (cli->command, "list"))
+    {
+      JsonObject *info = snodo_client_get_server_info (cli->client);
+
+      printf ("Server: %s %s (protocol %s)\n",
+              info != NULL ? json_object_get_string_member_with_default (info, "name", "?") : "?",
+              info != NULL ? json_object_get_string_member_with_default (info, "version", "") : "",
+              snodo_protocol_version_to_string (snodo_client_get_protocol_version (cli->client)));
+      cli_list_next (cli);
+    }
+  else
+    snodo_client_request_async (cli->client, cli->method, cli->params, NULL, cli_called_cb, cli);
+}
+
+static int
+usage_error (const char *message)
+{
+  g_printerr ("snodo: %s (see snodo --help)\n", message);
+  return 2;
+}
+
+static int
+command_line_cb (GApplication            *app,
+                 GApplicationCommandLine *command_line,
+                 Cli                     *cli)
+{
+  GVariantDict *options = g_application_command_line_get_options_dict (command_line);
+  g_auto(GStrv) argv = NULL;
+  g_autoptr(GPtrArray) server = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  const char *version_string = NULL;
+  guint request_timeout = 0;
+  const char *timeout_string = NULL;
+  int argc;
+  int i;
+  int end;
+
+  argv = g_application_command_line_get_arguments (command_line, &argc);
+  if (argc < 2 || (!g_str_equal (argv[1], "list") && !g_str_equal (argv[1], "call")))
+    return usage_error ("the first argument must be list or call");
+  cli->command = g_strdup (argv[1]);
+
+  i = 2;
+  if (i < argc && g_str_equal (argv[i], "--"))
+    i++;
+  end = argc;
+  if (g_str_equal (cli->command, "call"))
+    {
+      /* METHOD [PARAMS-JSON] are the last arguments. */
+      if (end - i >= 3 && argv[end - 1][0] == '{')
+        {
+          g_autoptr(JsonNode) node = NULL;
+
+          node = json_from_string (argv[end - 1], &error);
+          if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+            {
+              g_printerr ("snodo: the params are not a JSON object: %s\n",
+                          error != NULL ? error->message : argv[end - 1]);
+              return 1;
+            }
+          cli->params = json_node_dup_object (node);
+          end--;
+        }
+      if (end - i < 2)
+        return usage_error ("call needs a command and a method");
+      cli->method = g_strdup (argv[end - 1]);
+      end--;
+    }
+  if (end - i < 1)
+    return usage_error ("no command to start the server with");
+  for (; i < end; i++)
+    g_ptr_array_add (server, argv[i]);
+  g_ptr_array_add (server, NULL);
+
+  if (g_variant_dict_lookup (options, "request-timeout", "&s", &timeout_string))
+    {
+      guint64 value;
+
+      if (!g_ascii_string_to_unsigned (timeout_string, 10, 0, G_MAXUINT, &value, NULL))
+        return usage_error ("--request-timeout needs a number of milliseconds");
+      request_timeout = (guint) value;
+    }
+
+  cli->client = snodo_client_new_for_argv ((const char * const *) server->pdata, &error);
+  if (cli->client == NULL)
+    {
+      g_printerr ("snodo: %s\n", error->message);
+      return 1;
+    }
+  if (g_variant_dict_lookup (options, "protocol-version", "&s", &version_string))
+    {
+      SnodoProtocolVersion version = snodo_protocol_version_from_string (version_string);
+
+      if (version == SNODO_PROTOCOL_VERSION_UNKNOWN)
+        {
+          g_printerr ("snodo: unknown protocol version %s (known: 2025-06-18, 2025-11-25, 2026-07-28)\n",
+                      version_string);
+          cli->status = 1;
+          g_application_hold (app);
+          cli_close (cli);
+          return 0;
+        }
+      snodo_client_set_pinned_version (cli->client, version);
+    }
+  if (timeout_string != NULL)
+    snodo_client_set_request_timeout (cli->client, request_timeout);
+
+  g_application_hold (app);
+  snodo_client_connect_async (cli->client, NULL, cli_connected_cb, cli);
+  return 0;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  static const GOptionEntry entries[] = {
+    { "protocol-version", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Speak only this protocol version: 2025-06-18, 2025-11-25 or 2026-07-28 (default: the newest the server speaks)",
+      "VERSION" },
+    { "request-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "How long to wait for each answer, in milliseconds, or 0 for ever (default 60000)", "MS" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr(GApplication) app = NULL;
+  Cli cli = { 0, };
+  int status;
+
+  setlocale (LC_ALL, "");
+  /* Standard output holds results only. */
+  g_log_writer_default_set_use_stderr (TRUE);
+
+  app = g_application_new ("org.snodo.Cli", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
+  g_application_set_option_context_parameter_string (app, "list|call -- COMMAND [ARG…] [METHOD [PARAMS-JSON]]");
+  g_application_set_option_context_summary (app,
+    "Talks to a Model Context Protocol server that COMMAND starts.\n"
+    "\n"
+    "  list   prints the server's tools, resources, resource templates and prompts\n"
+    "  call   sends METHOD with PARAMS-JSON (an object) and prints the result as JSON");
+  g_application_add_main_option_entries (app, entries);
+  cli.app = app;
+  g_signal_connect (app, "command-line", G_CALLBACK (command_line_cb), &cli);
+
+  status = g_application_run (app, argc, argv);
+  g_clear_object (&cli.client);
+  g_clear_pointer (&cli.params, json_object_unref);
+  g_free (cli.method);
+  g_free (cli.command);
+
+  return status != 0 ? status : cli.status;
+}

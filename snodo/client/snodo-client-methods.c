@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* SnodoClient: the requests of the server's features, on
+ * snodo_client_start_request() of snodo-client.c (see
+ * snodo-client-private.h). */
+
+#include "config.h"
+
+#include "snodo-client-private.h"
+
+#include "snodo-base-private.h"
+#include "snodo-wire-private.h"
+
+/* A server that pages forever is not followed forever. */
+#define CLIENT_MAX_PAGES 10000
+
+/* One request whose result is the caller's. */
+static void
+snodo_client_simple_async (SnodoClient         *self,
+                           const char          *method,
+                           JsonObject          *params,
+                           gpointer             source_tag,
+                           const char          *name,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_name (task, name);
+  snodo_client_start_request (self, method, params, cancellable, task);
+}
+
+static JsonObject *
+snodo_client_simple_finish (SnodoClient   *self,
+                            GAsyncResult  *result,
+                            gpointer       source_tag,
+                            GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+typedef struct
+{
+  /* The list's method and the member of its result that holds the items. */
+  const char *method;
+  const char *member;
+  /* The items of the pages so far. Owned. */
+  JsonArray *items;
+  guint pages;
+} ListState;
+
+static void
+list_state_free (ListState *state)
+{
+  g_clear_pointer (&state->items, json_array_unref);
+  g_free (state);
+}
+
+static void snodo_client_list_page_cb (GObject      *source,
+                                       GAsyncResult *result,
+                                       gpointer      user_data);
+
+static void
+snodo_client_list_page (SnodoClient *self,
+                        GTask       *task,
+                        const char  *cursor)
+{
+  ListState *state = g_task_get_task_data (task);
+  JsonObject *params = json_object_new ();
+  GTask *request;
+
+  if (cursor != NULL)
+    json_object_set_string_member (params, "cursor", cursor);
+  request = g_task_new (self, NULL, snodo_client_list_page_cb, task);
+  snodo_client_start_request (self, state->method, params, g_task_get_cancellable (task), request);
+}
+
+static void
+snodo_client_list_page_cb (GObject      *source,
+                           GAsyncResult *result,
+                           gpointer      user_data)
+{
+  SnodoClient *self = SNODO_CLIENT (source);
+  g_autoptr(GTask) task = user_data;
+  ListState *state = g_task_get_task_data (task);
+  g_autoptr(JsonObject) page = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonNode *items;
+  JsonNode *next;
+
+  page = g_task_propagate_pointer (G_TASK (result), &error);
+  if (page == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  items = json_object_get_member (page, state->member);
+  if (items == NULL || !JSON_NODE_HOLDS_ARRAY (items))
+    {
+      g_task_return_new_error (task, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_REQUEST,
+                               _("The server answered %s without the array %s"),
+                               state->method, state->member);
+      return;
+    }
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (items)); i++)
+    json_array_add_element (state->items, json_array_dup_element (json_node_get_array (items), i));
+
+  next = json_object_get_member (page, "nextCursor");
+  if (snodo_json_node_is_string (next))
+    {
+      if (++state->pages >= CLIENT_MAX_PAGES)
+        {
+          g_task_return_new_error (task, SNODO_ERROR, SNODO_ERROR_FAILED,
+                                   _("The server answered %s with more than %u pages"),
+                                   state->method, CLIENT_MAX_PAGES);
+          return;
+        }
+      snodo_client_list_page (self, g_steal_pointer (&task), json_node_get_string (next));
+      return;
+    }
+
+  g_task_return_pointer (task, json_array_ref (state->items), (GDestroyNotify) json_array_unref);
+}
+
+static void
+snodo_client_list_async (SnodoClient         *self,
+                         const char          *method,
+                         const char          *member,
+                         gpointer             source_tag,
+                         const char          *name,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  ListState *state = g_new0 (ListState, 1);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_name (task, name);
+  state->method = method;
+  state->member = member;
+  state->items = json_array_new ();
+  g_task_set_task_data (task, state, (GDestroyNotify) list_state_free);
+  snodo_client_list_page (self, task, NULL);
+}
+
+static JsonArray *
+snodo_client_list_finish (SnodoClient   *self,
+                          GAsyncResult  *result,
+                          gpointer       source_tag,
+                          GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * snodo_client_ping_async:
+ * @self: a connected client
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called with the answer
+ * @user_data: data for @callback
+ *
+ * Checks that the server answers: `ping` in the initialize era; in
+ * 2026-07-28, which has no `ping`, `server/discover`.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_ping_async (SnodoClient         *self,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  snodo_client_simple_async (self,
+                             snodo_protocol_version_is_stateless (snodo_client_get_protocol_version (self))
+                               ? "server/discover" : "ping",
+                             NULL, snodo_client_ping_async, G_STRFUNC,
+                             cancellable, callback, user_data);
+}
+
+/**
+ * snodo_client_ping_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.ping_async].
+ *
+ * Returns: %TRUE when the server answered
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_client_ping_finish (SnodoClient   *self,
+                          GAsyncResult  *result,
+                          GError       **error)
+{
+  g_autoptr(JsonObject) answer = NULL;
+
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), FALSE);
+
+  answer = snodo_client_simple_finish (self, result, snodo_client_ping_async, error);
+  return answer != NULL;
+}
+
+/**
+ * snodo_client_list_tools_async:
+ * @self: a connected client
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called with the tools
+ * @user_data: data for @callback
+ *
+ * Lists the server's tools (`tools/list`), every page of them.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_list_tools_async (SnodoClient         *self,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  snodo_client_list_async (self, "tools/list", "tools", snodo_client_list_tools_async, G_STRFUNC,
+                           cancellable, callback, user_data);
+}
+
+/**
+ * snodo_client_list_tools_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.list_tools_async].
+ *
+ * Returns: (transfer full): the `Tool` objects, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+JsonArray *
+snodo_client_list_tools_finish (SnodoClient   *self,
+                                GAsyncResult  *result,
+                                GError       **error)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return snodo_client_list_finish (self, result, snodo_client_list_tools_async, error);
+}
+
+/**
+ * snodo_client_call_tool_async:
+ * @self: a connected client
+ * @name: the tool's name
+ * @arguments: (nullable): the tool's arguments; not modified
+ * @cancellable: (nullable): a #GCancellable; cancelling it cancels the
+ *   call on the server too
+ * @callback: (scope async) (closure user_data): called with the result
+ * @user_data: data for @callback
+ *
+ * Calls a tool (`tools/call`).
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_call_tool_async (SnodoClient         *self,
+                              const char          *name,
+                              JsonObject          *arguments,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  JsonObject *params;
+
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  params = json_object_new ();
+  json_object_set_string_member (params, "name", name);
+  json_object_set_object_member (params, "arguments",
+                                 arguments != NULL ? json_object_ref (arguments) : json_object_new ());
+  snodo_client_simple_async (self, "tools/call", params, snodo_client_call_tool_async, G_STRFUNC,
+                             cancellable, callback, user_data);
+}
+
+/**
+ * snodo_client_call_tool_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.call_tool_async]. A tool that failed
+ * gives a result with `isError` set, not an error.
+ *
+ * Returns: (transfer full): the `CallToolResult` object, or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+JsonObject *
+snodo_client_call_tool_finish (SnodoClient   *self,
+                               GAsyncResult  *result,
+                               GError       **error)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return snodo_client_simple_finish (self, result, snodo_client_call_tool_async, error);
+}
+
+/**
+ * snodo_client_list_resources_async:
+ * @self: a connected client
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called with the resources
+ * @user_data: data for @callback
+ *
+ * Lists the server's resources (`resources/list`), every page of them.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_list_resources_async (SnodoClient         *self,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  snodo_client_list_async (self, "resources/list", "resources", snodo_client_list_resources_async,
+                           G_STRFUNC, cancellable, callback, user_data);
+}
+
+/**
+ * snodo_client_list_resources_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.list_resources_async].
+ *
+ * Returns: (transfer full): the `Resource` objects, or %NULL with @error
+ *   set
+ *
+ * Since: 0.1
+ */
+JsonArray *
+snodo_client_list_resources_finish (SnodoClient   *self,
+                                    GAsyncResult  *result,
+                                    GError       **error)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return snodo_client_list_finish (self, result, snodo_client_list_resources_async, error);
+}
+
+/**
+ * snodo_client_list_resource_templates_async:
+ * @self: a connected client
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called with the templates
+ * @user_data: data for @callback
+ *
+ * Lists the server's resource templates (`resources/templates/list`),
+ * every page of them.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_list_resource_templates_async (SnodoClient         *self,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  snodo_client_list_async (self, "resources/templates/list", "resourceTemplates",
+                           snodo_client_list_resource_templates_async, G_STRFUNC,
+                           cancellable, callback, user_data);
+}
+
+/**
+ * snodo_client_list_resource_templates_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.list_resource_templates_async].
+ *
+ * Returns: (transfer full): the `ResourceTemplate` objects, or %NULL with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+JsonArray *
+snodo_client_list_resource_templates_finish (SnodoClient   *self,
+                                             GAsyncResult  *result,
+                                             GError       **error)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return snodo_client_list_finish (self, result, snodo_client_list_resource_templates_async, error);
+}
+
+/**
+ * snodo_client_read_resource_async:
+ * @self: a connected client
+ * @uri: the resource's URI
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called with the contents
+ * @user_data: data for @callback
+ *
+ * Reads a resource (`resources/read`).
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_read_resource_async (SnodoClient         *self,
+                                  const char          *uri,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  JsonObject *params;
+
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (uri != NULL);
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  params = json_object_new ();
+  json_object_set_string_member (params, "uri", uri);
+  snodo_client_simple_async (self, "resources/read", params, snodo_client_read_resource_async,
+                             G_STRFUNC, cancellable, callback, user_data);
+}
+
+/**
+ * snodo_client_read_resource_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.read_resource_async].
+ *
+ * Returns: (transfer full): the `ReadResourceResult` object (its
+ *   `contents`), or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+JsonObject *
+snodo_client_read_resource_finish (SnodoClient   *self,
+                                   GAsyncResult  *result,
+                                   GError       **error)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return snodo_client_simple_finish (self, result, snodo_client_read_resource_async, error);
+}
+
+/**
+ * snodo_client_list_prompts_async:
+ * @self: a connected client
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called with the prompts
+ * @user_data: data for @callback
+ *
+ * Lists the server's prompts (`prompts/list`), every page of them.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_list_prompts_async (SnodoClient         *self,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  snodo_client_list_async (self, "prompts/list", "prompts", snodo_client_list_prompts_async,
+                           G_STRFUNC, cancellable, callback, user_data);
+}
+
+/**
+ * snodo_client_list_prompts_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.list_prompts_async].
+ *
+ * Returns: (transfer full): the `Prompt` objects, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+JsonArray *
+snodo_client_list_prompts_finish (SnodoClient   *self,
+                                  GAsyncResult  *result,
+                                  GError       **error)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return snodo_client_list_finish (self, result, snodo_client_list_prompts_async, error);
+}
+
+/**
+ * snodo_client_get_prompt_async:
+ * @self: a connected client
+ * @name: the prompt's name
+ * @arguments: (nullable): the prompt's arguments, strings by name; not
+ *   modified
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called with the prompt
+ * @user_data: data for @callback
+ *
+ * Gets a prompt (`prompts/get`).
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_get_prompt_async (SnodoClient         *self,
+                               const char          *name,
+                               JsonObject          *arguments,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  JsonObject *params;
+
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  params = json_object_new ();
+  json_object_set_string_member (params, "name", name);
+  if (arguments != NULL)
+    json_object_set_object_member (params, "arguments", json_object_ref (arguments));
+  snodo_client_simple_async (self, "prompts/get", params, snodo_client_get_prompt_async,
+                             G_STRFUNC, cancellable, callback, user_data);
+}
+
+/**
+ * snodo_client_get_prompt_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.get_prompt_async].
+ *
+ * Returns: (transfer full): the `GetPromptResult` object (its
+ *   `messages`), or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+JsonObject *
+snodo_client_get_prompt_finish (SnodoClient   *self,
+                                GAsyncResult  *result,
+                                GError       **error)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return snodo_client_simple_finish (self, result, snodo_client_get_prompt_async, error);
+}

@@ -1,0 +1,2238 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* SnodoClient: one connection to an MCP server over a pair of streams,
+ * usually the standard input and output of a server it started. The lines
+ * are cut by the wire layer's framer, decoded by its frame module and
+ * written by its bounded writer, as the stdio transport does; this file
+ * adds the client's side: request ids and their pending table, the
+ * handshake of each era, and the end of a spawned server. */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib.h>
+
+#ifdef G_OS_UNIX
+# include <signal.h>
+# include <unistd.h>
+#endif
+#ifdef __linux__
+# include <sys/prctl.h>
+#endif
+
+#include "snodo-client.h"
+#include "snodo-client-private.h"
+
+#include "snodo-base-private.h"
+#include "snodo-enum-types.h"
+#include "snodo-wire-private.h"
+
+/**
+ * SnodoClient:
+ *
+ * A client of one Model Context Protocol server.
+ *
+ * A `SnodoClient` speaks newline-delimited JSON-RPC over a pair of
+ * streams: the standard input and output of a server it starts itself
+ * ([ctor@Snodo.Client.new_for_argv]), or any other pair
+ * ([ctor@Snodo.Client.new]). [method@Snodo.Client.connect_async] negotiates
+ * the protocol version; then every request is an `_async`/`_finish` pair,
+ * answered in the main context that was the thread default when the client
+ * was made.
+ *
+ * ```c
+ * client = snodo_client_new_for_argv ((const char *[]) { "snodo-demo", NULL }, &error);
+ * snodo_client_connect_async (client, NULL, connected_cb, NULL);
+ * …
+ * snodo_client_call_tool_async (client, "echo", arguments, NULL, called_cb, NULL);
+ * …
+ * snodo_client_close_async (client, NULL, closed_cb, NULL);
+ * ```
+ *
+ * ## Version negotiation
+ *
+ * Unless a version is pinned with [property@Snodo.Client:pinned-version],
+ * the client first asks `server/discover` and speaks 2026-07-28 when the
+ * server offers it. A server of the initialize era answers that probe with
+ * an error (or not at all within five seconds), and the client then sends
+ * `initialize` with 2025-11-25, accepting 2025-06-18 when that is what the
+ * server answers. An error of the 2026-07-28 era, such as an unsupported
+ * version, ends the negotiation: that server is not of the initialize era.
+ * The version spoken is [property@Snodo.Client:protocol-version].
+ *
+ * ## Requests
+ *
+ * The lists (`tools/list` and the others) are followed page by page to
+ * their end. A request whose cancellable is cancelled fails at once with
+ * %G_IO_ERROR_CANCELLED, and the server is told with
+ * `notifications/cancelled` (in every version: on stdio, 2026-07-28 cancels
+ * the same way). A request that outlives
+ * [property@Snodo.Client:request-timeout] fails with %G_IO_ERROR_TIMED_OUT
+ * and is cancelled the same way. An error answer of the server is a
+ * [error@Snodo.RpcError] whose code is the JSON-RPC code (which may be one
+ * the enumeration does not name). A failing tool is not an error: its
+ * result has `isError` set.
+ *
+ * Progress notifications of a request are emitted as
+ * [signal@Snodo.Client::progress], log messages as
+ * [signal@Snodo.Client::log-message], and every notification of the
+ * server as [signal@Snodo.Client::notification].
+ *
+ * ## Lifetime and the server process
+ *
+ * While it is reading, the client holds a reference on itself, until the
+ * server's output ends or [method@Snodo.Client.close_async] finishes; a
+ * connected client must be closed.
+ *
+ * A server the client started never outlives it. Closing the client closes
+ * the server's standard input, and a server that has not exited two seconds
+ * later gets `SIGTERM`, then two seconds later `SIGKILL`. If the client's
+ * process dies instead, even by `SIGKILL`, Linux ends the server with
+ * `SIGKILL`: the server is started with the parent-death signal set
+ * (`PR_SET_PDEATHSIG`). The kernel sends that signal when the *thread*
+ * that started the server ends, not the process: make the client in a
+ * thread that lives as long as it does, such as the one running the main
+ * loop. On other systems only the end of the server's standard input
+ * tells it that the client is gone, which a server that reads its input
+ * (as MCP servers do) notices at once.
+ *
+ * Since: 0.1
+ */
+
+#define CLIENT_PROBE_TIMEOUT_MS 5000
+#define CLIENT_CLOSE_GRACE_MS   2000
+#define CLIENT_READ_SIZE        65536
+
+typedef enum
+{
+  STATE_NEW,
+  STATE_CONNECTING,
+  STATE_READY,
+  STATE_CLOSED,
+} ClientState;
+
+struct _SnodoClient
+{
+  GObject parent_instance;
+
+  /* The thread-default context at init: every source of the client is
+   * attached to it and every task completes in it. Owned. */
+  GMainContext *context;
+
+  /* The server's output and input (construct-only, or the subprocess's
+   * pipes). Owned. */
+  GInputStream *input;
+  GOutputStream *output;
+
+  /* The command that starts the server (construct-only), and the server
+   * it started; NULL for a stream pair. Owned. */
+  char **argv;
+  GSubprocess *subprocess;
+
+  ClientState state;
+  SnodoProtocolVersion pinned_version;
+  SnodoProtocolVersion protocol_version;
+
+  /* What the handshake learnt; NULL before it. Owned. */
+  JsonObject *server_info;
+  JsonObject *server_capabilities;
+  char *instructions;
+
+  guint write_timeout;
+  guint64 max_line_bytes;
+  guint request_timeout;
+  /* The level of the log messages asked for, or NULL. Owned. */
+  char *log_level;
+
+  /* Reading: one read in flight while reading is TRUE, which holds a
+   * reference on the client. The cancellable stops it (close, failure). */
+  SnodoLineFramer *framer;
+  GCancellable *read_cancellable;
+  gboolean reading;
+
+  /* Writing: lines waiting (GBytes), the batch the writer is writing (or
+   * NULL), and the timer bounding that write. Owned. */
+  SnodoWriter *writer;
+  GQueue out;
+  GPtrArray *in_flight;
+  GSource *write_deadline;
+
+  /* Requests awaiting their answer: the id's frame key ("i:<n>") → Pending.
+   * Owned, on the context only. */
+  GHashTable *pending;
+  gint64 next_id;
+};
+
+static void snodo_client_initable_iface_init (GInitableIface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (SnodoClient, snodo_client, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE,
+                                                      snodo_client_initable_iface_init))
+
+enum
+{
+  PROP_0,
+  PROP_INPUT_STREAM,
+  PROP_OUTPUT_STREAM,
+  PROP_ARGV,
+  PROP_SUBPROCESS,
+  PROP_PINNED_VERSION,
+  PROP_PROTOCOL_VERSION,
+  PROP_SERVER_INFO,
+  PROP_SERVER_CAPABILITIES,
+  PROP_INSTRUCTIONS,
+  PROP_WRITE_TIMEOUT,
+  PROP_MAX_LINE_BYTES,
+  PROP_REQUEST_TIMEOUT,
+  PROP_LOG_LEVEL,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  SIGNAL_PROGRESS,
+  SIGNAL_LOG_MESSAGE,
+  SIGNAL_NOTIFICATION,
+  SIGNAL_CLOSED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+/* One request in the pending table. */
+typedef struct
+{
+  /* The client, not referenced: the table belongs to it. */
+  SnodoClient *client;
+  char *key;
+  gint64 id;
+  char *method;
+  /* The request's task; its result is a JsonObject. Owned. */
+  GTask *task;
+  /* The request-timeout timer, or NULL. Owned. */
+  GSource *timeout;
+  /* The caller's cancellable, connected while pending. Owned. */
+  GCancellable *cancellable;
+  gulong cancelled_id;
+} Pending;
+
+static void snodo_client_read (SnodoClient *self);
+static void snodo_client_pump (SnodoClient *self);
+static void snodo_client_fail (SnodoClient *self, const GError *error);
+
+static void
+pending_free (Pending *pending)
+{
+  if (pending->cancelled_id != 0)
+    g_cancellable_disconnect (pending->cancellable, pending->cancelled_id);
+  g_clear_object (&pending->cancellable);
+  g_clear_pointer (&pending->timeout, snodo_source_destroy_and_unref);
+  g_clear_object (&pending->task);
+  g_free (pending->method);
+  g_free (pending->key);
+  g_free (pending);
+}
+
+static JsonObject *
+snodo_client_client_info (void)
+{
+  JsonObject *info = json_object_new ();
+  const char *name = g_get_prgname ();
+
+  json_object_set_string_member (info, "name", name != NULL ? name : "snodo-client");
+  json_object_set_string_member (info, "version", PACKAGE_VERSION);
+  return info;
+}
+
+/* The 2026-07-28 envelope, added to @params. */
+static void
+snodo_client_add_envelope (SnodoClient *self,
+                           JsonObject  *params)
+{
+  JsonObject *meta;
+
+  if (json_object_has_member (params, "_meta") &&
+      JSON_NODE_HOLDS_OBJECT (json_object_get_member (params, "_meta")))
+    meta = json_object_get_object_member (params, "_meta");
+  else
+    {
+      meta = json_object_new ();
+      json_object_set_object_member (params, "_meta", meta);
+    }
+  json_object_set_string_member (meta, "io.modelcontextprotocol/protocolVersion",
+                                 snodo_protocol_version_to_string (SNODO_PROTOCOL_VERSION_2026_07_28));
+  json_object_set_object_member (meta, "io.modelcontextprotocol/clientCapabilities",
+                                 json_object_new ());
+  json_object_set_object_member (meta, "io.modelcontextprotocol/clientInfo",
+                                 snodo_client_client_info ());
+  if (self->log_level != NULL)
+    json_object_set_string_member (meta, "io.modelcontextprotocol/logLevel", self->log_level);
+}
+
+/* Writing. */
+
+/* Entry: any state but after a failure. Queues @line (taken). */
+static void
+snodo_client_send_line (SnodoClient *self,
+                        GBytes      *line)
+{
+  if (self->writer == NULL)
+    {
+      g_bytes_unref (line);
+      return;
+    }
+  g_queue_push_tail (&self->out, line);
+  snodo_client_pump (self);
+}
+
+static void
+snodo_client_write_done (SnodoClient  *self,
+                         const GError *error)
+{
+  g_clear_pointer (&self->write_deadline, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->in_flight, g_ptr_array_unref);
+  if (error != NULL)
+    {
+      g_autoptr(GError) copy = g_error_copy (error);
+
+      g_prefix_error (&copy, "%s", _("Writing to the server failed: "));
+      snodo_client_fail (self, copy);
+      return;
+    }
+  snodo_client_pump (self);
+}
+
+static void
+snodo_client_write_done_cb (const GError *error,
+                            gpointer      user_data)
+{
+  snodo_client_write_done (user_data, error);
+}
+
+static gboolean
+snodo_client_write_timeout_cb (gpointer user_data)
+{
+  SnodoClient *self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_clear_pointer (&self->write_deadline, g_source_unref);
+  error = g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                       _("Writing to the server took longer than %u ms"),
+                       self->write_timeout);
+  snodo_client_fail (self, error);
+  return G_SOURCE_REMOVE;
+}
+
+/* Entry: any state. Starts the next write when none is in flight; a write
+ * that finishes at once is followed by the next one in this loop. */
+static void
+snodo_client_pump (SnodoClient *self)
+{
+  while (self->writer != NULL && self->in_flight == NULL && !g_queue_is_empty (&self->out))
+    {
+      g_autoptr(GError) error = NULL;
+
+      self->in_flight = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+      while (!g_queue_is_empty (&self->out))
+        g_ptr_array_add (self->in_flight, g_queue_pop_head (&self->out));
+
+      switch (snodo_writer_write (self->writer, self->in_flight,
+                                  snodo_client_write_done_cb, self, &error))
+        {
+        case SNODO_WRITER_PENDING:
+          self->write_deadline = g_timeout_source_new (self->write_timeout);
+          g_source_set_static_name (self->write_deadline, "[snodo] client write deadline");
+          g_source_set_callback (self->write_deadline, snodo_client_write_timeout_cb, self, NULL);
+          g_source_attach (self->write_deadline, self->context);
+          return;
+
+        case SNODO_WRITER_FAILED:
+          snodo_client_write_done (self, error);
+          return;
+
+        case SNODO_WRITER_DONE:
+        default:
+          g_clear_pointer (&self->in_flight, g_ptr_array_unref);
+          break;
+        }
+    }
+}
+
+static void
+snodo_client_send_notification (SnodoClient *self,
+                                const char  *method,
+                                JsonObject  *params)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (params != NULL)
+    node = snodo_json_node_take_object (json_object_ref (params));
+  snodo_client_send_line (self, snodo_frame_encode_notification (method, node));
+}
+
+/* Requests. */
+
+static Pending *
+snodo_client_take_pending (SnodoClient *self,
+                           const char  *key)
+{
+  gpointer stolen_key = NULL;
+  gpointer value = NULL;
+
+  if (!g_hash_table_steal_extended (self->pending, key, &stolen_key, &value))
+    return NULL;
+  g_free (stolen_key);
+  return value;
+}
+
+/* Tells the server that the request of @pending is abandoned. */
+static void
+snodo_client_send_cancelled (SnodoClient *self,
+                             Pending     *pending,
+                             const char  *reason)
+{
+  g_autoptr(JsonObject) params = json_object_new ();
+
+  if (self->writer == NULL || g_str_equal (pending->method, "initialize"))
+    return;
+  json_object_set_int_member (params, "requestId", pending->id);
+  json_object_set_string_member (params, "reason", reason);
+  snodo_client_send_notification (self, "notifications/cancelled", params);
+}
+
+static gboolean
+snodo_client_request_timeout_cb (gpointer user_data)
+{
+  Pending *pending = user_data;
+  SnodoClient *self = pending->client;
+
+  g_clear_pointer (&pending->timeout, g_source_unref);
+  pending = snodo_client_take_pending (self, pending->key);
+  snodo_client_send_cancelled (self, pending, "timed out");
+  g_task_return_new_error (pending->task, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                           _("The server did not answer %s in time"), pending->method);
+  pending_free (pending);
+  return G_SOURCE_REMOVE;
+}
+
+typedef struct
+{
+  SnodoClient *client;
+  char *key;
+} CancelData;
+
+static void
+cancel_data_free (CancelData *data)
+{
+  g_object_unref (data->client);
+  g_free (data->key);
+  g_free (data);
+}
+
+/* On the client's context. */
+static gboolean
+snodo_client_cancel_cb (gpointer user_data)
+{
+  CancelData *data = user_data;
+  SnodoClient *self = data->client;
+  Pending *pending;
+
+  pending = snodo_client_take_pending (self, data->key);
+  if (pending == NULL)
+    return G_SOURCE_REMOVE;
+  snodo_client_send_cancelled (self, pending, "cancelled by the client");
+  g_task_return_new_error (pending->task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                           _("The request %s was cancelled"), pending->method);
+  pending_free (pending);
+  return G_SOURCE_REMOVE;
+}
+
+/* In whichever thread cancelled: hands over to the client's context. */
+static void
+snodo_client_cancelled_cb (GCancellable *cancellable,
+                           gpointer      user_data)
+{
+  Pending *pending = user_data;
+  CancelData *data = g_new0 (CancelData, 1);
+  g_autoptr(GSource) source = g_idle_source_new ();
+
+  data->client = g_object_ref (pending->client);
+  data->key = g_strdup (pending->key);
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_static_name (source, "[snodo] client cancel");
+  g_source_set_callback (source, snodo_client_cancel_cb, data, (GDestroyNotify) cancel_data_free);
+  g_source_attach (source, pending->client->context);
+}
+
+/* Sends @method with @params (taken; NULL for none) and completes @task
+ * (taken) with the result's JsonObject. @timeout_ms 0: none. */
+static void
+snodo_client_send_request (SnodoClient  *self,
+                           const char   *method,
+                           JsonObject   *params,
+                           gboolean      envelope,
+                           guint         timeout_ms,
+                           GCancellable *cancellable,
+                           GTask        *task)
+{
+  g_autoptr(JsonObject) owned_params = params;
+  g_autoptr(JsonNode) id = NULL;
+  g_autoptr(JsonNode) params_node = NULL;
+  Pending *pending;
+
+  if (self->state == STATE_CLOSED || self->writer == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
+                               _("The connection to the server is closed"));
+      g_object_unref (task);
+      return;
+    }
+  if (cancellable != NULL && g_cancellable_is_cancelled (cancellable))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                               _("The request %s was cancelled"), method);
+      g_object_unref (task);
+      return;
+    }
+
+  pending = g_new0 (Pending, 1);
+  pending->client = self;
+  pending->id = self->next_id++;
+  pending->method = g_strdup (method);
+  pending->task = task;
+
+  id = json_node_new (JSON_NODE_VALUE);
+  json_node_set_int (id, pending->id);
+  pending->key = snodo_frame_id_key (id);
+
+  if (owned_params == NULL)
+    owned_params = json_object_new ();
+  if (envelope)
+    snodo_client_add_envelope (self, owned_params);
+  /* The request's id is its progress token: progress names the request. */
+  if (!g_str_equal (method, "initialize") && !g_str_equal (method, "server/discover") &&
+      !g_str_equal (method, "ping"))
+    {
+      JsonNode *meta;
+
+      if (!json_object_has_member (owned_params, "_meta"))
+        json_object_set_object_member (owned_params, "_meta", json_object_new ());
+      /* A caller's _meta that is no object is sent as it is. */
+      meta = json_object_get_member (owned_params, "_meta");
+      if (JSON_NODE_HOLDS_OBJECT (meta))
+        json_object_set_int_member (json_node_get_object (meta), "progressToken", pending->id);
+    }
+  /* A legacy request without params sends none. */
+  if (json_object_get_size (owned_params) > 0)
+    params_node = snodo_json_node_take_object (json_object_ref (owned_params));
+
+  if (timeout_ms > 0)
+    {
+      pending->timeout = g_timeout_source_new (timeout_ms);
+      g_source_set_static_name (pending->timeout, "[snodo] client request timeout");
+      g_source_set_callback (pending->timeout, snodo_client_request_timeout_cb, pending, NULL);
+      g_source_attach (pending->timeout, self->context);
+    }
+
+  g_hash_table_insert (self->pending, g_strdup (pending->key), pending);
+
+  if (cancellable != NULL)
+    {
+      pending->cancellable = g_object_ref (cancellable);
+      pending->cancelled_id = g_cancellable_connect (cancellable,
+                                                     G_CALLBACK (snodo_client_cancelled_cb),
+                                                     pending, NULL);
+    }
+
+  snodo_client_send_line (self, snodo_frame_encode_request (id, method, params_node));
+}
+
+/* Entry: any state. Sends a request of the connected client (the
+ * envelope in 2026-07-28) and completes @task (taken) with its result
+ * object; @params is taken. */
+void
+snodo_client_start_request (SnodoClient  *self,
+                            const char   *method,
+                            JsonObject   *params,
+                            GCancellable *cancellable,
+                            GTask        *task)
+{
+  if (self->state != STATE_READY)
+    {
+      g_task_return_new_error (task, G_IO_ERROR,
+                               self->state == STATE_CLOSED ? G_IO_ERROR_CLOSED : G_IO_ERROR_NOT_CONNECTED,
+                               self->state == STATE_CLOSED ? _("The connection to the server is closed")
+                                                           : _("The client is not connected"));
+      g_object_unref (task);
+      if (params != NULL)
+        json_object_unref (params);
+      return;
+    }
+  snodo_client_send_request (self, method, params,
+                             snodo_protocol_version_is_stateless (self->protocol_version),
+                             self->request_timeout, cancellable, task);
+}
+
+/* Receiving. */
+
+static void
+snodo_client_handle_response (SnodoClient *self,
+                              SnodoFrame  *frame)
+{
+  JsonObject *message = json_node_get_object (frame->message);
+  Pending *pending;
+
+  pending = snodo_client_take_pending (self, frame->key);
+  if (pending == NULL)
+    {
+      /* Late: cancelled, timed out, or not ours. */
+      g_debug ("A response to %s, which awaits none, is ignored", frame->key);
+      return;
+    }
+
+  if (json_object_has_member (message, "error"))
+    {
+      JsonObject *error = json_object_get_object_member (message, "error");
+      const char *text = snodo_json_object_get_string (error, "message");
+      int code = (int) json_object_get_int_member (error, "code");
+      JsonNode *data = json_object_get_member (error, "data");
+      g_autoptr(GString) supported = NULL;
+
+      if (data != NULL && JSON_NODE_HOLDS_OBJECT (data) &&
+          json_object_has_member (json_node_get_object (data), "supported") &&
+          JSON_NODE_HOLDS_ARRAY (json_object_get_member (json_node_get_object (data), "supported")))
+        {
+          JsonArray *array = json_object_get_array_member (json_node_get_object (data), "supported");
+
+          supported = g_string_new (NULL);
+          for (guint i = 0; i < json_array_get_length (array); i++)
+            {
+              JsonNode *element = json_array_get_element (array, i);
+
+              if (snodo_json_node_is_string (element))
+                g_string_append_printf (supported, "%s%s", supported->len > 0 ? ", " : "",
+                                        json_node_get_string (element));
+            }
+        }
+      if (supported != NULL)
+        g_task_return_new_error (pending->task, SNODO_RPC_ERROR, code,
+                                 _("%s (the server supports %s)"),
+                                 text != NULL ? text : _("Unknown error"), supported->str);
+      else
+        g_task_return_new_error (pending->task, SNODO_RPC_ERROR, code, "%s",
+                                 text != NULL ? text : _("Unknown error"));
+    }
+  else
+    {
+      JsonObject *result = json_object_get_object_member (message, "result");
+      const char *result_type = snodo_json_object_get_string (result, "resultType");
+
+      if (result_type != NULL && !g_str_equal (result_type, "complete"))
+        g_task_return_new_error (pending->task, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED,
+                                 _("The server answered %s with a result of type %s, which this client does not handle"),
+                                 pending->method, result_type);
+      else
+        g_task_return_pointer (pending->task, json_object_ref (result),
+                               (GDestroyNotify) json_object_unref);
+    }
+  pending_free (pending);
+}
+
+static Pending *
+snodo_client_find_by_token (SnodoClient *self,
+                            JsonNode    *token)
+{
+  g_autofree char *key = NULL;
+
+  if (token == NULL || JSON_NODE_TYPE (token) != JSON_NODE_VALUE)
+    return NULL;
+  key = snodo_frame_id_key (token);
+  if (key == NULL)
+    return NULL;
+  return g_hash_table_lookup (self->pending, key);
+}
+
+static void
+snodo_client_handle_notification (SnodoClient *self,
+                                  SnodoFrame  *frame)
+{
+  JsonObject *params = frame->params;
+  g_autoptr(JsonObject) empty = NULL;
+
+  if (params == NULL)
+    params = empty = json_object_new ();
+
+  if (g_str_equal (frame->method, "notifications/progress"))
+    {
+      Pending *pending = snodo_client_find_by_token (self, json_object_get_member (params, "progressToken"));
+      JsonNode *progress = json_object_get_member (params, "progress");
+      JsonNode *total = json_object_get_member (params, "total");
+
+      if (pending != NULL && snodo_json_node_is_number (progress))
+        g_signal_emit (self, signals[SIGNAL_PROGRESS], 0,
+                       pending->method,
+                       json_node_get_double (progress),
+                       snodo_json_node_is_number (total) ? json_node_get_double (total) : -1.0,
+                       snodo_json_object_get_string (params, "message"));
+    }
+  else if (g_str_equal (frame->method, "notifications/message"))
+    {
+      const char *level = snodo_json_object_get_string (params, "level");
+
+      if (level != NULL)
+        g_signal_emit (self, signals[SIGNAL_LOG_MESSAGE], 0,
+                       level,
+                       snodo_json_object_get_string (params, "logger"),
+                       json_object_get_member (params, "data"));
+    }
+
+  g_signal_emit (self, signals[SIGNAL_NOTIFICATION], g_quark_from_string (frame->method),
+                 frame->method, params);
+}
+
+/* A request of the server (initialize era): ping is answered; the client
+ * declares no capability, so nothing else is. */
+static void
+snodo_client_handle_request (SnodoClient *self,
+                             SnodoFrame  *frame)
+{
+  if (g_str_equal (frame->method, "ping"))
+    {
+      g_autoptr(JsonNode) result = snodo_json_node_take_object (json_object_new ());
+
+      snodo_client_send_line (self, snodo_frame_encode_result (frame->id, result));
+    }
+  else
+    snodo_client_send_line (self, snodo_frame_encode_error (frame->id, SNODO_RPC_ERROR_METHOD_NOT_FOUND,
+                                                            "Method not found", NULL));
+}
+
+static void
+snodo_client_line_cb (SnodoLineFramerEvent  event,
+                      const char           *line,
+                      gsize                 len,
+                      gpointer              user_data)
+{
+  SnodoClient *self = user_data;
+  g_auto(SnodoFrame) frame = { 0, };
+
+  if (self->state == STATE_CLOSED)
+    return;
+
+  if (event == SNODO_LINE_FRAMER_OVERSIZED)
+    {
+      g_autoptr(GError) error = NULL;
+
+      error = g_error_new (G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                           _("The server sent a message larger than %" G_GUINT64_FORMAT " bytes"),
+                           self->max_line_bytes);
+      snodo_client_fail (self, error);
+      return;
+    }
+
+  snodo_frame_decode (line, len, &frame);
+  switch (frame.kind)
+    {
+    case SNODO_FRAME_RESPONSE:
+      snodo_client_handle_response (self, &frame);
+      break;
+
+    case SNODO_FRAME_NOTIFICATION:
+      snodo_client_handle_notification (self, &frame);
+      break;
+
+    case SNODO_FRAME_REQUEST:
+      snodo_client_handle_request (self, &frame);
+      break;
+
+    case SNODO_FRAME_ERROR:
+    case SNODO_FRAME_DROP:
+      g_debug ("A line from the server is not a message: %s", frame.error_message);
+      break;
+
+    case SNODO_FRAME_IGNORE:
+    default:
+      break;
+    }
+}
+
+static void
+snodo_client_read_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(SnodoClient) self = user_data;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+
+  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
+  self->reading = FALSE;
+  if (self->state == STATE_CLOSED)
+    return;
+  if (bytes == NULL)
+    {
+      g_prefix_error (&error, "%s", _("Reading from the server failed: "));
+      snodo_client_fail (self, error);
+      return;
+    }
+  if (g_bytes_get_size (bytes) == 0)
+    {
+      snodo_line_framer_finish (self->framer, snodo_client_line_cb, self);
+      if (self->state != STATE_CLOSED)
+        {
+          error = g_error_new (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The server closed its output"));
+          snodo_client_fail (self, error);
+        }
+      return;
+    }
+
+  snodo_line_framer_push (self->framer, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                          snodo_client_line_cb, self);
+  snodo_client_read (self);
+}
+
+static void
+snodo_client_read (SnodoClient *self)
+{
+  if (self->reading || self->state == STATE_CLOSED)
+    return;
+  self->reading = TRUE;
+  g_input_stream_read_bytes_async (self->input, CLIENT_READ_SIZE, G_PRIORITY_DEFAULT,
+                                   self->read_cancellable, snodo_client_read_cb,
+                                   g_object_ref (self));
+}
+
+/* Entry: any state. Ends the connection: nothing more is written or read,
+ * and every pending request fails with a copy of @error. */
+static void
+snodo_client_stop (SnodoClient  *self,
+                   const GError *error)
+{
+  g_autoptr(GList) values = NULL;
+  GHashTableIter iter;
+  gpointer key;
+  gpointer value;
+
+  if (self->state == STATE_CLOSED)
+    return;
+  self->state = STATE_CLOSED;
+  g_cancellable_cancel (self->read_cancellable);
+  g_clear_pointer (&self->write_deadline, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->writer, snodo_writer_abandon);
+  g_clear_pointer (&self->in_flight, g_ptr_array_unref);
+  g_queue_clear_full (&self->out, (GDestroyNotify) g_bytes_unref);
+
+  g_hash_table_iter_init (&iter, self->pending);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      values = g_list_prepend (values, value);
+      g_hash_table_iter_steal (&iter);
+      g_free (key);
+    }
+  for (GList *l = values; l != NULL; l = l->next)
+    {
+      Pending *pending = l->data;
+
+      g_task_return_error (pending->task, g_error_copy (error));
+      pending_free (pending);
+    }
+}
+
+/* Entry: any state. A failure of the connection. */
+static void
+snodo_client_fail (SnodoClient  *self,
+                   const GError *error)
+{
+  if (self->state == STATE_CLOSED)
+    return;
+  g_object_ref (self);
+  snodo_client_stop (self, error);
+  g_signal_emit (self, signals[SIGNAL_CLOSED], 0, error);
+  g_object_unref (self);
+}
+
+/* Spawning. */
+
+#ifdef G_OS_UNIX
+/* In the child, between fork and exec. */
+static void
+snodo_client_child_setup (gpointer user_data)
+{
+#ifdef __linux__
+  pid_t parent = (pid_t) GPOINTER_TO_INT (user_data);
+
+  /* Sent when the thread that forked ends: with the process, whatever
+   * ends it. */
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  /* The client died before the line above: nobody would send it. */
+  if (getppid () != parent)
+    _exit (1);
+#endif
+}
+#endif
+
+static gboolean
+snodo_client_initable_init (GInitable     *initable,
+                            GCancellable  *cancellable,
+                            GError       **error)
+{
+  SnodoClient *self = SNODO_CLIENT (initable);
+
+  if (self->argv != NULL && self->subprocess == NULL)
+    {
+      g_autoptr(GSubprocessLauncher) launcher = NULL;
+
+      if (self->argv[0] == NULL)
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                               _("No command to start the server with"));
+          return FALSE;
+        }
+      launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                            G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+#ifdef G_OS_UNIX
+      g_subprocess_launcher_set_child_setup (launcher, snodo_client_child_setup,
+                                             GINT_TO_POINTER ((int) getpid ()), NULL);
+#endif
+      self->subprocess = g_subprocess_launcher_spawnv (launcher, (const char * const *) self->argv, error);
+      if (self->subprocess == NULL)
+        {
+          g_prefix_error (error, _("Could not start %s: "), self->argv[0]);
+          return FALSE;
+        }
+      g_set_object (&self->input, g_subprocess_get_stdout_pipe (self->subprocess));
+      g_set_object (&self->output, g_subprocess_get_stdin_pipe (self->subprocess));
+    }
+
+  if (self->input == NULL || self->output == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("A client needs a command or a pair of streams"));
+      return FALSE;
+    }
+
+  if (self->writer == NULL && self->state == STATE_NEW)
+    self->writer = snodo_writer_new (self->output, self->context);
+  return TRUE;
+}
+
+static void
+snodo_client_initable_iface_init (GInitableIface *iface)
+{
+  iface->init = snodo_client_initable_init;
+}
+
+static void
+snodo_client_dispose (GObject *object)
+{
+  SnodoClient *self = SNODO_CLIENT (object);
+  g_autoptr(GError) error = NULL;
+
+  error = g_error_new (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The client was disposed"));
+  snodo_client_stop (self, error);
+
+  /* A server nobody closed: its input ends, and it gets SIGTERM. */
+  if (self->subprocess != NULL)
+    {
+      GOutputStream *stdin_pipe = g_subprocess_get_stdin_pipe (self->subprocess);
+
+      if (stdin_pipe != NULL)
+        g_output_stream_close (stdin_pipe, NULL, NULL);
+#ifdef G_OS_UNIX
+      g_subprocess_send_signal (self->subprocess, SIGTERM);
+#else
+      g_subprocess_force_exit (self->subprocess);
+#endif
+    }
+
+  g_clear_object (&self->subprocess);
+  g_clear_object (&self->input);
+  g_clear_object (&self->output);
+
+  G_OBJECT_CLASS (snodo_client_parent_class)->dispose (object);
+}
+
+static void
+snodo_client_finalize (GObject *object)
+{
+  SnodoClient *self = SNODO_CLIENT (object);
+
+  g_clear_pointer (&self->pending, g_hash_table_unref);
+  g_clear_pointer (&self->framer, snodo_line_framer_free);
+  g_clear_object (&self->read_cancellable);
+  g_clear_pointer (&self->server_info, json_object_unref);
+  g_clear_pointer (&self->server_capabilities, json_object_unref);
+  g_clear_pointer (&self->instructions, g_free);
+  g_clear_pointer (&self->log_level, g_free);
+  g_clear_pointer (&self->argv, g_strfreev);
+  g_clear_pointer (&self->context, g_main_context_unref);
+
+  G_OBJECT_CLASS (snodo_client_parent_class)->finalize (object);
+}
+
+static void
+snodo_client_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  SnodoClient *self = SNODO_CLIENT (object);
+
+  switch (prop_id)
+    {
+    case PROP_INPUT_STREAM:
+      g_value_set_object (value, self->input);
+      break;
+
+    case PROP_OUTPUT_STREAM:
+      g_value_set_object (value, self->output);
+      break;
+
+    case PROP_ARGV:
+      g_value_set_boxed (value, self->argv);
+      break;
+
+    case PROP_SUBPROCESS:
+      g_value_set_object (value, self->subprocess);
+      break;
+
+    case PROP_PINNED_VERSION:
+      g_value_set_enum (value, self->pinned_version);
+      break;
+
+    case PROP_PROTOCOL_VERSION:
+      g_value_set_enum (value, self->protocol_version);
+      break;
+
+    case PROP_SERVER_INFO:
+      g_value_set_boxed (value, self->server_info);
+      break;
+
+    case PROP_SERVER_CAPABILITIES:
+      g_value_set_boxed (value, self->server_capabilities);
+      break;
+
+    case PROP_INSTRUCTIONS:
+      g_value_set_string (value, self->instructions);
+      break;
+
+    case PROP_WRITE_TIMEOUT:
+      g_value_set_uint (value, self->write_timeout);
+      break;
+
+    case PROP_MAX_LINE_BYTES:
+      g_value_set_uint64 (value, self->max_line_bytes);
+      break;
+
+    case PROP_REQUEST_TIMEOUT:
+      g_value_set_uint (value, self->request_timeout);
+      break;
+
+    case PROP_LOG_LEVEL:
+      g_value_set_string (value, self->log_level);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+snodo_client_set_property (GObject      *object,
+                           guint         prop_id,
+                           const GValue *value,
+                           GParamSpec   *pspec)
+{
+  SnodoClient *self = SNODO_CLIENT (object);
+
+  switch (prop_id)
+    {
+    case PROP_INPUT_STREAM:
+      self->input = g_value_dup_object (value);
+      break;
+
+    case PROP_OUTPUT_STREAM:
+      self->output = g_value_dup_object (value);
+      break;
+
+    case PROP_ARGV:
+      self->argv = g_value_dup_boxed (value);
+      break;
+
+    case PROP_PINNED_VERSION:
+      snodo_client_set_pinned_version (self, g_value_get_enum (value));
+      break;
+
+    case PROP_WRITE_TIMEOUT:
+      snodo_client_set_write_timeout (self, g_value_get_uint (value));
+      break;
+
+    case PROP_MAX_LINE_BYTES:
+      snodo_client_set_max_line_bytes (self, g_value_get_uint64 (value));
+      break;
+
+    case PROP_REQUEST_TIMEOUT:
+      snodo_client_set_request_timeout (self, g_value_get_uint (value));
+      break;
+
+    case PROP_LOG_LEVEL:
+      snodo_client_set_log_level (self, g_value_get_string (value));
+      break;
+
+    case PROP_SUBPROCESS:
+    case PROP_PROTOCOL_VERSION:
+    case PROP_SERVER_INFO:
+    case PROP_SERVER_CAPABILITIES:
+    case PROP_INSTRUCTIONS:
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+snodo_client_class_init (SnodoClientClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = snodo_client_dispose;
+  object_class->finalize = snodo_client_finalize;
+  object_class->get_property = snodo_client_get_property;
+  object_class->set_property = snodo_client_set_property;
+
+  /**
+   * SnodoClient:input-stream:
+   *
+   * The stream the server's messages are read from: the server's standard
+   * output. For a client made with [ctor@Snodo.Client.new_for_argv], the
+   * pipe of the server it started.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_INPUT_STREAM] =
+    g_param_spec_object ("input-stream", NULL, NULL,
+                         G_TYPE_INPUT_STREAM,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:output-stream:
+   *
+   * The stream the client's messages are written to: the server's
+   * standard input. For a client made with
+   * [ctor@Snodo.Client.new_for_argv], the pipe of the server it started.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_OUTPUT_STREAM] =
+    g_param_spec_object ("output-stream", NULL, NULL,
+                         G_TYPE_OUTPUT_STREAM,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:argv:
+   *
+   * The command that starts the server, looked up in `PATH`; %NULL for a
+   * client of a stream pair. The server's standard error is the client's.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_ARGV] =
+    g_param_spec_boxed ("argv", NULL, NULL,
+                        G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:subprocess: (getter get_subprocess)
+   *
+   * The server the client started, or %NULL for a client of a stream pair.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_SUBPROCESS] =
+    g_param_spec_object ("subprocess", NULL, NULL,
+                         G_TYPE_SUBPROCESS,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:pinned-version: (getter get_pinned_version) (setter set_pinned_version)
+   *
+   * The only protocol version the client will speak, or
+   * %SNODO_PROTOCOL_VERSION_UNKNOWN (the default) to negotiate the newest
+   * the server speaks. Read by [method@Snodo.Client.connect_async].
+   *
+   * Since: 0.1
+   */
+  properties[PROP_PINNED_VERSION] =
+    g_param_spec_enum ("pinned-version", NULL, NULL,
+                       SNODO_TYPE_PROTOCOL_VERSION, SNODO_PROTOCOL_VERSION_UNKNOWN,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:protocol-version: (getter get_protocol_version)
+   *
+   * The protocol version the client and the server agreed on, or
+   * %SNODO_PROTOCOL_VERSION_UNKNOWN before they did.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_PROTOCOL_VERSION] =
+    g_param_spec_enum ("protocol-version", NULL, NULL,
+                       SNODO_TYPE_PROTOCOL_VERSION, SNODO_PROTOCOL_VERSION_UNKNOWN,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:server-info: (getter get_server_info)
+   *
+   * The server's `Implementation` object (`name`, `version`, …) as it
+   * introduced itself, or %NULL.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_SERVER_INFO] =
+    g_param_spec_boxed ("server-info", NULL, NULL,
+                        JSON_TYPE_OBJECT,
+                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:server-capabilities: (getter get_server_capabilities)
+   *
+   * The capabilities the server declared, or %NULL before the handshake.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_SERVER_CAPABILITIES] =
+    g_param_spec_boxed ("server-capabilities", NULL, NULL,
+                        JSON_TYPE_OBJECT,
+                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:instructions: (getter get_instructions)
+   *
+   * The instructions the server gave for using it, or %NULL.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_INSTRUCTIONS] =
+    g_param_spec_string ("instructions", NULL, NULL,
+                         NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:write-timeout: (getter get_write_timeout) (setter set_write_timeout)
+   *
+   * How long, in milliseconds, writing to the server may take. A write
+   * that takes longer ends the connection with %G_IO_ERROR_TIMED_OUT. At
+   * least 1; the default is 5000.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_WRITE_TIMEOUT] =
+    g_param_spec_uint ("write-timeout", NULL, NULL,
+                       1, G_MAXUINT, 5000,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:max-line-bytes: (getter get_max_line_bytes) (setter set_max_line_bytes)
+   *
+   * The largest message accepted from the server, in bytes, its newline
+   * included. A larger one ends the connection with
+   * %G_IO_ERROR_MESSAGE_TOO_LARGE. The default is 2000000.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_LINE_BYTES] =
+    g_param_spec_uint64 ("max-line-bytes", NULL, NULL,
+                         2, G_MAXSSIZE, 2000000,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:request-timeout: (getter get_request_timeout) (setter set_request_timeout)
+   *
+   * How long, in milliseconds, the client waits for the answer to a
+   * request before it gives up with %G_IO_ERROR_TIMED_OUT and cancels the
+   * request; 0 waits for ever. The default is 60000. A change applies to
+   * the requests sent afterwards.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_REQUEST_TIMEOUT] =
+    g_param_spec_uint ("request-timeout", NULL, NULL,
+                       0, G_MAXUINT, 60000,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:log-level: (getter get_log_level) (setter set_log_level)
+   *
+   * The lowest level of the server's log messages the client asks for
+   * (`debug`, `info`, `notice`, `warning`, `error`, `critical`, `alert`
+   * or `emergency`), or %NULL (the default) to ask for none. In
+   * 2026-07-28 every later request carries it; in the initialize era the
+   * handshake sends `logging/setLevel` when the server has the `logging`
+   * capability (a change afterwards is for
+   * [method@Snodo.Client.request_async]). The messages are emitted as
+   * [signal@Snodo.Client::log-message].
+   *
+   * Since: 0.1
+   */
+  properties[PROP_LOG_LEVEL] =
+    g_param_spec_string ("log-level", NULL, NULL,
+                         NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * SnodoClient::progress:
+   * @self: the client
+   * @method: the method of the request the progress is about
+   * @progress: the progress so far
+   * @total: the total to reach, or -1 when the server did not say
+   * @message: (nullable): what the server said about it
+   *
+   * Emitted in the client's main context for every progress notification
+   * of a pending request.
+   *
+   * Since: 0.1
+   */
+  signals[SIGNAL_PROGRESS] =
+    g_signal_new ("progress",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 4,
+                  G_TYPE_STRING, G_TYPE_DOUBLE, G_TYPE_DOUBLE, G_TYPE_STRING);
+
+  /**
+   * SnodoClient::log-message:
+   * @self: the client
+   * @level: the message's level (`debug`, `info`, … `emergency`)
+   * @logger: (nullable): the logger's name
+   * @data: (nullable): what was logged: a string or any JSON value
+   *
+   * Emitted in the client's main context for every log message
+   * (`notifications/message`) of the server.
+   *
+   * Since: 0.1
+   */
+  signals[SIGNAL_LOG_MESSAGE] =
+    g_signal_new ("log-message",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 3,
+                  G_TYPE_STRING, G_TYPE_STRING, JSON_TYPE_NODE);
+
+  /**
+   * SnodoClient::notification:
+   * @self: the client
+   * @method: the notification's method, also the signal's detail
+   * @params: the notification's params (an empty object when it had none)
+   *
+   * Emitted in the client's main context for every notification of the
+   * server, after the more specific signals; connect to
+   * `notification::notifications/tools/list_changed` for one of them.
+   *
+   * Since: 0.1
+   */
+  signals[SIGNAL_NOTIFICATION] =
+    g_signal_new ("notification",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2,
+                  G_TYPE_STRING, JSON_TYPE_OBJECT);
+
+  /**
+   * SnodoClient::closed:
+   * @self: the client
+   * @error: why the connection ended
+   *
+   * Emitted in the client's main context when the connection ends other
+   * than by [method@Snodo.Client.close_async]: the server closed its
+   * output (it exited), a write failed or took too long, or a message was
+   * too large. Every pending request has failed with the same error.
+   *
+   * Since: 0.1
+   */
+  signals[SIGNAL_CLOSED] =
+    g_signal_new ("closed",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1,
+                  G_TYPE_ERROR);
+}
+
+static void
+snodo_client_init (SnodoClient *self)
+{
+  self->context = g_main_context_ref_thread_default ();
+  self->state = STATE_NEW;
+  self->framer = snodo_line_framer_new (2000000);
+  self->read_cancellable = g_cancellable_new ();
+  self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_queue_init (&self->out);
+  self->next_id = 1;
+}
+
+/**
+ * snodo_client_new:
+ * @input: the stream to read the server's messages from
+ * @output: the stream to write the client's messages to
+ *
+ * Makes a client of the server at the other end of @input and @output;
+ * nothing is read or written before [method@Snodo.Client.connect_async].
+ *
+ * Returns: (transfer full): the new client
+ *
+ * Since: 0.1
+ */
+SnodoClient *
+snodo_client_new (GInputStream  *input,
+                  GOutputStream *output)
+{
+  g_return_val_if_fail (G_IS_INPUT_STREAM (input), NULL);
+  g_return_val_if_fail (G_IS_OUTPUT_STREAM (output), NULL);
+
+  return g_initable_new (SNODO_TYPE_CLIENT, NULL, NULL,
+                         "input-stream", input,
+                         "output-stream", output,
+                         NULL);
+}
+
+/**
+ * snodo_client_new_for_argv:
+ * @argv: (array zero-terminated=1): the command that starts the server
+ *   and its arguments
+ * @error: return location for a #GError
+ *
+ * Starts a server and makes a client of it, talking to its standard input
+ * and output. The server never outlives the client (see the class
+ * documentation).
+ *
+ * Returns: (transfer full): the new client, or %NULL when the server could
+ *   not be started
+ *
+ * Since: 0.1
+ */
+SnodoClient *
+snodo_client_new_for_argv (const char * const  *argv,
+                           GError             **error)
+{
+  g_return_val_if_fail (argv != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return g_initable_new (SNODO_TYPE_CLIENT, NULL, error,
+                         "argv", argv,
+                         NULL);
+}
+
+/**
+ * snodo_client_get_subprocess: (get-property subprocess)
+ * @self: a client
+ *
+ * Gets the server the client started.
+ *
+ * Returns: (transfer none) (nullable): the server's process, or %NULL
+ *
+ * Since: 0.1
+ */
+GSubprocess *
+snodo_client_get_subprocess (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return self->subprocess;
+}
+
+/**
+ * snodo_client_get_protocol_version: (get-property protocol-version)
+ * @self: a client
+ *
+ * Gets the protocol version agreed on with the server.
+ *
+ * Returns: the version, or %SNODO_PROTOCOL_VERSION_UNKNOWN before the
+ *   handshake
+ *
+ * Since: 0.1
+ */
+SnodoProtocolVersion
+snodo_client_get_protocol_version (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), SNODO_PROTOCOL_VERSION_UNKNOWN);
+
+  return self->protocol_version;
+}
+
+/**
+ * snodo_client_get_pinned_version: (get-property pinned-version)
+ * @self: a client
+ *
+ * Gets the only version the client will speak.
+ *
+ * Returns: the version, or %SNODO_PROTOCOL_VERSION_UNKNOWN when it
+ *   negotiates
+ *
+ * Since: 0.1
+ */
+SnodoProtocolVersion
+snodo_client_get_pinned_version (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), SNODO_PROTOCOL_VERSION_UNKNOWN);
+
+  return self->pinned_version;
+}
+
+/**
+ * snodo_client_set_pinned_version: (set-property pinned-version)
+ * @self: a client
+ * @version: the only version to speak, or %SNODO_PROTOCOL_VERSION_UNKNOWN
+ *   to negotiate
+ *
+ * Pins the protocol version, before [method@Snodo.Client.connect_async].
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_set_pinned_version (SnodoClient          *self,
+                                 SnodoProtocolVersion  version)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+
+  if (self->pinned_version == version)
+    return;
+  self->pinned_version = version;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PINNED_VERSION]);
+}
+
+/**
+ * snodo_client_get_server_info: (get-property server-info)
+ * @self: a client
+ *
+ * Gets the server's `Implementation` object.
+ *
+ * Returns: (transfer none) (nullable): the object, or %NULL
+ *
+ * Since: 0.1
+ */
+JsonObject *
+snodo_client_get_server_info (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return self->server_info;
+}
+
+/**
+ * snodo_client_get_server_capabilities: (get-property server-capabilities)
+ * @self: a client
+ *
+ * Gets the capabilities the server declared.
+ *
+ * Returns: (transfer none) (nullable): the capabilities, or %NULL
+ *
+ * Since: 0.1
+ */
+JsonObject *
+snodo_client_get_server_capabilities (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return self->server_capabilities;
+}
+
+/**
+ * snodo_client_get_instructions: (get-property instructions)
+ * @self: a client
+ *
+ * Gets the instructions the server gave.
+ *
+ * Returns: (transfer none) (nullable): the instructions, or %NULL
+ *
+ * Since: 0.1
+ */
+const char *
+snodo_client_get_instructions (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return self->instructions;
+}
+
+/**
+ * snodo_client_get_write_timeout: (get-property write-timeout)
+ * @self: a client
+ *
+ * Gets how long a write may take.
+ *
+ * Returns: the time in milliseconds
+ *
+ * Since: 0.1
+ */
+guint
+snodo_client_get_write_timeout (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), 0);
+
+  return self->write_timeout;
+}
+
+/**
+ * snodo_client_set_write_timeout: (set-property write-timeout)
+ * @self: a client
+ * @write_timeout: the time in milliseconds, at least 1
+ *
+ * Sets how long a write may take, from the next write on.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_set_write_timeout (SnodoClient *self,
+                                guint        write_timeout)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (write_timeout >= 1);
+
+  if (self->write_timeout == write_timeout)
+    return;
+  self->write_timeout = write_timeout;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WRITE_TIMEOUT]);
+}
+
+/**
+ * snodo_client_get_max_line_bytes: (get-property max-line-bytes)
+ * @self: a client
+ *
+ * Gets the largest message accepted from the server.
+ *
+ * Returns: the size in bytes, its newline included
+ *
+ * Since: 0.1
+ */
+guint64
+snodo_client_get_max_line_bytes (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), 0);
+
+  return self->max_line_bytes;
+}
+
+/**
+ * snodo_client_set_max_line_bytes: (set-property max-line-bytes)
+ * @self: a client
+ * @max_line_bytes: the size in bytes, its newline included, at least 2
+ *
+ * Sets the largest message accepted from the server, from the next line on.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_set_max_line_bytes (SnodoClient *self,
+                                 guint64      max_line_bytes)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (max_line_bytes >= 2 && max_line_bytes <= G_MAXSSIZE);
+
+  if (self->max_line_bytes == max_line_bytes)
+    return;
+  self->max_line_bytes = max_line_bytes;
+  snodo_line_framer_set_max_line_bytes (self->framer, (gsize) max_line_bytes);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_LINE_BYTES]);
+}
+
+/**
+ * snodo_client_get_request_timeout: (get-property request-timeout)
+ * @self: a client
+ *
+ * Gets how long the client waits for an answer.
+ *
+ * Returns: the time in milliseconds; 0 for ever
+ *
+ * Since: 0.1
+ */
+guint
+snodo_client_get_request_timeout (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), 0);
+
+  return self->request_timeout;
+}
+
+/**
+ * snodo_client_set_request_timeout: (set-property request-timeout)
+ * @self: a client
+ * @request_timeout: the time in milliseconds; 0 for ever
+ *
+ * Sets how long the client waits for the answer to each later request.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_set_request_timeout (SnodoClient *self,
+                                  guint        request_timeout)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+
+  if (self->request_timeout == request_timeout)
+    return;
+  self->request_timeout = request_timeout;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_REQUEST_TIMEOUT]);
+}
+
+/**
+ * snodo_client_get_log_level: (get-property log-level)
+ * @self: a client
+ *
+ * Gets the level of the log messages asked for.
+ *
+ * Returns: (nullable): the level, or %NULL for none
+ *
+ * Since: 0.1
+ */
+const char *
+snodo_client_get_log_level (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return self->log_level;
+}
+
+/**
+ * snodo_client_set_log_level: (set-property log-level)
+ * @self: a client
+ * @log_level: (nullable): the lowest level asked for, or %NULL for none
+ *
+ * Sets the level of the server's log messages the client asks for.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_set_log_level (SnodoClient *self,
+                            const char  *log_level)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+
+  if (g_strcmp0 (self->log_level, log_level) == 0)
+    return;
+  g_free (self->log_level);
+  self->log_level = g_strdup (log_level);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOG_LEVEL]);
+}
+
+/* A copy of @params deep enough for the envelope and the progress token
+ * not to reach the caller's object: its members, and those of its _meta. */
+JsonObject *
+snodo_client_copy_params (JsonObject *params)
+{
+  JsonObject *copy = json_object_new ();
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+
+  json_object_iter_init (&iter, params);
+  while (json_object_iter_next (&iter, &name, &member))
+    {
+      if (g_str_equal (name, "_meta") && JSON_NODE_HOLDS_OBJECT (member))
+        json_object_set_object_member (copy, name, snodo_client_copy_params (json_node_get_object (member)));
+      else
+        json_object_set_member (copy, name, json_node_copy (member));
+    }
+  return copy;
+}
+
+/* The handshake. */
+
+static void
+snodo_client_set_agreed (SnodoClient          *self,
+                         SnodoProtocolVersion  version,
+                         JsonObject           *capabilities,
+                         JsonObject           *server_info,
+                         const char           *instructions)
+{
+  self->protocol_version = version;
+  g_clear_pointer (&self->server_capabilities, json_object_unref);
+  g_clear_pointer (&self->server_info, json_object_unref);
+  g_clear_pointer (&self->instructions, g_free);
+  self->server_capabilities = capabilities != NULL ? json_object_ref (capabilities) : json_object_new ();
+  self->server_info = server_info != NULL ? json_object_ref (server_info) : NULL;
+  self->instructions = g_strdup (instructions);
+  self->state = STATE_READY;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROTOCOL_VERSION]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SERVER_CAPABILITIES]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SERVER_INFO]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INSTRUCTIONS]);
+}
+
+static JsonObject *
+object_member (JsonObject *object,
+               const char *name)
+{
+  JsonNode *node;
+
+  if (object == NULL)
+    return NULL;
+  node = json_object_get_member (object, name);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  return json_node_get_object (node);
+}
+
+static void snodo_client_initialize_cb (GObject      *source,
+                                        GAsyncResult *result,
+                                        gpointer      user_data);
+
+static void
+snodo_client_send_initialize (SnodoClient *self,
+                              GTask       *task)
+{
+  SnodoProtocolVersion wanted = self->pinned_version;
+  JsonObject *params = json_object_new ();
+  GTask *request;
+
+  if (wanted == SNODO_PROTOCOL_VERSION_UNKNOWN)
+    wanted = SNODO_PROTOCOL_VERSION_2025_11_25;
+  json_object_set_string_member (params, "protocolVersion", snodo_protocol_version_to_string (wanted));
+  json_object_set_object_member (params, "capabilities", json_object_new ());
+  json_object_set_object_member (params, "clientInfo", snodo_client_client_info ());
+
+  request = g_task_new (self, NULL, snodo_client_initialize_cb, task);
+  snodo_client_send_request (self, "initialize", params, FALSE, self->request_timeout,
+                             g_task_get_cancellable (task), request);
+}
+
+static void
+snodo_client_set_level_cb (GObject      *source,
+                           GAsyncResult *result,
+                           gpointer      user_data)
+{
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+
+  answer = g_task_propagate_pointer (G_TASK (result), &error);
+  if (answer == NULL)
+    g_debug ("logging/setLevel: %s", error->message);
+}
+
+static void
+snodo_client_initialize_cb (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
+{
+  SnodoClient *self = SNODO_CLIENT (source);
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  SnodoProtocolVersion version;
+  const char *version_string;
+
+  answer = g_task_propagate_pointer (G_TASK (result), &error);
+  if (answer == NULL)
+    {
+      g_prefix_error (&error, "%s", _("The server refused to initialize: "));
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  version_string = snodo_json_object_get_string (answer, "protocolVersion");
+  version = snodo_protocol_version_from_string (version_string);
+  if (version == SNODO_PROTOCOL_VERSION_UNKNOWN || snodo_protocol_version_is_stateless (version) ||
+      (self->pinned_version != SNODO_PROTOCOL_VERSION_UNKNOWN && version != self->pinned_version))
+    {
+      g_task_return_new_error (task, SNODO_ERROR, SNODO_ERROR_FAILED,
+                               _("The server answered initialize with protocol version %s, which the client does not speak"),
+                               version_string != NULL ? version_string : "(none)");
+      return;
+    }
+
+  snodo_client_set_agreed (self, version,
+                           object_member (answer, "capabilities"),
+                           object_member (answer, "serverInfo"),
+                           snodo_json_object_get_string (answer, "instructions"));
+  snodo_client_send_notification (self, "notifications/initialized", NULL);
+  if (self->log_level != NULL && json_object_has_member (self->server_capabilities, "logging"))
+    {
+      JsonObject *params = json_object_new ();
+
+      json_object_set_string_member (params, "level", self->log_level);
+      /* Answered before any later request: the server reads in order. */
+      snodo_client_send_request (self, "logging/setLevel", params, FALSE, self->request_timeout, NULL,
+                                 g_task_new (self, NULL, snodo_client_set_level_cb, NULL));
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+static gboolean
+string_array_contains (JsonObject *object,
+                       const char *member,
+                       const char *wanted)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+  JsonArray *array;
+
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    return FALSE;
+  array = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+
+      if (snodo_json_node_is_string (element) && g_str_equal (json_node_get_string (element), wanted))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+snodo_client_discover_cb (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      user_data)
+{
+  SnodoClient *self = SNODO_CLIENT (source);
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *modern = snodo_protocol_version_to_string (SNODO_PROTOCOL_VERSION_2026_07_28);
+  gboolean pinned = self->pinned_version == SNODO_PROTOCOL_VERSION_2026_07_28;
+
+  answer = g_task_propagate_pointer (G_TASK (result), &error);
+  if (answer != NULL && string_array_contains (answer, "supportedVersions", modern))
+    {
+      snodo_client_set_agreed (self, SNODO_PROTOCOL_VERSION_2026_07_28,
+                               object_member (answer, "capabilities"),
+                               object_member (object_member (answer, "_meta"),
+                                              "io.modelcontextprotocol/serverInfo"),
+                               snodo_json_object_get_string (answer, "instructions"));
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+
+  if (self->state == STATE_CLOSED || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  /* An error of the 2026-07-28 era: a modern server that does not speak
+   * our version, not one of the initialize era. */
+  if (error != NULL && error->domain == SNODO_RPC_ERROR &&
+      (error->code == -32020 || error->code == -32021 || error->code == -32022))
+    {
+      g_prefix_error (&error, "%s", _("The server refused server/discover: "));
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  if (pinned)
+    {
+      g_task_return_new_error (task, SNODO_ERROR, SNODO_ERROR_FAILED,
+                               _("The server does not speak protocol version %s%s%s"), modern,
+                               error != NULL ? ": " : "", error != NULL ? error->message : "");
+      return;
+    }
+
+  g_debug ("server/discover gave no modern version (%s); sending initialize",
+           error != NULL ? error->message : "no 2026-07-28 in supportedVersions");
+  snodo_client_send_initialize (self, g_steal_pointer (&task));
+}
+
+/**
+ * snodo_client_connect_async:
+ * @self: a client
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called when the handshake is done
+ * @user_data: data for @callback
+ *
+ * Starts reading from the server and agrees on a protocol version with it
+ * (see the class documentation); for the initialize era this is the
+ * `initialize` handshake. Call it once.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_connect_async (SnodoClient         *self,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  SnodoProtocolVersion pinned;
+
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, snodo_client_connect_async);
+  g_task_set_name (task, G_STRFUNC);
+
+  if (self->state != STATE_NEW)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED,
+                               _("The client is already connected, or closed"));
+      return;
+    }
+  self->state = STATE_CONNECTING;
+  snodo_client_read (self);
+
+  pinned = self->pinned_version;
+  if (pinned == SNODO_PROTOCOL_VERSION_UNKNOWN || snodo_protocol_version_is_stateless (pinned))
+    {
+      GTask *request = g_task_new (self, NULL, snodo_client_discover_cb, g_steal_pointer (&task));
+      guint timeout = CLIENT_PROBE_TIMEOUT_MS;
+
+      /* A pinned client waits as long as for any request; a negotiating
+       * one falls back when an old server keeps silent. */
+      if (pinned != SNODO_PROTOCOL_VERSION_UNKNOWN || (self->request_timeout > 0 && self->request_timeout < timeout))
+        timeout = self->request_timeout;
+      snodo_client_send_request (self, "server/discover", NULL, TRUE, timeout, cancellable, request);
+    }
+  else
+    snodo_client_send_initialize (self, g_steal_pointer (&task));
+}
+
+/**
+ * snodo_client_connect_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.connect_async].
+ *
+ * Returns: %TRUE once a version is agreed on
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_client_connect_finish (SnodoClient   *self,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * snodo_client_request_async:
+ * @self: a client
+ * @method: the method, such as `completion/complete`
+ * @params: (nullable): the params, without the 2026-07-28 `_meta`
+ *   envelope, which the client adds; not modified
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called with the answer
+ * @user_data: data for @callback
+ *
+ * Sends any request to the server, for what has no method of its own.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_request_async (SnodoClient         *self,
+                            const char          *method,
+                            JsonObject          *params,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  GTask *task;
+  JsonObject *copy = NULL;
+
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (method != NULL && *method != '\0');
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, snodo_client_request_async);
+  g_task_set_name (task, G_STRFUNC);
+
+  if (params != NULL)
+    copy = snodo_client_copy_params (params);
+  snodo_client_start_request (self, method, copy, cancellable, task);
+}
+
+/**
+ * snodo_client_request_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.request_async].
+ *
+ * Returns: (transfer full): the result object, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+JsonObject *
+snodo_client_request_finish (SnodoClient   *self,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+typedef struct
+{
+  /* The grace timer, attached to the client's context. Owned. */
+  GSource *timer;
+  /* 0: the server's input is closed; 1: SIGTERM sent; 2: SIGKILL sent. */
+  guint stage;
+} CloseState;
+
+static void
+close_state_free (CloseState *state)
+{
+  g_clear_pointer (&state->timer, snodo_source_destroy_and_unref);
+  g_free (state);
+}
+
+static void snodo_client_close_arm (GTask *task);
+
+static gboolean
+snodo_client_close_timer_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+  SnodoClient *self = g_task_get_source_object (task);
+  CloseState *state = g_task_get_task_data (task);
+
+  g_clear_pointer (&state->timer, g_source_unref);
+  if (state->stage == 0)
+    {
+      g_debug ("The server did not exit when its input ended: SIGTERM");
+#ifdef G_OS_UNIX
+      g_subprocess_send_signal (self->subprocess, SIGTERM);
+#else
+      g_subprocess_force_exit (self->subprocess);
+#endif
+      state->stage = 1;
+      snodo_client_close_arm (task);
+    }
+  else
+    {
+      g_debug ("The server did not exit on SIGTERM: SIGKILL");
+      g_subprocess_force_exit (self->subprocess);
+      state->stage = 2;
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+snodo_client_close_arm (GTask *task)
+{
+  SnodoClient *self = g_task_get_source_object (task);
+  CloseState *state = g_task_get_task_data (task);
+
+  state->timer = g_timeout_source_new (CLIENT_CLOSE_GRACE_MS);
+  g_source_set_static_name (state->timer, "[snodo] client close grace");
+  /* The wait holds the task; the timer never outlives it. */
+  g_source_set_callback (state->timer, snodo_client_close_timer_cb, task, NULL);
+  g_source_attach (state->timer, self->context);
+}
+
+static void
+snodo_client_close_wait_cb (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  CloseState *state = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  g_clear_pointer (&state->timer, snodo_source_destroy_and_unref);
+  if (!g_subprocess_wait_finish (G_SUBPROCESS (source), result, &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+snodo_client_close_stream_cb (GObject      *source,
+                              GAsyncResult *result,
+                              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+
+  /* A stream that a writer thread still uses may refuse: the connection
+   * is over all the same. */
+  if (!g_output_stream_close_finish (G_OUTPUT_STREAM (source), result, &error))
+    g_debug ("Closing the server's input: %s", error->message);
+  g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * snodo_client_close_async:
+ * @self: a client
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called when the client is closed
+ * @user_data: data for @callback
+ *
+ * Ends the connection: every pending request fails with
+ * %G_IO_ERROR_CLOSED and the server's input is closed. For a server the
+ * client started, the operation finishes when the server has exited: it
+ * gets `SIGTERM` when it is still running two seconds after its input
+ * ended, and `SIGKILL` two seconds after that.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_close_async (SnodoClient         *self,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, snodo_client_close_async);
+  g_task_set_name (task, G_STRFUNC);
+
+  error = g_error_new (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The client was closed"));
+  snodo_client_stop (self, error);
+
+  if (self->subprocess != NULL)
+    {
+      g_task_set_task_data (task, g_new0 (CloseState, 1), (GDestroyNotify) close_state_free);
+      /* Closing a pipe does not block. */
+      g_output_stream_close (self->output, NULL, NULL);
+      snodo_client_close_arm (task);
+      g_subprocess_wait_async (self->subprocess, NULL, snodo_client_close_wait_cb,
+                               g_steal_pointer (&task));
+    }
+  else
+    g_output_stream_close_async (self->output, G_PRIORITY_DEFAULT, NULL,
+                                 snodo_client_close_stream_cb, g_steal_pointer (&task));
+}
+
+/**
+ * snodo_client_close_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.close_async].
+ *
+ * Returns: %TRUE once the connection is closed (and a server the client
+ *   started has exited)
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_client_close_finish (SnodoClient   *self,
+                           GAsyncResult  *result,
+                           GError       **error)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* SnodoClient against stdio servers written with the official MCP
+ * TypeScript SDKs: server-everything (SDK v1, initialize era), and the
+ * benchmark peers of bench/peers/ on SDK v1 (hand-wired stdio) and v2
+ * (serveStdio, both eras). The peers need bench/node_modules
+ * (npm ci --prefix bench); without it their tests are skipped. */
+
+#include "config.h"
+
+#include <snodo/snodo.h>
+
+static GAsyncResult *
+wait_result (GAsyncResult **slot)
+{
+  while (*slot == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return *slot;
+}
+
+static void
+store_result_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GAsyncResult **slot = user_data;
+
+  *slot = g_object_ref (result);
+}
+
+static JsonObject *
+parse_object (const char *text)
+{
+  g_autoptr(JsonNode) node = json_from_string (text, NULL);
+
+  g_assert_nonnull (node);
+  return json_node_dup_object (node);
+}
+
+static char *
+first_text (JsonObject *result)
+{
+  JsonArray *content = json_object_get_array_member (result, "content");
+  JsonObject *block = json_array_get_object_element (content, 0);
+
+  return g_strdup (json_object_get_string_member (block, "text"));
+}
+
+static gboolean
+array_has_name (JsonArray  *array,
+                const char *name)
+{
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    if (g_strcmp0 (json_object_get_string_member_with_default (json_array_get_object_element (array, i),
+                                                               "name", NULL), name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The server's command line: node and a script, or NULL when the script's
+ * packages are not installed (the test is then skipped). */
+static GStrv
+server_argv (const char *which)
+{
+  const char *node = g_getenv ("INTEROP_NODE");
+  g_autofree char *script = NULL;
+  g_autofree char *package = NULL;
+  const char *mode = NULL;
+
+  g_assert_nonnull (node);
+  if (g_str_equal (which, "everything"))
+    {
+      script = g_strdup (g_getenv ("SERVER_EVERYTHING"));
+      mode = "stdio";
+    }
+  else
+    {
+      const char *bench = g_getenv ("BENCH_DIR");
+
+      g_assert_nonnull (bench);
+      script = g_build_filename (bench, "peers", g_str_equal (which, "v1") ? "ts-v1-server.mjs" : "ts-v2-server.mjs", NULL);
+      package = g_build_filename (bench, "node_modules", "@modelcontextprotocol",
+                                  g_str_equal (which, "v1") ? "sdk" : "server", "package.json", NULL);
+      if (!g_file_test (package, G_FILE_TEST_EXISTS))
+        {
+          g_test_skip ("bench/node_modules is not installed (npm ci --prefix bench)");
+          return NULL;
+        }
+    }
+  g_assert_nonnull (script);
+  return g_strdupv ((char *[]) { (char *) node, script, (char *) mode, NULL });
+}
+
+static SnodoClient *
+start (const char            *which,
+       SnodoProtocolVersion   pinned,
+       GError               **error)
+{
+  g_auto(GStrv) argv = server_argv (which);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(SnodoClient) client = NULL;
+
+  if (argv == NULL)
+    return NULL;
+  client = snodo_client_new_for_argv ((const char * const *) argv, error);
+  g_assert_nonnull (client);
+  snodo_client_set_pinned_version (client, pinned);
+  snodo_client_connect_async (client, NULL, store_result_cb, &result);
+  if (!snodo_client_connect_finish (client, wait_result (&result), error))
+    {
+      g_autoptr(GAsyncResult) closed = NULL;
+
+      snodo_client_close_async (client, NULL, store_result_cb, &closed);
+      g_assert_true (snodo_client_close_finish (client, wait_result (&closed), NULL));
+      return NULL;
+    }
+  return g_steal_pointer (&client);
+}
+
+static void
+finish (SnodoClient *client)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  snodo_client_close_async (client, NULL, store_result_cb, &result);
+  g_assert_true (snodo_client_close_finish (client, wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_object_unref (client);
+}
+
+static gboolean
+cancel_cb (gpointer user_data)
+{
+  g_cancellable_cancel (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+progress_cb (SnodoClient *client,
+             const char  *method,
+             double       progress,
+             double       total,
+             const char  *message,
+             gpointer     user_data)
+{
+  guint *count = user_data;
+
+  (*count)++;
+}
+
+/* A call cancelled 300 ms in fails at once, and the connection goes on. */
+static void
+check_cancel (SnodoClient *client,
+              const char  *tool,
+              const char  *arguments_json,
+              const char  *echo_json,
+              const char  *expected)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(JsonObject) arguments = parse_object (arguments_json);
+  g_autoptr(JsonObject) echo = parse_object (echo_json);
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(GAsyncResult) r2 = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) echoed = NULL;
+  g_autofree char *text = NULL;
+  gint64 start_time = g_get_monotonic_time ();
+
+  snodo_client_call_tool_async (client, tool, arguments, cancellable, store_result_cb, &r1);
+  g_timeout_add (300, cancel_cb, cancellable);
+  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&r1), &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpint (g_get_monotonic_time () - start_time, <, 5 * G_USEC_PER_SEC);
+  g_clear_error (&error);
+
+  snodo_client_call_tool_async (client, "echo", echo, NULL, store_result_cb, &r2);
+  echoed = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  text = first_text (echoed);
+  g_assert_cmpstr (text, ==, expected);
+}
+
+static void
+test_everything (void)
+{
+  g_autoptr(GError) error = NULL;
+  SnodoClient *client = start ("everything", SNODO_PROTOCOL_VERSION_UNKNOWN, &error);
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(GAsyncResult) r2 = NULL;
+  g_autoptr(GAsyncResult) r3 = NULL;
+  g_autoptr(GAsyncResult) r4 = NULL;
+  g_autoptr(GAsyncResult) r5 = NULL;
+  g_autoptr(GAsyncResult) r6 = NULL;
+  g_autoptr(GAsyncResult) r7 = NULL;
+  g_autoptr(GAsyncResult) r8 = NULL;
+  g_autoptr(JsonArray) tools = NULL;
+  g_autoptr(JsonArray) resources = NULL;
+  g_autoptr(JsonArray) prompts = NULL;
+  g_autoptr(JsonObject) echoed = NULL;
+  g_autoptr(JsonObject) read = NULL;
+  g_autoptr(JsonObject) prompt = NULL;
+  g_autoptr(JsonObject) long_run = NULL;
+  g_autoptr(JsonObject) echo_args = parse_object ("{\"message\":\"hello from snodo\"}");
+  g_autoptr(JsonObject) long_args = parse_object ("{\"duration\":0.3,\"steps\":3}");
+  g_autofree char *text = NULL;
+  guint progress_count = 0;
+
+  g_assert_no_error (error);
+  /* The probe is refused (-32601) and the client falls back. */
+  g_assert_cmpint (snodo_client_get_protocol_version (client), ==, SNODO_PROTOCOL_VERSION_2025_11_25);
+  g_assert_cmpstr (json_object_get_string_member (snodo_client_get_server_info (client), "name"), ==,
+                   "mcp-servers/everything");
+
+  snodo_client_list_tools_async (client, NULL, store_result_cb, &r1);
+  snodo_client_call_tool_async (client, "echo", echo_args, NULL, store_result_cb, &r2);
+  snodo_client_list_resources_async (client, NULL, store_result_cb, &r3);
+  snodo_client_list_prompts_async (client, NULL, store_result_cb, &r4);
+  snodo_client_get_prompt_async (client, "simple-prompt", NULL, NULL, store_result_cb, &r5);
+  snodo_client_ping_async (client, NULL, store_result_cb, &r6);
+
+  tools = snodo_client_list_tools_finish (client, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  g_assert_true (array_has_name (tools, "echo"));
+  g_assert_true (array_has_name (tools, "get-sum"));
+  echoed = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  text = first_text (echoed);
+  g_assert_cmpstr (text, ==, "Echo: hello from snodo");
+  resources = snodo_client_list_resources_finish (client, wait_result (&r3), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (resources), >, 0);
+  prompts = snodo_client_list_prompts_finish (client, wait_result (&r4), &error);
+  g_assert_no_error (error);
+  g_assert_true (array_has_name (prompts, "simple-prompt"));
+  prompt = snodo_client_get_prompt_finish (client, wait_result (&r5), &error);
+  g_assert_no_error (error);
+  g_assert_true (json_object_has_member (prompt, "messages"));
+  g_assert_true (snodo_client_ping_finish (client, wait_result (&r6), &error));
+  g_assert_no_error (error);
+
+  snodo_client_read_resource_async (client,
+                                    json_object_get_string_member (json_array_get_object_element (resources, 0), "uri"),
+                                    NULL, store_result_cb, &r7);
+  read = snodo_client_read_resource_finish (client, wait_result (&r7), &error);
+  g_assert_no_error (error);
+  g_assert_true (json_object_has_member (read, "contents"));
+
+  /* Progress comes back as signals. */
+  g_signal_connect (client, "progress", G_CALLBACK (progress_cb), &progress_count);
+  snodo_client_call_tool_async (client, "trigger-long-running-operation", long_args, NULL, store_result_cb, &r8);
+  long_run = snodo_client_call_tool_finish (client, wait_result (&r8), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (progress_count, ==, 3);
+
+  check_cancel (client, "trigger-long-running-operation", "{\"duration\":30,\"steps\":3}",
+                "{\"message\":\"still here\"}", "Echo: still here");
+  finish (client);
+}
+
+static void
+test_everything_pinned_modern (void)
+{
+  g_autoptr(GError) error = NULL;
+  SnodoClient *client = start ("everything", SNODO_PROTOCOL_VERSION_2026_07_28, &error);
+
+  g_assert_null (client);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+}
+
+static void
+test_peer (gconstpointer data)
+{
+  const char *which = data;
+  g_autoptr(GError) error = NULL;
+  SnodoClient *client;
+  SnodoProtocolVersion expected;
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(GAsyncResult) r2 = NULL;
+  g_autoptr(JsonArray) tools = NULL;
+  g_autoptr(JsonObject) echoed = NULL;
+  g_autoptr(JsonObject) echo_args = parse_object ("{\"text\":\"hi\"}");
+  g_autofree char *text = NULL;
+  gboolean legacy = g_str_has_suffix (which, "-legacy");
+
+  client = start (g_str_has_prefix (which, "v1") ? "v1" : "v2",
+                  legacy ? SNODO_PROTOCOL_VERSION_2025_11_25 : SNODO_PROTOCOL_VERSION_UNKNOWN, &error);
+  if (client == NULL && error == NULL)
+    return;   /* skipped */
+  g_assert_no_error (error);
+  expected = g_str_equal (which, "v2") ? SNODO_PROTOCOL_VERSION_2026_07_28 : SNODO_PROTOCOL_VERSION_2025_11_25;
+  g_assert_cmpint (snodo_client_get_protocol_version (client), ==, expected);
+
+  snodo_client_list_tools_async (client, NULL, store_result_cb, &r1);
+  snodo_client_call_tool_async (client, "echo", echo_args, NULL, store_result_cb, &r2);
+  tools = snodo_client_list_tools_finish (client, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  g_assert_true (array_has_name (tools, "sleep"));
+  echoed = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  text = first_text (echoed);
+  g_assert_cmpstr (text, ==, "hi");
+
+  check_cancel (client, "sleep", "{\"ms\":30000}", "{\"text\":\"after\"}", "after");
+  finish (client);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/snodo/client-interop/everything", test_everything);
+  g_test_add_func ("/snodo/client-interop/everything/pinned-2026-07-28", test_everything_pinned_modern);
+  g_test_add_data_func ("/snodo/client-interop/ts-v1", "v1", test_peer);
+  g_test_add_data_func ("/snodo/client-interop/ts-v2", "v2", test_peer);
+  g_test_add_data_func ("/snodo/client-interop/ts-v2/2025-11-25", "v2-legacy", test_peer);
+
+  return g_test_run ();
+}
