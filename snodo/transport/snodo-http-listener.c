@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <gio/gio.h>
 
 #ifdef G_OS_UNIX
@@ -91,6 +92,9 @@ struct _Connection
   gint64             last_active;
   /* Exchanges in progress (held by the transport). */
   guint              n_held;
+  /* The TLS handshake in progress (TLS only), until libsoup gets the
+   * connection. */
+  struct _Handshake *handshake;
   /* Shut down by the listener; libsoup has yet to notice. */
   guint              closing : 1;
   /* No byte of a request was read since the last request ended (or since
@@ -530,8 +534,14 @@ struct _SnodoHttpListener
   SoupServer   *soup;
   /* The context everything happens in (owned). */
   GMainContext *context;
-  /* The listening socket (owned), NULL before listen_loopback(). */
+  /* The listening socket (owned), NULL before listen() or
+   * listen_socket(). */
   GSocket      *socket;
+  /* The path of the Unix socket the listener made itself, removed when it
+   * stops; or NULL. */
+  char         *unix_path;
+  /* Connections speak TLS with this certificate, or NULL (owned). */
+  GTlsCertificate *tls_certificate;
   /* libsoup's own listener: a socket pair, of which no end ever speaks. */
   GSocket      *placeholder[2];
   /* Watches the listening socket while accepting, or NULL. */
@@ -556,11 +566,26 @@ struct _SnodoHttpListener
 static void snodo_http_listener_arm_accept (SnodoHttpListener *self);
 static gboolean snodo_http_listener_retry_cb (gpointer user_data);
 
+/* A TLS handshake before libsoup gets the connection. The connection
+ * forgets it (and cancels it) if it goes first. */
+typedef struct _Handshake
+{
+  Connection   *connection;
+  GCancellable *cancellable;
+} Handshake;
+
 static void
 connection_free (gpointer data)
 {
   Connection *connection = data;
 
+  if (connection->handshake != NULL)
+    {
+      /* The handshake's callback closes its stream. */
+      connection->handshake->connection = NULL;
+      g_cancellable_cancel (connection->handshake->cancellable);
+      connection->handshake = NULL;
+    }
   if (connection->stream != NULL)
     {
       connection->stream->connection = NULL;
@@ -697,38 +722,21 @@ snodo_http_listener_reclaim (SnodoHttpListener *self)
     connection_shut (oldest);
 }
 
-static gboolean
-snodo_http_listener_accept_one (SnodoHttpListener *self,
-                                GSocket           *socket)
+/* Hands @connection, whose stream is ready (@base, plain or TLS), to
+ * libsoup. */
+static void
+snodo_http_listener_hand_over (SnodoHttpListener *self,
+                               Connection        *connection,
+                               GIOStream         *base,
+                               GSocketAddress    *local)
 {
-  g_autoptr(GSocketConnection) base = NULL;
-  g_autoptr(GSocketAddress) local = NULL;
   g_autoptr(GError) error = NULL;
-  Connection *connection;
   gboolean accepted;
 
-  local = g_socket_get_local_address (socket, NULL);
-  connection = g_new0 (Connection, 1);
-  connection->listener = self;
-  connection->socket = g_object_ref (socket);
-  connection->remote = g_socket_get_remote_address (socket, NULL);
-  if (local == NULL || connection->remote == NULL)
-    {
-      /* The client is already gone. */
-      g_socket_close (socket, NULL);
-      connection_free (connection);
-      return FALSE;
-    }
-#ifdef G_OS_UNIX
-  g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, TRUE, NULL);
-#endif
-  base = g_socket_connection_factory_create_connection (socket);
-  connection->stream = snodo_http_stream_new (G_IO_STREAM (base), self->eof_as_newline);
+  connection->stream = snodo_http_stream_new (base, self->eof_as_newline);
   connection->stream->connection = connection;
   SNODO_HTTP_INPUT_STREAM (connection->stream->input)->connection = connection;
   connection->between_requests = TRUE;
-  connection->last_active = g_get_monotonic_time ();
-  g_hash_table_insert (self->connections, connection->remote, connection);
 
   /* libsoup reads the first request at once; the stream's close removes
    * the connection again. */
@@ -745,6 +753,100 @@ snodo_http_listener_accept_one (SnodoHttpListener *self,
       g_debug ("libsoup refused a connection: %s", error->message);
       g_io_stream_close (stream, NULL, NULL);
     }
+}
+
+static void
+snodo_http_listener_handshake_cb (GObject      *object,
+                                  GAsyncResult *result,
+                                  gpointer      user_data)
+{
+  Handshake *handshake = user_data;
+  Connection *connection = handshake->connection;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSocketAddress) local = NULL;
+
+  if (!g_tls_connection_handshake_finish (G_TLS_CONNECTION (object), result, &error) || connection == NULL ||
+      (local = g_socket_get_local_address (connection->socket, &error)) == NULL)
+    {
+      if (error != NULL)
+        g_debug ("TLS handshake with an HTTP client failed: %s", error->message);
+      g_io_stream_close (G_IO_STREAM (object), NULL, NULL);
+      if (connection != NULL)
+        {
+          connection->handshake = NULL;
+          connection_closed (connection);
+        }
+    }
+  else
+    {
+      connection->handshake = NULL;
+      connection->last_active = g_get_monotonic_time ();
+      snodo_http_listener_hand_over (connection->listener, connection, G_IO_STREAM (object), local);
+    }
+  g_object_unref (handshake->cancellable);
+  g_free (handshake);
+}
+
+static gboolean
+snodo_http_listener_accept_one (SnodoHttpListener *self,
+                                GSocket           *socket)
+{
+  g_autoptr(GSocketConnection) base = NULL;
+  g_autoptr(GSocketAddress) local = NULL;
+  g_autoptr(GIOStream) tls = NULL;
+  g_autoptr(GError) error = NULL;
+  Connection *connection;
+
+  local = g_socket_get_local_address (socket, NULL);
+  connection = g_new0 (Connection, 1);
+  connection->listener = self;
+  connection->socket = g_object_ref (socket);
+  connection->remote = g_socket_get_remote_address (socket, NULL);
+  if (local == NULL || connection->remote == NULL)
+    {
+      /* The client is already gone. */
+      g_socket_close (socket, NULL);
+      connection_free (connection);
+      return FALSE;
+    }
+#ifdef G_OS_UNIX
+  if (g_socket_get_family (socket) != G_SOCKET_FAMILY_UNIX)
+    g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, TRUE, NULL);
+#endif
+  base = g_socket_connection_factory_create_connection (socket);
+  if (self->tls_certificate != NULL)
+    {
+      tls = g_tls_server_connection_new (G_IO_STREAM (base), self->tls_certificate, &error);
+      if (tls == NULL)
+        {
+          g_debug ("Could not start TLS with an HTTP client: %s", error->message);
+          g_io_stream_close (G_IO_STREAM (base), NULL, NULL);
+          connection_free (connection);
+          return FALSE;
+        }
+      /* A client that closes its end without a TLS close_notify has
+       * ended the connection all the same, as over plain TCP. */
+      g_tls_connection_set_require_close_notify (G_TLS_CONNECTION (tls), FALSE);
+    }
+  connection->last_active = g_get_monotonic_time ();
+  g_hash_table_insert (self->connections, connection->remote, connection);
+
+  if (tls != NULL)
+    {
+      /* Counted and timed like any connection while it shakes hands: one
+       * that never finishes is idle, and closed as such. */
+      Handshake *handshake = g_new0 (Handshake, 1);
+
+      handshake->connection = connection;
+      handshake->cancellable = g_cancellable_new ();
+      connection->handshake = handshake;
+      g_main_context_push_thread_default (self->context);
+      g_tls_connection_handshake_async (G_TLS_CONNECTION (tls), G_PRIORITY_DEFAULT, handshake->cancellable,
+                                        snodo_http_listener_handshake_cb, handshake);
+      g_main_context_pop_thread_default (self->context);
+      return TRUE;
+    }
+  snodo_http_listener_hand_over (self, connection, G_IO_STREAM (base), local);
   return TRUE;
 }
 
@@ -881,31 +983,14 @@ snodo_http_listener_add_placeholder (SnodoHttpListener  *self,
 #endif
 }
 
-gboolean
-snodo_http_listener_listen_loopback (SnodoHttpListener  *self,
-                                     guint16             port,
-                                     guint16            *out_port,
-                                     GError            **error)
+/* Starts accepting on @socket, a listening socket (taken). */
+static gboolean
+snodo_http_listener_start (SnodoHttpListener  *self,
+                           GSocket            *socket,
+                           GError            **error)
 {
-  g_autoptr(GSocketAddress) address = NULL;
-  g_autoptr(GSocketAddress) bound = NULL;
-  g_autoptr(GSocket) socket = NULL;
-
-  g_return_val_if_fail (self->socket == NULL, FALSE);
-
-  address = g_inet_socket_address_new_from_string ("127.0.0.1", port);
-  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
-  if (socket == NULL || !g_socket_bind (socket, address, TRUE, error))
-    return FALSE;
-  g_socket_set_listen_backlog (socket, SNODO_HTTP_LISTEN_BACKLOG);
-  if (!g_socket_listen (socket, error))
-    return FALSE;
   g_socket_set_blocking (socket, FALSE);
-  bound = g_socket_get_local_address (socket, error);
-  if (bound == NULL)
-    return FALSE;
-
-  self->socket = g_steal_pointer (&socket);
+  self->socket = g_object_ref (socket);
   if (!snodo_http_listener_add_placeholder (self, error))
     {
       g_clear_object (&self->socket);
@@ -914,9 +999,89 @@ snodo_http_listener_listen_loopback (SnodoHttpListener  *self,
 #ifdef G_OS_UNIX
   snodo_http_listener_arm_accept (self);
 #endif
-  if (out_port != NULL)
-    *out_port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
   return TRUE;
+}
+
+/* Listens on @address: an IPv4 or IPv6 address and port (0: any free
+ * one), or a Unix socket path, which must not exist yet (the listener
+ * removes it when it stops). */
+gboolean
+snodo_http_listener_listen (SnodoHttpListener  *self,
+                            GSocketAddress     *address,
+                            GError            **error)
+{
+  g_autoptr(GSocket) socket = NULL;
+  GSocketFamily family = g_socket_address_get_family (address);
+  const char *path = NULL;
+
+  g_return_val_if_fail (self->socket == NULL, FALSE);
+
+#ifdef G_OS_UNIX
+  if (G_IS_UNIX_SOCKET_ADDRESS (address) &&
+      g_unix_socket_address_get_address_type (G_UNIX_SOCKET_ADDRESS (address)) == G_UNIX_SOCKET_ADDRESS_PATH)
+    path = g_unix_socket_address_get_path (G_UNIX_SOCKET_ADDRESS (address));
+#endif
+  socket = g_socket_new (family, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
+  /* allow_reuse lets a TCP server restart at once on its port; it means
+   * nothing to a Unix socket, whose path must be free. */
+  if (socket == NULL || !g_socket_bind (socket, address, family != G_SOCKET_FAMILY_UNIX, error))
+    return FALSE;
+  g_socket_set_listen_backlog (socket, SNODO_HTTP_LISTEN_BACKLOG);
+  if (!g_socket_listen (socket, error) || !snodo_http_listener_start (self, socket, error))
+    {
+      if (path != NULL)
+        g_unlink (path);
+      return FALSE;
+    }
+  self->unix_path = g_strdup (path);
+  return TRUE;
+}
+
+/* Accepts on @socket, a listening stream socket opened by someone else
+ * (inherited from a service manager, for example); it is closed when the
+ * listener stops. Its backlog is whatever it was given. */
+gboolean
+snodo_http_listener_listen_socket (SnodoHttpListener  *self,
+                                   GSocket            *socket,
+                                   GError            **error)
+{
+  gint listening = 1;
+
+  g_return_val_if_fail (self->socket == NULL, FALSE);
+
+  if (g_socket_get_socket_type (socket) != G_SOCKET_TYPE_STREAM)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("The socket to serve HTTP on is not a stream socket"));
+      return FALSE;
+    }
+#if defined(G_OS_UNIX) && defined(SO_ACCEPTCONN)
+  if (!g_socket_get_option (socket, SOL_SOCKET, SO_ACCEPTCONN, &listening, error))
+    return FALSE;
+#endif
+  if (!listening)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("The socket to serve HTTP on is not listening"));
+      return FALSE;
+    }
+  return snodo_http_listener_start (self, socket, error);
+}
+
+/* The address the listener listens on (owned by the caller), or NULL. */
+GSocketAddress *
+snodo_http_listener_get_address (SnodoHttpListener *self)
+{
+  return self->socket != NULL ? g_socket_get_local_address (self->socket, NULL) : NULL;
+}
+
+/* Before listening: connections speak TLS with @certificate (or plain
+ * HTTP with NULL). */
+void
+snodo_http_listener_set_tls_certificate (SnodoHttpListener *self,
+                                         GTlsCertificate   *certificate)
+{
+  g_set_object (&self->tls_certificate, certificate);
 }
 
 void
@@ -989,6 +1154,11 @@ snodo_http_listener_stop (SnodoHttpListener *self)
   g_clear_pointer (&self->retry_source, snodo_source_destroy_and_unref);
   if (self->socket != NULL)
     g_socket_close (self->socket, NULL);
+  if (self->unix_path != NULL)
+    {
+      g_unlink (self->unix_path);
+      g_clear_pointer (&self->unix_path, g_free);
+    }
 }
 
 void
@@ -1010,6 +1180,7 @@ snodo_http_listener_free (SnodoHttpListener *self)
   g_clear_object (&self->placeholder[0]);
   g_clear_object (&self->placeholder[1]);
   g_clear_object (&self->socket);
+  g_clear_object (&self->tls_certificate);
   g_clear_object (&self->soup);
   g_main_context_unref (self->context);
   g_free (self);

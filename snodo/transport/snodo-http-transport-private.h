@@ -149,6 +149,10 @@ struct _SnodoHttpTransport
    * handed to soup. */
   SnodoHttpListener *listener;
   guint16          port;
+  /* Owned, from listen*(): the address listened on, for dup_uri(). */
+  GSocketAddress  *local_address;
+  /* Connections speak TLS with it, or NULL (owned). */
+  GTlsCertificate *tls_certificate;
   /* Host headers must name the loopback interface. */
   guint            check_host : 1;
   /* From listen_local() until closed: the transport holds a reference to

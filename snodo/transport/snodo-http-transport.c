@@ -26,7 +26,11 @@
  * SnodoHttpTransport:
  *
  * Serves a [class@Snodo.Server] over MCP's Streamable HTTP transport, on a
- * `SoupServer` listening on the loopback interface.
+ * `SoupServer` listening on the loopback interface
+ * ([method@Snodo.HttpTransport.listen_local]), or on any address, a Unix
+ * socket or an inherited socket ([method@Snodo.HttpTransport.listen],
+ * [method@Snodo.HttpTransport.listen_socket]), with TLS when given a
+ * [property@Snodo.HttpTransport:tls-certificate].
  *
  * One endpoint ([property@Snodo.HttpTransport:path], `/mcp` by default)
  * serves all three protocol versions, classified by the body of each POST:
@@ -115,6 +119,7 @@ enum {
   PROP_MAX_SESSIONS,
   PROP_CONNECTION_IDLE_TIMEOUT,
   PROP_MAX_CONNECTIONS,
+  PROP_TLS_CERTIFICATE,
   N_PROPS
 };
 
@@ -344,6 +349,8 @@ snodo_http_transport_finalize (GObject *object)
   SnodoHttpTransport *self = SNODO_HTTP_TRANSPORT (object);
 
   g_clear_object (&self->soup);
+  g_clear_object (&self->local_address);
+  g_clear_object (&self->tls_certificate);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_pointer (&self->stateless, g_ptr_array_unref);
   g_clear_pointer (&self->exchanges, g_hash_table_unref);
@@ -407,6 +414,10 @@ snodo_http_transport_get_property (GObject    *object,
       g_value_set_uint (value, self->max_connections);
       break;
 
+    case PROP_TLS_CERTIFICATE:
+      g_value_set_object (value, self->tls_certificate);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -460,6 +471,10 @@ snodo_http_transport_set_property (GObject      *object,
 
     case PROP_MAX_CONNECTIONS:
       snodo_http_transport_set_max_connections (self, g_value_get_uint (value));
+      break;
+
+    case PROP_TLS_CERTIFICATE:
+      snodo_http_transport_set_tls_certificate (self, g_value_get_object (value));
       break;
 
     default:
@@ -623,6 +638,21 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
     g_param_spec_uint ("max-connections", NULL, NULL,
                        1, G_MAXUINT, 1024,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoHttpTransport:tls-certificate: (getter get_tls_certificate) (setter set_tls_certificate)
+   *
+   * The certificate, with its private key, that the transport serves
+   * HTTPS with on the sockets it listens on; %NULL, the default, for
+   * plain HTTP. Set it before listening. TLS needs a GIO TLS backend
+   * (glib-networking): without one, listening fails.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_TLS_CERTIFICATE] =
+    g_param_spec_object ("tls-certificate", NULL, NULL,
+                         G_TYPE_TLS_CERTIFICATE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -1005,6 +1035,100 @@ snodo_http_transport_set_max_connections (SnodoHttpTransport *self,
 }
 
 /**
+ * snodo_http_transport_get_tls_certificate:
+ * @self: a transport
+ *
+ * Gets the certificate the transport serves HTTPS with.
+ *
+ * Returns: (transfer none) (nullable): the certificate, or %NULL for plain
+ *   HTTP
+ *
+ * Since: 0.1
+ */
+GTlsCertificate *
+snodo_http_transport_get_tls_certificate (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), NULL);
+  return self->tls_certificate;
+}
+
+/**
+ * snodo_http_transport_set_tls_certificate:
+ * @self: a transport
+ * @certificate: (nullable): a certificate with its private key, or %NULL
+ *   for plain HTTP
+ *
+ * Sets the certificate the transport serves HTTPS with; see
+ * [property@Snodo.HttpTransport:tls-certificate]. Call it before
+ * listening.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_tls_certificate (SnodoHttpTransport *self,
+                                          GTlsCertificate    *certificate)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (certificate == NULL || G_IS_TLS_CERTIFICATE (certificate));
+  g_return_if_fail (self->state == STATE_NEW);
+
+  if (g_set_object (&self->tls_certificate, certificate))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TLS_CERTIFICATE]);
+}
+
+/* Listens on @address, or on @socket (one of them), with the transport's
+ * own SoupServer. */
+static gboolean
+snodo_http_transport_start (SnodoHttpTransport  *self,
+                            GSocketAddress      *address,
+                            GSocket             *socket,
+                            GError             **error)
+{
+  if (self->server == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           _("The transport has no server to serve (its “server” property)"));
+      return FALSE;
+    }
+  if (self->tls_certificate != NULL && !g_tls_backend_supports_tls (g_tls_backend_get_default ()))
+    {
+      g_set_error_literal (error, G_TLS_ERROR, G_TLS_ERROR_UNAVAILABLE,
+                           _("TLS is not available: GIO has no TLS backend (glib-networking)"));
+      return FALSE;
+    }
+
+  self->soup = g_object_new (SOUP_TYPE_SERVER, NULL);
+  soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
+  soup_server_add_handler (self->soup, self->path, snodo_http_transport_handler_cb, self, NULL);
+  g_signal_connect (self->soup, "request-finished", G_CALLBACK (snodo_http_exchange_finished_cb), self);
+  g_signal_connect (self->soup, "request-aborted", G_CALLBACK (snodo_http_exchange_finished_cb), self);
+  /* The transport's own listening socket, with a real backlog, and its own
+   * management of kept-alive connections (see snodo-http-listener.c). */
+  self->listener = snodo_http_listener_new (self->soup, self->context);
+  snodo_http_listener_set_idle_timeout (self->listener, self->connection_idle_timeout);
+  snodo_http_listener_set_max_connections (self->listener, self->max_connections);
+  snodo_http_listener_set_tls_certificate (self->listener, self->tls_certificate);
+  if (address != NULL ? !snodo_http_listener_listen (self->listener, address, error)
+                      : !snodo_http_listener_listen_socket (self->listener, socket, error))
+    {
+      g_clear_pointer (&self->listener, snodo_http_listener_free);
+      soup_server_disconnect (self->soup);
+      g_clear_object (&self->soup);
+      return FALSE;
+    }
+
+  self->local_address = snodo_http_listener_get_address (self->listener);
+  if (G_IS_INET_SOCKET_ADDRESS (self->local_address))
+    self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (self->local_address));
+  self->check_host = TRUE;
+  self->state = STATE_LISTENING;
+  self->holds_self = TRUE;
+  g_object_ref (self);
+  snodo_http_transport_arm_sweep (self);
+  return TRUE;
+}
+
+/**
  * snodo_http_transport_listen_local:
  * @self: a transport
  * @port: the TCP port, or 0 for any free one
@@ -1013,7 +1137,7 @@ snodo_http_transport_set_max_connections (SnodoHttpTransport *self,
  * Starts serving on the IPv4 loopback interface (127.0.0.1), never on
  * other interfaces. Requests whose `Host` header does not name the
  * loopback interface are refused, which defeats DNS rebinding. Call it
- * once.
+ * once, and only one of the `listen` functions.
  *
  * From now until [method@Snodo.HttpTransport.close_async] has closed it,
  * the transport holds a reference to itself: it serves even when the
@@ -1029,41 +1153,90 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
                                    guint16              port,
                                    GError             **error)
 {
+  g_autoptr(GSocketAddress) address = NULL;
+
   g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
   g_return_val_if_fail (self->state == STATE_NEW, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (self->server == NULL)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
-                           _("The transport has no server to serve (its “server” property)"));
-      return FALSE;
-    }
+  address = g_inet_socket_address_new_from_string ("127.0.0.1", port);
+  return snodo_http_transport_start (self, address, NULL, error);
+}
 
-  self->soup = g_object_new (SOUP_TYPE_SERVER, NULL);
-  soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
-  soup_server_add_handler (self->soup, self->path, snodo_http_transport_handler_cb, self, NULL);
-  g_signal_connect (self->soup, "request-finished", G_CALLBACK (snodo_http_exchange_finished_cb), self);
-  g_signal_connect (self->soup, "request-aborted", G_CALLBACK (snodo_http_exchange_finished_cb), self);
-  /* The transport's own listening socket, with a real backlog, and its own
-   * management of kept-alive connections (see snodo-http-listener.c). */
-  self->listener = snodo_http_listener_new (self->soup, self->context);
-  snodo_http_listener_set_idle_timeout (self->listener, self->connection_idle_timeout);
-  snodo_http_listener_set_max_connections (self->listener, self->max_connections);
-  if (!snodo_http_listener_listen_loopback (self->listener, port, &self->port, error))
-    {
-      g_clear_pointer (&self->listener, snodo_http_listener_free);
-      soup_server_disconnect (self->soup);
-      g_clear_object (&self->soup);
-      return FALSE;
-    }
+/**
+ * snodo_http_transport_listen:
+ * @self: a transport
+ * @address: where to listen: a [class@Gio.InetSocketAddress] (IPv4 or
+ *   IPv6, port 0 for any free one) or a [class@Gio.UnixSocketAddress]
+ *   naming a path
+ * @error: return location for an error
+ *
+ * Starts serving on @address, on whatever interface it names: `0.0.0.0`
+ * or `::` serve every interface (`::` also takes IPv4 where the system
+ * allows), so this is the explicit choice to be reachable from elsewhere;
+ * [method@Snodo.HttpTransport.listen_local] stays the loopback default.
+ * The `Host` check still applies: requests must name the loopback
+ * interface.
+ *
+ * A Unix socket's path must not exist yet; the transport removes it when
+ * it closes. Who may connect to it is up to the permissions of the path
+ * (the process's umask, or the directory's).
+ *
+ * Connections are kept alive and bounded as with
+ * [method@Snodo.HttpTransport.listen_local], and speak TLS when
+ * [property@Snodo.HttpTransport:tls-certificate] is set. Call it once, and
+ * only one of the `listen` functions; the transport holds a reference to
+ * itself until it has closed.
+ *
+ * Returns: %TRUE if the transport listens; %FALSE if it has no server, TLS
+ *   is wanted and not available, or the address could not be used
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_http_transport_listen (SnodoHttpTransport  *self,
+                             GSocketAddress      *address,
+                             GError             **error)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
+  g_return_val_if_fail (G_IS_SOCKET_ADDRESS (address), FALSE);
+  g_return_val_if_fail (self->state == STATE_NEW, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  self->check_host = TRUE;
-  self->state = STATE_LISTENING;
-  self->holds_self = TRUE;
-  g_object_ref (self);
-  snodo_http_transport_arm_sweep (self);
-  return TRUE;
+  return snodo_http_transport_start (self, address, NULL, error);
+}
+
+/**
+ * snodo_http_transport_listen_socket:
+ * @self: a transport
+ * @socket: a listening stream socket (TCP or Unix)
+ * @error: return location for an error
+ *
+ * Starts serving on a socket that is already listening, such as one a
+ * service manager opened (systemd's socket activation passes them from
+ * descriptor 3 on, see `sd_listen_fds(3)`; make one with
+ * g_socket_new_from_fd()). The transport takes a reference to @socket and
+ * closes it when it closes. The socket keeps the backlog it was given.
+ *
+ * Otherwise as [method@Snodo.HttpTransport.listen].
+ *
+ * Returns: %TRUE if the transport listens; %FALSE if it has no server, TLS
+ *   is wanted and not available, or @socket is not a listening stream
+ *   socket
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_http_transport_listen_socket (SnodoHttpTransport  *self,
+                                    GSocket             *socket,
+                                    GError             **error)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
+  g_return_val_if_fail (G_IS_SOCKET (socket), FALSE);
+  g_return_val_if_fail (self->state == STATE_NEW, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return snodo_http_transport_start (self, NULL, socket, error);
 }
 
 /**
@@ -1072,7 +1245,7 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
  *
  * Gets the TCP port the transport listens on.
  *
- * Returns: the port, or 0 if the transport does not listen
+ * Returns: the port, or 0 if the transport does not listen on TCP
  *
  * Since: 0.1
  */
@@ -1087,21 +1260,40 @@ snodo_http_transport_get_port (SnodoHttpTransport *self)
  * snodo_http_transport_dup_uri:
  * @self: a transport
  *
- * Gets the URI of the MCP endpoint, such as `http://127.0.0.1:8080/mcp`.
+ * Gets the URI of the MCP endpoint, such as `http://127.0.0.1:8080/mcp`
+ * (`https` with a [property@Snodo.HttpTransport:tls-certificate]). On an
+ * address of every interface (`0.0.0.0`, `::`), it names the loopback
+ * interface of that family, where a client on the same machine reaches
+ * the transport.
  *
  * Returns: (transfer full) (nullable): the URI, or %NULL if the transport
- *   does not listen
+ *   does not listen on TCP
  *
  * Since: 0.1
  */
 char *
 snodo_http_transport_dup_uri (SnodoHttpTransport *self)
 {
+  GInetAddress *inet;
+  g_autofree char *host = NULL;
+
   g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), NULL);
 
-  if (self->port == 0)
+  if (self->port == 0 || !G_IS_INET_SOCKET_ADDRESS (self->local_address))
     return NULL;
-  return g_strdup_printf ("http://127.0.0.1:%u%s", self->port, self->path);
+  inet = g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (self->local_address));
+  if (g_inet_address_get_is_any (inet))
+    host = g_strdup (g_inet_address_get_family (inet) == G_SOCKET_FAMILY_IPV6 ? "[::1]" : "127.0.0.1");
+  else if (g_inet_address_get_family (inet) == G_SOCKET_FAMILY_IPV6)
+    {
+      g_autofree char *text = g_inet_address_to_string (inet);
+
+      host = g_strdup_printf ("[%s]", text);
+    }
+  else
+    host = g_inet_address_to_string (inet);
+  return g_strdup_printf ("%s://%s:%u%s", self->tls_certificate != NULL ? "https" : "http", host, self->port,
+                          self->path);
 }
 
 /**

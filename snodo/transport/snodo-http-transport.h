@@ -73,6 +73,19 @@ gboolean             snodo_http_transport_listen_local        (SnodoHttpTranspor
                                                                guint16               port,
                                                                GError              **error);
 SNODO_AVAILABLE_IN_ALL
+gboolean             snodo_http_transport_listen              (SnodoHttpTransport   *self,
+                                                               GSocketAddress       *address,
+                                                               GError              **error);
+SNODO_AVAILABLE_IN_ALL
+gboolean             snodo_http_transport_listen_socket       (SnodoHttpTransport   *self,
+                                                               GSocket              *socket,
+                                                               GError              **error);
+SNODO_AVAILABLE_IN_ALL
+GTlsCertificate     *snodo_http_transport_get_tls_certificate (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_tls_certificate (SnodoHttpTransport   *self,
+                                                               GTlsCertificate      *certificate);
+SNODO_AVAILABLE_IN_ALL
 guint16              snodo_http_transport_get_port            (SnodoHttpTransport   *self);
 SNODO_AVAILABLE_IN_ALL
 char                *snodo_http_transport_dup_uri             (SnodoHttpTransport   *self);

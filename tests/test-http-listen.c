@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* Where the HTTP transport listens (IPv4 and IPv6 addresses, a Unix
+ * socket, an inherited socket, TLS), a transport mounted in an
+ * application's own SoupServer, and who may talk to it (Host, Origin). */
+
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <libsoup/soup.h>
+
+#include "snodo-http-listener-private.h"
+#include "snodo-http-transport.h"
+#include "snodo-invocation.h"
+#include "snodo-server.h"
+#include "snodo-test-util.h"
+#include "snodo-tool.h"
+
+#define ENVELOPE "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+                 "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+#define ECHO_BODY(text) "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":" \
+                        "{\"name\":\"echo\",\"arguments\":{\"text\":\"" text "\"}," ENVELOPE "}}"
+
+typedef struct
+{
+  SnodoServer        *server;
+  SnodoHttpTransport *transport;
+  SoupSession        *session;
+  char               *tmpdir;
+} Fixture;
+
+static void
+echo_cb (SnodoInvocation *invocation,
+         gpointer         user_data)
+{
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+
+  snodo_invocation_return_text (invocation, json_object_get_string_member_with_default (arguments, "text", ""));
+}
+
+static void
+fixture_setup (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autoptr(SnodoTool) echo = snodo_tool_new ("echo", NULL);
+  g_autoptr(GError) error = NULL;
+
+  fixture->server = snodo_server_new ("test", "1");
+  g_assert_true (snodo_server_add_tool (fixture->server, echo, echo_cb, NULL, NULL, NULL));
+  fixture->transport = snodo_http_transport_new (fixture->server);
+  fixture->session = soup_session_new_with_options ("max-conns", 1, "max-conns-per-host", 1, NULL);
+  fixture->tmpdir = g_dir_make_tmp ("snodo-listen-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+close_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_assert_true (snodo_http_transport_close_finish (SNODO_HTTP_TRANSPORT (object), result, NULL));
+  *done = TRUE;
+}
+
+static void
+close_transport (Fixture *fixture)
+{
+  gboolean done = FALSE;
+
+  snodo_http_transport_close_async (fixture->transport, NULL, close_cb, &done);
+  g_assert_true (snodo_test_wait_for (&done, 10000));
+  g_assert_finalize_object (g_steal_pointer (&fixture->transport));
+}
+
+static void
+fixture_teardown (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  if (fixture->transport != NULL)
+    close_transport (fixture);
+  g_clear_object (&fixture->session);
+  for (int i = 0; i < 10; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_clear_object (&fixture->server);
+  g_rmdir (fixture->tmpdir);
+  g_clear_pointer (&fixture->tmpdir, g_free);
+}
+
+/* ---- A client ------------------------------------------------------------ */
+
+typedef struct
+{
+  GBytes  *bytes;
+  GError  *error;
+  gboolean done;
+  gboolean finished;
+} ReadState;
+
+static void
+finished_cb (SoupMessage *msg,
+             gpointer     user_data)
+{
+  ReadState *state = user_data;
+
+  state->finished = TRUE;
+}
+
+static void
+send_and_read_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  ReadState *state = user_data;
+
+  state->bytes = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &state->error);
+  state->done = TRUE;
+}
+
+static gboolean
+accept_any_certificate_cb (SoupMessage          *msg,
+                           GTlsCertificate      *certificate,
+                           GTlsCertificateFlags  errors,
+                           gpointer              user_data)
+{
+  return TRUE;
+}
+
+/* POSTs a 2026-07-28 echo of @text to @uri, with @host and @origin
+ * headers unless NULL; returns the status, and the body in *out_body. */
+static guint
+post_echo (SoupSession  *session,
+           const char   *uri,
+           const char   *host,
+           const char   *origin,
+           char        **out_body,
+           guint64      *out_connection)
+{
+  g_autoptr(SoupMessage) msg = soup_message_new ("POST", uri);
+  g_autoptr(GBytes) body = g_bytes_new_static (ECHO_BODY ("hello"), strlen (ECHO_BODY ("hello")));
+  SoupMessageHeaders *headers = soup_message_get_request_headers (msg);
+  ReadState state = { 0, };
+
+  soup_message_headers_replace (headers, "Accept", "application/json, text/event-stream");
+  soup_message_headers_replace (headers, "MCP-Protocol-Version", "2026-07-28");
+  soup_message_headers_replace (headers, "Mcp-Method", "tools/call");
+  soup_message_headers_replace (headers, "Mcp-Name", "echo");
+  if (host != NULL)
+    soup_message_headers_replace (headers, "Host", host);
+  if (origin != NULL)
+    soup_message_headers_replace (headers, "Origin", origin);
+  soup_message_set_request_body_from_bytes (msg, "application/json", body);
+  /* Else libsoup sends every POST on a new connection. */
+  soup_message_add_flags (msg, SOUP_MESSAGE_IDEMPOTENT);
+  /* The test certificate is its own issuer. */
+  g_signal_connect (msg, "accept-certificate", G_CALLBACK (accept_any_certificate_cb), NULL);
+  /* The session's connection is free for the next request from then on. */
+  g_signal_connect (msg, "finished", G_CALLBACK (finished_cb), &state);
+
+  soup_session_send_and_read_async (session, msg, G_PRIORITY_DEFAULT, NULL, send_and_read_cb, &state);
+  g_assert_true (snodo_test_wait_for (&state.done, 10000));
+  g_assert_no_error (state.error);
+  g_assert_true (snodo_test_wait_for (&state.finished, 10000));
+  if (out_body != NULL)
+    *out_body = g_strndup (g_bytes_get_data (state.bytes, NULL), g_bytes_get_size (state.bytes));
+  if (out_connection != NULL)
+    *out_connection = soup_message_get_connection_id (msg);
+  g_bytes_unref (state.bytes);
+  return soup_message_get_status (msg);
+}
+
+/* Two echoes, answered on the same connection (the session makes one at
+ * a time: a second would be a new one). */
+static void
+assert_echo_served (SoupSession *session,
+                    const char  *uri)
+{
+  guint64 first = 0, second = 0;
+
+  for (int i = 0; i < 2; i++)
+    {
+      g_autofree char *body = NULL;
+
+      g_assert_cmpuint (post_echo (session, uri, NULL, NULL, &body, i == 0 ? &first : &second), ==,
+                        SOUP_STATUS_OK);
+      g_assert_nonnull (strstr (body, "\"text\":\"hello\""));
+    }
+  g_assert_cmpuint (first, !=, 0);
+  g_assert_cmpuint (first, ==, second);
+}
+
+/* Runs the main context until the transport has @n connections open. */
+static gboolean
+wait_for_connections (SnodoHttpTransport *transport,
+                      guint               n,
+                      guint               timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+
+  while (snodo_http_transport_get_n_connections (transport) != n)
+    {
+      if (g_get_monotonic_time () > deadline)
+        return FALSE;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (500);
+    }
+  return TRUE;
+}
+
+/* One request written by hand on @socket (non-blocking); runs the main
+ * context until the whole answer (with a Content-Length) has come. */
+static char *
+raw_exchange (GSocket    *socket,
+              const char *host)
+{
+  g_autofree char *request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: %s\r\n"
+                                              "Accept: application/json, text/event-stream\r\n"
+                                              "Content-Type: application/json\r\n"
+                                              "MCP-Protocol-Version: 2026-07-28\r\n"
+                                              "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n"
+                                              "Content-Length: %zu\r\n\r\n%s",
+                                              host, strlen (ECHO_BODY ("raw")), ECHO_BODY ("raw"));
+  g_autoptr(GString) in = g_string_new (NULL);
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  g_assert_cmpint (g_socket_send (socket, request, strlen (request), NULL, NULL), ==, (gssize) strlen (request));
+  while (g_get_monotonic_time () < deadline)
+    {
+      char buf[4096];
+      const char *end;
+      gssize n;
+
+      g_main_context_iteration (NULL, FALSE);
+      n = g_socket_receive (socket, buf, sizeof buf, NULL, NULL);
+      if (n == 0)
+        return NULL;
+      if (n < 0)
+        {
+          g_usleep (500);
+          continue;
+        }
+      g_string_append_len (in, buf, n);
+      end = strstr (in->str, "\r\n\r\n");
+      if (end != NULL)
+        {
+          const char *length = strstr (in->str, "Content-Length: ");
+
+          g_assert_nonnull (length);
+          if (in->len >= (gsize) (end + 4 - in->str) + g_ascii_strtoull (length + 16, NULL, 10))
+            return g_string_free (g_steal_pointer (&in), FALSE);
+        }
+    }
+  g_assert_not_reached ();
+}
+
+/* ---- Where it listens ---------------------------------------------------- */
+
+/* Whether a socket can be bound to ::1. */
+static gboolean
+has_ipv6_loopback (void)
+{
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string ("::1", 0);
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV6, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+
+  return socket != NULL && g_socket_bind (socket, address, FALSE, NULL);
+}
+
+static void
+test_listen_ipv6 (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string ("::1", 0);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *uri = NULL;
+
+  g_test_summary ("A client reaches the transport over IPv6 loopback, on a kept-alive connection");
+
+  if (!has_ipv6_loopback ())
+    {
+      g_test_skip ("This machine has no IPv6 loopback address (::1)");
+      return;
+    }
+  g_assert_true (snodo_http_transport_listen (fixture->transport, address, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (snodo_http_transport_get_port (fixture->transport), >, 0);
+  uri = snodo_http_transport_dup_uri (fixture->transport);
+  g_assert_true (g_str_has_prefix (uri, "http://[::1]:"));
+  g_assert_true (g_str_has_suffix (uri, "/mcp"));
+  assert_echo_served (fixture->session, uri);
+  g_assert_cmpuint (snodo_http_transport_get_n_connections (fixture->transport), ==, 1);
+}
+
+static void
+test_listen_any (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string ("0.0.0.0", 0);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *uri = NULL;
+
+  g_test_summary ("On every interface, the URI names the loopback interface, where a local client "
+                  "reaches the transport");
+
+  g_assert_true (snodo_http_transport_listen (fixture->transport, address, &error));
+  g_assert_no_error (error);
+  uri = snodo_http_transport_dup_uri (fixture->transport);
+  g_assert_true (g_str_has_prefix (uri, "http://127.0.0.1:"));
+  assert_echo_served (fixture->session, uri);
+}
+
+static void
+test_listen_unix (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->tmpdir, "mcp.sock", NULL);
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  g_autoptr(GSocketAddress) taken = g_unix_socket_address_new (path);
+  g_autoptr(SnodoHttpTransport) second = snodo_http_transport_new (fixture->server);
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketConnection) connection = NULL;
+  g_autoptr(GError) error = NULL;
+  GSocket *socket;
+  char *answer;
+
+  g_test_summary ("A client reaches the transport over a Unix socket, on a kept-alive connection "
+                  "that closes when the client closes it; the socket's path goes with the transport");
+
+  g_assert_true (snodo_http_transport_listen (fixture->transport, address, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (snodo_http_transport_get_port (fixture->transport), ==, 0);
+  g_assert_null (snodo_http_transport_dup_uri (fixture->transport));
+
+  /* The path is taken. */
+  g_assert_false (snodo_http_transport_listen (second, taken, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+
+  connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL, &error);
+  g_assert_no_error (error);
+  socket = g_socket_connection_get_socket (connection);
+  g_socket_set_blocking (socket, FALSE);
+  for (int round = 0; round < 2; round++)
+    {
+      answer = raw_exchange (socket, "localhost");
+      g_assert_nonnull (answer);
+      g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+      g_assert_nonnull (strstr (answer, "\"text\":\"raw\""));
+      g_assert_null (strstr (answer, "Connection: close"));
+      g_free (answer);
+    }
+  g_assert_cmpuint (snodo_http_transport_get_n_connections (fixture->transport), ==, 1);
+  g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+  g_assert_true (wait_for_connections (fixture->transport, 0, 2000));
+
+  close_transport (fixture);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_listen_socket (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string ("127.0.0.1", 0);
+  g_autoptr(GSocket) unbound = NULL;
+  g_autoptr(GSocket) listening = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *uri = NULL;
+
+  g_test_summary ("A socket opened elsewhere is served if it listens, refused otherwise");
+
+  unbound = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_no_error (error);
+  g_assert_false (snodo_http_transport_listen_socket (fixture->transport, unbound, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  listening = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_true (g_socket_bind (listening, address, TRUE, &error));
+  g_assert_true (g_socket_listen (listening, &error));
+  g_assert_true (snodo_http_transport_listen_socket (fixture->transport, listening, &error));
+  g_assert_no_error (error);
+  uri = snodo_http_transport_dup_uri (fixture->transport);
+  assert_echo_served (fixture->session, uri);
+  g_assert_cmpuint (snodo_http_transport_get_n_connections (fixture->transport), ==, 1);
+
+  close_transport (fixture);
+  g_assert_true (g_socket_is_closed (listening));
+}
+
+/* Reads one line of @stream within @timeout_ms, running the main context. */
+typedef struct
+{
+  char    *line;
+  GError  *error;
+  gboolean done;
+} LineState;
+
+static void
+read_line_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  LineState *state = user_data;
+
+  state->line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (object), result, NULL,
+                                                          &state->error);
+  state->done = TRUE;
+}
+
+static void
+wait_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  *done = TRUE;
+}
+
+static void
+test_listen_inherited (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  const char *demo = g_getenv ("SNODO_DEMO");
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string ("127.0.0.1", 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GSocket) listening = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+  LineState state = { 0, };
+  gboolean exited = FALSE;
+
+  g_test_summary ("snodo-demo serves the socket a service manager passes as descriptor 3 "
+                  "(LISTEN_FDS, LISTEN_PID), on a kept-alive connection, and exits 0 on SIGTERM");
+
+  g_assert_nonnull (demo);
+  listening = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_true (g_socket_bind (listening, address, TRUE, &error));
+  g_assert_true (g_socket_listen (listening, &error));
+  g_assert_no_error (error);
+  bound = g_socket_get_local_address (listening, &error);
+  expected = g_strdup_printf ("http://127.0.0.1:%u/mcp",
+                              g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)));
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_setenv (launcher, "LISTEN_FDS", "1", TRUE);
+  g_subprocess_launcher_take_fd (launcher, dup (g_socket_get_fd (listening)), 3);
+  /* LISTEN_PID must be the server's own: the shell's, which exec keeps. */
+  process = g_subprocess_launcher_spawn (launcher, &error, "/bin/sh", "-c", "LISTEN_PID=$$ exec \"$0\"", demo, NULL);
+  g_assert_no_error (error);
+  /* The demo has its own copy now. */
+  g_socket_close (listening, NULL);
+
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
+  g_data_input_stream_read_line_async (out, G_PRIORITY_DEFAULT, NULL, read_line_cb, &state);
+  g_assert_true (snodo_test_wait_for (&state.done, 10000));
+  g_assert_no_error (state.error);
+  g_assert_cmpstr (state.line, ==, expected);
+  g_free (state.line);
+
+  assert_echo_served (fixture->session, expected);
+
+  g_subprocess_send_signal (process, SIGTERM);
+  g_subprocess_wait_async (process, NULL, wait_cb, &exited);
+  g_assert_true (snodo_test_wait_for (&exited, 10000));
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+}
+
+static void
+test_listen_tls (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autofree char *cert_file = g_test_build_filename (G_TEST_DIST, "data", "tls", "test-cert.pem", NULL);
+  g_autofree char *key_file = g_test_build_filename (G_TEST_DIST, "data", "tls", "test-key.pem", NULL);
+  g_autoptr(GTlsCertificate) certificate = NULL;
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string ("127.0.0.1", 0);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *uri = NULL;
+  g_autofree char *plain = NULL;
+
+  g_test_summary ("HTTPS with a certificate: a client is served on a kept-alive connection; a client "
+                  "that speaks plain HTTP or never shakes hands is not served and its connection goes");
+
+  if (!g_tls_backend_supports_tls (g_tls_backend_get_default ()))
+    {
+      g_test_skip ("GIO has no TLS backend (glib-networking is not installed)");
+      return;
+    }
+  certificate = g_tls_certificate_new_from_files (cert_file, key_file, &error);
+  g_assert_no_error (error);
+  snodo_http_transport_set_tls_certificate (fixture->transport, certificate);
+  g_assert_true (snodo_http_transport_get_tls_certificate (fixture->transport) == certificate);
+  snodo_http_transport_set_connection_idle_timeout (fixture->transport, 1);
+  g_assert_true (snodo_http_transport_listen (fixture->transport, address, &error));
+  g_assert_no_error (error);
+  uri = snodo_http_transport_dup_uri (fixture->transport);
+  g_assert_true (g_str_has_prefix (uri, "https://127.0.0.1:"));
+
+  assert_echo_served (fixture->session, uri);
+  g_assert_cmpuint (snodo_http_transport_get_n_connections (fixture->transport), ==, 1);
+
+  /* Plain HTTP on the TLS port gets no answer. */
+  plain = g_strdup_printf ("http://%s", uri + strlen ("https://"));
+  {
+    g_autoptr(SoupMessage) msg = soup_message_new ("POST", plain);
+    ReadState state = { 0, };
+
+    soup_session_send_and_read_async (fixture->session, msg, G_PRIORITY_DEFAULT, NULL, send_and_read_cb, &state);
+    g_assert_true (snodo_test_wait_for (&state.done, 10000));
+    g_assert_nonnull (state.error);
+    g_clear_error (&state.error);
+    g_clear_pointer (&state.bytes, g_bytes_unref);
+  }
+  /* A client that never shakes hands is idle, and closed as such; so is
+   * the kept-alive one. */
+  {
+    g_autoptr(GSocketClient) client = g_socket_client_new ();
+    g_autoptr(GSocketConnection) silent = NULL;
+    guint16 port = snodo_http_transport_get_port (fixture->transport);
+
+    silent = g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_true (wait_for_connections (fixture->transport, 0, 4000));
+  }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/snodo/http/listen/ipv6", Fixture, NULL, fixture_setup, test_listen_ipv6, fixture_teardown);
+  g_test_add ("/snodo/http/listen/any", Fixture, NULL, fixture_setup, test_listen_any, fixture_teardown);
+  g_test_add ("/snodo/http/listen/unix", Fixture, NULL, fixture_setup, test_listen_unix, fixture_teardown);
+  g_test_add ("/snodo/http/listen/socket", Fixture, NULL, fixture_setup, test_listen_socket, fixture_teardown);
+  g_test_add ("/snodo/http/listen/inherited", Fixture, NULL, fixture_setup, test_listen_inherited,
+              fixture_teardown);
+  g_test_add ("/snodo/http/listen/tls", Fixture, NULL, fixture_setup, test_listen_tls, fixture_teardown);
+
+  return g_test_run ();
+}
