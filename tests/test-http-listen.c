@@ -537,6 +537,124 @@ test_listen_tls (Fixture       *fixture,
   }
 }
 
+/* ---- Mounted in an application's server ---------------------------------- */
+
+static void
+hello_cb (SoupServer        *server,
+          SoupServerMessage *msg,
+          const char        *path,
+          GHashTable        *query,
+          gpointer           user_data)
+{
+  soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
+  soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_STATIC, "hello", 5);
+}
+
+/* GETs @uri; returns the status, and the body in *out_body. */
+static guint
+get (SoupSession  *session,
+     const char   *uri,
+     char        **out_body)
+{
+  g_autoptr(SoupMessage) msg = soup_message_new ("GET", uri);
+  ReadState state = { 0, };
+
+  soup_session_send_and_read_async (session, msg, G_PRIORITY_DEFAULT, NULL, send_and_read_cb, &state);
+  g_assert_true (snodo_test_wait_for (&state.done, 10000));
+  g_assert_no_error (state.error);
+  *out_body = g_strndup (g_bytes_get_data (state.bytes, NULL), g_bytes_get_size (state.bytes));
+  g_bytes_unref (state.bytes);
+  return soup_message_get_status (msg);
+}
+
+static void
+test_mount (Fixture       *fixture,
+            gconstpointer  data)
+{
+  g_autoptr(SoupServer) host = soup_server_new (NULL, NULL);
+  g_autoptr(SnodoHttpTransport) transport = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GUri) base = NULL;
+  g_autofree char *uri = NULL;
+  g_autofree char *hello = NULL;
+  g_autofree char *body = NULL;
+  g_autofree char *big = NULL;
+  GSList *uris;
+
+  g_test_summary ("A transport attached to an application's SoupServer serves its path with the same "
+                  "checks and limits, the application's handler its own, and closing leaves the "
+                  "application's server serving");
+
+  soup_server_add_handler (host, "/hello", hello_cb, NULL, NULL);
+  g_assert_true (soup_server_listen_local (host, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (host);
+  base = g_uri_ref (uris->data);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  hello = g_strdup_printf ("http://127.0.0.1:%d/hello", g_uri_get_port (base));
+
+  /* The fixture's transport is not used. */
+  g_clear_object (&fixture->transport);
+  transport = g_object_new (SNODO_TYPE_HTTP_TRANSPORT, "server", fixture->server, "path", "/api/mcp", NULL);
+  g_assert_true (snodo_http_transport_attach (transport, host, &error));
+  g_assert_no_error (error);
+  uri = snodo_http_transport_dup_uri (transport);
+  g_assert_cmpstr (uri, ==, (body = g_strdup_printf ("http://127.0.0.1:%d/api/mcp", g_uri_get_port (base))));
+  g_clear_pointer (&body, g_free);
+
+  /* Both are served. */
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, NULL, &body, NULL), ==, SOUP_STATUS_OK);
+  g_assert_nonnull (strstr (body, "\"text\":\"hello\""));
+  g_clear_pointer (&body, g_free);
+  g_assert_cmpuint (get (fixture->session, hello, &body), ==, SOUP_STATUS_OK);
+  g_assert_cmpstr (body, ==, "hello");
+  g_clear_pointer (&body, g_free);
+
+  /* The same checks and limits. */
+  g_assert_cmpuint (post_echo (fixture->session, uri, "evil.example", NULL, NULL, NULL), ==,
+                    SOUP_STATUS_MISDIRECTED_REQUEST);
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, "https://evil.example", NULL, NULL), ==,
+                    SOUP_STATUS_FORBIDDEN);
+  snodo_http_transport_set_max_body_bytes (transport, 10);
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, NULL, NULL, NULL), ==,
+                    SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE);
+  snodo_http_transport_set_max_body_bytes (transport, 2000000);
+  big = g_strdup_printf ("%s/below", uri);
+  g_assert_cmpuint (post_echo (fixture->session, big, NULL, NULL, NULL, NULL), ==, SOUP_STATUS_NOT_FOUND);
+
+  /* libsoup before 3.3 would leak the connection of a client that closes
+   * it between requests: the transport's answers end theirs. */
+  msg = soup_message_new ("DELETE", uri);
+  {
+    ReadState state = { 0, };
+    const char *connection;
+
+    soup_session_send_and_read_async (fixture->session, msg, G_PRIORITY_DEFAULT, NULL, send_and_read_cb, &state);
+    g_assert_true (snodo_test_wait_for (&state.done, 10000));
+    g_assert_no_error (state.error);
+    g_bytes_unref (state.bytes);
+    connection = soup_message_headers_get_one (soup_message_get_response_headers (msg), "Connection");
+    if (soup_get_minor_version () < 3)
+      g_assert_cmpstr (connection, ==, "close");
+    else
+      g_assert_null (connection);
+  }
+
+  /* Closing takes the transport's handlers away, nothing else. */
+  {
+    gboolean done = FALSE;
+
+    snodo_http_transport_close_async (transport, NULL, close_cb, &done);
+    g_assert_true (snodo_test_wait_for (&done, 10000));
+    g_assert_finalize_object (g_steal_pointer (&transport));
+  }
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, NULL, NULL, NULL), ==, SOUP_STATUS_NOT_FOUND);
+  g_assert_cmpuint (get (fixture->session, hello, &body), ==, SOUP_STATUS_OK);
+  g_assert_cmpstr (body, ==, "hello");
+  soup_server_disconnect (host);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -550,6 +668,7 @@ main (int   argc,
   g_test_add ("/snodo/http/listen/inherited", Fixture, NULL, fixture_setup, test_listen_inherited,
               fixture_teardown);
   g_test_add ("/snodo/http/listen/tls", Fixture, NULL, fixture_setup, test_listen_tls, fixture_teardown);
+  g_test_add ("/snodo/http/mount", Fixture, NULL, fixture_setup, test_mount, fixture_teardown);
 
   return g_test_run ();
 }

@@ -5,7 +5,8 @@
  * The insides of SnodoHttpTransport, shared by its files and by nothing
  * else. From the request in:
  *
- *   snodo-http-transport.c  the object: its properties, listen_local(), the
+ *   snodo-http-transport.c  the object: its properties, listening (or
+ *                           attaching to an application's SoupServer), the
  *                           routing of each request by its method, closing
  *   snodo-http-post.c       a POST: its body, the checks of its headers, the
  *                           era it belongs to, its dispatch to the server
@@ -143,7 +144,8 @@ struct _SnodoHttpTransport
   /* The context the transport was created in; everything is touched there. */
   GMainContext    *context;
 
-  /* Owned, from listen_local(). */
+  /* Owned, from listen_local() and the other listen functions; or the
+   * application's, from attach() (a reference). */
   SoupServer      *soup;
   /* Owned, from listen_local(): the listening socket and the connections
    * handed to soup. */
@@ -155,6 +157,9 @@ struct _SnodoHttpTransport
   GTlsCertificate *tls_certificate;
   /* Host headers must name the loopback interface. */
   guint            check_host : 1;
+  /* soup is the application's, from attach(): the transport has its
+   * handlers there, and no listener. */
+  guint            mounted : 1;
   /* From listen_local() until closed: the transport holds a reference to
    * itself, as a started stdio transport does. */
   guint            holds_self : 1;

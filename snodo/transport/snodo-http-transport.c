@@ -155,14 +155,17 @@ snodo_http_transport_handler_cb (SoupServer        *server,
   const char *origin = soup_message_headers_get_one (headers, "Origin");
   const char *host = soup_message_headers_get_one (headers, "Host");
 
-#ifndef G_OS_UNIX
   /* libsoup before 3.3 never notices a client closing an idle kept-alive
    * connection: each one would stay in CLOSE_WAIT, holding its socket for
    * ever. Where the transport does not manage its connections itself (see
-   * snodo-http-listener.c), one request per connection. */
+   * snodo-http-listener.c: an application's server it is attached to, or
+   * a system where the listener cannot), one request per connection. */
+#ifdef G_OS_UNIX
+  if (self->mounted && soup_get_major_version () == 3 && soup_get_minor_version () < 3)
+#else
   if (soup_get_major_version () == 3 && soup_get_minor_version () < 3)
-    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
 #endif
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
 
   if (!g_str_equal (path, self->path))
     {
@@ -225,7 +228,12 @@ snodo_http_transport_check_closed (SnodoHttpTransport *self)
       if (self->listener != NULL)
         snodo_http_listener_stop (self->listener);
       soup_server_remove_handler (self->soup, self->path);
-      soup_server_disconnect (self->soup);
+      /* A server the transport was attached to is the application's: it
+       * keeps serving its own paths and connections. */
+      if (self->mounted)
+        g_signal_handlers_disconnect_by_func (self->soup, snodo_http_exchange_finished_cb, self);
+      else
+        soup_server_disconnect (self->soup);
     }
 
   tasks = g_steal_pointer (&self->close_tasks);
@@ -325,7 +333,8 @@ snodo_http_transport_dispose (GObject *object)
       if (self->listener != NULL)
         snodo_http_listener_stop (self->listener);
       soup_server_remove_handler (self->soup, self->path);
-      soup_server_disconnect (self->soup);
+      if (!self->mounted)
+        soup_server_disconnect (self->soup);
     }
   g_clear_pointer (&self->listener, snodo_http_listener_free);
   g_clear_pointer (&self->close_timeout_source, snodo_source_destroy_and_unref);
@@ -1240,6 +1249,72 @@ snodo_http_transport_listen_socket (SnodoHttpTransport  *self,
 }
 
 /**
+ * snodo_http_transport_attach:
+ * @self: a transport
+ * @soup_server: a `SoupServer` of the application's
+ * @error: return location for an error
+ *
+ * Serves the endpoint at [property@Snodo.HttpTransport:path] of
+ * @soup_server, a server the application runs with handlers of its own,
+ * instead of listening: the transport adds its handlers there (as
+ * soup_server_add_handler() does) and removes them when it closes,
+ * leaving the rest of the server alone. Paths under the endpoint's are
+ * answered 404.
+ *
+ * Requests are served as on a socket of the transport's own: the same
+ * checks (`Origin`, `Host`), limits (body size, sessions, write timeout)
+ * and answers. The connections are the server's, though:
+ * [property@Snodo.HttpTransport:connection-idle-timeout],
+ * [property@Snodo.HttpTransport:max-connections],
+ * [property@Snodo.HttpTransport:tls-certificate] and the backlog do not
+ * apply (`soup_server_listen()` gives its sockets GLib's backlog of 10;
+ * an application that expects bursts can listen on a socket it made with
+ * `soup_server_listen_socket()`). libsoup before 3.3 forgets a kept-alive
+ * connection that its client closes between two requests, without closing
+ * it, so the transport answers with `Connection: close` there.
+ *
+ * The server must run on the main context the transport was created in.
+ * Call it once, instead of the `listen` functions; the transport holds a
+ * reference to itself until [method@Snodo.HttpTransport.close_async] has
+ * closed it.
+ *
+ * Returns: %TRUE if the transport serves; %FALSE if it has no server
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_http_transport_attach (SnodoHttpTransport  *self,
+                             SoupServer          *soup_server,
+                             GError             **error)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
+  g_return_val_if_fail (SOUP_IS_SERVER (soup_server), FALSE);
+  g_return_val_if_fail (self->state == STATE_NEW, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->server == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           _("The transport has no server to serve (its “server” property)"));
+      return FALSE;
+    }
+
+  self->soup = g_object_ref (soup_server);
+  self->mounted = TRUE;
+  soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
+  soup_server_add_handler (self->soup, self->path, snodo_http_transport_handler_cb, self, NULL);
+  g_signal_connect (self->soup, "request-finished", G_CALLBACK (snodo_http_exchange_finished_cb), self);
+  g_signal_connect (self->soup, "request-aborted", G_CALLBACK (snodo_http_exchange_finished_cb), self);
+
+  self->check_host = TRUE;
+  self->state = STATE_LISTENING;
+  self->holds_self = TRUE;
+  g_object_ref (self);
+  snodo_http_transport_arm_sweep (self);
+  return TRUE;
+}
+
+/**
  * snodo_http_transport_get_port:
  * @self: a transport
  *
@@ -1266,6 +1341,9 @@ snodo_http_transport_get_port (SnodoHttpTransport *self)
  * interface of that family, where a client on the same machine reaches
  * the transport.
  *
+ * Attached to an application's server, it is the endpoint on the first
+ * address the server listens on.
+ *
  * Returns: (transfer full) (nullable): the URI, or %NULL if the transport
  *   does not listen on TCP
  *
@@ -1279,6 +1357,17 @@ snodo_http_transport_dup_uri (SnodoHttpTransport *self)
 
   g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), NULL);
 
+  if (self->mounted)
+    {
+      GSList *uris = soup_server_get_uris (self->soup);
+      char *uri = NULL;
+
+      if (uris != NULL)
+        uri = g_uri_join (G_URI_FLAGS_NONE, g_uri_get_scheme (uris->data), NULL, g_uri_get_host (uris->data),
+                          g_uri_get_port (uris->data), self->path, NULL, NULL);
+      g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+      return uri;
+    }
   if (self->port == 0 || !G_IS_INET_SOCKET_ADDRESS (self->local_address))
     return NULL;
   inet = g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (self->local_address));

@@ -8,6 +8,7 @@
 #endif
 
 #include <gio/gio.h>
+#include <libsoup/soup.h>
 
 #include "snodo-executor.h"
 #include "snodo-server.h"
@@ -79,6 +80,10 @@ gboolean             snodo_http_transport_listen              (SnodoHttpTranspor
 SNODO_AVAILABLE_IN_ALL
 gboolean             snodo_http_transport_listen_socket       (SnodoHttpTransport   *self,
                                                                GSocket              *socket,
+                                                               GError              **error);
+SNODO_AVAILABLE_IN_ALL
+gboolean             snodo_http_transport_attach              (SnodoHttpTransport   *self,
+                                                               SoupServer           *soup_server,
                                                                GError              **error);
 SNODO_AVAILABLE_IN_ALL
 GTlsCertificate     *snodo_http_transport_get_tls_certificate (SnodoHttpTransport   *self);
