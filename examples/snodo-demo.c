@@ -848,6 +848,9 @@ demo_serve_http (GApplication            *app,
   g_autofree char *uri = NULL;
   const char *certificate_file = NULL;
   const char *key_file = NULL;
+  /* Options whose comma-separated list is the transport property of the
+   * same name. */
+  static const char *const list_options[] = { "allowed-hosts", "allowed-origins" };
   SnodoExecutor *executor;
   gboolean listening;
 
@@ -875,6 +878,26 @@ demo_serve_http (GApplication            *app,
           return 1;
         }
       snodo_http_transport_set_tls_certificate (http->transport, certificate);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (list_options); i++)
+    {
+      const char *text = NULL;
+      g_auto(GStrv) items = NULL;
+      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+      if (!g_variant_dict_lookup (options, list_options[i], "&s", &text))
+        continue;
+      items = g_strsplit (text, ",", -1);
+      for (guint j = 0; items[j] != NULL; j++)
+        {
+          g_strstrip (items[j]);
+          if (items[j][0] != '\0')
+            g_strv_builder_add (builder, items[j]);
+        }
+      g_clear_pointer (&items, g_strfreev);
+      items = g_strv_builder_end (builder);
+      g_object_set (http->transport, list_options[i], items, NULL);
     }
 
   if (socket != NULL)
@@ -1006,11 +1029,12 @@ command_line_cb (GApplication            *app,
     if (address != NULL || socket != NULL)
       return demo_serve_http (app, command_line, options, server, address, socket, (guint) write_timeout,
                               (guint64) max_line_bytes, max_running, max_queued);
-    if (has_certificate)
+    if (has_certificate || g_variant_dict_contains (options, "allowed-hosts") ||
+        g_variant_dict_contains (options, "allowed-origins"))
       {
         g_application_command_line_printerr (command_line,
-                                             "snodo-demo: --tls-certificate serves HTTP: it needs --http or "
-                                             "--http-unix\n");
+                                             "snodo-demo: --tls-certificate, --allowed-hosts and "
+                                             "--allowed-origins are for HTTP: they need --http or --http-unix\n");
         return 2;
       }
   }
@@ -1062,6 +1086,10 @@ main (int   argc,
       "Serve HTTPS with the certificate (chain) in this PEM file", "FILE" },
     { "tls-key", 0, 0, G_OPTION_ARG_FILENAME, NULL,
       "The private key of --tls-certificate, a PEM file", "FILE" },
+    { "allowed-hosts", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "The Host names HTTP requests may use, separated by commas (default: the loopback names)", "LIST" },
+    { "allowed-origins", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "The Origins HTTP requests may come from, separated by commas (default: the loopback origins)", "LIST" },
 #endif
     { NULL }
   };

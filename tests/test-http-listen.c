@@ -655,6 +655,147 @@ test_mount (Fixture       *fixture,
   soup_server_disconnect (host);
 }
 
+/* ---- Who may talk to it --------------------------------------------------- */
+
+static void
+test_allowed_hosts (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  static const char *const public_names[] = { "mcp.example.com", "api.example.com:8443", "[2001:db8::1]", NULL };
+  static const char *const any[] = { "*", NULL };
+  static const struct
+  {
+    const char *host;
+    guint       status;
+  } by_default[] = {
+    { "localhost", SOUP_STATUS_OK },
+    { "LOCALHOST:8080", SOUP_STATUS_OK },
+    { "127.0.0.1:1", SOUP_STATUS_OK },
+    { "[::1]:8080", SOUP_STATUS_OK },
+    { "mcp.example.com", SOUP_STATUS_MISDIRECTED_REQUEST },
+    { "127.0.0.1.evil.example", SOUP_STATUS_MISDIRECTED_REQUEST },
+  }, listed[] = {
+    { "mcp.example.com", SOUP_STATUS_OK },
+    { "MCP.Example.COM:443", SOUP_STATUS_OK },
+    { "api.example.com:8443", SOUP_STATUS_OK },
+    { "[2001:db8::1]:80", SOUP_STATUS_OK },
+    { "api.example.com", SOUP_STATUS_MISDIRECTED_REQUEST },
+    { "api.example.com:9000", SOUP_STATUS_MISDIRECTED_REQUEST },
+    { "evil.mcp.example.com", SOUP_STATUS_MISDIRECTED_REQUEST },
+    { "mcp.example.com.evil", SOUP_STATUS_MISDIRECTED_REQUEST },
+    /* The list replaces the default. */
+    { "localhost", SOUP_STATUS_MISDIRECTED_REQUEST },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *uri = NULL;
+
+  g_test_summary ("The Host names allowed: the loopback names by default, a list (with or without "
+                  "ports) replacing them, or any; others are answered 421");
+
+  g_assert_null (snodo_http_transport_get_allowed_hosts (fixture->transport));
+  g_assert_true (snodo_http_transport_listen_local (fixture->transport, 0, &error));
+  g_assert_no_error (error);
+  uri = snodo_http_transport_dup_uri (fixture->transport);
+
+  for (guint i = 0; i < G_N_ELEMENTS (by_default); i++)
+    {
+      g_test_message ("default, Host: %s", by_default[i].host);
+      g_assert_cmpuint (post_echo (fixture->session, uri, by_default[i].host, NULL, NULL, NULL), ==,
+                        by_default[i].status);
+    }
+
+  snodo_http_transport_set_allowed_hosts (fixture->transport, public_names);
+  g_assert_true (g_strv_equal (snodo_http_transport_get_allowed_hosts (fixture->transport), public_names));
+  for (guint i = 0; i < G_N_ELEMENTS (listed); i++)
+    {
+      g_test_message ("listed, Host: %s", listed[i].host);
+      g_assert_cmpuint (post_echo (fixture->session, uri, listed[i].host, NULL, NULL, NULL), ==, listed[i].status);
+    }
+
+  g_object_set (fixture->transport, "allowed-hosts", any, NULL);
+  g_assert_cmpuint (post_echo (fixture->session, uri, "anything.example:1", NULL, NULL, NULL), ==, SOUP_STATUS_OK);
+
+  snodo_http_transport_set_allowed_hosts (fixture->transport, NULL);
+  g_assert_cmpuint (post_echo (fixture->session, uri, "anything.example", NULL, NULL, NULL), ==,
+                    SOUP_STATUS_MISDIRECTED_REQUEST);
+  g_assert_cmpuint (post_echo (fixture->session, uri, "localhost", NULL, NULL, NULL), ==, SOUP_STATUS_OK);
+}
+
+static void
+test_allowed_origins (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  static const char *const app[] = { "https://app.example.com", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *uri = NULL;
+
+  g_test_summary ("The Origins allowed: the loopback origins by default, or a list replacing them; "
+                  "others are answered 403, a request without Origin is served");
+
+  g_assert_true (snodo_http_transport_listen_local (fixture->transport, 0, &error));
+  uri = snodo_http_transport_dup_uri (fixture->transport);
+
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, "http://localhost:3000", NULL, NULL), ==, SOUP_STATUS_OK);
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, "https://[::1]", NULL, NULL), ==, SOUP_STATUS_OK);
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, "https://app.example.com", NULL, NULL), ==,
+                    SOUP_STATUS_FORBIDDEN);
+
+  snodo_http_transport_set_allowed_origins (fixture->transport, app);
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, "https://APP.example.com", NULL, NULL), ==,
+                    SOUP_STATUS_OK);
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, "http://app.example.com", NULL, NULL), ==,
+                    SOUP_STATUS_FORBIDDEN);
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, "http://localhost:3000", NULL, NULL), ==,
+                    SOUP_STATUS_FORBIDDEN);
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, NULL, NULL, NULL), ==, SOUP_STATUS_OK);
+}
+
+static void
+test_allowed_demo (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  const char *demo = g_getenv ("SNODO_DEMO");
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  LineState state = { 0, };
+  gboolean exited = FALSE;
+
+  g_test_summary ("snodo-demo --allowed-hosts and --allowed-origins: a reverse proxy's public name "
+                  "and an application's origin are served, others refused");
+
+  g_assert_nonnull (demo);
+  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, demo, "--http=0",
+                              "--allowed-hosts=mcp.example.com, localhost",
+                              "--allowed-origins=https://app.example.com", NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
+  g_data_input_stream_read_line_async (out, G_PRIORITY_DEFAULT, NULL, read_line_cb, &state);
+  g_assert_true (snodo_test_wait_for (&state.done, 10000));
+  g_assert_no_error (state.error);
+  g_assert_true (g_str_has_prefix (state.line, "http://127.0.0.1:"));
+
+  g_assert_cmpuint (post_echo (fixture->session, state.line, "mcp.example.com", NULL, NULL, NULL), ==,
+                    SOUP_STATUS_OK);
+  g_assert_cmpuint (post_echo (fixture->session, state.line, "localhost:8080", NULL, NULL, NULL), ==,
+                    SOUP_STATUS_OK);
+  g_assert_cmpuint (post_echo (fixture->session, state.line, "127.0.0.1", NULL, NULL, NULL), ==,
+                    SOUP_STATUS_MISDIRECTED_REQUEST);
+  g_assert_cmpuint (post_echo (fixture->session, state.line, "evil.example", NULL, NULL, NULL), ==,
+                    SOUP_STATUS_MISDIRECTED_REQUEST);
+  g_assert_cmpuint (post_echo (fixture->session, state.line, "mcp.example.com", "https://app.example.com", NULL,
+                               NULL), ==, SOUP_STATUS_OK);
+  g_assert_cmpuint (post_echo (fixture->session, state.line, "mcp.example.com", "http://localhost", NULL, NULL), ==,
+                    SOUP_STATUS_FORBIDDEN);
+  g_free (state.line);
+
+  g_subprocess_send_signal (process, SIGTERM);
+  g_subprocess_wait_async (process, NULL, wait_cb, &exited);
+  g_assert_true (snodo_test_wait_for (&exited, 10000));
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -669,6 +810,9 @@ main (int   argc,
               fixture_teardown);
   g_test_add ("/snodo/http/listen/tls", Fixture, NULL, fixture_setup, test_listen_tls, fixture_teardown);
   g_test_add ("/snodo/http/mount", Fixture, NULL, fixture_setup, test_mount, fixture_teardown);
+  g_test_add ("/snodo/http/allowed/hosts", Fixture, NULL, fixture_setup, test_allowed_hosts, fixture_teardown);
+  g_test_add ("/snodo/http/allowed/origins", Fixture, NULL, fixture_setup, test_allowed_origins, fixture_teardown);
+  g_test_add ("/snodo/http/allowed/demo", Fixture, NULL, fixture_setup, test_allowed_demo, fixture_teardown);
 
   return g_test_run ();
 }

@@ -155,7 +155,7 @@ struct _SnodoHttpTransport
   GSocketAddress  *local_address;
   /* Connections speak TLS with it, or NULL (owned). */
   GTlsCertificate *tls_certificate;
-  /* Host headers must name the loopback interface. */
+  /* Host headers must name an allowed host (allowed_hosts). */
   guint            check_host : 1;
   /* soup is the application's, from attach(): the transport has its
    * handlers there, and no listener. */
@@ -177,6 +177,8 @@ struct _SnodoHttpTransport
   guint            write_timeout;
   /* NULL: only the loopback origins. */
   char           **allowed_origins;
+  /* NULL: only the loopback names. */
+  char           **allowed_hosts;
   /* Seconds a session may stay idle; 0 for ever. */
   guint            session_idle_timeout;
   /* The most sessions at once; a new one beyond is refused (503). */

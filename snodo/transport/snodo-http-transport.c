@@ -56,8 +56,9 @@
  * kept alive with comments until the subscription ends.
  *
  * Every request is checked: a present `Origin` must be allowed
- * ([property@Snodo.HttpTransport:allowed-origins], 403), the `Host` of a
- * loopback server must name the loopback interface (421), a POST must
+ * ([property@Snodo.HttpTransport:allowed-origins], 403), a present `Host`
+ * must be allowed ([property@Snodo.HttpTransport:allowed-hosts], the
+ * loopback names by default; 421), a POST must
  * accept both `application/json` and `text/event-stream` (406), have a JSON
  * body (415) of at most [property@Snodo.HttpTransport:max-body-bytes]
  * (413).
@@ -120,6 +121,7 @@ enum {
   PROP_CONNECTION_IDLE_TIMEOUT,
   PROP_MAX_CONNECTIONS,
   PROP_TLS_CERTIFICATE,
+  PROP_ALLOWED_HOSTS,
   N_PROPS
 };
 
@@ -178,7 +180,8 @@ snodo_http_transport_handler_cb (SoupServer        *server,
                               _("Forbidden: the Origin is not allowed"));
       return;
     }
-  if (self->check_host && host != NULL && !snodo_http_host_header_is_loopback (host))
+  if (self->check_host && host != NULL &&
+      !snodo_http_host_header_allowed (host, (const char * const *) self->allowed_hosts))
     {
       snodo_http_reply_error (msg, SOUP_STATUS_MISDIRECTED_REQUEST, NULL, SNODO_RPC_ERROR_INVALID_REQUEST,
                               _("Misdirected request: the Host is not this server"));
@@ -365,6 +368,7 @@ snodo_http_transport_finalize (GObject *object)
   g_clear_pointer (&self->exchanges, g_hash_table_unref);
   g_clear_pointer (&self->close_tasks, g_ptr_array_unref);
   g_clear_pointer (&self->allowed_origins, g_strfreev);
+  g_clear_pointer (&self->allowed_hosts, g_strfreev);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_object (&self->executor);
@@ -427,6 +431,10 @@ snodo_http_transport_get_property (GObject    *object,
       g_value_set_object (value, self->tls_certificate);
       break;
 
+    case PROP_ALLOWED_HOSTS:
+      g_value_set_boxed (value, self->allowed_hosts);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -484,6 +492,10 @@ snodo_http_transport_set_property (GObject      *object,
 
     case PROP_TLS_CERTIFICATE:
       snodo_http_transport_set_tls_certificate (self, g_value_get_object (value));
+      break;
+
+    case PROP_ALLOWED_HOSTS:
+      snodo_http_transport_set_allowed_hosts (self, g_value_get_boxed (value));
       break;
 
     default:
@@ -662,6 +674,27 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
     g_param_spec_object ("tls-certificate", NULL, NULL,
                          G_TYPE_TLS_CERTIFICATE,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoHttpTransport:allowed-hosts: (getter get_allowed_hosts) (setter set_allowed_hosts)
+   *
+   * The hosts a request's `Host` header may name, so that DNS rebinding
+   * cannot turn a browser against the server. An entry is a name or an
+   * address (an IPv6 one in brackets, `[::1]`), compared without regard to
+   * case and with any port; an entry with a port (`mcp.example:8443`)
+   * wants that port; `*` accepts any host. When %NULL, the default, only
+   * `localhost`, `127.0.0.1` and `[::1]` are accepted, wherever the
+   * transport listens: behind a reverse proxy, or on an interface other
+   * clients reach, list the names they use (a list replaces the default;
+   * add `localhost` to keep it). A request with any other `Host` is
+   * answered 421; one without `Host` is not refused for it.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_ALLOWED_HOSTS] =
+    g_param_spec_boxed ("allowed-hosts", NULL, NULL,
+                        G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -875,6 +908,52 @@ snodo_http_transport_set_allowed_origins (SnodoHttpTransport *self,
   g_strfreev (self->allowed_origins);
   self->allowed_origins = g_strdupv ((char **) allowed_origins);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ALLOWED_ORIGINS]);
+}
+
+/**
+ * snodo_http_transport_get_allowed_hosts:
+ * @self: a transport
+ *
+ * Gets the hosts a request's `Host` header may name.
+ *
+ * Returns: (transfer none) (nullable) (array zero-terminated=1): the
+ *   hosts, or %NULL for the loopback names only
+ *
+ * Since: 0.1
+ */
+const char * const *
+snodo_http_transport_get_allowed_hosts (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), NULL);
+  return (const char * const *) self->allowed_hosts;
+}
+
+/**
+ * snodo_http_transport_set_allowed_hosts:
+ * @self: a transport
+ * @allowed_hosts: (nullable) (array zero-terminated=1): the hosts, such as
+ *   `mcp.example.com`, or %NULL for the loopback names only
+ *
+ * Sets the hosts a request's `Host` header may name; see
+ * [property@Snodo.HttpTransport:allowed-hosts]. It applies to requests
+ * that arrive later.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_allowed_hosts (SnodoHttpTransport *self,
+                                        const char * const *allowed_hosts)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+
+  if (allowed_hosts == NULL && self->allowed_hosts == NULL)
+    return;
+  if (allowed_hosts != NULL && self->allowed_hosts != NULL &&
+      g_strv_equal (allowed_hosts, (const char * const *) self->allowed_hosts))
+    return;
+  g_strfreev (self->allowed_hosts);
+  self->allowed_hosts = g_strdupv ((char **) allowed_hosts);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ALLOWED_HOSTS]);
 }
 
 /**
@@ -1145,7 +1224,9 @@ snodo_http_transport_start (SnodoHttpTransport  *self,
  *
  * Starts serving on the IPv4 loopback interface (127.0.0.1), never on
  * other interfaces. Requests whose `Host` header does not name the
- * loopback interface are refused, which defeats DNS rebinding. Call it
+ * loopback interface are refused (unless
+ * [property@Snodo.HttpTransport:allowed-hosts] says otherwise), which
+ * defeats DNS rebinding. Call it
  * once, and only one of the `listen` functions.
  *
  * From now until [method@Snodo.HttpTransport.close_async] has closed it,
@@ -1184,8 +1265,8 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
  * or `::` serve every interface (`::` also takes IPv4 where the system
  * allows), so this is the explicit choice to be reachable from elsewhere;
  * [method@Snodo.HttpTransport.listen_local] stays the loopback default.
- * The `Host` check still applies: requests must name the loopback
- * interface.
+ * The `Host` check still applies: set
+ * [property@Snodo.HttpTransport:allowed-hosts] to the names clients use.
  *
  * A Unix socket's path must not exist yet; the transport removes it when
  * it closes. Who may connect to it is up to the permissions of the path

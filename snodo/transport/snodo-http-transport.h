@@ -46,6 +46,11 @@ SNODO_AVAILABLE_IN_ALL
 void                 snodo_http_transport_set_allowed_origins (SnodoHttpTransport   *self,
                                                                const char * const   *allowed_origins);
 SNODO_AVAILABLE_IN_ALL
+const char * const  *snodo_http_transport_get_allowed_hosts   (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_allowed_hosts   (SnodoHttpTransport   *self,
+                                                               const char * const   *allowed_hosts);
+SNODO_AVAILABLE_IN_ALL
 guint                snodo_http_transport_get_session_idle_timeout
                                                               (SnodoHttpTransport   *self);
 SNODO_AVAILABLE_IN_ALL
