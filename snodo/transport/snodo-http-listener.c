@@ -58,6 +58,15 @@
  * number (the oldest idle connection makes room for a new one; when none
  * is idle, new clients wait in the backlog).
  *
+ * The listening socket may be TCP (IPv4 or IPv6) or a Unix socket, made
+ * here or inherited; everything above applies to each. With a
+ * certificate, the listener wraps each connection in TLS and shakes hands
+ * before libsoup gets it (libsoup would do so only on sockets it accepts
+ * itself); a connection shaking hands is counted, and idle, like any
+ * other, so one that never finishes is closed by the idle timeout. A
+ * client's end of a TLS connection without close_notify ends it as the
+ * end of a TCP stream does.
+ *
  * libsoup keeps a connection alive only while the SoupServer has a
  * listener of its own, so it gets one that never has a connection: one end
  * of a socket pair whose other end stays silent.
@@ -978,7 +987,13 @@ snodo_http_listener_add_placeholder (SnodoHttpListener  *self,
   return soup_server_listen_socket (self->soup, self->placeholder[0], 0, error);
 #else
   /* Elsewhere libsoup accepts on the listening socket itself; connections
-   * then close after each request (see the transport's handler). */
+   * then close after each request (see the transport's handler), and
+   * libsoup shakes hands. */
+  if (self->tls_certificate != NULL)
+    {
+      g_object_set (self->soup, "tls-certificate", self->tls_certificate, NULL);
+      return soup_server_listen_socket (self->soup, self->socket, SOUP_SERVER_LISTEN_HTTPS, error);
+    }
   return soup_server_listen_socket (self->soup, self->socket, 0, error);
 #endif
 }
@@ -1145,11 +1160,20 @@ snodo_http_listener_get_n_connections (SnodoHttpListener *self)
 }
 
 /* Accepts no more and closes the listening socket. The connections stay
- * until libsoup drops them (soup_server_disconnect()). */
+ * until libsoup drops them (soup_server_disconnect()); those libsoup does
+ * not have yet (TLS handshakes) are shut. */
 void
 snodo_http_listener_stop (SnodoHttpListener *self)
 {
+  GHashTableIter iter;
+  gpointer value;
+
   self->stopped = TRUE;
+  /* A connection still shaking hands would reach libsoup after that. */
+  g_hash_table_iter_init (&iter, self->connections);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (((Connection *) value)->handshake != NULL)
+      connection_shut (value);
   g_clear_pointer (&self->accept_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->retry_source, snodo_source_destroy_and_unref);
   if (self->socket != NULL)
