@@ -33,6 +33,9 @@ typedef struct
   SnodoHttpTransport *transport;
   SoupSession        *session;
   char               *tmpdir;
+  /* The wait tool was called, and cancelled. */
+  gboolean            wait_started;
+  gboolean            wait_cancelled;
 } Fixture;
 
 static void
@@ -44,15 +47,43 @@ echo_cb (SnodoInvocation *invocation,
   snodo_invocation_return_text (invocation, json_object_get_string_member_with_default (arguments, "text", ""));
 }
 
+/* wait {}: answers only when cancelled, and says so. */
+static gboolean
+wait_tool_cancelled_cb (GCancellable *cancellable,
+                   gpointer      user_data)
+{
+  SnodoInvocation *invocation = user_data;
+  Fixture *fixture = g_object_get_data (G_OBJECT (invocation), "fixture");
+
+  fixture->wait_cancelled = TRUE;
+  snodo_invocation_return_text (invocation, "cancelled");
+  return G_SOURCE_REMOVE;
+}
+
+static void
+wait_tool_cb (SnodoInvocation *invocation,
+         gpointer         user_data)
+{
+  GSource *source = g_cancellable_source_new (snodo_invocation_get_cancellable (invocation));
+
+  g_object_set_data (G_OBJECT (invocation), "fixture", user_data);
+  ((Fixture *) user_data)->wait_started = TRUE;
+  g_source_set_callback (source, G_SOURCE_FUNC (wait_tool_cancelled_cb), invocation, NULL);
+  g_source_attach (source, NULL);
+  g_source_unref (source);
+}
+
 static void
 fixture_setup (Fixture       *fixture,
                gconstpointer  data)
 {
   g_autoptr(SnodoTool) echo = snodo_tool_new ("echo", NULL);
+  g_autoptr(SnodoTool) wait = snodo_tool_new ("wait", NULL);
   g_autoptr(GError) error = NULL;
 
   fixture->server = snodo_server_new ("test", "1");
   g_assert_true (snodo_server_add_tool (fixture->server, echo, echo_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->server, wait, wait_tool_cb, fixture, NULL, NULL));
   fixture->transport = snodo_http_transport_new (fixture->server);
   fixture->session = soup_session_new_with_options ("max-conns", 1, "max-conns-per-host", 1, NULL);
   fixture->tmpdir = g_dir_make_tmp ("snodo-listen-XXXXXX", &error);
@@ -809,6 +840,61 @@ test_allowed_demo (Fixture       *fixture,
   g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
 }
 
+static void
+test_listen_tls_client_leaves (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  static const char body[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                             "{\"name\":\"wait\",\"arguments\":{}," ENVELOPE "}}";
+  g_autofree char *cert_file = g_test_build_filename (G_TEST_DIST, "data", "tls", "test-cert.pem", NULL);
+  g_autofree char *key_file = g_test_build_filename (G_TEST_DIST, "data", "tls", "test-key.pem", NULL);
+  g_autoptr(GTlsCertificate) certificate = NULL;
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string ("127.0.0.1", 0);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GBytes) bytes = g_bytes_new_static (body, sizeof body - 1);
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *uri = NULL;
+  SoupMessageHeaders *headers;
+  ReadState state = { 0, };
+
+  g_test_summary ("Over TLS, a client that closes its connection while its 2026-07-28 request waits "
+                  "cancels the request, as over plain HTTP");
+
+  if (!g_tls_backend_supports_tls (g_tls_backend_get_default ()))
+    {
+      g_test_skip ("GIO has no TLS backend (glib-networking is not installed)");
+      return;
+    }
+  certificate = g_tls_certificate_new_from_files (cert_file, key_file, &error);
+  g_assert_no_error (error);
+  snodo_http_transport_set_tls_certificate (fixture->transport, certificate);
+  g_assert_true (snodo_http_transport_listen (fixture->transport, address, &error));
+  g_assert_no_error (error);
+  uri = snodo_http_transport_dup_uri (fixture->transport);
+
+  msg = soup_message_new ("POST", uri);
+  headers = soup_message_get_request_headers (msg);
+  soup_message_headers_replace (headers, "Accept", "application/json, text/event-stream");
+  soup_message_headers_replace (headers, "MCP-Protocol-Version", "2026-07-28");
+  soup_message_headers_replace (headers, "Mcp-Method", "tools/call");
+  soup_message_headers_replace (headers, "Mcp-Name", "wait");
+  soup_message_set_request_body_from_bytes (msg, "application/json", bytes);
+  g_signal_connect (msg, "accept-certificate", G_CALLBACK (accept_any_certificate_cb), NULL);
+  soup_session_send_and_read_async (fixture->session, msg, G_PRIORITY_DEFAULT, cancellable, send_and_read_cb,
+                                    &state);
+  g_assert_true (snodo_test_wait_for (&fixture->wait_started, 5000));
+
+  /* The client closes its connection (with a TLS close_notify). */
+  g_cancellable_cancel (cancellable);
+  soup_session_abort (fixture->session);
+  g_assert_true (snodo_test_wait_for (&fixture->wait_cancelled, 2000));
+  g_assert_true (snodo_test_wait_for (&state.done, 2000));
+  g_assert_nonnull (state.error);
+  g_clear_error (&state.error);
+  g_assert_true (wait_for_connections (fixture->transport, 0, 2000));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -822,6 +908,8 @@ main (int   argc,
   g_test_add ("/snodo/http/listen/inherited", Fixture, NULL, fixture_setup, test_listen_inherited,
               fixture_teardown);
   g_test_add ("/snodo/http/listen/tls", Fixture, NULL, fixture_setup, test_listen_tls, fixture_teardown);
+  g_test_add ("/snodo/http/listen/tls-client-leaves", Fixture, NULL, fixture_setup, test_listen_tls_client_leaves,
+              fixture_teardown);
   g_test_add ("/snodo/http/mount", Fixture, NULL, fixture_setup, test_mount, fixture_teardown);
   g_test_add ("/snodo/http/allowed/hosts", Fixture, NULL, fixture_setup, test_allowed_hosts, fixture_teardown);
   g_test_add ("/snodo/http/allowed/origins", Fixture, NULL, fixture_setup, test_allowed_origins, fixture_teardown);

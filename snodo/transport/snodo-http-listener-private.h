@@ -25,6 +25,11 @@ typedef struct _SnodoHttpListener SnodoHttpListener;
  * net.core.somaxconn (4096 on current Linux). */
 #define SNODO_HTTP_LISTEN_BACKLOG 4096
 
+/* A client left its connection (@remote: its address, as libsoup gives
+ * it back for its messages) while an exchange held it. */
+typedef void (*SnodoHttpListenerHangupFunc) (GSocketAddress *remote,
+                                             gpointer        user_data);
+
 SnodoHttpListener *snodo_http_listener_new              (SoupServer         *soup,
                                                          GMainContext       *context);
 gboolean           snodo_http_listener_listen           (SnodoHttpListener  *self,
@@ -48,6 +53,9 @@ void               snodo_http_listener_hold             (SnodoHttpListener  *sel
                                                          SoupServerMessage  *msg);
 void               snodo_http_listener_release          (SnodoHttpListener  *self,
                                                          SoupServerMessage  *msg);
+void               snodo_http_listener_set_hangup_func (SnodoHttpListener  *self,
+                                                         SnodoHttpListenerHangupFunc func,
+                                                         gpointer            user_data);
 guint              snodo_http_listener_get_n_connections
                                                         (SnodoHttpListener  *self);
 void               snodo_http_listener_stop             (SnodoHttpListener  *self);

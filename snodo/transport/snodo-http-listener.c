@@ -104,6 +104,11 @@ struct _Connection
   /* The TLS handshake in progress (TLS only), until libsoup gets the
    * connection. */
   struct _Handshake *handshake;
+  /* Over TLS, while an exchange is held: reads ahead of libsoup to notice
+   * a client that leaves (see connection_read_ahead_cb()), or NULL. */
+  GSource           *ahead_source;
+  /* The connection speaks TLS. */
+  guint              tls : 1;
   /* Shut down by the listener; libsoup has yet to notice. */
   guint              closing : 1;
   /* No byte of a request was read since the last request ended (or since
@@ -127,6 +132,10 @@ struct _SnodoHttpInputStream
   guint              eof_as_newline : 1;
   /* The newline was read. */
   guint              gave_newline : 1;
+  /* Read from the base ahead of libsoup (owned), served first; and the
+   * end of the stream, read ahead. */
+  GByteArray        *ahead;
+  guint              ahead_eof : 1;
 };
 
 static void snodo_http_input_stream_pollable_init (GPollableInputStreamInterface *iface);
@@ -168,6 +177,31 @@ snodo_http_input_stream_get_base (gpointer stream)
   return g_filter_input_stream_get_base_stream (G_FILTER_INPUT_STREAM (stream));
 }
 
+/* What was read ahead, if anything: the bytes first, then the end of the
+ * stream. FALSE when nothing was. */
+static gboolean
+snodo_http_input_stream_take_ahead (SnodoHttpInputStream *self,
+                                    void                 *buffer,
+                                    gsize                 count,
+                                    gssize               *out_n)
+{
+  if (self->ahead->len > 0 && count > 0)
+    {
+      gsize n = MIN (count, self->ahead->len);
+
+      memcpy (buffer, self->ahead->data, n);
+      g_byte_array_remove_range (self->ahead, 0, n);
+      *out_n = n;
+      return TRUE;
+    }
+  if (self->ahead_eof)
+    {
+      *out_n = 0;
+      return TRUE;
+    }
+  return FALSE;
+}
+
 static gssize
 snodo_http_input_stream_read (GInputStream  *stream,
                               void          *buffer,
@@ -175,9 +209,12 @@ snodo_http_input_stream_read (GInputStream  *stream,
                               GCancellable  *cancellable,
                               GError       **error)
 {
-  gssize n = g_input_stream_read (snodo_http_input_stream_get_base (stream), buffer, count, cancellable, error);
+  SnodoHttpInputStream *self = SNODO_HTTP_INPUT_STREAM (stream);
+  gssize n;
 
-  return snodo_http_input_stream_filter (SNODO_HTTP_INPUT_STREAM (stream), n, buffer, count);
+  if (!snodo_http_input_stream_take_ahead (self, buffer, count, &n))
+    n = g_input_stream_read (snodo_http_input_stream_get_base (stream), buffer, count, cancellable, error);
+  return snodo_http_input_stream_filter (self, n, buffer, count);
 }
 
 static gboolean
@@ -191,7 +228,10 @@ snodo_http_input_stream_can_poll (GPollableInputStream *stream)
 static gboolean
 snodo_http_input_stream_is_readable (GPollableInputStream *stream)
 {
-  return g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream)));
+  SnodoHttpInputStream *self = SNODO_HTTP_INPUT_STREAM (stream);
+
+  return self->ahead->len > 0 || self->ahead_eof ||
+         g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream)));
 }
 
 /* The base stream's own source, not one wrapped around it: libsoup wraps
@@ -202,8 +242,16 @@ static GSource *
 snodo_http_input_stream_create_source (GPollableInputStream *stream,
                                        GCancellable         *cancellable)
 {
+  SnodoHttpInputStream *self = SNODO_HTTP_INPUT_STREAM (stream);
   GPollableInputStream *base = G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream));
 
+  /* Something read ahead: readable now. */
+  if (self->ahead->len > 0 || self->ahead_eof)
+    {
+      g_autoptr(GSource) now = g_timeout_source_new (0);
+
+      return g_pollable_source_new_full (stream, now, cancellable);
+    }
   return g_pollable_input_stream_create_source (base, cancellable);
 }
 
@@ -213,10 +261,13 @@ snodo_http_input_stream_read_nonblocking (GPollableInputStream  *stream,
                                           gsize                  count,
                                           GError               **error)
 {
+  SnodoHttpInputStream *self = SNODO_HTTP_INPUT_STREAM (stream);
   GPollableInputStream *base = G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream));
-  gssize n = g_pollable_input_stream_read_nonblocking (base, buffer, count, NULL, error);
+  gssize n;
 
-  return snodo_http_input_stream_filter (SNODO_HTTP_INPUT_STREAM (stream), n, buffer, count);
+  if (!snodo_http_input_stream_take_ahead (self, buffer, count, &n))
+    n = g_pollable_input_stream_read_nonblocking (base, buffer, count, NULL, error);
+  return snodo_http_input_stream_filter (self, n, buffer, count);
 }
 
 static void
@@ -229,16 +280,29 @@ snodo_http_input_stream_pollable_init (GPollableInputStreamInterface *iface)
 }
 
 static void
+snodo_http_input_stream_finalize (GObject *object)
+{
+  SnodoHttpInputStream *self = SNODO_HTTP_INPUT_STREAM (object);
+
+  g_clear_pointer (&self->ahead, g_byte_array_unref);
+
+  G_OBJECT_CLASS (snodo_http_input_stream_parent_class)->finalize (object);
+}
+
+static void
 snodo_http_input_stream_class_init (SnodoHttpInputStreamClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GInputStreamClass *input_class = G_INPUT_STREAM_CLASS (klass);
 
+  object_class->finalize = snodo_http_input_stream_finalize;
   input_class->read_fn = snodo_http_input_stream_read;
 }
 
 static void
 snodo_http_input_stream_init (SnodoHttpInputStream *self)
 {
+  self->ahead = g_byte_array_new ();
 }
 
 /* ---- The stream's output: a response's headers leave with its body ------ */
@@ -563,6 +627,10 @@ struct _SnodoHttpListener
   GHashTable   *connections;
   guint         idle_timeout;
   guint         max_connections;
+  /* Told when a client leaves a connection whose exchanges cannot see it
+   * from the socket (TLS). */
+  SnodoHttpListenerHangupFunc hangup_func;
+  gpointer      hangup_data;
   gulong        request_started_id;
   gulong        request_finished_id;
   gulong        request_aborted_id;
@@ -595,6 +663,7 @@ connection_free (gpointer data)
       g_cancellable_cancel (connection->handshake->cancellable);
       connection->handshake = NULL;
     }
+  g_clear_pointer (&connection->ahead_source, snodo_source_destroy_and_unref);
   if (connection->stream != NULL)
     {
       connection->stream->connection = NULL;
@@ -630,6 +699,67 @@ connection_closed (Connection *connection)
   if (self->retry_source != NULL && g_hash_table_size (self->connections) < self->max_connections)
     g_clear_pointer (&self->retry_source, snodo_source_destroy_and_unref);
   snodo_http_listener_arm_accept (self);
+}
+
+/* The most read ahead of libsoup on one connection; beyond it, the
+ * connection is not watched until its exchanges end. */
+#define READ_AHEAD_MAX (64 * 1024)
+
+/*
+ * Over TLS the exchanges cannot tell from the socket that their client
+ * left: a client that closes cleanly sends a close_notify alert first, and
+ * to a look at the socket that is data like any other. So while an
+ * exchange holds a TLS connection (libsoup reads nothing then: it waits
+ * for the answer, or writes a stream), the listener reads it itself,
+ * keeps whatever comes for libsoup's next read, and tells the transport
+ * when the stream ends.
+ */
+static gboolean
+connection_read_ahead_cb (GObject  *stream,
+                          gpointer  user_data)
+{
+  Connection *connection = user_data;
+  SnodoHttpListener *self = connection->listener;
+  SnodoHttpInputStream *input = SNODO_HTTP_INPUT_STREAM (connection->stream->input);
+  GPollableInputStream *base = G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (input));
+  g_autoptr(GError) error = NULL;
+  guint8 buffer[4096];
+  gssize n;
+
+  n = g_pollable_input_stream_read_nonblocking (base, buffer, sizeof buffer, NULL, &error);
+  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    return G_SOURCE_CONTINUE;
+  if (n > 0)
+    {
+      g_byte_array_append (input->ahead, buffer, n);
+      if (input->ahead->len < READ_AHEAD_MAX)
+        return G_SOURCE_CONTINUE;
+      g_clear_pointer (&connection->ahead_source, g_source_unref);
+      return G_SOURCE_REMOVE;
+    }
+
+  /* The end of the stream, or an error that ends it. */
+  input->ahead_eof = TRUE;
+  g_clear_pointer (&connection->ahead_source, g_source_unref);
+  g_debug ("An HTTPS client left its connection");
+  if (self->hangup_func != NULL)
+    self->hangup_func (connection->remote, self->hangup_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+connection_read_ahead (Connection *connection)
+{
+  SnodoHttpInputStream *input = SNODO_HTTP_INPUT_STREAM (connection->stream->input);
+  GInputStream *base = snodo_http_input_stream_get_base (input);
+
+  if (connection->ahead_source != NULL || input->ahead_eof || input->ahead->len >= READ_AHEAD_MAX ||
+      !G_IS_POLLABLE_INPUT_STREAM (base))
+    return;
+  connection->ahead_source = g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (base), NULL);
+  g_source_set_static_name (connection->ahead_source, "[snodo] https read ahead");
+  g_source_set_callback (connection->ahead_source, G_SOURCE_FUNC (connection_read_ahead_cb), connection, NULL);
+  g_source_attach (connection->ahead_source, connection->listener->context);
 }
 
 static Connection *
@@ -836,6 +966,7 @@ snodo_http_listener_accept_one (SnodoHttpListener *self,
       /* A client that closes its end without a TLS close_notify has
        * ended the connection all the same, as over plain TCP. */
       g_tls_connection_set_require_close_notify (G_TLS_CONNECTION (tls), FALSE);
+      connection->tls = TRUE;
     }
   connection->last_active = g_get_monotonic_time ();
   g_hash_table_insert (self->connections, connection->remote, connection);
@@ -1136,8 +1267,10 @@ snodo_http_listener_hold (SnodoHttpListener *self,
 {
   Connection *connection = snodo_http_listener_lookup (self, msg);
 
-  if (connection != NULL)
-    connection->n_held++;
+  if (connection == NULL)
+    return;
+  if (connection->n_held++ == 0 && connection->tls && connection->stream != NULL)
+    connection_read_ahead (connection);
 }
 
 void
@@ -1148,9 +1281,19 @@ snodo_http_listener_release (SnodoHttpListener *self,
 
   if (connection != NULL && connection->n_held > 0)
     {
-      connection->n_held--;
+      if (--connection->n_held == 0)
+        g_clear_pointer (&connection->ahead_source, snodo_source_destroy_and_unref);
       connection->last_active = g_get_monotonic_time ();
     }
+}
+
+void
+snodo_http_listener_set_hangup_func (SnodoHttpListener           *self,
+                                     SnodoHttpListenerHangupFunc  func,
+                                     gpointer                     user_data)
+{
+  self->hangup_func = func;
+  self->hangup_data = user_data;
 }
 
 guint

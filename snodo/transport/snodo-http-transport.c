@@ -1164,6 +1164,25 @@ snodo_http_transport_set_tls_certificate (SnodoHttpTransport *self,
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TLS_CERTIFICATE]);
 }
 
+/* The listener saw a client leave a connection that its exchanges cannot
+ * watch themselves (TLS): they end, as when they see it go. */
+static void
+snodo_http_transport_client_left_cb (GSocketAddress *remote,
+                                     gpointer        user_data)
+{
+  SnodoHttpTransport *self = user_data;
+  g_autoptr(GPtrArray) gone = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->exchanges);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (soup_server_message_get_remote_address (((Exchange *) value)->msg) == remote)
+      g_ptr_array_add (gone, value);
+  for (guint i = 0; i < gone->len; i++)
+    snodo_http_exchange_abort (g_ptr_array_index (gone, i));
+}
+
 /* Listens on @address, or on @socket (one of them), with the transport's
  * own SoupServer. */
 static gboolean
@@ -1196,6 +1215,7 @@ snodo_http_transport_start (SnodoHttpTransport  *self,
   snodo_http_listener_set_idle_timeout (self->listener, self->connection_idle_timeout);
   snodo_http_listener_set_max_connections (self->listener, self->max_connections);
   snodo_http_listener_set_tls_certificate (self->listener, self->tls_certificate);
+  snodo_http_listener_set_hangup_func (self->listener, snodo_http_transport_client_left_cb, self);
   if (address != NULL ? !snodo_http_listener_listen (self->listener, address, error)
                       : !snodo_http_listener_listen_socket (self->listener, socket, error))
     {
