@@ -645,6 +645,26 @@ test_mount (Fixture       *fixture,
   g_assert_cmpstr (body, ==, "hello");
   g_clear_pointer (&body, g_free);
 
+  /* A session of the initialize era. */
+  {
+    static const char initialize[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                                     "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                                     "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
+    g_autoptr(SoupMessage) init = soup_message_new ("POST", uri);
+    g_autoptr(GBytes) bytes = g_bytes_new_static (initialize, sizeof initialize - 1);
+    ReadState state = { 0, };
+
+    soup_message_headers_replace (soup_message_get_request_headers (init), "Accept",
+                                  "application/json, text/event-stream");
+    soup_message_set_request_body_from_bytes (init, "application/json", bytes);
+    soup_session_send_and_read_async (fixture->session, init, G_PRIORITY_DEFAULT, NULL, send_and_read_cb, &state);
+    g_assert_true (snodo_test_wait_for (&state.done, 10000));
+    g_assert_no_error (state.error);
+    g_bytes_unref (state.bytes);
+    g_assert_cmpuint (soup_message_get_status (init), ==, SOUP_STATUS_OK);
+    g_assert_nonnull (soup_message_headers_get_one (soup_message_get_response_headers (init), "Mcp-Session-Id"));
+  }
+
   /* The same checks and limits. */
   g_assert_cmpuint (post_echo (fixture->session, uri, "evil.example", NULL, NULL, NULL), ==,
                     SOUP_STATUS_MISDIRECTED_REQUEST);
