@@ -565,9 +565,14 @@ test_listen_tls (Fixture       *fixture,
     g_autoptr(GSocketConnection) silent = NULL;
     guint16 port = snodo_http_transport_get_port (fixture->transport);
 
+    gint64 start;
+
     silent = g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL, &error);
     g_assert_no_error (error);
+    g_assert_true (wait_for_connections (fixture->transport, 1, 2000));
+    start = g_get_monotonic_time ();
     g_assert_true (wait_for_connections (fixture->transport, 0, 4000));
+    g_assert_cmpint (g_get_monotonic_time () - start, >=, G_USEC_PER_SEC / 2);
   }
 }
 
