@@ -63,6 +63,8 @@
 #include <snodo/snodo.h>
 
 #ifdef G_OS_UNIX
+# include <fcntl.h>
+# include <unistd.h>
 # include <glib-unix.h>
 #endif
 
@@ -694,8 +696,10 @@ signal_cb (gpointer data)
 #endif
 
 #if SNODO_HAS_HTTP_TRANSPORT
-/* --http PORT: the same server over Streamable HTTP on 127.0.0.1, until
- * SIGINT or SIGTERM. Prints the endpoint's URI on standard output. */
+/* --http, --http-address, --http-unix, or a socket from the service
+ * manager: the same server over Streamable HTTP, until SIGINT or SIGTERM.
+ * Prints where on standard output: the endpoint's URI, or for a Unix
+ * socket http+unix://PATH/mcp with the path percent-encoded. */
 typedef struct
 {
   GApplication       *app;
@@ -730,11 +734,153 @@ demo_http_signal_cb (gpointer data)
 }
 #endif
 
+/* The listening socket systemd passed (socket activation, sd_listen_fds(3)):
+ * LISTEN_PID names this process and LISTEN_FDS counts the descriptors from
+ * 3 on. FALSE with @error set when they are there and unusable; TRUE
+ * with *out_socket NULL when there are none. */
+static gboolean
+demo_take_listen_fds (GSocket **out_socket,
+                      GError  **error)
+{
+#ifdef G_OS_UNIX
+  const char *pid_text = g_getenv ("LISTEN_PID");
+  const char *fds_text = g_getenv ("LISTEN_FDS");
+  guint64 pid = 0;
+  guint64 n = 0;
+
+  *out_socket = NULL;
+  if (pid_text == NULL || fds_text == NULL ||
+      !g_ascii_string_to_unsigned (pid_text, 10, 1, G_MAXINT, &pid, NULL) || (pid_t) pid != getpid ())
+    return TRUE;
+  /* Not for the processes this one would start. */
+  g_unsetenv ("LISTEN_PID");
+  g_unsetenv ("LISTEN_FDS");
+  g_unsetenv ("LISTEN_FDNAMES");
+  if (!g_ascii_string_to_unsigned (fds_text, 10, 0, G_MAXINT, &n, NULL) || n == 0)
+    return TRUE;
+  if (n > 1)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "LISTEN_FDS is %s: snodo-demo serves one socket", fds_text);
+      return FALSE;
+    }
+  fcntl (3, F_SETFD, FD_CLOEXEC);
+  *out_socket = g_socket_new_from_fd (3, error);
+  return *out_socket != NULL;
+#else
+  *out_socket = NULL;
+  return TRUE;
+#endif
+}
+
+/* Where to serve HTTP, from the options and the environment: an address
+ * or an inherited socket, or neither for standard input and output.
+ * Returns FALSE, having said why, with the exit status in *status. */
+static gboolean
+demo_http_where (GApplicationCommandLine  *command_line,
+                 GVariantDict             *options,
+                 GSocketAddress          **out_address,
+                 GSocket                 **out_socket,
+                 int                      *status)
+{
+  const char *port_string = NULL;
+  const char *address_string = NULL;
+  const char *unix_path = NULL;
+  g_autoptr(GError) error = NULL;
+  guint64 port = 0;
+
+  g_variant_dict_lookup (options, "http", "&s", &port_string);
+  g_variant_dict_lookup (options, "http-address", "&s", &address_string);
+  g_variant_dict_lookup (options, "http-unix", "^&ay", &unix_path);
+  *status = 2;
+
+  if (!demo_take_listen_fds (out_socket, &error))
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: %s\n", error->message);
+      *status = 1;
+      return FALSE;
+    }
+  if (*out_socket != NULL && (port_string != NULL || address_string != NULL || unix_path != NULL))
+    {
+      g_application_command_line_printerr (command_line,
+                                           "snodo-demo: a socket was passed (LISTEN_FDS): "
+                                           "--http, --http-address and --http-unix do not apply\n");
+      return FALSE;
+    }
+  if (unix_path != NULL)
+    {
+      if (port_string != NULL || address_string != NULL)
+        {
+          g_application_command_line_printerr (command_line,
+                                               "snodo-demo: --http-unix goes without --http and --http-address\n");
+          return FALSE;
+        }
+      if (unix_path[0] == '\0')
+        {
+          g_application_command_line_printerr (command_line, "snodo-demo: --http-unix needs a path\n");
+          return FALSE;
+        }
+      *out_address = g_unix_socket_address_new (unix_path);
+      return TRUE;
+    }
+  if (address_string != NULL && port_string == NULL)
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: --http-address needs --http=PORT\n");
+      return FALSE;
+    }
+  if (port_string != NULL)
+    {
+      g_autoptr(GInetAddress) inet = NULL;
+
+      /* A string: GApplication drops an integer option whose value is 0. */
+      if (!g_ascii_string_to_unsigned (port_string, 10, 0, G_MAXUINT16, &port, NULL))
+        {
+          g_application_command_line_printerr (command_line, "snodo-demo: --http needs a port from 0 to 65535\n");
+          return FALSE;
+        }
+      inet = g_inet_address_new_from_string (address_string != NULL ? address_string : "127.0.0.1");
+      if (inet == NULL)
+        {
+          g_application_command_line_printerr (command_line,
+                                               "snodo-demo: --http-address needs an IPv4 or IPv6 address, "
+                                               "not “%s”\n", address_string);
+          return FALSE;
+        }
+      *out_address = g_inet_socket_address_new (inet, (guint16) port);
+    }
+  return TRUE;
+}
+
+/* http+unix://PATH/mcp for a Unix socket, the endpoint's URI otherwise. */
+static char *
+demo_http_dup_where (SnodoHttpTransport *transport,
+                     GSocketAddress     *address,
+                     GSocket            *socket)
+{
+  g_autoptr(GSocketAddress) local = NULL;
+
+  if (snodo_http_transport_get_port (transport) != 0)
+    return snodo_http_transport_dup_uri (transport);
+  local = socket != NULL ? g_socket_get_local_address (socket, NULL) : g_object_ref (address);
+#ifdef G_OS_UNIX
+  if (G_IS_UNIX_SOCKET_ADDRESS (local))
+    {
+      g_autofree char *path = g_uri_escape_string (g_unix_socket_address_get_path (G_UNIX_SOCKET_ADDRESS (local)),
+                                                   NULL, FALSE);
+
+      return g_strdup_printf ("http+unix://%s%s", path, snodo_http_transport_get_path (transport));
+    }
+#endif
+  return g_strdup ("?");
+}
+
 static int
 demo_serve_http (GApplication            *app,
                  GApplicationCommandLine *command_line,
+                 GVariantDict            *options,
                  SnodoServer             *server,
-                 guint16                  port,
+                 GSocketAddress          *address,
+                 GSocket                 *socket,
                  guint                    write_timeout,
                  guint64                  max_body_bytes,
                  gint32                   max_running,
@@ -743,7 +889,13 @@ demo_serve_http (GApplication            *app,
   DemoHttp *http = g_new0 (DemoHttp, 1);
   g_autoptr(GError) error = NULL;
   g_autofree char *uri = NULL;
+  const char *certificate_file = NULL;
+  const char *key_file = NULL;
+  /* Options whose comma-separated list is the transport property of the
+   * same name. */
+  static const char *const list_options[] = { "allowed-hosts", "allowed-origins" };
   SnodoExecutor *executor;
+  gboolean listening;
 
   http->app = app;
   http->transport = snodo_http_transport_new (server);
@@ -755,14 +907,54 @@ demo_serve_http (GApplication            *app,
   if (max_queued >= 0)
     snodo_executor_set_max_queued (executor, (guint) max_queued);
 
-  if (!snodo_http_transport_listen_local (http->transport, port, &error))
+  g_variant_dict_lookup (options, "tls-certificate", "^&ay", &certificate_file);
+  g_variant_dict_lookup (options, "tls-key", "^&ay", &key_file);
+  if (certificate_file != NULL)
+    {
+      g_autoptr(GTlsCertificate) certificate = g_tls_certificate_new_from_files (certificate_file, key_file, &error);
+
+      if (certificate == NULL)
+        {
+          g_application_command_line_printerr (command_line, "snodo-demo: %s\n", error->message);
+          g_clear_object (&http->transport);
+          g_free (http);
+          return 1;
+        }
+      snodo_http_transport_set_tls_certificate (http->transport, certificate);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (list_options); i++)
+    {
+      const char *text = NULL;
+      g_auto(GStrv) items = NULL;
+      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+      if (!g_variant_dict_lookup (options, list_options[i], "&s", &text))
+        continue;
+      items = g_strsplit (text, ",", -1);
+      for (guint j = 0; items[j] != NULL; j++)
+        {
+          g_strstrip (items[j]);
+          if (items[j][0] != '\0')
+            g_strv_builder_add (builder, items[j]);
+        }
+      g_clear_pointer (&items, g_strfreev);
+      items = g_strv_builder_end (builder);
+      g_object_set (http->transport, list_options[i], items, NULL);
+    }
+
+  if (socket != NULL)
+    listening = snodo_http_transport_listen_socket (http->transport, socket, &error);
+  else
+    listening = snodo_http_transport_listen (http->transport, address, &error);
+  if (!listening)
     {
       g_application_command_line_printerr (command_line, "snodo-demo: %s\n", error->message);
       g_clear_object (&http->transport);
       g_free (http);
       return 1;
     }
-  uri = snodo_http_transport_dup_uri (http->transport);
+  uri = demo_http_dup_where (http->transport, address, socket);
   g_application_command_line_print (command_line, "%s\n", uri);
 
 #ifdef G_OS_UNIX
@@ -862,21 +1054,33 @@ command_line_cb (GApplication            *app,
   if (versions != NULL)
     snodo_server_set_protocol_versions (server, (const char * const *) versions);
 #if SNODO_HAS_HTTP_TRANSPORT
-  if (g_variant_dict_contains (options, "http"))
-    {
-      const char *port_string = NULL;
-      guint64 port = 0;
+  {
+    g_autoptr(GSocketAddress) address = NULL;
+    g_autoptr(GSocket) socket = NULL;
+    gboolean has_certificate = g_variant_dict_contains (options, "tls-certificate");
+    gboolean has_key = g_variant_dict_contains (options, "tls-key");
+    int status;
 
-      /* A string: GApplication drops an integer option whose value is 0. */
-      g_variant_dict_lookup (options, "http", "&s", &port_string);
-      if (port_string == NULL || !g_ascii_string_to_unsigned (port_string, 10, 0, G_MAXUINT16, &port, NULL))
-        {
-          g_application_command_line_printerr (command_line, "snodo-demo: --http needs a port from 0 to 65535\n");
-          return 2;
-        }
-      return demo_serve_http (app, command_line, server, (guint16) port, (guint) write_timeout,
+    if (!demo_http_where (command_line, options, &address, &socket, &status))
+      return status;
+    if (has_certificate != has_key)
+      {
+        g_application_command_line_printerr (command_line,
+                                             "snodo-demo: --tls-certificate and --tls-key go together\n");
+        return 2;
+      }
+    if (address != NULL || socket != NULL)
+      return demo_serve_http (app, command_line, options, server, address, socket, (guint) write_timeout,
                               (guint64) max_line_bytes, max_running, max_queued);
-    }
+    if (has_certificate || g_variant_dict_contains (options, "allowed-hosts") ||
+        g_variant_dict_contains (options, "allowed-origins"))
+      {
+        g_application_command_line_printerr (command_line,
+                                             "snodo-demo: --tls-certificate, --allowed-hosts and "
+                                             "--allowed-origins are for HTTP: they need --http or --http-unix\n");
+        return 2;
+      }
+  }
 #endif
   demo->transport = snodo_stdio_transport_new_for_stdio (server);
   snodo_stdio_transport_set_write_timeout (demo->transport, (guint) write_timeout);
@@ -917,6 +1121,18 @@ main (int   argc,
 #if SNODO_HAS_HTTP_TRANSPORT
     { "http", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Serve Streamable HTTP on 127.0.0.1:PORT instead of standard I/O (0: any free port; the URI is printed)", "PORT" },
+    { "http-address", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Serve HTTP on this IPv4 or IPv6 address instead of 127.0.0.1 (0.0.0.0 or :: for every interface)", "ADDR" },
+    { "http-unix", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "Serve HTTP on a Unix socket made at PATH instead", "PATH" },
+    { "tls-certificate", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "Serve HTTPS with the certificate (chain) in this PEM file", "FILE" },
+    { "tls-key", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "The private key of --tls-certificate, a PEM file", "FILE" },
+    { "allowed-hosts", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "The Host names HTTP requests may use, separated by commas (default: the loopback names)", "LIST" },
+    { "allowed-origins", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "The Origins HTTP requests may come from, separated by commas (default: the loopback origins)", "LIST" },
 #endif
     { NULL }
   };

@@ -9,8 +9,9 @@
 G_BEGIN_DECLS
 
 /*
- * The sockets under a SnodoHttpTransport: the listening socket (with a
- * real backlog) and every accepted connection, handed to a SoupServer with
+ * The sockets under a SnodoHttpTransport: the listening socket (TCP over
+ * IPv4 or IPv6, or a Unix socket; made with a real backlog, or inherited)
+ * and every accepted connection (with TLS when given a certificate), handed to a SoupServer with
  * soup_server_accept_iostream(). Connections are kept alive between
  * requests, closed when the client closes its end, when they have been
  * idle for too long, and bounded in number.
@@ -24,12 +25,23 @@ typedef struct _SnodoHttpListener SnodoHttpListener;
  * net.core.somaxconn (4096 on current Linux). */
 #define SNODO_HTTP_LISTEN_BACKLOG 4096
 
+/* A client left its connection (@remote: its address, as libsoup gives
+ * it back for its messages) while an exchange held it. */
+typedef void (*SnodoHttpListenerHangupFunc) (GSocketAddress *remote,
+                                             gpointer        user_data);
+
 SnodoHttpListener *snodo_http_listener_new              (SoupServer         *soup,
                                                          GMainContext       *context);
-gboolean           snodo_http_listener_listen_loopback  (SnodoHttpListener  *self,
-                                                         guint16             port,
-                                                         guint16            *out_port,
+gboolean           snodo_http_listener_listen           (SnodoHttpListener  *self,
+                                                         GSocketAddress     *address,
                                                          GError            **error);
+gboolean           snodo_http_listener_listen_socket    (SnodoHttpListener  *self,
+                                                         GSocket            *socket,
+                                                         GError            **error);
+GSocketAddress    *snodo_http_listener_get_address      (SnodoHttpListener  *self);
+void               snodo_http_listener_set_tls_certificate
+                                                        (SnodoHttpListener  *self,
+                                                         GTlsCertificate    *certificate);
 void               snodo_http_listener_set_idle_timeout (SnodoHttpListener  *self,
                                                          guint               seconds);
 void               snodo_http_listener_set_max_connections
@@ -41,6 +53,9 @@ void               snodo_http_listener_hold             (SnodoHttpListener  *sel
                                                          SoupServerMessage  *msg);
 void               snodo_http_listener_release          (SnodoHttpListener  *self,
                                                          SoupServerMessage  *msg);
+void               snodo_http_listener_set_hangup_func (SnodoHttpListener  *self,
+                                                         SnodoHttpListenerHangupFunc func,
+                                                         gpointer            user_data);
 guint              snodo_http_listener_get_n_connections
                                                         (SnodoHttpListener  *self);
 void               snodo_http_listener_stop             (SnodoHttpListener  *self);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <gio/gio.h>
 
 #ifdef G_OS_UNIX
@@ -57,6 +58,15 @@
  * number (the oldest idle connection makes room for a new one; when none
  * is idle, new clients wait in the backlog).
  *
+ * The listening socket may be TCP (IPv4 or IPv6) or a Unix socket, made
+ * here or inherited; everything above applies to each. With a
+ * certificate, the listener wraps each connection in TLS and shakes hands
+ * before libsoup gets it (libsoup would do so only on sockets it accepts
+ * itself); a connection shaking hands is counted, and idle, like any
+ * other, so one that never finishes is closed by the idle timeout. A
+ * client's end of a TLS connection without close_notify ends it as the
+ * end of a TCP stream does.
+ *
  * libsoup keeps a connection alive only while the SoupServer has a
  * listener of its own, so it gets one that never has a connection: one end
  * of a socket pair whose other end stays silent.
@@ -91,6 +101,14 @@ struct _Connection
   gint64             last_active;
   /* Exchanges in progress (held by the transport). */
   guint              n_held;
+  /* The TLS handshake in progress (TLS only), until libsoup gets the
+   * connection. */
+  struct _Handshake *handshake;
+  /* Over TLS, while an exchange is held: reads ahead of libsoup to notice
+   * a client that leaves (see connection_read_ahead_cb()), or NULL. */
+  GSource           *ahead_source;
+  /* The connection speaks TLS. */
+  guint              tls : 1;
   /* Shut down by the listener; libsoup has yet to notice. */
   guint              closing : 1;
   /* No byte of a request was read since the last request ended (or since
@@ -114,6 +132,10 @@ struct _SnodoHttpInputStream
   guint              eof_as_newline : 1;
   /* The newline was read. */
   guint              gave_newline : 1;
+  /* Read from the base ahead of libsoup (owned), served first; and the
+   * end of the stream, read ahead. */
+  GByteArray        *ahead;
+  guint              ahead_eof : 1;
 };
 
 static void snodo_http_input_stream_pollable_init (GPollableInputStreamInterface *iface);
@@ -155,6 +177,31 @@ snodo_http_input_stream_get_base (gpointer stream)
   return g_filter_input_stream_get_base_stream (G_FILTER_INPUT_STREAM (stream));
 }
 
+/* What was read ahead, if anything: the bytes first, then the end of the
+ * stream. FALSE when nothing was. */
+static gboolean
+snodo_http_input_stream_take_ahead (SnodoHttpInputStream *self,
+                                    void                 *buffer,
+                                    gsize                 count,
+                                    gssize               *out_n)
+{
+  if (self->ahead->len > 0 && count > 0)
+    {
+      gsize n = MIN (count, self->ahead->len);
+
+      memcpy (buffer, self->ahead->data, n);
+      g_byte_array_remove_range (self->ahead, 0, n);
+      *out_n = n;
+      return TRUE;
+    }
+  if (self->ahead_eof)
+    {
+      *out_n = 0;
+      return TRUE;
+    }
+  return FALSE;
+}
+
 static gssize
 snodo_http_input_stream_read (GInputStream  *stream,
                               void          *buffer,
@@ -162,9 +209,12 @@ snodo_http_input_stream_read (GInputStream  *stream,
                               GCancellable  *cancellable,
                               GError       **error)
 {
-  gssize n = g_input_stream_read (snodo_http_input_stream_get_base (stream), buffer, count, cancellable, error);
+  SnodoHttpInputStream *self = SNODO_HTTP_INPUT_STREAM (stream);
+  gssize n;
 
-  return snodo_http_input_stream_filter (SNODO_HTTP_INPUT_STREAM (stream), n, buffer, count);
+  if (!snodo_http_input_stream_take_ahead (self, buffer, count, &n))
+    n = g_input_stream_read (snodo_http_input_stream_get_base (stream), buffer, count, cancellable, error);
+  return snodo_http_input_stream_filter (self, n, buffer, count);
 }
 
 static gboolean
@@ -178,7 +228,10 @@ snodo_http_input_stream_can_poll (GPollableInputStream *stream)
 static gboolean
 snodo_http_input_stream_is_readable (GPollableInputStream *stream)
 {
-  return g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream)));
+  SnodoHttpInputStream *self = SNODO_HTTP_INPUT_STREAM (stream);
+
+  return self->ahead->len > 0 || self->ahead_eof ||
+         g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream)));
 }
 
 /* The base stream's own source, not one wrapped around it: libsoup wraps
@@ -189,8 +242,16 @@ static GSource *
 snodo_http_input_stream_create_source (GPollableInputStream *stream,
                                        GCancellable         *cancellable)
 {
+  SnodoHttpInputStream *self = SNODO_HTTP_INPUT_STREAM (stream);
   GPollableInputStream *base = G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream));
 
+  /* Something read ahead: readable now. */
+  if (self->ahead->len > 0 || self->ahead_eof)
+    {
+      g_autoptr(GSource) now = g_timeout_source_new (0);
+
+      return g_pollable_source_new_full (stream, now, cancellable);
+    }
   return g_pollable_input_stream_create_source (base, cancellable);
 }
 
@@ -200,10 +261,13 @@ snodo_http_input_stream_read_nonblocking (GPollableInputStream  *stream,
                                           gsize                  count,
                                           GError               **error)
 {
+  SnodoHttpInputStream *self = SNODO_HTTP_INPUT_STREAM (stream);
   GPollableInputStream *base = G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (stream));
-  gssize n = g_pollable_input_stream_read_nonblocking (base, buffer, count, NULL, error);
+  gssize n;
 
-  return snodo_http_input_stream_filter (SNODO_HTTP_INPUT_STREAM (stream), n, buffer, count);
+  if (!snodo_http_input_stream_take_ahead (self, buffer, count, &n))
+    n = g_pollable_input_stream_read_nonblocking (base, buffer, count, NULL, error);
+  return snodo_http_input_stream_filter (self, n, buffer, count);
 }
 
 static void
@@ -216,16 +280,29 @@ snodo_http_input_stream_pollable_init (GPollableInputStreamInterface *iface)
 }
 
 static void
+snodo_http_input_stream_finalize (GObject *object)
+{
+  SnodoHttpInputStream *self = SNODO_HTTP_INPUT_STREAM (object);
+
+  g_clear_pointer (&self->ahead, g_byte_array_unref);
+
+  G_OBJECT_CLASS (snodo_http_input_stream_parent_class)->finalize (object);
+}
+
+static void
 snodo_http_input_stream_class_init (SnodoHttpInputStreamClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GInputStreamClass *input_class = G_INPUT_STREAM_CLASS (klass);
 
+  object_class->finalize = snodo_http_input_stream_finalize;
   input_class->read_fn = snodo_http_input_stream_read;
 }
 
 static void
 snodo_http_input_stream_init (SnodoHttpInputStream *self)
 {
+  self->ahead = g_byte_array_new ();
 }
 
 /* ---- The stream's output: a response's headers leave with its body ------ */
@@ -530,8 +607,14 @@ struct _SnodoHttpListener
   SoupServer   *soup;
   /* The context everything happens in (owned). */
   GMainContext *context;
-  /* The listening socket (owned), NULL before listen_loopback(). */
+  /* The listening socket (owned), NULL before listen() or
+   * listen_socket(). */
   GSocket      *socket;
+  /* The path of the Unix socket the listener made itself, removed when it
+   * stops; or NULL. */
+  char         *unix_path;
+  /* Connections speak TLS with this certificate, or NULL (owned). */
+  GTlsCertificate *tls_certificate;
   /* libsoup's own listener: a socket pair, of which no end ever speaks. */
   GSocket      *placeholder[2];
   /* Watches the listening socket while accepting, or NULL. */
@@ -544,6 +627,10 @@ struct _SnodoHttpListener
   GHashTable   *connections;
   guint         idle_timeout;
   guint         max_connections;
+  /* Told when a client leaves a connection whose exchanges cannot see it
+   * from the socket (TLS). */
+  SnodoHttpListenerHangupFunc hangup_func;
+  gpointer      hangup_data;
   gulong        request_started_id;
   gulong        request_finished_id;
   gulong        request_aborted_id;
@@ -556,11 +643,27 @@ struct _SnodoHttpListener
 static void snodo_http_listener_arm_accept (SnodoHttpListener *self);
 static gboolean snodo_http_listener_retry_cb (gpointer user_data);
 
+/* A TLS handshake before libsoup gets the connection. The connection
+ * forgets it (and cancels it) if it goes first. */
+typedef struct _Handshake
+{
+  Connection   *connection;
+  GCancellable *cancellable;
+} Handshake;
+
 static void
 connection_free (gpointer data)
 {
   Connection *connection = data;
 
+  if (connection->handshake != NULL)
+    {
+      /* The handshake's callback closes its stream. */
+      connection->handshake->connection = NULL;
+      g_cancellable_cancel (connection->handshake->cancellable);
+      connection->handshake = NULL;
+    }
+  g_clear_pointer (&connection->ahead_source, snodo_source_destroy_and_unref);
   if (connection->stream != NULL)
     {
       connection->stream->connection = NULL;
@@ -596,6 +699,67 @@ connection_closed (Connection *connection)
   if (self->retry_source != NULL && g_hash_table_size (self->connections) < self->max_connections)
     g_clear_pointer (&self->retry_source, snodo_source_destroy_and_unref);
   snodo_http_listener_arm_accept (self);
+}
+
+/* The most read ahead of libsoup on one connection; beyond it, the
+ * connection is not watched until its exchanges end. */
+#define READ_AHEAD_MAX (64 * 1024)
+
+/*
+ * Over TLS the exchanges cannot tell from the socket that their client
+ * left: a client that closes cleanly sends a close_notify alert first, and
+ * to a look at the socket that is data like any other. So while an
+ * exchange holds a TLS connection (libsoup reads nothing then: it waits
+ * for the answer, or writes a stream), the listener reads it itself,
+ * keeps whatever comes for libsoup's next read, and tells the transport
+ * when the stream ends.
+ */
+static gboolean
+connection_read_ahead_cb (GObject  *stream,
+                          gpointer  user_data)
+{
+  Connection *connection = user_data;
+  SnodoHttpListener *self = connection->listener;
+  SnodoHttpInputStream *input = SNODO_HTTP_INPUT_STREAM (connection->stream->input);
+  GPollableInputStream *base = G_POLLABLE_INPUT_STREAM (snodo_http_input_stream_get_base (input));
+  g_autoptr(GError) error = NULL;
+  guint8 buffer[4096];
+  gssize n;
+
+  n = g_pollable_input_stream_read_nonblocking (base, buffer, sizeof buffer, NULL, &error);
+  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    return G_SOURCE_CONTINUE;
+  if (n > 0)
+    {
+      g_byte_array_append (input->ahead, buffer, n);
+      if (input->ahead->len < READ_AHEAD_MAX)
+        return G_SOURCE_CONTINUE;
+      g_clear_pointer (&connection->ahead_source, g_source_unref);
+      return G_SOURCE_REMOVE;
+    }
+
+  /* The end of the stream, or an error that ends it. */
+  input->ahead_eof = TRUE;
+  g_clear_pointer (&connection->ahead_source, g_source_unref);
+  g_debug ("An HTTPS client left its connection");
+  if (self->hangup_func != NULL)
+    self->hangup_func (connection->remote, self->hangup_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+connection_read_ahead (Connection *connection)
+{
+  SnodoHttpInputStream *input = SNODO_HTTP_INPUT_STREAM (connection->stream->input);
+  GInputStream *base = snodo_http_input_stream_get_base (input);
+
+  if (connection->ahead_source != NULL || input->ahead_eof || input->ahead->len >= READ_AHEAD_MAX ||
+      !G_IS_POLLABLE_INPUT_STREAM (base))
+    return;
+  connection->ahead_source = g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (base), NULL);
+  g_source_set_static_name (connection->ahead_source, "[snodo] https read ahead");
+  g_source_set_callback (connection->ahead_source, G_SOURCE_FUNC (connection_read_ahead_cb), connection, NULL);
+  g_source_attach (connection->ahead_source, connection->listener->context);
 }
 
 static Connection *
@@ -697,38 +861,21 @@ snodo_http_listener_reclaim (SnodoHttpListener *self)
     connection_shut (oldest);
 }
 
-static gboolean
-snodo_http_listener_accept_one (SnodoHttpListener *self,
-                                GSocket           *socket)
+/* Hands @connection, whose stream is ready (@base, plain or TLS), to
+ * libsoup. */
+static void
+snodo_http_listener_hand_over (SnodoHttpListener *self,
+                               Connection        *connection,
+                               GIOStream         *base,
+                               GSocketAddress    *local)
 {
-  g_autoptr(GSocketConnection) base = NULL;
-  g_autoptr(GSocketAddress) local = NULL;
   g_autoptr(GError) error = NULL;
-  Connection *connection;
   gboolean accepted;
 
-  local = g_socket_get_local_address (socket, NULL);
-  connection = g_new0 (Connection, 1);
-  connection->listener = self;
-  connection->socket = g_object_ref (socket);
-  connection->remote = g_socket_get_remote_address (socket, NULL);
-  if (local == NULL || connection->remote == NULL)
-    {
-      /* The client is already gone. */
-      g_socket_close (socket, NULL);
-      connection_free (connection);
-      return FALSE;
-    }
-#ifdef G_OS_UNIX
-  g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, TRUE, NULL);
-#endif
-  base = g_socket_connection_factory_create_connection (socket);
-  connection->stream = snodo_http_stream_new (G_IO_STREAM (base), self->eof_as_newline);
+  connection->stream = snodo_http_stream_new (base, self->eof_as_newline);
   connection->stream->connection = connection;
   SNODO_HTTP_INPUT_STREAM (connection->stream->input)->connection = connection;
   connection->between_requests = TRUE;
-  connection->last_active = g_get_monotonic_time ();
-  g_hash_table_insert (self->connections, connection->remote, connection);
 
   /* libsoup reads the first request at once; the stream's close removes
    * the connection again. */
@@ -745,6 +892,101 @@ snodo_http_listener_accept_one (SnodoHttpListener *self,
       g_debug ("libsoup refused a connection: %s", error->message);
       g_io_stream_close (stream, NULL, NULL);
     }
+}
+
+static void
+snodo_http_listener_handshake_cb (GObject      *object,
+                                  GAsyncResult *result,
+                                  gpointer      user_data)
+{
+  Handshake *handshake = user_data;
+  Connection *connection = handshake->connection;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSocketAddress) local = NULL;
+
+  if (!g_tls_connection_handshake_finish (G_TLS_CONNECTION (object), result, &error) || connection == NULL ||
+      (local = g_socket_get_local_address (connection->socket, &error)) == NULL)
+    {
+      if (error != NULL)
+        g_debug ("TLS handshake with an HTTP client failed: %s", error->message);
+      g_io_stream_close (G_IO_STREAM (object), NULL, NULL);
+      if (connection != NULL)
+        {
+          connection->handshake = NULL;
+          connection_closed (connection);
+        }
+    }
+  else
+    {
+      connection->handshake = NULL;
+      connection->last_active = g_get_monotonic_time ();
+      snodo_http_listener_hand_over (connection->listener, connection, G_IO_STREAM (object), local);
+    }
+  g_object_unref (handshake->cancellable);
+  g_free (handshake);
+}
+
+static gboolean
+snodo_http_listener_accept_one (SnodoHttpListener *self,
+                                GSocket           *socket)
+{
+  g_autoptr(GSocketConnection) base = NULL;
+  g_autoptr(GSocketAddress) local = NULL;
+  g_autoptr(GIOStream) tls = NULL;
+  g_autoptr(GError) error = NULL;
+  Connection *connection;
+
+  local = g_socket_get_local_address (socket, NULL);
+  connection = g_new0 (Connection, 1);
+  connection->listener = self;
+  connection->socket = g_object_ref (socket);
+  connection->remote = g_socket_get_remote_address (socket, NULL);
+  if (local == NULL || connection->remote == NULL)
+    {
+      /* The client is already gone. */
+      g_socket_close (socket, NULL);
+      connection_free (connection);
+      return FALSE;
+    }
+#ifdef G_OS_UNIX
+  if (g_socket_get_family (socket) != G_SOCKET_FAMILY_UNIX)
+    g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, TRUE, NULL);
+#endif
+  base = g_socket_connection_factory_create_connection (socket);
+  if (self->tls_certificate != NULL)
+    {
+      tls = g_tls_server_connection_new (G_IO_STREAM (base), self->tls_certificate, &error);
+      if (tls == NULL)
+        {
+          g_debug ("Could not start TLS with an HTTP client: %s", error->message);
+          g_io_stream_close (G_IO_STREAM (base), NULL, NULL);
+          connection_free (connection);
+          return FALSE;
+        }
+      /* A client that closes its end without a TLS close_notify has
+       * ended the connection all the same, as over plain TCP. */
+      g_tls_connection_set_require_close_notify (G_TLS_CONNECTION (tls), FALSE);
+      connection->tls = TRUE;
+    }
+  connection->last_active = g_get_monotonic_time ();
+  g_hash_table_insert (self->connections, connection->remote, connection);
+
+  if (tls != NULL)
+    {
+      /* Counted and timed like any connection while it shakes hands: one
+       * that never finishes is idle, and closed as such. */
+      Handshake *handshake = g_new0 (Handshake, 1);
+
+      handshake->connection = connection;
+      handshake->cancellable = g_cancellable_new ();
+      connection->handshake = handshake;
+      g_main_context_push_thread_default (self->context);
+      g_tls_connection_handshake_async (G_TLS_CONNECTION (tls), G_PRIORITY_DEFAULT, handshake->cancellable,
+                                        snodo_http_listener_handshake_cb, handshake);
+      g_main_context_pop_thread_default (self->context);
+      return TRUE;
+    }
+  snodo_http_listener_hand_over (self, connection, G_IO_STREAM (base), local);
   return TRUE;
 }
 
@@ -876,36 +1118,25 @@ snodo_http_listener_add_placeholder (SnodoHttpListener  *self,
   return soup_server_listen_socket (self->soup, self->placeholder[0], 0, error);
 #else
   /* Elsewhere libsoup accepts on the listening socket itself; connections
-   * then close after each request (see the transport's handler). */
+   * then close after each request (see the transport's handler), and
+   * libsoup shakes hands. */
+  if (self->tls_certificate != NULL)
+    {
+      g_object_set (self->soup, "tls-certificate", self->tls_certificate, NULL);
+      return soup_server_listen_socket (self->soup, self->socket, SOUP_SERVER_LISTEN_HTTPS, error);
+    }
   return soup_server_listen_socket (self->soup, self->socket, 0, error);
 #endif
 }
 
-gboolean
-snodo_http_listener_listen_loopback (SnodoHttpListener  *self,
-                                     guint16             port,
-                                     guint16            *out_port,
-                                     GError            **error)
+/* Starts accepting on @socket, a listening socket (taken). */
+static gboolean
+snodo_http_listener_start (SnodoHttpListener  *self,
+                           GSocket            *socket,
+                           GError            **error)
 {
-  g_autoptr(GSocketAddress) address = NULL;
-  g_autoptr(GSocketAddress) bound = NULL;
-  g_autoptr(GSocket) socket = NULL;
-
-  g_return_val_if_fail (self->socket == NULL, FALSE);
-
-  address = g_inet_socket_address_new_from_string ("127.0.0.1", port);
-  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
-  if (socket == NULL || !g_socket_bind (socket, address, TRUE, error))
-    return FALSE;
-  g_socket_set_listen_backlog (socket, SNODO_HTTP_LISTEN_BACKLOG);
-  if (!g_socket_listen (socket, error))
-    return FALSE;
   g_socket_set_blocking (socket, FALSE);
-  bound = g_socket_get_local_address (socket, error);
-  if (bound == NULL)
-    return FALSE;
-
-  self->socket = g_steal_pointer (&socket);
+  self->socket = g_object_ref (socket);
   if (!snodo_http_listener_add_placeholder (self, error))
     {
       g_clear_object (&self->socket);
@@ -914,9 +1145,89 @@ snodo_http_listener_listen_loopback (SnodoHttpListener  *self,
 #ifdef G_OS_UNIX
   snodo_http_listener_arm_accept (self);
 #endif
-  if (out_port != NULL)
-    *out_port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
   return TRUE;
+}
+
+/* Listens on @address: an IPv4 or IPv6 address and port (0: any free
+ * one), or a Unix socket path, which must not exist yet (the listener
+ * removes it when it stops). */
+gboolean
+snodo_http_listener_listen (SnodoHttpListener  *self,
+                            GSocketAddress     *address,
+                            GError            **error)
+{
+  g_autoptr(GSocket) socket = NULL;
+  GSocketFamily family = g_socket_address_get_family (address);
+  const char *path = NULL;
+
+  g_return_val_if_fail (self->socket == NULL, FALSE);
+
+#ifdef G_OS_UNIX
+  if (G_IS_UNIX_SOCKET_ADDRESS (address) &&
+      g_unix_socket_address_get_address_type (G_UNIX_SOCKET_ADDRESS (address)) == G_UNIX_SOCKET_ADDRESS_PATH)
+    path = g_unix_socket_address_get_path (G_UNIX_SOCKET_ADDRESS (address));
+#endif
+  socket = g_socket_new (family, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
+  /* allow_reuse lets a TCP server restart at once on its port; it means
+   * nothing to a Unix socket, whose path must be free. */
+  if (socket == NULL || !g_socket_bind (socket, address, family != G_SOCKET_FAMILY_UNIX, error))
+    return FALSE;
+  g_socket_set_listen_backlog (socket, SNODO_HTTP_LISTEN_BACKLOG);
+  if (!g_socket_listen (socket, error) || !snodo_http_listener_start (self, socket, error))
+    {
+      if (path != NULL)
+        g_unlink (path);
+      return FALSE;
+    }
+  self->unix_path = g_strdup (path);
+  return TRUE;
+}
+
+/* Accepts on @socket, a listening stream socket opened by someone else
+ * (inherited from a service manager, for example); it is closed when the
+ * listener stops. Its backlog is whatever it was given. */
+gboolean
+snodo_http_listener_listen_socket (SnodoHttpListener  *self,
+                                   GSocket            *socket,
+                                   GError            **error)
+{
+  gint listening = 1;
+
+  g_return_val_if_fail (self->socket == NULL, FALSE);
+
+  if (g_socket_get_socket_type (socket) != G_SOCKET_TYPE_STREAM)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("The socket to serve HTTP on is not a stream socket"));
+      return FALSE;
+    }
+#if defined(G_OS_UNIX) && defined(SO_ACCEPTCONN)
+  if (!g_socket_get_option (socket, SOL_SOCKET, SO_ACCEPTCONN, &listening, error))
+    return FALSE;
+#endif
+  if (!listening)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("The socket to serve HTTP on is not listening"));
+      return FALSE;
+    }
+  return snodo_http_listener_start (self, socket, error);
+}
+
+/* The address the listener listens on (owned by the caller), or NULL. */
+GSocketAddress *
+snodo_http_listener_get_address (SnodoHttpListener *self)
+{
+  return self->socket != NULL ? g_socket_get_local_address (self->socket, NULL) : NULL;
+}
+
+/* Before listening: connections speak TLS with @certificate (or plain
+ * HTTP with NULL). */
+void
+snodo_http_listener_set_tls_certificate (SnodoHttpListener *self,
+                                         GTlsCertificate   *certificate)
+{
+  g_set_object (&self->tls_certificate, certificate);
 }
 
 void
@@ -956,8 +1267,10 @@ snodo_http_listener_hold (SnodoHttpListener *self,
 {
   Connection *connection = snodo_http_listener_lookup (self, msg);
 
-  if (connection != NULL)
-    connection->n_held++;
+  if (connection == NULL)
+    return;
+  if (connection->n_held++ == 0 && connection->tls && connection->stream != NULL)
+    connection_read_ahead (connection);
 }
 
 void
@@ -968,9 +1281,19 @@ snodo_http_listener_release (SnodoHttpListener *self,
 
   if (connection != NULL && connection->n_held > 0)
     {
-      connection->n_held--;
+      if (--connection->n_held == 0)
+        g_clear_pointer (&connection->ahead_source, snodo_source_destroy_and_unref);
       connection->last_active = g_get_monotonic_time ();
     }
+}
+
+void
+snodo_http_listener_set_hangup_func (SnodoHttpListener           *self,
+                                     SnodoHttpListenerHangupFunc  func,
+                                     gpointer                     user_data)
+{
+  self->hangup_func = func;
+  self->hangup_data = user_data;
 }
 
 guint
@@ -980,15 +1303,29 @@ snodo_http_listener_get_n_connections (SnodoHttpListener *self)
 }
 
 /* Accepts no more and closes the listening socket. The connections stay
- * until libsoup drops them (soup_server_disconnect()). */
+ * until libsoup drops them (soup_server_disconnect()); those libsoup does
+ * not have yet (TLS handshakes) are shut. */
 void
 snodo_http_listener_stop (SnodoHttpListener *self)
 {
+  GHashTableIter iter;
+  gpointer value;
+
   self->stopped = TRUE;
+  /* A connection still shaking hands would reach libsoup after that. */
+  g_hash_table_iter_init (&iter, self->connections);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (((Connection *) value)->handshake != NULL)
+      connection_shut (value);
   g_clear_pointer (&self->accept_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&self->retry_source, snodo_source_destroy_and_unref);
   if (self->socket != NULL)
     g_socket_close (self->socket, NULL);
+  if (self->unix_path != NULL)
+    {
+      g_unlink (self->unix_path);
+      g_clear_pointer (&self->unix_path, g_free);
+    }
 }
 
 void
@@ -1010,6 +1347,7 @@ snodo_http_listener_free (SnodoHttpListener *self)
   g_clear_object (&self->placeholder[0]);
   g_clear_object (&self->placeholder[1]);
   g_clear_object (&self->socket);
+  g_clear_object (&self->tls_certificate);
   g_clear_object (&self->soup);
   g_main_context_unref (self->context);
   g_free (self);

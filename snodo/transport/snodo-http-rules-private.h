@@ -34,6 +34,8 @@ gboolean    snodo_http_accepts                  (const char          *accept,
                                                  const char          *type);
 gboolean    snodo_http_host_is_loopback         (const char          *host);
 gboolean    snodo_http_host_header_is_loopback  (const char          *value);
+gboolean    snodo_http_host_header_allowed      (const char          *value,
+                                                 const char * const  *allowed);
 gboolean    snodo_http_origin_is_loopback       (const char          *origin);
 char       *snodo_http_decode_header_value      (const char          *value,
                                                  gboolean            *invalid);

@@ -134,11 +134,13 @@ snodo_http_host_is_loopback (const char *host)
          g_str_equal (host, "[::1]");
 }
 
-/* A Host header: a loopback name, with an optional port. */
-gboolean
-snodo_http_host_header_is_loopback (const char *value)
+/* Splits a Host header into its host (an IPv6 address keeps its
+ * brackets) and its port, or NULL; FALSE when it is not one. */
+static gboolean
+split_host_header (const char  *value,
+                   char       **out_host,
+                   const char **out_port)
 {
-  g_autofree char *host = NULL;
   const char *colon;
 
   if (value[0] == '[')
@@ -147,21 +149,66 @@ snodo_http_host_header_is_loopback (const char *value)
 
       if (close == NULL)
         return FALSE;
-      host = g_strndup (value, close - value + 1);
       colon = close[1] == ':' ? close + 1 : NULL;
       if (close[1] != '\0' && colon == NULL)
         return FALSE;
+      *out_host = g_strndup (value, close - value + 1);
     }
   else
     {
       colon = strchr (value, ':');
-      host = colon ? g_strndup (value, colon - value) : g_strdup (value);
+      *out_host = colon ? g_strndup (value, colon - value) : g_strdup (value);
     }
+  *out_port = colon != NULL ? colon + 1 : NULL;
   if (colon != NULL)
     for (const char *p = colon + 1; *p; p++)
       if (!g_ascii_isdigit (*p))
-        return FALSE;
-  return snodo_http_host_is_loopback (host);
+        {
+          g_clear_pointer (out_host, g_free);
+          return FALSE;
+        }
+  return TRUE;
+}
+
+/* A Host header: a loopback name, with an optional port. */
+gboolean
+snodo_http_host_header_is_loopback (const char *value)
+{
+  g_autofree char *host = NULL;
+  const char *port;
+
+  return split_host_header (value, &host, &port) && snodo_http_host_is_loopback (host);
+}
+
+/* A Host header against a list of hosts (NULL: the loopback names). An
+ * entry is a name or address (IPv6 in brackets), compared without regard
+ * to case, with any port; one with a port (`name:8443`) wants that port;
+ * `*` is any host. */
+gboolean
+snodo_http_host_header_allowed (const char         *value,
+                                const char * const *allowed)
+{
+  g_autofree char *host = NULL;
+  const char *port;
+
+  if (allowed == NULL)
+    return snodo_http_host_header_is_loopback (value);
+  if (!split_host_header (value, &host, &port))
+    return FALSE;
+  for (guint i = 0; allowed[i] != NULL; i++)
+    {
+      g_autofree char *entry_host = NULL;
+      const char *entry_port;
+
+      if (g_str_equal (allowed[i], "*"))
+        return TRUE;
+      if (!split_host_header (allowed[i], &entry_host, &entry_port))
+        continue;
+      if (g_ascii_strcasecmp (entry_host, host) == 0 &&
+          (entry_port == NULL || (port != NULL && g_str_equal (entry_port, port))))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 /* Is @origin an http(s) origin on the loopback interface, any port? */

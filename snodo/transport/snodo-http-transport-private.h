@@ -5,7 +5,8 @@
  * The insides of SnodoHttpTransport, shared by its files and by nothing
  * else. From the request in:
  *
- *   snodo-http-transport.c  the object: its properties, listen_local(), the
+ *   snodo-http-transport.c  the object: its properties, listening (or
+ *                           attaching to an application's SoupServer), the
  *                           routing of each request by its method, closing
  *   snodo-http-post.c       a POST: its body, the checks of its headers, the
  *                           era it belongs to, its dispatch to the server
@@ -143,14 +144,22 @@ struct _SnodoHttpTransport
   /* The context the transport was created in; everything is touched there. */
   GMainContext    *context;
 
-  /* Owned, from listen_local(). */
+  /* Owned, from listen_local() and the other listen functions; or the
+   * application's, from attach() (a reference). */
   SoupServer      *soup;
   /* Owned, from listen_local(): the listening socket and the connections
    * handed to soup. */
   SnodoHttpListener *listener;
   guint16          port;
-  /* Host headers must name the loopback interface. */
+  /* Owned, from listen*(): the address listened on, for dup_uri(). */
+  GSocketAddress  *local_address;
+  /* Connections speak TLS with it, or NULL (owned). */
+  GTlsCertificate *tls_certificate;
+  /* Host headers must name an allowed host (allowed_hosts). */
   guint            check_host : 1;
+  /* soup is the application's, from attach(): the transport has its
+   * handlers there, and no listener. */
+  guint            mounted : 1;
   /* From listen_local() until closed: the transport holds a reference to
    * itself, as a started stdio transport does. */
   guint            holds_self : 1;
@@ -168,6 +177,8 @@ struct _SnodoHttpTransport
   guint            write_timeout;
   /* NULL: only the loopback origins. */
   char           **allowed_origins;
+  /* NULL: only the loopback names. */
+  char           **allowed_hosts;
   /* Seconds a session may stay idle; 0 for ever. */
   guint            session_idle_timeout;
   /* The most sessions at once; a new one beyond is refused (503). */

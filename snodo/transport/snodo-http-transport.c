@@ -26,7 +26,11 @@
  * SnodoHttpTransport:
  *
  * Serves a [class@Snodo.Server] over MCP's Streamable HTTP transport, on a
- * `SoupServer` listening on the loopback interface.
+ * `SoupServer` listening on the loopback interface
+ * ([method@Snodo.HttpTransport.listen_local]), or on any address, a Unix
+ * socket or an inherited socket ([method@Snodo.HttpTransport.listen],
+ * [method@Snodo.HttpTransport.listen_socket]), with TLS when given a
+ * [property@Snodo.HttpTransport:tls-certificate].
  *
  * One endpoint ([property@Snodo.HttpTransport:path], `/mcp` by default)
  * serves all three protocol versions, classified by the body of each POST:
@@ -52,8 +56,9 @@
  * kept alive with comments until the subscription ends.
  *
  * Every request is checked: a present `Origin` must be allowed
- * ([property@Snodo.HttpTransport:allowed-origins], 403), the `Host` of a
- * loopback server must name the loopback interface (421), a POST must
+ * ([property@Snodo.HttpTransport:allowed-origins], 403), a present `Host`
+ * must be allowed ([property@Snodo.HttpTransport:allowed-hosts], the
+ * loopback names by default; 421), a POST must
  * accept both `application/json` and `text/event-stream` (406), have a JSON
  * body (415) of at most [property@Snodo.HttpTransport:max-body-bytes]
  * (413).
@@ -115,6 +120,8 @@ enum {
   PROP_MAX_SESSIONS,
   PROP_CONNECTION_IDLE_TIMEOUT,
   PROP_MAX_CONNECTIONS,
+  PROP_TLS_CERTIFICATE,
+  PROP_ALLOWED_HOSTS,
   N_PROPS
 };
 
@@ -150,14 +157,17 @@ snodo_http_transport_handler_cb (SoupServer        *server,
   const char *origin = soup_message_headers_get_one (headers, "Origin");
   const char *host = soup_message_headers_get_one (headers, "Host");
 
-#ifndef G_OS_UNIX
   /* libsoup before 3.3 never notices a client closing an idle kept-alive
    * connection: each one would stay in CLOSE_WAIT, holding its socket for
    * ever. Where the transport does not manage its connections itself (see
-   * snodo-http-listener.c), one request per connection. */
+   * snodo-http-listener.c: an application's server it is attached to, or
+   * a system where the listener cannot), one request per connection. */
+#ifdef G_OS_UNIX
+  if (self->mounted && soup_get_major_version () == 3 && soup_get_minor_version () < 3)
+#else
   if (soup_get_major_version () == 3 && soup_get_minor_version () < 3)
-    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
 #endif
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
 
   if (!g_str_equal (path, self->path))
     {
@@ -170,7 +180,8 @@ snodo_http_transport_handler_cb (SoupServer        *server,
                               _("Forbidden: the Origin is not allowed"));
       return;
     }
-  if (self->check_host && host != NULL && !snodo_http_host_header_is_loopback (host))
+  if (self->check_host && host != NULL &&
+      !snodo_http_host_header_allowed (host, (const char * const *) self->allowed_hosts))
     {
       snodo_http_reply_error (msg, SOUP_STATUS_MISDIRECTED_REQUEST, NULL, SNODO_RPC_ERROR_INVALID_REQUEST,
                               _("Misdirected request: the Host is not this server"));
@@ -240,7 +251,12 @@ snodo_http_transport_check_closed (SnodoHttpTransport *self)
       if (self->listener != NULL)
         snodo_http_listener_stop (self->listener);
       soup_server_remove_handler (self->soup, self->path);
-      soup_server_disconnect (self->soup);
+      /* A server the transport was attached to is the application's: it
+       * keeps serving its own paths and connections. */
+      if (self->mounted)
+        g_signal_handlers_disconnect_by_func (self->soup, snodo_http_exchange_finished_cb, self);
+      else
+        soup_server_disconnect (self->soup);
     }
 
   /* The last exchange usually ends inside libsoup's emission of
@@ -343,7 +359,8 @@ snodo_http_transport_dispose (GObject *object)
       if (self->listener != NULL)
         snodo_http_listener_stop (self->listener);
       soup_server_remove_handler (self->soup, self->path);
-      soup_server_disconnect (self->soup);
+      if (!self->mounted)
+        soup_server_disconnect (self->soup);
     }
   g_clear_pointer (&self->listener, snodo_http_listener_free);
   g_clear_pointer (&self->close_timeout_source, snodo_source_destroy_and_unref);
@@ -367,11 +384,14 @@ snodo_http_transport_finalize (GObject *object)
   SnodoHttpTransport *self = SNODO_HTTP_TRANSPORT (object);
 
   g_clear_object (&self->soup);
+  g_clear_object (&self->local_address);
+  g_clear_object (&self->tls_certificate);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_pointer (&self->stateless, g_ptr_array_unref);
   g_clear_pointer (&self->exchanges, g_hash_table_unref);
   g_clear_pointer (&self->close_tasks, g_ptr_array_unref);
   g_clear_pointer (&self->allowed_origins, g_strfreev);
+  g_clear_pointer (&self->allowed_hosts, g_strfreev);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_object (&self->executor);
@@ -430,6 +450,14 @@ snodo_http_transport_get_property (GObject    *object,
       g_value_set_uint (value, self->max_connections);
       break;
 
+    case PROP_TLS_CERTIFICATE:
+      g_value_set_object (value, self->tls_certificate);
+      break;
+
+    case PROP_ALLOWED_HOSTS:
+      g_value_set_boxed (value, self->allowed_hosts);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -483,6 +511,14 @@ snodo_http_transport_set_property (GObject      *object,
 
     case PROP_MAX_CONNECTIONS:
       snodo_http_transport_set_max_connections (self, g_value_get_uint (value));
+      break;
+
+    case PROP_TLS_CERTIFICATE:
+      snodo_http_transport_set_tls_certificate (self, g_value_get_object (value));
+      break;
+
+    case PROP_ALLOWED_HOSTS:
+      snodo_http_transport_set_allowed_hosts (self, g_value_get_boxed (value));
       break;
 
     default:
@@ -646,6 +682,42 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
     g_param_spec_uint ("max-connections", NULL, NULL,
                        1, G_MAXUINT, 1024,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoHttpTransport:tls-certificate: (getter get_tls_certificate) (setter set_tls_certificate)
+   *
+   * The certificate, with its private key, that the transport serves
+   * HTTPS with on the sockets it listens on; %NULL, the default, for
+   * plain HTTP. Set it before listening. TLS needs a GIO TLS backend
+   * (glib-networking): without one, listening fails.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_TLS_CERTIFICATE] =
+    g_param_spec_object ("tls-certificate", NULL, NULL,
+                         G_TYPE_TLS_CERTIFICATE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoHttpTransport:allowed-hosts: (getter get_allowed_hosts) (setter set_allowed_hosts)
+   *
+   * The hosts a request's `Host` header may name, so that DNS rebinding
+   * cannot turn a browser against the server. An entry is a name or an
+   * address (an IPv6 one in brackets, `[::1]`), compared without regard to
+   * case and with any port; an entry with a port (`mcp.example:8443`)
+   * wants that port; `*` accepts any host. When %NULL, the default, only
+   * `localhost`, `127.0.0.1` and `[::1]` are accepted, wherever the
+   * transport listens: behind a reverse proxy, or on an interface other
+   * clients reach, list the names they use (a list replaces the default;
+   * add `localhost` to keep it). A request with any other `Host` is
+   * answered 421; one without `Host` is not refused for it.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_ALLOWED_HOSTS] =
+    g_param_spec_boxed ("allowed-hosts", NULL, NULL,
+                        G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -862,6 +934,52 @@ snodo_http_transport_set_allowed_origins (SnodoHttpTransport *self,
 }
 
 /**
+ * snodo_http_transport_get_allowed_hosts:
+ * @self: a transport
+ *
+ * Gets the hosts a request's `Host` header may name.
+ *
+ * Returns: (transfer none) (nullable) (array zero-terminated=1): the
+ *   hosts, or %NULL for the loopback names only
+ *
+ * Since: 0.1
+ */
+const char * const *
+snodo_http_transport_get_allowed_hosts (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), NULL);
+  return (const char * const *) self->allowed_hosts;
+}
+
+/**
+ * snodo_http_transport_set_allowed_hosts:
+ * @self: a transport
+ * @allowed_hosts: (nullable) (array zero-terminated=1): the hosts, such as
+ *   `mcp.example.com`, or %NULL for the loopback names only
+ *
+ * Sets the hosts a request's `Host` header may name; see
+ * [property@Snodo.HttpTransport:allowed-hosts]. It applies to requests
+ * that arrive later.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_allowed_hosts (SnodoHttpTransport *self,
+                                        const char * const *allowed_hosts)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+
+  if (allowed_hosts == NULL && self->allowed_hosts == NULL)
+    return;
+  if (allowed_hosts != NULL && self->allowed_hosts != NULL &&
+      g_strv_equal (allowed_hosts, (const char * const *) self->allowed_hosts))
+    return;
+  g_strfreev (self->allowed_hosts);
+  self->allowed_hosts = g_strdupv ((char **) allowed_hosts);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ALLOWED_HOSTS]);
+}
+
+/**
  * snodo_http_transport_get_session_idle_timeout:
  * @self: a transport
  *
@@ -1028,6 +1146,120 @@ snodo_http_transport_set_max_connections (SnodoHttpTransport *self,
 }
 
 /**
+ * snodo_http_transport_get_tls_certificate:
+ * @self: a transport
+ *
+ * Gets the certificate the transport serves HTTPS with.
+ *
+ * Returns: (transfer none) (nullable): the certificate, or %NULL for plain
+ *   HTTP
+ *
+ * Since: 0.1
+ */
+GTlsCertificate *
+snodo_http_transport_get_tls_certificate (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), NULL);
+  return self->tls_certificate;
+}
+
+/**
+ * snodo_http_transport_set_tls_certificate:
+ * @self: a transport
+ * @certificate: (nullable): a certificate with its private key, or %NULL
+ *   for plain HTTP
+ *
+ * Sets the certificate the transport serves HTTPS with; see
+ * [property@Snodo.HttpTransport:tls-certificate]. Call it before
+ * listening.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_tls_certificate (SnodoHttpTransport *self,
+                                          GTlsCertificate    *certificate)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (certificate == NULL || G_IS_TLS_CERTIFICATE (certificate));
+  g_return_if_fail (self->state == STATE_NEW);
+
+  if (g_set_object (&self->tls_certificate, certificate))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TLS_CERTIFICATE]);
+}
+
+/* The listener saw a client leave a connection that its exchanges cannot
+ * watch themselves (TLS): they end, as when they see it go. */
+static void
+snodo_http_transport_client_left_cb (GSocketAddress *remote,
+                                     gpointer        user_data)
+{
+  SnodoHttpTransport *self = user_data;
+  g_autoptr(GPtrArray) gone = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->exchanges);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (soup_server_message_get_remote_address (((Exchange *) value)->msg) == remote)
+      g_ptr_array_add (gone, value);
+  for (guint i = 0; i < gone->len; i++)
+    snodo_http_exchange_abort (g_ptr_array_index (gone, i));
+}
+
+/* Listens on @address, or on @socket (one of them), with the transport's
+ * own SoupServer. */
+static gboolean
+snodo_http_transport_start (SnodoHttpTransport  *self,
+                            GSocketAddress      *address,
+                            GSocket             *socket,
+                            GError             **error)
+{
+  if (self->server == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           _("The transport has no server to serve (its “server” property)"));
+      return FALSE;
+    }
+  if (self->tls_certificate != NULL && !g_tls_backend_supports_tls (g_tls_backend_get_default ()))
+    {
+      g_set_error_literal (error, G_TLS_ERROR, G_TLS_ERROR_UNAVAILABLE,
+                           _("TLS is not available: GIO has no TLS backend (glib-networking)"));
+      return FALSE;
+    }
+
+  self->soup = g_object_new (SOUP_TYPE_SERVER, NULL);
+  soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
+  soup_server_add_handler (self->soup, self->path, snodo_http_transport_handler_cb, self, NULL);
+  g_signal_connect (self->soup, "request-finished", G_CALLBACK (snodo_http_exchange_finished_cb), self);
+  g_signal_connect (self->soup, "request-aborted", G_CALLBACK (snodo_http_exchange_finished_cb), self);
+  /* The transport's own listening socket, with a real backlog, and its own
+   * management of kept-alive connections (see snodo-http-listener.c). */
+  self->listener = snodo_http_listener_new (self->soup, self->context);
+  snodo_http_listener_set_idle_timeout (self->listener, self->connection_idle_timeout);
+  snodo_http_listener_set_max_connections (self->listener, self->max_connections);
+  snodo_http_listener_set_tls_certificate (self->listener, self->tls_certificate);
+  snodo_http_listener_set_hangup_func (self->listener, snodo_http_transport_client_left_cb, self);
+  if (address != NULL ? !snodo_http_listener_listen (self->listener, address, error)
+                      : !snodo_http_listener_listen_socket (self->listener, socket, error))
+    {
+      g_clear_pointer (&self->listener, snodo_http_listener_free);
+      soup_server_disconnect (self->soup);
+      g_clear_object (&self->soup);
+      return FALSE;
+    }
+
+  self->local_address = snodo_http_listener_get_address (self->listener);
+  if (G_IS_INET_SOCKET_ADDRESS (self->local_address))
+    self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (self->local_address));
+  self->check_host = TRUE;
+  self->state = STATE_LISTENING;
+  self->holds_self = TRUE;
+  g_object_ref (self);
+  snodo_http_transport_arm_sweep (self);
+  return TRUE;
+}
+
+/**
  * snodo_http_transport_listen_local:
  * @self: a transport
  * @port: the TCP port, or 0 for any free one
@@ -1035,8 +1267,10 @@ snodo_http_transport_set_max_connections (SnodoHttpTransport *self,
  *
  * Starts serving on the IPv4 loopback interface (127.0.0.1), never on
  * other interfaces. Requests whose `Host` header does not name the
- * loopback interface are refused, which defeats DNS rebinding. Call it
- * once.
+ * loopback interface are refused (unless
+ * [property@Snodo.HttpTransport:allowed-hosts] says otherwise), which
+ * defeats DNS rebinding. Call it
+ * once, and only one of the `listen` functions.
  *
  * From now until [method@Snodo.HttpTransport.close_async] has closed it,
  * the transport holds a reference to itself: it serves even when the
@@ -1052,7 +1286,133 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
                                    guint16              port,
                                    GError             **error)
 {
+  g_autoptr(GSocketAddress) address = NULL;
+
   g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
+  g_return_val_if_fail (self->state == STATE_NEW, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  address = g_inet_socket_address_new_from_string ("127.0.0.1", port);
+  return snodo_http_transport_start (self, address, NULL, error);
+}
+
+/**
+ * snodo_http_transport_listen:
+ * @self: a transport
+ * @address: where to listen: a [class@Gio.InetSocketAddress] (IPv4 or
+ *   IPv6, port 0 for any free one) or a [class@Gio.UnixSocketAddress]
+ *   naming a path
+ * @error: return location for an error
+ *
+ * Starts serving on @address, on whatever interface it names: `0.0.0.0`
+ * or `::` serve every interface (`::` also takes IPv4 where the system
+ * allows), so this is the explicit choice to be reachable from elsewhere;
+ * [method@Snodo.HttpTransport.listen_local] stays the loopback default.
+ * The `Host` check still applies: set
+ * [property@Snodo.HttpTransport:allowed-hosts] to the names clients use.
+ *
+ * A Unix socket's path must not exist yet; the transport removes it when
+ * it closes. Who may connect to it is up to the permissions of the path
+ * (the process's umask, or the directory's).
+ *
+ * Connections are kept alive and bounded as with
+ * [method@Snodo.HttpTransport.listen_local], and speak TLS when
+ * [property@Snodo.HttpTransport:tls-certificate] is set. Call it once, and
+ * only one of the `listen` functions; the transport holds a reference to
+ * itself until it has closed.
+ *
+ * Returns: %TRUE if the transport listens; %FALSE if it has no server, TLS
+ *   is wanted and not available, or the address could not be used
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_http_transport_listen (SnodoHttpTransport  *self,
+                             GSocketAddress      *address,
+                             GError             **error)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
+  g_return_val_if_fail (G_IS_SOCKET_ADDRESS (address), FALSE);
+  g_return_val_if_fail (self->state == STATE_NEW, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return snodo_http_transport_start (self, address, NULL, error);
+}
+
+/**
+ * snodo_http_transport_listen_socket:
+ * @self: a transport
+ * @socket: a listening stream socket (TCP or Unix)
+ * @error: return location for an error
+ *
+ * Starts serving on a socket that is already listening, such as one a
+ * service manager opened (systemd's socket activation passes them from
+ * descriptor 3 on, see `sd_listen_fds(3)`; make one with
+ * g_socket_new_from_fd()). The transport takes a reference to @socket and
+ * closes it when it closes. The socket keeps the backlog it was given.
+ *
+ * Otherwise as [method@Snodo.HttpTransport.listen].
+ *
+ * Returns: %TRUE if the transport listens; %FALSE if it has no server, TLS
+ *   is wanted and not available, or @socket is not a listening stream
+ *   socket
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_http_transport_listen_socket (SnodoHttpTransport  *self,
+                                    GSocket             *socket,
+                                    GError             **error)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
+  g_return_val_if_fail (G_IS_SOCKET (socket), FALSE);
+  g_return_val_if_fail (self->state == STATE_NEW, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return snodo_http_transport_start (self, NULL, socket, error);
+}
+
+/**
+ * snodo_http_transport_attach:
+ * @self: a transport
+ * @soup_server: a `SoupServer` of the application's
+ * @error: return location for an error
+ *
+ * Serves the endpoint at [property@Snodo.HttpTransport:path] of
+ * @soup_server, a server the application runs with handlers of its own,
+ * instead of listening: the transport adds its handlers there (as
+ * soup_server_add_handler() does) and removes them when it closes,
+ * leaving the rest of the server alone. Paths under the endpoint's are
+ * answered 404.
+ *
+ * Requests are served as on a socket of the transport's own: the same
+ * checks (`Origin`, `Host`), limits (body size, sessions, write timeout)
+ * and answers. The connections are the server's, though:
+ * [property@Snodo.HttpTransport:connection-idle-timeout],
+ * [property@Snodo.HttpTransport:max-connections],
+ * [property@Snodo.HttpTransport:tls-certificate] and the backlog do not
+ * apply (`soup_server_listen()` gives its sockets GLib's backlog of 10;
+ * an application that expects bursts can listen on a socket it made with
+ * `soup_server_listen_socket()`). libsoup before 3.3 forgets a kept-alive
+ * connection that its client closes between two requests, without closing
+ * it, so the transport answers with `Connection: close` there.
+ *
+ * The server must run on the main context the transport was created in.
+ * Call it once, instead of the `listen` functions; the transport holds a
+ * reference to itself until [method@Snodo.HttpTransport.close_async] has
+ * closed it.
+ *
+ * Returns: %TRUE if the transport serves; %FALSE if it has no server
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_http_transport_attach (SnodoHttpTransport  *self,
+                             SoupServer          *soup_server,
+                             GError             **error)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
+  g_return_val_if_fail (SOUP_IS_SERVER (soup_server), FALSE);
   g_return_val_if_fail (self->state == STATE_NEW, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -1063,23 +1423,12 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
       return FALSE;
     }
 
-  self->soup = g_object_new (SOUP_TYPE_SERVER, NULL);
+  self->soup = g_object_ref (soup_server);
+  self->mounted = TRUE;
   soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
   soup_server_add_handler (self->soup, self->path, snodo_http_transport_handler_cb, self, NULL);
   g_signal_connect (self->soup, "request-finished", G_CALLBACK (snodo_http_exchange_finished_cb), self);
   g_signal_connect (self->soup, "request-aborted", G_CALLBACK (snodo_http_exchange_finished_cb), self);
-  /* The transport's own listening socket, with a real backlog, and its own
-   * management of kept-alive connections (see snodo-http-listener.c). */
-  self->listener = snodo_http_listener_new (self->soup, self->context);
-  snodo_http_listener_set_idle_timeout (self->listener, self->connection_idle_timeout);
-  snodo_http_listener_set_max_connections (self->listener, self->max_connections);
-  if (!snodo_http_listener_listen_loopback (self->listener, port, &self->port, error))
-    {
-      g_clear_pointer (&self->listener, snodo_http_listener_free);
-      soup_server_disconnect (self->soup);
-      g_clear_object (&self->soup);
-      return FALSE;
-    }
 
   self->check_host = TRUE;
   self->state = STATE_LISTENING;
@@ -1095,7 +1444,7 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
  *
  * Gets the TCP port the transport listens on.
  *
- * Returns: the port, or 0 if the transport does not listen
+ * Returns: the port, or 0 if the transport does not listen on TCP
  *
  * Since: 0.1
  */
@@ -1110,21 +1459,54 @@ snodo_http_transport_get_port (SnodoHttpTransport *self)
  * snodo_http_transport_dup_uri:
  * @self: a transport
  *
- * Gets the URI of the MCP endpoint, such as `http://127.0.0.1:8080/mcp`.
+ * Gets the URI of the MCP endpoint, such as `http://127.0.0.1:8080/mcp`
+ * (`https` with a [property@Snodo.HttpTransport:tls-certificate]). On an
+ * address of every interface (`0.0.0.0`, `::`), it names the loopback
+ * interface of that family, where a client on the same machine reaches
+ * the transport.
+ *
+ * Attached to an application's server, it is the endpoint on the first
+ * address the server listens on.
  *
  * Returns: (transfer full) (nullable): the URI, or %NULL if the transport
- *   does not listen
+ *   does not listen on TCP
  *
  * Since: 0.1
  */
 char *
 snodo_http_transport_dup_uri (SnodoHttpTransport *self)
 {
+  GInetAddress *inet;
+  g_autofree char *host = NULL;
+
   g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), NULL);
 
-  if (self->port == 0)
+  if (self->mounted)
+    {
+      GSList *uris = soup_server_get_uris (self->soup);
+      char *uri = NULL;
+
+      if (uris != NULL)
+        uri = g_uri_join (G_URI_FLAGS_NONE, g_uri_get_scheme (uris->data), NULL, g_uri_get_host (uris->data),
+                          g_uri_get_port (uris->data), self->path, NULL, NULL);
+      g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+      return uri;
+    }
+  if (self->port == 0 || !G_IS_INET_SOCKET_ADDRESS (self->local_address))
     return NULL;
-  return g_strdup_printf ("http://127.0.0.1:%u%s", self->port, self->path);
+  inet = g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (self->local_address));
+  if (g_inet_address_get_is_any (inet))
+    host = g_strdup (g_inet_address_get_family (inet) == G_SOCKET_FAMILY_IPV6 ? "[::1]" : "127.0.0.1");
+  else if (g_inet_address_get_family (inet) == G_SOCKET_FAMILY_IPV6)
+    {
+      g_autofree char *text = g_inet_address_to_string (inet);
+
+      host = g_strdup_printf ("[%s]", text);
+    }
+  else
+    host = g_inet_address_to_string (inet);
+  return g_strdup_printf ("%s://%s:%u%s", self->tls_certificate != NULL ? "https" : "http", host, self->port,
+                          self->path);
 }
 
 /**

@@ -8,6 +8,7 @@
 #endif
 
 #include <gio/gio.h>
+#include <libsoup/soup.h>
 
 #include "snodo-executor.h"
 #include "snodo-server.h"
@@ -45,6 +46,11 @@ SNODO_AVAILABLE_IN_ALL
 void                 snodo_http_transport_set_allowed_origins (SnodoHttpTransport   *self,
                                                                const char * const   *allowed_origins);
 SNODO_AVAILABLE_IN_ALL
+const char * const  *snodo_http_transport_get_allowed_hosts   (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_allowed_hosts   (SnodoHttpTransport   *self,
+                                                               const char * const   *allowed_hosts);
+SNODO_AVAILABLE_IN_ALL
 guint                snodo_http_transport_get_session_idle_timeout
                                                               (SnodoHttpTransport   *self);
 SNODO_AVAILABLE_IN_ALL
@@ -72,6 +78,23 @@ SNODO_AVAILABLE_IN_ALL
 gboolean             snodo_http_transport_listen_local        (SnodoHttpTransport   *self,
                                                                guint16               port,
                                                                GError              **error);
+SNODO_AVAILABLE_IN_ALL
+gboolean             snodo_http_transport_listen              (SnodoHttpTransport   *self,
+                                                               GSocketAddress       *address,
+                                                               GError              **error);
+SNODO_AVAILABLE_IN_ALL
+gboolean             snodo_http_transport_listen_socket       (SnodoHttpTransport   *self,
+                                                               GSocket              *socket,
+                                                               GError              **error);
+SNODO_AVAILABLE_IN_ALL
+gboolean             snodo_http_transport_attach              (SnodoHttpTransport   *self,
+                                                               SoupServer           *soup_server,
+                                                               GError              **error);
+SNODO_AVAILABLE_IN_ALL
+GTlsCertificate     *snodo_http_transport_get_tls_certificate (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_tls_certificate (SnodoHttpTransport   *self,
+                                                               GTlsCertificate      *certificate);
 SNODO_AVAILABLE_IN_ALL
 guint16              snodo_http_transport_get_port            (SnodoHttpTransport   *self);
 SNODO_AVAILABLE_IN_ALL
