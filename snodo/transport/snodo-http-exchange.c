@@ -30,9 +30,9 @@
 #include "snodo-wire-private.h"
 
 /* Messages waiting to be written to one stream, beyond which the client is
- * taken to be stuck and the stream ends. */
+ * taken to be stuck and the stream ends; their bytes are bounded by the
+ * transport's max-stream-bytes. */
 #define MAX_STREAM_PENDING 256
-#define MAX_STREAM_PENDING_BYTES (16 * 1024 * 1024)
 /* How often an idle stream gets an SSE comment. */
 #define KEEPALIVE_MS 15000
 /* How long an answer may take before the socket is watched for the client
@@ -453,6 +453,10 @@ snodo_http_exchange_start_stream (Exchange *ex)
   soup_message_headers_replace (headers, "Cache-Control", "no-cache");
   soup_message_headers_replace (headers, "X-Accel-Buffering", "no");
   soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
+  /* An event written is forgotten: by default the body keeps every chunk
+   * until the message ends, which a stream that lives for hours turns into
+   * memory without bound. */
+  soup_message_body_set_accumulate (soup_server_message_get_response_body (ex->msg), FALSE);
   ex->wrote_chunk_id = g_signal_connect (ex->msg, "wrote-chunk", G_CALLBACK (exchange_wrote_chunk_cb), ex);
 
   ex->keepalive_source = g_timeout_source_new (KEEPALIVE_MS);
@@ -582,7 +586,7 @@ snodo_http_exchange_send (Exchange      *ex,
     ex->answer_queued = TRUE;
 
   if (g_queue_get_length (&ex->pending) > MAX_STREAM_PENDING ||
-      ex->pending_bytes > MAX_STREAM_PENDING_BYTES)
+      ex->pending_bytes > ex->transport->max_stream_bytes)
     {
       g_debug ("An HTTP client does not keep up with its stream; ending it");
       snodo_http_exchange_abort (ex);

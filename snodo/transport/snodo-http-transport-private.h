@@ -174,6 +174,9 @@ struct _SnodoHttpTransport
   guint            max_sessions;
   guint            connection_idle_timeout;
   guint            max_connections;
+  /* Bytes of messages waiting to be written to one stream, beyond which
+   * the stream ends. */
+  guint64          max_stream_bytes;
   /* Ends idle sessions, while listening. */
   GSource         *sweep_source;
   /* Exchanges waiting for their answer without a socket watch yet,

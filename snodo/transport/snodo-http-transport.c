@@ -115,6 +115,7 @@ enum {
   PROP_MAX_SESSIONS,
   PROP_CONNECTION_IDLE_TIMEOUT,
   PROP_MAX_CONNECTIONS,
+  PROP_MAX_STREAM_BYTES,
   N_PROPS
 };
 
@@ -407,6 +408,10 @@ snodo_http_transport_get_property (GObject    *object,
       g_value_set_uint (value, self->max_connections);
       break;
 
+    case PROP_MAX_STREAM_BYTES:
+      g_value_set_uint64 (value, self->max_stream_bytes);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -460,6 +465,10 @@ snodo_http_transport_set_property (GObject      *object,
 
     case PROP_MAX_CONNECTIONS:
       snodo_http_transport_set_max_connections (self, g_value_get_uint (value));
+      break;
+
+    case PROP_MAX_STREAM_BYTES:
+      snodo_http_transport_set_max_stream_bytes (self, g_value_get_uint64 (value));
       break;
 
     default:
@@ -624,6 +633,25 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
                        1, G_MAXUINT, 1024,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * SnodoHttpTransport:max-stream-bytes: (getter get_max_stream_bytes) (setter set_max_stream_bytes)
+   *
+   * The most bytes of messages waiting to be written to one event stream
+   * (a request's stream, a `subscriptions/listen` or a session's GET
+   * stream), behind the one being written; at most 256 messages wait
+   * too. A client that does not keep up loses its stream once more would
+   * wait: the stream ends without its final answer, and a 2026-07-28
+   * request (a `subscriptions/listen` too) is cancelled. An event written
+   * is not kept, so this bounds what a stream holds, whether its client
+   * reads or not. At least 1; the default is 16777216 (16 MiB).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_STREAM_BYTES] =
+    g_param_spec_uint64 ("max-stream-bytes", NULL, NULL,
+                         1, G_MAXSSIZE, 16 * 1024 * 1024,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -635,6 +663,7 @@ snodo_http_transport_init (SnodoHttpTransport *self)
   self->write_timeout = 5000;
   self->session_idle_timeout = 1800;
   self->max_sessions = 1000;
+  self->max_stream_bytes = 16 * 1024 * 1024;
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, session_peer_destroy);
   self->stateless = g_ptr_array_new ();
   self->exchanges = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -1002,6 +1031,47 @@ snodo_http_transport_set_max_connections (SnodoHttpTransport *self,
   if (self->listener != NULL)
     snodo_http_listener_set_max_connections (self->listener, max_connections);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_CONNECTIONS]);
+}
+
+/**
+ * snodo_http_transport_get_max_stream_bytes:
+ * @self: a transport
+ *
+ * Gets the most bytes of messages waiting to be written to one stream.
+ *
+ * Returns: the limit in bytes
+ *
+ * Since: 0.1
+ */
+guint64
+snodo_http_transport_get_max_stream_bytes (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->max_stream_bytes;
+}
+
+/**
+ * snodo_http_transport_set_max_stream_bytes:
+ * @self: a transport
+ * @max_stream_bytes: the limit in bytes, at least 1
+ *
+ * Sets the most bytes of messages waiting to be written to one stream; see
+ * [property@Snodo.HttpTransport:max-stream-bytes]. It applies from the
+ * next message on.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_max_stream_bytes (SnodoHttpTransport *self,
+                                           guint64             max_stream_bytes)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (max_stream_bytes >= 1 && max_stream_bytes <= G_MAXSSIZE);
+
+  if (self->max_stream_bytes == max_stream_bytes)
+    return;
+  self->max_stream_bytes = max_stream_bytes;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_STREAM_BYTES]);
 }
 
 /**

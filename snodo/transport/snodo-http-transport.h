@@ -69,6 +69,13 @@ SNODO_AVAILABLE_IN_ALL
 void                 snodo_http_transport_set_max_connections (SnodoHttpTransport   *self,
                                                                guint                 max_connections);
 SNODO_AVAILABLE_IN_ALL
+guint64              snodo_http_transport_get_max_stream_bytes
+                                                              (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_max_stream_bytes
+                                                              (SnodoHttpTransport   *self,
+                                                               guint64               max_stream_bytes);
+SNODO_AVAILABLE_IN_ALL
 gboolean             snodo_http_transport_listen_local        (SnodoHttpTransport   *self,
                                                                guint16               port,
                                                                GError              **error);

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* The HTTP transport's limits under hostile or careless clients, through
+ * real sockets on the loopback interface: what a stream holds, how many
+ * streams there are, the table of sessions, request bodies. The bounds
+ * are generous: the machine may be loaded, and nothing here times how
+ * fast the server is. */
+
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include <json-glib/json-glib.h>
+
+#include "snodo-error.h"
+#include "snodo-executor.h"
+#include "snodo-http-listener-private.h"
+#include "snodo-http-transport.h"
+#include "snodo-invocation.h"
+#include "snodo-server.h"
+#include "snodo-test-util.h"
+#include "snodo-tool.h"
+
+#define ENVELOPE "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+                 "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+typedef struct
+{
+  SnodoServer        *server;
+  SnodoHttpTransport *transport;
+  guint16             port;
+} Fixture;
+
+/* ---- Tools ----------------------------------------------------------------- */
+
+static void
+echo_cb (SnodoInvocation *invocation,
+         gpointer         user_data)
+{
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+
+  snodo_invocation_return_text (invocation, json_object_get_string_member_with_default (arguments, "text", ""));
+}
+
+/* ---- Fixture --------------------------------------------------------------- */
+
+static void
+fixture_setup (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autoptr(SnodoTool) echo = snodo_tool_new ("echo", NULL);
+  g_autoptr(GError) error = NULL;
+
+  fixture->server = snodo_server_new ("test", "1");
+  g_assert_true (snodo_server_add_tool (fixture->server, echo, echo_cb, NULL, NULL, NULL));
+  fixture->transport = snodo_http_transport_new (fixture->server);
+  g_assert_true (snodo_http_transport_listen_local (fixture->transport, 0, &error));
+  g_assert_no_error (error);
+  fixture->port = snodo_http_transport_get_port (fixture->transport);
+}
+
+static void
+close_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_assert_true (snodo_http_transport_close_finish (SNODO_HTTP_TRANSPORT (object), result, NULL));
+  *done = TRUE;
+}
+
+static void
+fixture_teardown (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  gboolean done = FALSE;
+
+  snodo_http_transport_close_async (fixture->transport, NULL, close_cb, &done);
+  g_assert_true (snodo_test_wait_for (&done, 20000));
+  g_assert_finalize_object (fixture->transport);
+  for (int i = 0; i < 10; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_clear_object (&fixture->server);
+}
+
+/* ---- Raw clients ----------------------------------------------------------- */
+
+/* A plain TCP client socket on the transport, non-blocking. */
+static GSocket *
+raw_connect (Fixture *fixture)
+{
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string ("127.0.0.1", fixture->port);
+  g_autoptr(GError) error = NULL;
+  GSocket *socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (g_socket_connect (socket, address, NULL, &error));
+  g_assert_no_error (error);
+  g_socket_set_blocking (socket, FALSE);
+  return socket;
+}
+
+/* Sends all of @data, running the main context while the socket is full;
+ * FALSE if the server closed the connection first. */
+static gboolean
+raw_send (GSocket    *socket,
+          const char *data,
+          gsize       len)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  gsize sent = 0;
+
+  while (sent < len)
+    {
+      g_autoptr(GError) error = NULL;
+      gssize n = g_socket_send (socket, data + sent, len - sent, NULL, &error);
+
+      if (n > 0)
+        sent += n;
+      else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        {
+          g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+          g_main_context_iteration (NULL, FALSE);
+          g_usleep (200);
+        }
+      else
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Sends a POST of @body with the headers of a 2026-07-28 request of
+ * @method. */
+static void
+raw_post_modern (Fixture    *fixture,
+                 GSocket    *socket,
+                 const char *method,
+                 const char *body)
+{
+  g_autofree char *request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                              "Accept: application/json, text/event-stream\r\n"
+                                              "Content-Type: application/json\r\n"
+                                              "MCP-Protocol-Version: 2026-07-28\r\n"
+                                              "Mcp-Method: %s\r\nContent-Length: %zu\r\n\r\n%s",
+                                              fixture->port, method, strlen (body), body);
+
+  g_assert_true (raw_send (socket, request, strlen (request)));
+}
+
+/* Opens a 2026-07-28 subscriptions/listen for tool changes with @id on a
+ * new connection. */
+static GSocket *
+open_listen (Fixture    *fixture,
+             const char *id)
+{
+  GSocket *socket = raw_connect (fixture);
+  g_autofree char *body = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"method\":\"subscriptions/listen\","
+                                           "\"params\":{\"notifications\":{\"toolsListChanged\":true},"
+                                           ENVELOPE "}}", id);
+
+  raw_post_modern (fixture, socket, "subscriptions/listen", body);
+  return socket;
+}
+
+/* Reads what has come on @socket into @in, without waiting; FALSE once
+ * the server has closed it. */
+static gboolean
+raw_read_some (GSocket *socket,
+               GString *in)
+{
+  for (;;)
+    {
+      char buf[16384];
+      g_autoptr(GError) error = NULL;
+      gssize n = g_socket_receive (socket, buf, sizeof buf, NULL, &error);
+
+      if (n > 0)
+        {
+          g_string_append_len (in, buf, n);
+          continue;
+        }
+      if (n == 0)
+        return FALSE;
+      return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK);
+    }
+}
+
+/* Runs the main context until @in holds @needle, or the connection ends;
+ * whether it holds it. */
+static gboolean
+raw_wait_for (GSocket    *socket,
+              GString    *in,
+              const char *needle,
+              guint       timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+
+  while (strstr (in->str, needle) == NULL)
+    {
+      gboolean open;
+
+      g_main_context_iteration (NULL, FALSE);
+      open = raw_read_some (socket, in);
+      if (strstr (in->str, needle) != NULL)
+        break;
+      if (!open || g_get_monotonic_time () > deadline)
+        return FALSE;
+      g_usleep (200);
+    }
+  return TRUE;
+}
+
+/* The size of the resident set of this process, in bytes. */
+static gsize
+resident_bytes (void)
+{
+  g_autofree char *statm = NULL;
+  unsigned long size = 0, resident = 0;
+
+  g_assert_true (g_file_get_contents ("/proc/self/statm", &statm, NULL, NULL));
+  g_assert_cmpint (sscanf (statm, "%lu %lu", &size, &resident), ==, 2);
+  return (gsize) resident * (gsize) sysconf (_SC_PAGESIZE);
+}
+
+/* ---- Streams: what each one holds --------------------------------------- */
+
+#define N_READERS 10
+#define N_EVENTS 5000
+
+/* Counts the events in @in (each "data: " line), dropping what is
+ * counted; a partial event stays for the next read. */
+static guint
+count_events (GString *in)
+{
+  guint count = 0;
+  const char *end;
+
+  while ((end = strstr (in->str, "\n\n")) != NULL)
+    {
+      gsize len = end + 2 - in->str;
+
+      if (g_strstr_len (in->str, len, "data: ") != NULL)
+        count++;
+      g_string_erase (in, 0, len);
+    }
+  return count;
+}
+
+static void
+test_stream_memory_readers (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  GSocket *sockets[N_READERS];
+  GString *in[N_READERS];
+  guint events[N_READERS] = { 0, };
+  gsize before = 0, after;
+  guint sent = 0;
+  gint64 deadline;
+
+  g_test_summary ("An event written to a stream is not kept: ten clients reading "
+                  "5000 announcements each leave the server's memory where it was");
+
+  for (guint i = 0; i < N_READERS; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("sub%u", i);
+
+      sockets[i] = open_listen (fixture, id);
+      in[i] = g_string_new (NULL);
+      g_assert_true (raw_wait_for (sockets[i], in[i], "acknowledged", 10000));
+      g_string_truncate (in[i], 0);
+    }
+
+  /* Warm up (the allocator's pools, the sockets' buffers), then measure.
+   * Announcements go in batches that a stream's queue holds. */
+  for (int round = 0; round < 2; round++)
+    {
+      if (round == 1)
+        before = resident_bytes ();
+      while (sent < (round == 0 ? 1000 : 1000 + N_EVENTS))
+        {
+          for (guint n = 0; n < 50; n++, sent++)
+            snodo_server_notify_tools_changed (fixture->server);
+          deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+          for (guint i = 0; i < N_READERS; i++)
+            while (events[i] < sent)
+              {
+                g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+                g_main_context_iteration (NULL, FALSE);
+                g_assert_true (raw_read_some (sockets[i], in[i]));
+                events[i] += count_events (in[i]);
+              }
+        }
+    }
+  after = resident_bytes ();
+
+  g_test_message ("resident set: %zu kB before %u events to each of %u streams, %zu kB after",
+                  before / 1024, N_EVENTS, N_READERS, after / 1024);
+  for (guint i = 0; i < N_READERS; i++)
+    g_assert_cmpuint (events[i], ==, sent);
+  /* Keeping the events took about 18 MB here. */
+  g_assert_cmpuint (after, <, before + 6 * 1024 * 1024);
+
+  for (guint i = 0; i < N_READERS; i++)
+    {
+      g_socket_close (sockets[i], NULL);
+      g_object_unref (sockets[i]);
+      g_string_free (in[i], TRUE);
+    }
+}
+
+static void
+test_stream_memory_non_reader (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GString) in = g_string_new (NULL);
+
+  g_test_summary ("A stream whose client does not read ends once more than max-stream-bytes "
+                  "would wait for it, however long the write timeout");
+
+  /* Only the byte bound can end the stream here. */
+  snodo_http_transport_set_write_timeout (fixture->transport, 600000);
+  snodo_http_transport_set_max_stream_bytes (fixture->transport, 8192);
+  g_assert_cmpuint (snodo_http_transport_get_max_stream_bytes (fixture->transport), ==, 8192);
+
+  socket = raw_connect (fixture);
+  g_socket_set_option (socket, SOL_SOCKET, SO_RCVBUF, 4096, NULL);
+  raw_post_modern (fixture, socket, "subscriptions/listen",
+                   "{\"jsonrpc\":\"2.0\",\"id\":\"quiet\",\"method\":\"subscriptions/listen\","
+                   "\"params\":{\"notifications\":{\"toolsListChanged\":true}," ENVELOPE "}}");
+  g_assert_true (raw_wait_for (socket, in, "acknowledged", 10000));
+
+  /* The client stops reading; the server's socket buffers fill, then the
+   * stream's queue. Each announcement is about 150 bytes, so the byte
+   * bound comes before the bound on the number of messages. */
+  for (guint i = 0; i < 200000 && snodo_http_transport_get_n_connections (fixture->transport) > 0; i++)
+    {
+      snodo_server_notify_tools_changed (fixture->server);
+      g_main_context_iteration (NULL, FALSE);
+    }
+  /* The server closed the connection; what it had handed to the system
+   * before still trickles to the client, which is none of its memory. */
+  g_assert_cmpuint (snodo_http_transport_get_n_connections (fixture->transport), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/snodo/http/limits/stream-memory/readers", Fixture, NULL, fixture_setup,
+              test_stream_memory_readers, fixture_teardown);
+  g_test_add ("/snodo/http/limits/stream-memory/non-reader", Fixture, NULL, fixture_setup,
+              test_stream_memory_non_reader, fixture_teardown);
+
+  return g_test_run ();
+}
