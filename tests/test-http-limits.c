@@ -152,6 +152,25 @@ raw_post_modern (Fixture    *fixture,
   g_assert_true (raw_send (socket, request, strlen (request)));
 }
 
+/* Sends a POST of a 2025-11-25 @body, on @session_id if not NULL. */
+static void
+raw_post_legacy (Fixture    *fixture,
+                 GSocket    *socket,
+                 const char *session_id,
+                 const char *body)
+{
+  g_autofree char *session = session_id ? g_strdup_printf ("Mcp-Session-Id: %s\r\n"
+                                                           "MCP-Protocol-Version: 2025-11-25\r\n", session_id)
+                                        : g_strdup ("");
+  g_autofree char *request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                              "Accept: application/json, text/event-stream\r\n"
+                                              "Content-Type: application/json\r\n%s"
+                                              "Content-Length: %zu\r\n\r\n%s",
+                                              fixture->port, session, strlen (body), body);
+
+  g_assert_true (raw_send (socket, request, strlen (request)));
+}
+
 /* Opens a 2026-07-28 subscriptions/listen for tool changes with @id on a
  * new connection. */
 static GSocket *
@@ -213,6 +232,60 @@ raw_wait_for (GSocket    *socket,
       g_usleep (200);
     }
   return TRUE;
+}
+
+/* Runs the main context until one whole response with a Content-Length
+ * has come on @socket, and returns it; NULL if the connection ended
+ * first. */
+static char *
+raw_receive (GSocket *socket,
+             guint    timeout_ms)
+{
+  g_autoptr(GString) in = g_string_new (NULL);
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      const char *end;
+      gboolean open;
+
+      g_main_context_iteration (NULL, FALSE);
+      open = raw_read_some (socket, in);
+      end = strstr (in->str, "\r\n\r\n");
+      if (end != NULL)
+        {
+          const char *length = strstr (in->str, "Content-Length: ");
+
+          g_assert_nonnull (length);
+          if (in->len >= (gsize) (end + 4 - in->str) + g_ascii_strtoull (length + 16, NULL, 10))
+            return g_string_free (g_steal_pointer (&in), FALSE);
+        }
+      if (!open)
+        return NULL;
+      g_usleep (200);
+    }
+  g_assert_not_reached ();
+}
+
+/* A 2026-07-28 echo of @text on a new connection: its whole response. */
+static char *
+call_echo (Fixture    *fixture,
+           const char *text)
+{
+  g_autoptr(GSocket) socket = raw_connect (fixture);
+  g_autofree char *body = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
+                                           "{\"name\":\"echo\",\"arguments\":{\"text\":\"%s\"}," ENVELOPE "}}",
+                                           text);
+  g_autofree char *request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                              "Accept: application/json, text/event-stream\r\n"
+                                              "Content-Type: application/json\r\n"
+                                              "MCP-Protocol-Version: 2026-07-28\r\n"
+                                              "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n"
+                                              "Content-Length: %zu\r\n\r\n%s",
+                                              fixture->port, strlen (body), body);
+
+  g_assert_true (raw_send (socket, request, strlen (request)));
+  return raw_receive (socket, 20000);
 }
 
 /* The size of the resident set of this process, in bytes. */
@@ -348,6 +421,137 @@ test_stream_memory_non_reader (Fixture       *fixture,
   g_assert_cmpuint (snodo_http_transport_get_n_connections (fixture->transport), ==, 0);
 }
 
+/* ---- Streams: how many ------------------------------------------------- */
+
+#define N_LISTENERS 6
+
+static void
+test_streams_hold_no_slot (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  SnodoExecutor *executor = snodo_http_transport_get_executor (fixture->transport);
+  GSocket *listeners[N_LISTENERS];
+  g_autoptr(GSocket) refused = NULL;
+  g_autoptr(GString) in = g_string_new (NULL);
+  g_autofree char *answer = NULL;
+  g_autofree char *retry = NULL;
+  gboolean admitted = FALSE;
+  gint64 deadline;
+
+  g_test_summary ("Idle subscriptions/listen streams hold no executor slot: with 2 running "
+                  "and none queued, 6 listeners leave requests served; max-streams bounds "
+                  "them instead, and a stream that ends makes room");
+
+  snodo_executor_set_max_running (executor, 2);
+  snodo_executor_set_max_queued (executor, 0);
+  snodo_http_transport_set_max_streams (fixture->transport, N_LISTENERS);
+  g_assert_cmpuint (snodo_http_transport_get_max_streams (fixture->transport), ==, N_LISTENERS);
+
+  for (guint i = 0; i < N_LISTENERS; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("idle%u", i);
+
+      listeners[i] = open_listen (fixture, id);
+      g_string_truncate (in, 0);
+      g_assert_true (raw_wait_for (listeners[i], in, "acknowledged", 10000));
+    }
+  g_assert_cmpuint (snodo_executor_get_n_running (executor), ==, 0);
+
+  for (int i = 0; i < 5; i++)
+    {
+      g_autofree char *echoed = call_echo (fixture, "served");
+
+      g_assert_nonnull (echoed);
+      g_assert_true (g_str_has_prefix (echoed, "HTTP/1.1 200"));
+      g_assert_nonnull (strstr (echoed, "served"));
+    }
+
+  /* One more stream than max-streams. */
+  refused = open_listen (fixture, "one-too-many");
+  answer = raw_receive (refused, 10000);
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 503"));
+  g_assert_nonnull (strstr (answer, "-32010"));
+  g_assert_nonnull (strstr (answer, "\"id\":\"one-too-many\""));
+
+  /* A listener leaves; its place is free once the server has seen it go. */
+  g_socket_close (listeners[0], NULL);
+  g_clear_object (&listeners[0]);
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!admitted)
+    {
+      g_autoptr(GSocket) again = open_listen (fixture, "again");
+
+      g_string_truncate (in, 0);
+      g_assert_true (raw_wait_for (again, in, "\r\n\r\n", 10000));
+      admitted = g_str_has_prefix (in->str, "HTTP/1.1 200");
+      if (admitted)
+        {
+          g_assert_true (raw_wait_for (again, in, "acknowledged", 10000));
+          listeners[0] = g_steal_pointer (&again);
+        }
+      else
+        {
+          g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 503"));
+          g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+        }
+    }
+
+  for (guint i = 0; i < N_LISTENERS; i++)
+    g_clear_object (&listeners[i]);
+}
+
+static void
+test_streams_per_address (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(GSocket) first = NULL;
+  g_autoptr(GSocket) second = NULL;
+  g_autoptr(GSocket) get = NULL;
+  g_autoptr(GSocket) init = NULL;
+  g_autoptr(GString) in = g_string_new (NULL);
+  g_autofree char *answer = NULL;
+  g_autofree char *initialized = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *request = NULL;
+  const char *header;
+
+  g_test_summary ("max-streams-per-address bounds the streams of one client address, "
+                  "GET streams of sessions included");
+
+  snodo_http_transport_set_max_streams_per_address (fixture->transport, 1);
+  g_assert_cmpuint (snodo_http_transport_get_max_streams_per_address (fixture->transport), ==, 1);
+
+  first = open_listen (fixture, "first");
+  g_assert_true (raw_wait_for (first, in, "acknowledged", 10000));
+  second = open_listen (fixture, "second");
+  answer = raw_receive (second, 10000);
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 503"));
+  g_assert_nonnull (strstr (answer, "-32010"));
+
+  /* A session's GET stream is a stream too. */
+  init = raw_connect (fixture);
+  raw_post_legacy (fixture, init, NULL,
+                   "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                   "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                   "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+  initialized = raw_receive (init, 10000);
+  g_assert_nonnull (initialized);
+  header = strstr (initialized, "Mcp-Session-Id: ");
+  g_assert_nonnull (header);
+  session_id = g_strndup (header + 16, strcspn (header + 16, "\r"));
+  get = raw_connect (fixture);
+  request = g_strdup_printf ("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nAccept: text/event-stream\r\n"
+                             "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n",
+                             fixture->port, session_id);
+  g_assert_true (raw_send (get, request, strlen (request)));
+  g_clear_pointer (&answer, g_free);
+  answer = raw_receive (get, 10000);
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 503"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -358,6 +562,11 @@ main (int   argc,
               test_stream_memory_readers, fixture_teardown);
   g_test_add ("/snodo/http/limits/stream-memory/non-reader", Fixture, NULL, fixture_setup,
               test_stream_memory_non_reader, fixture_teardown);
+
+  g_test_add ("/snodo/http/limits/streams/no-executor-slot", Fixture, NULL, fixture_setup,
+              test_streams_hold_no_slot, fixture_teardown);
+  g_test_add ("/snodo/http/limits/streams/per-address", Fixture, NULL, fixture_setup,
+              test_streams_per_address, fixture_teardown);
 
   return g_test_run ();
 }

@@ -13,6 +13,7 @@
 #include "snodo-error.h"
 #include "snodo-executor.h"
 #include "snodo-http-listener-private.h"
+#include "snodo-http-transport-private.h"
 #include "snodo-http-transport.h"
 #include "snodo-invocation.h"
 #include "snodo-server.h"
@@ -1057,7 +1058,8 @@ test_modern_stuck_client (Fixture       *fixture,
 {
   const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\",\"params\":"
                      "{\"notifications\":{\"toolsListChanged\":true}," ENVELOPE "}}";
-  SnodoExecutor *executor = snodo_http_transport_get_executor (fixture->transport);
+  /* subscriptions/listen runs on the transport's stream executor. */
+  SnodoExecutor *executor = snodo_http_transport_get_stream_executor (fixture->transport);
   g_autoptr(GSocket) socket = NULL;
   g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
   g_autoptr(GSocketAddress) address = NULL;

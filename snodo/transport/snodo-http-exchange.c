@@ -210,7 +210,18 @@ snodo_http_exchange_free (Exchange *ex)
        * cancellation. */
       if (ex->cancel_on_close && ex->key != NULL && !peer->ended &&
           (ex->state != EXCHANGE_DONE || ex->aborted))
-        snodo_executor_cancel (self->executor, peer->owner, ex->key);
+        snodo_executor_cancel (peer->executor, peer->owner, ex->key);
+    }
+  if (ex->stream_address != NULL)
+    {
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (self->streams_per_address, ex->stream_address));
+
+      if (n > 1)
+        g_hash_table_insert (self->streams_per_address, g_strdup (ex->stream_address), GUINT_TO_POINTER (n - 1));
+      else
+        g_hash_table_remove (self->streams_per_address, ex->stream_address);
+      self->n_streams--;
+      g_free (ex->stream_address);
     }
 
   g_clear_object (&ex->msg);
@@ -593,6 +604,54 @@ snodo_http_exchange_send (Exchange      *ex,
       return;
     }
   exchange_pump (ex);
+}
+
+/* Whether one more subscriptions/listen or GET stream may open for @msg's
+ * client: at most max-streams at once, and max-streams-per-address from
+ * one address. If not, answers 503 with error -32010 (and @id). */
+gboolean
+snodo_http_transport_admit_stream (SnodoHttpTransport *self,
+                                   SoupServerMessage  *msg,
+                                   JsonNode           *id)
+{
+  const char *address = soup_server_message_get_remote_host (msg);
+  guint from_address = 0;
+  g_autofree char *limit = NULL;
+  g_autofree char *message = NULL;
+
+  if (address != NULL)
+    from_address = GPOINTER_TO_UINT (g_hash_table_lookup (self->streams_per_address, address));
+  if (self->n_streams < self->max_streams && from_address < self->max_streams_per_address)
+    return TRUE;
+
+  /* A text for the number: gettext cannot see through G_GUINT*. */
+  if (self->n_streams >= self->max_streams)
+    {
+      limit = g_strdup_printf ("%u", self->max_streams);
+      message = g_strdup_printf (_("Server overloaded: too many streams (at most %s)"), limit);
+    }
+  else
+    {
+      limit = g_strdup_printf ("%u", self->max_streams_per_address);
+      message = g_strdup_printf (_("Server overloaded: too many streams from one address (at most %s)"), limit);
+    }
+  snodo_http_reply_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, id, SNODO_RPC_ERROR_SERVER_OVERLOADED, message);
+  return FALSE;
+}
+
+/* Counts @ex, a stream admitted by snodo_http_transport_admit_stream(),
+ * until it is freed. */
+void
+snodo_http_exchange_count_stream (Exchange *ex)
+{
+  SnodoHttpTransport *self = ex->transport;
+  const char *address = soup_server_message_get_remote_host (ex->msg);
+  guint n;
+
+  ex->stream_address = g_strdup (address != NULL ? address : "");
+  n = GPOINTER_TO_UINT (g_hash_table_lookup (self->streams_per_address, ex->stream_address));
+  g_hash_table_insert (self->streams_per_address, g_strdup (ex->stream_address), GUINT_TO_POINTER (n + 1));
+  self->n_streams++;
 }
 
 Exchange *

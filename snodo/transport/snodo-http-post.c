@@ -161,6 +161,7 @@ snodo_http_transport_serve_stateless (SnodoHttpTransport *self,
                                       gboolean            modern)
 {
   g_autoptr(GHashTable) headers = NULL;
+  gboolean listen;
   Peer *peer;
   Exchange *ex;
 
@@ -174,11 +175,20 @@ snodo_http_transport_serve_stateless (SnodoHttpTransport *self,
       return;
     }
 
-  peer = snodo_http_peer_new (self, TRUE);
+  /* A subscription lasts as long as its stream: it is bounded by
+   * max-streams, and runs on the stream executor rather than holding a
+   * slot of the executor that admits work. */
+  listen = g_str_equal (frame->method, "subscriptions/listen");
+  if (listen && !snodo_http_transport_admit_stream (self, msg, frame->id))
+    return;
+
+  peer = snodo_http_peer_new_full (self, TRUE, listen ? self->stream_executor : self->executor);
   g_ptr_array_add (self->stateless, peer);
   ex = snodo_http_exchange_new (self, peer, msg, frame->key);
   ex->cancel_on_close = TRUE;
-  ex->stream_only = g_str_equal (frame->method, "subscriptions/listen");
+  ex->stream_only = listen;
+  if (listen)
+    snodo_http_exchange_count_stream (ex);
   g_hash_table_insert (peer->exchanges, g_strdup (frame->key), ex);
   snodo_http_exchange_watch_hangup (ex);
 

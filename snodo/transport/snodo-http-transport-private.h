@@ -106,6 +106,9 @@ typedef struct
   /* Connected for a stream only; the end of the exchange comes through
    * the server's request-finished/aborted (see snodo_http_exchange_new()). */
   gulong              wrote_chunk_id;
+  /* A subscriptions/listen or GET stream counted against max-streams:
+   * its client's address (owned), or NULL. */
+  char               *stream_address;
 } Exchange;
 
 /* What the server sees as a connection: a session (initialize era) or one
@@ -117,6 +120,9 @@ struct _Peer
   /* The identity of the peer's work in the executor; kept until the
    * executor holds no work of it. */
   GObject            *owner;
+  /* The executor of its work (borrowed from the transport): the
+   * transport's, or its stream executor for a subscriptions/listen. */
+  SnodoExecutor      *executor;
   /* key -> Exchange (borrowed; the exchange removes itself). */
   GHashTable         *exchanges;
   /* The session's GET stream, or NULL. */
@@ -177,6 +183,17 @@ struct _SnodoHttpTransport
   /* Bytes of messages waiting to be written to one stream, beyond which
    * the stream ends. */
   guint64          max_stream_bytes;
+  /* The most subscriptions/listen and GET streams at once, and from one
+   * client address; how many there are, and per address (address ->
+   * count, as a pointer). */
+  guint            max_streams;
+  guint            max_streams_per_address;
+  guint            n_streams;
+  GHashTable      *streams_per_address;
+  /* Runs subscriptions/listen (owned): a listen lasts as long as its
+   * stream, and must not hold a slot of the executor that admits work.
+   * max-streams bounds it instead. */
+  SnodoExecutor   *stream_executor;
   /* Ends idle sessions, while listening. */
   GSource         *sweep_source;
   /* Exchanges waiting for their answer without a socket watch yet,
@@ -209,6 +226,9 @@ void      snodo_http_transport_handle_post          (SnodoHttpTransport *self,
 
 Peer     *snodo_http_peer_new                       (SnodoHttpTransport *self,
                                                      gboolean            stateless);
+Peer     *snodo_http_peer_new_full                  (SnodoHttpTransport *self,
+                                                     gboolean            stateless,
+                                                     SnodoExecutor      *executor);
 void      snodo_http_peer_free                      (Peer               *peer);
 void      snodo_http_peer_end                       (Peer               *peer,
                                                      gboolean            graceful);
@@ -249,5 +269,12 @@ void      snodo_http_exchange_watch_hangup          (Exchange           *ex);
 void      snodo_http_exchange_end                   (Exchange           *ex,
                                                      guint               status);
 void      snodo_http_exchange_abort                 (Exchange           *ex);
+gboolean  snodo_http_transport_admit_stream         (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg,
+                                                     JsonNode           *id);
+void      snodo_http_exchange_count_stream          (Exchange           *ex);
+
+/* For tests: the executor of subscriptions/listen. */
+SnodoExecutor *snodo_http_transport_get_stream_executor (SnodoHttpTransport *self);
 
 G_END_DECLS

@@ -116,6 +116,8 @@ enum {
   PROP_CONNECTION_IDLE_TIMEOUT,
   PROP_MAX_CONNECTIONS,
   PROP_MAX_STREAM_BYTES,
+  PROP_MAX_STREAMS,
+  PROP_MAX_STREAMS_PER_ADDRESS,
   N_PROPS
 };
 
@@ -353,6 +355,8 @@ snodo_http_transport_finalize (GObject *object)
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_object (&self->executor);
+  g_clear_object (&self->stream_executor);
+  g_clear_pointer (&self->streams_per_address, g_hash_table_unref);
   g_clear_object (&self->server);
 
   G_OBJECT_CLASS (snodo_http_transport_parent_class)->finalize (object);
@@ -412,6 +416,14 @@ snodo_http_transport_get_property (GObject    *object,
       g_value_set_uint64 (value, self->max_stream_bytes);
       break;
 
+    case PROP_MAX_STREAMS:
+      g_value_set_uint (value, self->max_streams);
+      break;
+
+    case PROP_MAX_STREAMS_PER_ADDRESS:
+      g_value_set_uint (value, self->max_streams_per_address);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -469,6 +481,14 @@ snodo_http_transport_set_property (GObject      *object,
 
     case PROP_MAX_STREAM_BYTES:
       snodo_http_transport_set_max_stream_bytes (self, g_value_get_uint64 (value));
+      break;
+
+    case PROP_MAX_STREAMS:
+      snodo_http_transport_set_max_streams (self, g_value_get_uint (value));
+      break;
+
+    case PROP_MAX_STREAMS_PER_ADDRESS:
+      snodo_http_transport_set_max_streams_per_address (self, g_value_get_uint (value));
       break;
 
     default:
@@ -652,6 +672,39 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
                          1, G_MAXSSIZE, 16 * 1024 * 1024,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * SnodoHttpTransport:max-streams: (getter get_max_streams) (setter set_max_streams)
+   *
+   * The most long-lived streams open at once: `subscriptions/listen`
+   * (2026-07-28) and the GET streams of sessions. One beyond is answered
+   * 503 with error -32010. A subscription is not work: it holds no slot
+   * of the executor, so idle listeners never keep requests out; this
+   * bounds them instead. Keep it below
+   * [property@Snodo.HttpTransport:max-connections], as each stream holds
+   * a connection. At least 1; the default is 256.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_STREAMS] =
+    g_param_spec_uint ("max-streams", NULL, NULL,
+                       1, G_MAXUINT, 256,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoHttpTransport:max-streams-per-address: (getter get_max_streams_per_address) (setter set_max_streams_per_address)
+   *
+   * The most streams (see [property@Snodo.HttpTransport:max-streams]) open
+   * at once from one client address; one beyond is answered 503 with
+   * error -32010. On the loopback interface every client has the same
+   * address, so the default, 256, is max-streams' own. At least 1.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_STREAMS_PER_ADDRESS] =
+    g_param_spec_uint ("max-streams-per-address", NULL, NULL,
+                       1, G_MAXUINT, 256,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -664,6 +717,13 @@ snodo_http_transport_init (SnodoHttpTransport *self)
   self->session_idle_timeout = 1800;
   self->max_sessions = 1000;
   self->max_stream_bytes = 16 * 1024 * 1024;
+  self->max_streams = 256;
+  self->max_streams_per_address = 256;
+  self->streams_per_address = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* Admits every subscription at once: max-streams bounds them. */
+  self->stream_executor = snodo_executor_new ();
+  snodo_executor_set_max_running (self->stream_executor, G_MAXUINT);
+  snodo_executor_set_max_queued (self->stream_executor, 0);
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, session_peer_destroy);
   self->stateless = g_ptr_array_new ();
   self->exchanges = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -1075,6 +1135,88 @@ snodo_http_transport_set_max_stream_bytes (SnodoHttpTransport *self,
 }
 
 /**
+ * snodo_http_transport_get_max_streams:
+ * @self: a transport
+ *
+ * Gets the most long-lived streams open at once.
+ *
+ * Returns: the limit
+ *
+ * Since: 0.1
+ */
+guint
+snodo_http_transport_get_max_streams (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->max_streams;
+}
+
+/**
+ * snodo_http_transport_set_max_streams:
+ * @self: a transport
+ * @max_streams: the limit, at least 1
+ *
+ * Sets the most long-lived streams open at once; see
+ * [property@Snodo.HttpTransport:max-streams]. Streams already open are
+ * kept.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_max_streams (SnodoHttpTransport *self,
+                                      guint               max_streams)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (max_streams >= 1);
+
+  if (self->max_streams == max_streams)
+    return;
+  self->max_streams = max_streams;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_STREAMS]);
+}
+
+/**
+ * snodo_http_transport_get_max_streams_per_address:
+ * @self: a transport
+ *
+ * Gets the most long-lived streams open at once from one client address.
+ *
+ * Returns: the limit
+ *
+ * Since: 0.1
+ */
+guint
+snodo_http_transport_get_max_streams_per_address (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->max_streams_per_address;
+}
+
+/**
+ * snodo_http_transport_set_max_streams_per_address:
+ * @self: a transport
+ * @max_streams_per_address: the limit, at least 1
+ *
+ * Sets the most long-lived streams open at once from one client address;
+ * see [property@Snodo.HttpTransport:max-streams-per-address]. Streams
+ * already open are kept.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_max_streams_per_address (SnodoHttpTransport *self,
+                                                  guint               max_streams_per_address)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (max_streams_per_address >= 1);
+
+  if (self->max_streams_per_address == max_streams_per_address)
+    return;
+  self->max_streams_per_address = max_streams_per_address;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_STREAMS_PER_ADDRESS]);
+}
+
+/**
  * snodo_http_transport_listen_local:
  * @self: a transport
  * @port: the TCP port, or 0 for any free one
@@ -1283,4 +1425,13 @@ snodo_http_transport_get_n_connections (SnodoHttpTransport *self)
   g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
 
   return self->listener != NULL ? snodo_http_listener_get_n_connections (self->listener) : 0;
+}
+
+/* For tests: the executor of subscriptions/listen. */
+SnodoExecutor *
+snodo_http_transport_get_stream_executor (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), NULL);
+
+  return self->stream_executor;
 }
