@@ -552,6 +552,137 @@ test_streams_per_address (Fixture       *fixture,
   g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 503"));
 }
 
+/* ---- Sessions ------------------------------------------------------------ */
+
+#define INITIALIZE "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":" \
+                   "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}," \
+                   "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
+
+/* A 2025-11-25 POST of @body on @session_id (or none) on a new
+ * connection: its whole response, or NULL. */
+static char *
+legacy_post (Fixture    *fixture,
+             const char *session_id,
+             const char *body)
+{
+  g_autoptr(GSocket) socket = raw_connect (fixture);
+
+  raw_post_legacy (fixture, socket, session_id, body);
+  return raw_receive (socket, 20000);
+}
+
+/* A new session's id, or NULL if initialize was refused (503, -32010). */
+static char *
+try_initialize (Fixture *fixture)
+{
+  g_autofree char *answer = legacy_post (fixture, NULL, INITIALIZE);
+  const char *header;
+
+  g_assert_nonnull (answer);
+  if (g_str_has_prefix (answer, "HTTP/1.1 503"))
+    {
+      g_assert_nonnull (strstr (answer, "-32010"));
+      g_assert_null (strstr (answer, "Mcp-Session-Id"));
+      return NULL;
+    }
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+  header = strstr (answer, "Mcp-Session-Id: ");
+  g_assert_nonnull (header);
+  return g_strndup (header + 16, strcspn (header + 16, "\r"));
+}
+
+/* The status of a ping on @session_id. */
+static guint
+ping (Fixture    *fixture,
+      const char *session_id)
+{
+  g_autofree char *answer = legacy_post (fixture, session_id, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+
+  g_assert_nonnull (answer);
+  return (guint) g_ascii_strtoull (answer + 9, NULL, 10);
+}
+
+/* Opens the GET stream of @session_id. */
+static GSocket *
+open_get (Fixture    *fixture,
+          const char *session_id)
+{
+  GSocket *socket = raw_connect (fixture);
+  g_autoptr(GString) in = g_string_new (NULL);
+  g_autofree char *request = g_strdup_printf ("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                              "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+                                              "MCP-Protocol-Version: 2025-11-25\r\n\r\n",
+                                              fixture->port, session_id);
+
+  g_assert_true (raw_send (socket, request, strlen (request)));
+  g_assert_true (raw_wait_for (socket, in, "\r\n\r\n", 10000));
+  g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 200"));
+  return socket;
+}
+
+static void
+test_sessions_evict_idle (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *c = NULL;
+  g_autofree char *d = NULL;
+  g_autofree char *e = NULL;
+  g_autofree char *late = NULL;
+  GSocket *streams[3];
+
+  g_test_summary ("At max-sessions, initialize ends the session idle the longest; only when "
+                  "every session has a request or a stream open is it refused (503, -32010); "
+                  "abandoned initialize calls lock no one out");
+
+  snodo_http_transport_set_max_sessions (fixture->transport, 3);
+  a = try_initialize (fixture);
+  b = try_initialize (fixture);
+  c = try_initialize (fixture);
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_nonnull (c);
+  /* a is used again: b is now the one idle the longest. */
+  g_assert_cmpuint (ping (fixture, a), ==, 200);
+
+  d = try_initialize (fixture);
+  g_assert_nonnull (d);
+  g_assert_cmpuint (ping (fixture, b), ==, 404);
+  g_assert_cmpuint (ping (fixture, a), ==, 200);
+  g_assert_cmpuint (ping (fixture, c), ==, 200);
+  g_assert_cmpuint (ping (fixture, d), ==, 200);
+
+  /* Every session has its stream open: none is idle. */
+  streams[0] = open_get (fixture, a);
+  streams[1] = open_get (fixture, c);
+  streams[2] = open_get (fixture, d);
+  e = try_initialize (fixture);
+  g_assert_null (e);
+  g_assert_cmpuint (ping (fixture, a), ==, 200);
+  g_assert_cmpuint (ping (fixture, c), ==, 200);
+  g_assert_cmpuint (ping (fixture, d), ==, 200);
+  for (guint i = 0; i < G_N_ELEMENTS (streams); i++)
+    {
+      g_socket_close (streams[i], NULL);
+      g_object_unref (streams[i]);
+    }
+
+  /* A flood of initialize calls that are never used again, once the
+   * server has seen the streams go. */
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autofree char *abandoned = NULL;
+      gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+      while ((abandoned = try_initialize (fixture)) == NULL)
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    }
+  late = try_initialize (fixture);
+  g_assert_nonnull (late);
+  g_assert_cmpuint (ping (fixture, late), ==, 200);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -567,6 +698,9 @@ main (int   argc,
               test_streams_hold_no_slot, fixture_teardown);
   g_test_add ("/snodo/http/limits/streams/per-address", Fixture, NULL, fixture_setup,
               test_streams_per_address, fixture_teardown);
+
+  g_test_add ("/snodo/http/limits/sessions/evict-idle", Fixture, NULL, fixture_setup,
+              test_sessions_evict_idle, fixture_teardown);
 
   return g_test_run ();
 }

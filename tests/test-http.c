@@ -407,36 +407,6 @@ initialize (Fixture *fixture)
 /* ---- Tests: the initialize era ------------------------------------------- */
 
 static void
-test_legacy_max_sessions (Fixture       *fixture,
-                          gconstpointer  data)
-{
-  const char *init = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
-                     "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
-                     "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
-  g_autofree char *first = NULL;
-  g_autofree char *second = NULL;
-  g_autofree char *third = NULL;
-  g_auto(Response) refused = { 0, };
-  g_auto(Response) ended = { 0, };
-
-  g_test_summary ("Beyond max-sessions, initialize is refused with 503 and -32010; "
-                  "ending a session makes room");
-
-  snodo_http_transport_set_max_sessions (fixture->transport, 2);
-  first = initialize (fixture);
-  second = initialize (fixture);
-  exchange (fixture, new_message (fixture, "POST", init, NULL), &refused);
-  assert_error (&refused, SOUP_STATUS_SERVICE_UNAVAILABLE, -32010);
-  g_assert_null (refused.session_id);
-
-  exchange (fixture, new_message (fixture, "DELETE", NULL, "Mcp-Session-Id", first,
-                                  "MCP-Protocol-Version", "2025-11-25", NULL), &ended);
-  g_assert_cmpuint (ended.status, <, 300);
-  third = initialize (fixture);
-  g_assert_cmpstr (third, !=, second);
-}
-
-static void
 test_legacy_session (Fixture       *fixture,
                      gconstpointer  data)
 {
@@ -1794,8 +1764,6 @@ main (int   argc,
   g_test_add ("/snodo/http/legacy/session", Fixture, NULL, fixture_setup, test_legacy_session, fixture_teardown);
   g_test_add ("/snodo/http/legacy/progress", Fixture, NULL, fixture_setup, test_legacy_progress, fixture_teardown);
   g_test_add ("/snodo/http/legacy/stream", Fixture, NULL, fixture_setup, test_legacy_stream, fixture_teardown);
-  g_test_add ("/snodo/http/legacy/max-sessions", Fixture, NULL, fixture_setup, test_legacy_max_sessions,
-              fixture_teardown);
   g_test_add ("/snodo/http/legacy/idle-session", Fixture, NULL, fixture_setup, test_legacy_idle_session,
               fixture_teardown);
   g_test_add ("/snodo/http/legacy/elicitation", Fixture, NULL, fixture_setup, test_legacy_elicitation,

@@ -349,6 +349,11 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                                       _("Bad request: unsupported MCP-Protocol-Version"));
               return;
             }
+          /* At the limit, the session idle the longest makes room: clients
+           * that never come back must not lock the others out. */
+          while (g_hash_table_size (self->sessions) >= self->max_sessions &&
+                 snodo_http_transport_evict_idle_session (self))
+            ;
           if (g_hash_table_size (self->sessions) >= self->max_sessions)
             {
               /* A text for the number: gettext cannot see through G_GUINT*. */

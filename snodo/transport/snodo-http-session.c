@@ -274,6 +274,34 @@ snodo_http_transport_sweep_cb (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* At max-sessions: ends the session idle the longest (no request in
+ * progress, no work of it left, no stream open) to make room for a new
+ * one, as its idle timeout would have later; its client gets 404 and
+ * initializes again. FALSE if no session is idle. */
+gboolean
+snodo_http_transport_evict_idle_session (SnodoHttpTransport *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+  Peer *oldest = NULL;
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Peer *peer = value;
+
+      if (peer->standalone == NULL && g_hash_table_size (peer->exchanges) == 0 &&
+          (oldest == NULL || peer->last_active < oldest->last_active) &&
+          snodo_executor_get_n_live_for_owner (peer->executor, peer->owner) == 0)
+        oldest = peer;
+    }
+  if (oldest == NULL)
+    return FALSE;
+  g_debug ("Ending session %s, idle the longest, to make room for a new one", oldest->session_id);
+  g_hash_table_remove (self->sessions, oldest->session_id);
+  return TRUE;
+}
+
 /* Entry: any state. (Re)starts the sweep while listening. */
 void
 snodo_http_transport_arm_sweep (SnodoHttpTransport *self)

@@ -236,6 +236,7 @@ void      snodo_http_transport_handle_get_or_delete (SnodoHttpTransport *self,
                                                      SoupServerMessage  *msg,
                                                      gboolean            is_get);
 void      snodo_http_transport_arm_sweep            (SnodoHttpTransport *self);
+gboolean  snodo_http_transport_evict_idle_session   (SnodoHttpTransport *self);
 
 /* snodo-http-exchange.c */
 

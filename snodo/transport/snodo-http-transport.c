@@ -610,10 +610,13 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
   /**
    * SnodoHttpTransport:max-sessions: (getter get_max_sessions) (setter set_max_sessions)
    *
-   * The most sessions of the initialize era at once. An `initialize`
-   * beyond it is answered 503 with error -32010, so that clients that never
-   * end their sessions cannot grow the server without bound (the idle
-   * timeout ends them in time). At least 1; the default is 1000.
+   * The most sessions of the initialize era at once, so that clients that
+   * never end their sessions cannot grow the server without bound. At the
+   * limit, an `initialize` ends the session idle the longest (one with no
+   * request in progress and no stream open), as its idle timeout would
+   * have later: its client gets 404 and initializes again. Only when no
+   * session is idle is the `initialize` answered 503 with error -32010.
+   * At least 1; the default is 1000.
    *
    * Since: 0.1
    */
