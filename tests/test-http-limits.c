@@ -288,6 +288,26 @@ call_echo (Fixture    *fixture,
   return raw_receive (socket, 20000);
 }
 
+/* Runs the main context until the server has closed @socket, reading and
+ * dropping what comes. */
+static gboolean
+raw_wait_closed (GSocket *socket,
+                 guint    timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+  g_autoptr(GString) in = g_string_new (NULL);
+
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      if (!raw_read_some (socket, in))
+        return TRUE;
+      g_string_truncate (in, 0);
+      g_usleep (1000);
+    }
+  return FALSE;
+}
+
 /* The size of the resident set of this process, in bytes. */
 static gsize
 resident_bytes (void)
@@ -683,6 +703,261 @@ test_sessions_evict_idle (Fixture       *fixture,
   g_assert_cmpuint (ping (fixture, late), ==, 200);
 }
 
+/* ---- Bodies ------------------------------------------------------------- */
+
+/* Sends the headers of a 2026-07-28 echo whose body has @length bytes,
+ * and the first @sent bytes of it: of @data, or spaces. */
+static void
+send_partial_body (Fixture    *fixture,
+                   GSocket    *socket,
+                   gsize       length,
+                   gsize       sent,
+                   const char *data)
+{
+  g_autofree char *headers = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                              "Accept: application/json, text/event-stream\r\n"
+                                              "Content-Type: application/json\r\n"
+                                              "MCP-Protocol-Version: 2026-07-28\r\n"
+                                              "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n"
+                                              "Content-Length: %zu\r\n\r\n",
+                                              fixture->port, length);
+  g_autofree char *body = g_malloc (sent);
+
+  if (data != NULL)
+    memcpy (body, data, sent);
+  else
+    memset (body, ' ', sent);
+  g_assert_true (raw_send (socket, headers, strlen (headers)));
+  g_assert_true (raw_send (socket, body, sent));
+}
+
+/* A 2026-07-28 echo body of exactly @length bytes. */
+static char *
+echo_body (gsize length)
+{
+  g_autofree char *head = g_strdup ("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
+                                    "{\"name\":\"echo\",\"arguments\":{\"text\":\"");
+  const char *tail = "\"}," ENVELOPE "}}";
+  GString *body = g_string_new (head);
+
+  g_assert_cmpuint (length, >, strlen (head) + strlen (tail));
+  while (body->len < length - strlen (tail))
+    g_string_append_c (body, 'y');
+  g_string_append (body, tail);
+  return g_string_free (body, FALSE);
+}
+
+static void
+test_bodies_length_at_once (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autoptr(GSocket) socket = raw_connect (fixture);
+  g_autoptr(GSocket) chunked = raw_connect (fixture);
+  g_autofree char *answer = NULL;
+  g_autofree char *chunked_answer = NULL;
+  g_autofree char *request = NULL;
+  g_autofree char *filler = g_malloc0 (3000);
+
+  g_test_summary ("A Content-Length over max-body-bytes is answered 413 before the body, and "
+                  "a chunked body as soon as it goes over; the connection is closed");
+
+  snodo_http_transport_set_max_body_bytes (fixture->transport, 1000);
+  /* 100 MB announced, 10 bytes sent: the answer cannot wait for the rest. */
+  send_partial_body (fixture, socket, 100 * 1000 * 1000, 10, NULL);
+  answer = raw_receive (socket, 20000);
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 413"));
+  g_assert_nonnull (strstr (answer, "-32600"));
+  g_assert_nonnull (strstr (answer, "Connection: close"));
+  g_assert_true (raw_wait_closed (socket, 20000));
+
+  /* One huge chunk, never finished. */
+  memset (filler, 'z', 2999);
+  request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                             "Accept: application/json, text/event-stream\r\n"
+                             "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                             "ffffff\r\n%s", fixture->port, filler);
+  g_assert_true (raw_send (chunked, request, strlen (request)));
+  chunked_answer = raw_receive (chunked, 20000);
+  g_assert_nonnull (chunked_answer);
+  g_assert_true (g_str_has_prefix (chunked_answer, "HTTP/1.1 413"));
+  g_assert_true (raw_wait_closed (chunked, 20000));
+
+  /* The transport goes on. */
+  g_clear_pointer (&answer, g_free);
+  answer = call_echo (fixture, "after");
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+}
+
+#define N_STALLED 40
+#define BODY_LENGTH 200000
+
+static void
+test_bodies_budget (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  GSocket *stalled[N_STALLED];
+  guint refused = 0, admitted = 0;
+  g_autofree char *body = echo_body (BODY_LENGTH);
+  gsize before, after;
+  gint64 deadline;
+
+  g_test_summary ("max-bodies-bytes bounds the bodies in progress on all connections: beyond "
+                  "it a body is answered 503 (-32010) at once; a body read or abandoned "
+                  "gives its share back");
+
+  snodo_http_transport_set_max_bodies_bytes (fixture->transport, 1000000);
+  g_assert_cmpuint (snodo_http_transport_get_max_bodies_bytes (fixture->transport), ==, 1000000);
+
+  /* Clients that stop in the middle of their bodies. */
+  before = resident_bytes ();
+  for (guint i = 0; i < N_STALLED; i++)
+    {
+      stalled[i] = raw_connect (fixture);
+      send_partial_body (fixture, stalled[i], BODY_LENGTH, BODY_LENGTH - 1000, body);
+    }
+  deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while (refused + admitted < N_STALLED)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      refused = 0;
+      for (guint i = 0; i < N_STALLED; i++)
+        {
+          char byte;
+
+          if (recv (g_socket_get_fd (stalled[i]), &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+            refused++;
+        }
+      /* The others are held: their share is taken. */
+      admitted = N_STALLED - refused <= 5 ? N_STALLED - refused : 0;
+      g_usleep (1000);
+    }
+  after = resident_bytes ();
+  g_test_message ("%u clients stopping %u bytes into a body: %u held, %u refused; resident set "
+                  "%zu kB before, %zu kB after", N_STALLED, BODY_LENGTH - 1000, admitted, refused,
+                  before / 1024, after / 1024);
+  /* 1000000 / 200000 */
+  g_assert_cmpuint (admitted, ==, 5);
+  for (guint i = 0; i < N_STALLED; i++)
+    {
+      char byte;
+
+      if (recv (g_socket_get_fd (stalled[i]), &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+        {
+          g_autofree char *answer = raw_receive (stalled[i], 10000);
+
+          g_assert_nonnull (answer);
+          g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 503"));
+          g_assert_nonnull (strstr (answer, "-32010"));
+          g_clear_object (&stalled[i]);
+        }
+    }
+
+  /* One held body is finished: it is served, and its share comes back;
+   * one is abandoned: its share comes back too. */
+  for (guint i = 0, done = 0; i < N_STALLED && done < 2; i++)
+    if (stalled[i] != NULL)
+      {
+        if (done == 0)
+          {
+            g_autofree char *answer = NULL;
+
+            g_assert_true (raw_send (stalled[i], body + BODY_LENGTH - 1000, 1000));
+            answer = raw_receive (stalled[i], 20000);
+            g_assert_nonnull (answer);
+            g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+          }
+        g_socket_close (stalled[i], NULL);
+        g_clear_object (&stalled[i]);
+        done++;
+      }
+
+  /* Two bodies fit again, once the server has seen the client go. */
+  for (guint n = 0; n < 2; n++)
+    {
+      g_autofree char *answer = NULL;
+
+      deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+      for (;;)
+        {
+          g_autoptr(GSocket) socket = raw_connect (fixture);
+          g_autofree char *request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                                      "Accept: application/json, text/event-stream\r\n"
+                                                      "Content-Type: application/json\r\n"
+                                                      "MCP-Protocol-Version: 2026-07-28\r\n"
+                                                      "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n"
+                                                      "Content-Length: %u\r\n\r\n%s",
+                                                      fixture->port, BODY_LENGTH, body);
+
+          raw_send (socket, request, strlen (request));
+          answer = raw_receive (socket, 20000);
+          g_assert_nonnull (answer);
+          if (g_str_has_prefix (answer, "HTTP/1.1 200"))
+            break;
+          g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 503"));
+          g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+          g_clear_pointer (&answer, g_free);
+        }
+    }
+
+  for (guint i = 0; i < N_STALLED; i++)
+    g_clear_object (&stalled[i]);
+}
+
+/* Sends @data one byte at a time, every 20 ms, until the server closes
+ * the connection; whether it did within @timeout_ms. */
+static gboolean
+trickle_until_closed (GSocket    *socket,
+                      const char *data,
+                      guint       timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND;
+  gsize len = strlen (data);
+
+  for (gsize i = 0; g_get_monotonic_time () < deadline; i = (i + 1) % len)
+    {
+      g_autoptr(GString) in = g_string_new (NULL);
+      gint64 next = g_get_monotonic_time () + 20 * G_TIME_SPAN_MILLISECOND;
+
+      if (g_socket_send (socket, data + i, 1, NULL, NULL) != 1)
+        return TRUE;
+      while (g_get_monotonic_time () < next)
+        {
+          g_main_context_iteration (NULL, FALSE);
+          if (!raw_read_some (socket, in))
+            return TRUE;
+          g_usleep (1000);
+        }
+    }
+  return FALSE;
+}
+
+static void
+test_bodies_deadline (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autoptr(GSocket) headers = raw_connect (fixture);
+  g_autoptr(GSocket) body = raw_connect (fixture);
+  g_autofree char *answer = NULL;
+  g_autofree char *head = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                           "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n",
+                                           fixture->port);
+
+  g_test_summary ("A request must arrive whole within connection-idle-timeout of its start: "
+                  "a client sending its headers, or its body, a byte at a time is closed");
+
+  snodo_http_transport_set_connection_idle_timeout (fixture->transport, 1);
+  g_assert_true (trickle_until_closed (headers, "POST /mcp HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 20000));
+  g_assert_true (raw_send (body, head, strlen (head)));
+  g_assert_true (trickle_until_closed (body, "                    ", 20000));
+
+  answer = call_echo (fixture, "after");
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -701,6 +976,14 @@ main (int   argc,
 
   g_test_add ("/snodo/http/limits/sessions/evict-idle", Fixture, NULL, fixture_setup,
               test_sessions_evict_idle, fixture_teardown);
+
+  g_test_add ("/snodo/http/limits/bodies/refused-at-once", Fixture, NULL, fixture_setup,
+              test_bodies_length_at_once, fixture_teardown);
+  g_test_add ("/snodo/http/limits/bodies/budget", Fixture, NULL, fixture_setup,
+              test_bodies_budget, fixture_teardown);
+
+  g_test_add ("/snodo/http/limits/bodies/deadline", Fixture, NULL, fixture_setup,
+              test_bodies_deadline, fixture_teardown);
 
   return g_test_run ();
 }

@@ -1644,8 +1644,8 @@ test_body_limits (Fixture       *fixture,
   g_autofree char *arguments = NULL;
   char *answer;
 
-  g_test_summary ("max-body-bytes holds for bodies of announced length and for chunked ones, "
-                  "and the connection serves the next request after a refusal");
+  g_test_summary ("max-body-bytes holds for bodies of announced length and for chunked ones; "
+                  "a refusal comes before the rest of the body and closes the connection");
 
   for (int i = 0; i < 2000; i++)
     g_string_append_c (big, 'x');
@@ -1664,6 +1664,9 @@ test_body_limits (Fixture       *fixture,
   g_assert_nonnull (answer);
   g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 413"));
   g_free (answer);
+  g_assert_true (raw_wait_closed (socket, 5000));
+  g_object_unref (socket);
+  socket = raw_connect (fixture);
 
   arguments = g_strdup_printf ("{\"text\":\"%s\"}", big->str);
   raw_send_call (socket, port, "echo", arguments);
@@ -1671,6 +1674,9 @@ test_body_limits (Fixture       *fixture,
   g_assert_nonnull (answer);
   g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 413"));
   g_free (answer);
+  g_assert_true (raw_wait_closed (socket, 5000));
+  g_object_unref (socket);
+  socket = raw_connect (fixture);
 
   raw_send_call (socket, port, "echo", "{\"text\":\"small\"}");
   answer = raw_receive (socket, 5000);

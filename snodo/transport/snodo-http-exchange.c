@@ -131,7 +131,7 @@ snodo_http_reply_method_not_allowed (SoupServerMessage *msg,
 }
 
 /* The socket of @msg's connection, or NULL. */
-static GSocket *
+GSocket *
 snodo_http_transport_get_socket (SnodoHttpTransport *self,
                                  SoupServerMessage  *msg)
 {

@@ -58,6 +58,7 @@ typedef enum
 } ExchangeState;
 
 typedef struct _Peer Peer;
+typedef struct _BodyBudget BodyBudget;
 
 typedef struct
 {
@@ -190,6 +191,10 @@ struct _SnodoHttpTransport
   guint            max_streams_per_address;
   guint            n_streams;
   GHashTable      *streams_per_address;
+  /* The bytes of request bodies being received, on all connections
+   * (owned, shared with the bodies' reservations), and their bound. */
+  BodyBudget      *body_budget;
+  guint64          max_bodies_bytes;
   /* Runs subscriptions/listen (owned): a listen lasts as long as its
    * stream, and must not hold a slot of the executor that admits work.
    * max-streams bounds it instead. */
@@ -221,6 +226,8 @@ void      snodo_http_transport_early_cb             (SoupServer         *server,
                                                      gpointer            user_data);
 void      snodo_http_transport_handle_post          (SnodoHttpTransport *self,
                                                      SoupServerMessage  *msg);
+BodyBudget *snodo_http_body_budget_new              (void);
+void      snodo_http_body_budget_unref              (BodyBudget         *budget);
 
 /* snodo-http-session.c */
 
@@ -240,6 +247,8 @@ gboolean  snodo_http_transport_evict_idle_session   (SnodoHttpTransport *self);
 
 /* snodo-http-exchange.c */
 
+GSocket  *snodo_http_transport_get_socket           (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg);
 void      snodo_http_send_fail_later                (GMainContext       *context,
                                                      SnodoSendFunc       func,
                                                      gpointer            user_data,

@@ -118,6 +118,7 @@ enum {
   PROP_MAX_STREAM_BYTES,
   PROP_MAX_STREAMS,
   PROP_MAX_STREAMS_PER_ADDRESS,
+  PROP_MAX_BODIES_BYTES,
   N_PROPS
 };
 
@@ -357,6 +358,7 @@ snodo_http_transport_finalize (GObject *object)
   g_clear_object (&self->executor);
   g_clear_object (&self->stream_executor);
   g_clear_pointer (&self->streams_per_address, g_hash_table_unref);
+  g_clear_pointer (&self->body_budget, snodo_http_body_budget_unref);
   g_clear_object (&self->server);
 
   G_OBJECT_CLASS (snodo_http_transport_parent_class)->finalize (object);
@@ -422,6 +424,10 @@ snodo_http_transport_get_property (GObject    *object,
 
     case PROP_MAX_STREAMS_PER_ADDRESS:
       g_value_set_uint (value, self->max_streams_per_address);
+      break;
+
+    case PROP_MAX_BODIES_BYTES:
+      g_value_set_uint64 (value, self->max_bodies_bytes);
       break;
 
     default:
@@ -491,6 +497,10 @@ snodo_http_transport_set_property (GObject      *object,
       snodo_http_transport_set_max_streams_per_address (self, g_value_get_uint (value));
       break;
 
+    case PROP_MAX_BODIES_BYTES:
+      snodo_http_transport_set_max_bodies_bytes (self, g_value_get_uint64 (value));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -549,8 +559,10 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * SnodoHttpTransport:max-body-bytes: (getter get_max_body_bytes) (setter set_max_body_bytes)
    *
    * The largest request body accepted, in bytes; a larger one is answered
-   * 413 and is not kept in memory. The default, 2000000, matches the stdio
-   * transport's line limit.
+   * 413 as soon as that is known (from its `Content-Length`, or as a
+   * chunked body grows), before the rest is read, and its connection is
+   * closed; it is not kept in memory. The default, 2000000, matches the
+   * stdio transport's line limit.
    *
    * Since: 0.1
    */
@@ -631,8 +643,11 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * How many seconds a kept-alive connection may go without a request
    * (and without a request in progress or a stream open) before the
    * transport closes it. A connection the client closes is closed at once,
-   * whatever this says. 0 keeps idle connections until the client closes
-   * them. The default is 60.
+   * whatever this says. Until a request has arrived whole, headers and
+   * body, its connection counts as idle: a request that takes longer than
+   * this from its first byte is cut off the same way, so a client that
+   * sends a byte at a time holds nothing for long. 0 keeps idle
+   * connections until the client closes them. The default is 60.
    *
    * Since: 0.1
    */
@@ -708,6 +723,26 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
                        1, G_MAXUINT, 256,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * SnodoHttpTransport:max-bodies-bytes: (getter get_max_bodies_bytes) (setter set_max_bodies_bytes)
+   *
+   * The most bytes of request bodies being received at once, on all
+   * connections: a body takes its announced `Content-Length` when its
+   * headers arrive (a chunked one, each chunk as it comes) and gives it
+   * back once it has been read. A body that would go beyond is answered
+   * 503 with error -32010 at once, before it is read, and its connection
+   * is closed; so is one announced as larger than
+   * [property@Snodo.HttpTransport:max-body-bytes] (413). Many clients
+   * that stop in the middle of their bodies thus hold at most this much.
+   * At least 1; the default is 67108864 (64 MiB).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_BODIES_BYTES] =
+    g_param_spec_uint64 ("max-bodies-bytes", NULL, NULL,
+                         1, G_MAXSSIZE, 64 * 1024 * 1024,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -722,6 +757,8 @@ snodo_http_transport_init (SnodoHttpTransport *self)
   self->max_stream_bytes = 16 * 1024 * 1024;
   self->max_streams = 256;
   self->max_streams_per_address = 256;
+  self->max_bodies_bytes = 64 * 1024 * 1024;
+  self->body_budget = snodo_http_body_budget_new ();
   self->streams_per_address = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   /* Admits every subscription at once: max-streams bounds them. */
   self->stream_executor = snodo_executor_new ();
@@ -1217,6 +1254,47 @@ snodo_http_transport_set_max_streams_per_address (SnodoHttpTransport *self,
     return;
   self->max_streams_per_address = max_streams_per_address;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_STREAMS_PER_ADDRESS]);
+}
+
+/**
+ * snodo_http_transport_get_max_bodies_bytes:
+ * @self: a transport
+ *
+ * Gets the most bytes of request bodies being received at once.
+ *
+ * Returns: the limit in bytes
+ *
+ * Since: 0.1
+ */
+guint64
+snodo_http_transport_get_max_bodies_bytes (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->max_bodies_bytes;
+}
+
+/**
+ * snodo_http_transport_set_max_bodies_bytes:
+ * @self: a transport
+ * @max_bodies_bytes: the limit in bytes, at least 1
+ *
+ * Sets the most bytes of request bodies being received at once; see
+ * [property@Snodo.HttpTransport:max-bodies-bytes]. It applies to bodies
+ * that arrive later.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_max_bodies_bytes (SnodoHttpTransport *self,
+                                           guint64             max_bodies_bytes)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (max_bodies_bytes >= 1 && max_bodies_bytes <= G_MAXSSIZE);
+
+  if (self->max_bodies_bytes == max_bodies_bytes)
+    return;
+  self->max_bodies_bytes = max_bodies_bytes;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_BODIES_BYTES]);
 }
 
 /**
