@@ -958,6 +958,40 @@ test_bodies_deadline (Fixture       *fixture,
   g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
 }
 
+static void
+test_bodies_budget_chunked (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"subscriptions/listen\",\"params\":"
+                     "{\"notifications\":{\"toolsListChanged\":true}," ENVELOPE "}}";
+  GSocket *sockets[4];
+  gsize len = strlen (body);
+
+  g_test_summary ("A chunked body gives its share of max-bodies-bytes back once read, "
+                  "even when its request lasts: streams opened with chunked bodies leave "
+                  "room for more");
+
+  snodo_http_transport_set_max_bodies_bytes (fixture->transport, 2 * len + len / 2);
+  for (guint i = 0; i < G_N_ELEMENTS (sockets); i++)
+    {
+      g_autoptr(GString) in = g_string_new (NULL);
+      g_autofree char *request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                                  "Accept: application/json, text/event-stream\r\n"
+                                                  "Content-Type: application/json\r\n"
+                                                  "MCP-Protocol-Version: 2026-07-28\r\n"
+                                                  "Mcp-Method: subscriptions/listen\r\n"
+                                                  "Transfer-Encoding: chunked\r\n\r\n%zx\r\n%s\r\n0\r\n\r\n",
+                                                  fixture->port, len, body);
+
+      sockets[i] = raw_connect (fixture);
+      g_assert_true (raw_send (sockets[i], request, strlen (request)));
+      g_assert_true (raw_wait_for (sockets[i], in, "acknowledged", 10000));
+      g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 200"));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (sockets); i++)
+    g_object_unref (sockets[i]);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -982,6 +1016,8 @@ main (int   argc,
   g_test_add ("/snodo/http/limits/bodies/budget", Fixture, NULL, fixture_setup,
               test_bodies_budget, fixture_teardown);
 
+  g_test_add ("/snodo/http/limits/bodies/budget-chunked", Fixture, NULL, fixture_setup,
+              test_bodies_budget_chunked, fixture_teardown);
   g_test_add ("/snodo/http/limits/bodies/deadline", Fixture, NULL, fixture_setup,
               test_bodies_deadline, fixture_teardown);
 

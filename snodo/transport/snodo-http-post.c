@@ -475,6 +475,12 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
       Body *body = g_object_get_data (G_OBJECT (msg), "snodo-body");
 
       too_large = body == NULL || body->data == NULL;
+      if (body != NULL)
+        {
+          /* Read whole: its share of max-bodies-bytes goes back too. */
+          body->reservation.budget->used -= body->reservation.bytes;
+          body->reservation.bytes = 0;
+        }
       if (!too_large)
         {
           data = (const char *) body->data->data;
