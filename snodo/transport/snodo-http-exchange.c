@@ -30,9 +30,9 @@
 #include "snodo-wire-private.h"
 
 /* Messages waiting to be written to one stream, beyond which the client is
- * taken to be stuck and the stream ends. */
+ * taken to be stuck and the stream ends; their bytes are bounded by the
+ * transport's max-stream-bytes. */
 #define MAX_STREAM_PENDING 256
-#define MAX_STREAM_PENDING_BYTES (16 * 1024 * 1024)
 /* How often an idle stream gets an SSE comment. */
 #define KEEPALIVE_MS 15000
 /* How long an answer may take before the socket is watched for the client
@@ -131,7 +131,7 @@ snodo_http_reply_method_not_allowed (SoupServerMessage *msg,
 }
 
 /* The socket of @msg's connection, or NULL. */
-static GSocket *
+GSocket *
 snodo_http_transport_get_socket (SnodoHttpTransport *self,
                                  SoupServerMessage  *msg)
 {
@@ -210,7 +210,18 @@ snodo_http_exchange_free (Exchange *ex)
        * cancellation. */
       if (ex->cancel_on_close && ex->key != NULL && !peer->ended &&
           (ex->state != EXCHANGE_DONE || ex->aborted))
-        snodo_executor_cancel (self->executor, peer->owner, ex->key);
+        snodo_executor_cancel (peer->executor, peer->owner, ex->key);
+    }
+  if (ex->stream_address != NULL)
+    {
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (self->streams_per_address, ex->stream_address));
+
+      if (n > 1)
+        g_hash_table_insert (self->streams_per_address, g_strdup (ex->stream_address), GUINT_TO_POINTER (n - 1));
+      else
+        g_hash_table_remove (self->streams_per_address, ex->stream_address);
+      self->n_streams--;
+      g_free (ex->stream_address);
     }
 
   g_clear_object (&ex->msg);
@@ -453,6 +464,10 @@ snodo_http_exchange_start_stream (Exchange *ex)
   soup_message_headers_replace (headers, "Cache-Control", "no-cache");
   soup_message_headers_replace (headers, "X-Accel-Buffering", "no");
   soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
+  /* An event written is forgotten: by default the body keeps every chunk
+   * until the message ends, which a stream that lives for hours turns into
+   * memory without bound. */
+  soup_message_body_set_accumulate (soup_server_message_get_response_body (ex->msg), FALSE);
   ex->wrote_chunk_id = g_signal_connect (ex->msg, "wrote-chunk", G_CALLBACK (exchange_wrote_chunk_cb), ex);
 
   ex->keepalive_source = g_timeout_source_new (KEEPALIVE_MS);
@@ -582,13 +597,61 @@ snodo_http_exchange_send (Exchange      *ex,
     ex->answer_queued = TRUE;
 
   if (g_queue_get_length (&ex->pending) > MAX_STREAM_PENDING ||
-      ex->pending_bytes > MAX_STREAM_PENDING_BYTES)
+      ex->pending_bytes > ex->transport->max_stream_bytes)
     {
       g_debug ("An HTTP client does not keep up with its stream; ending it");
       snodo_http_exchange_abort (ex);
       return;
     }
   exchange_pump (ex);
+}
+
+/* Whether one more subscriptions/listen or GET stream may open for @msg's
+ * client: at most max-streams at once, and max-streams-per-address from
+ * one address. If not, answers 503 with error -32010 (and @id). */
+gboolean
+snodo_http_transport_admit_stream (SnodoHttpTransport *self,
+                                   SoupServerMessage  *msg,
+                                   JsonNode           *id)
+{
+  const char *address = soup_server_message_get_remote_host (msg);
+  guint from_address = 0;
+  g_autofree char *limit = NULL;
+  g_autofree char *message = NULL;
+
+  if (address != NULL)
+    from_address = GPOINTER_TO_UINT (g_hash_table_lookup (self->streams_per_address, address));
+  if (self->n_streams < self->max_streams && from_address < self->max_streams_per_address)
+    return TRUE;
+
+  /* A text for the number: gettext cannot see through G_GUINT*. */
+  if (self->n_streams >= self->max_streams)
+    {
+      limit = g_strdup_printf ("%u", self->max_streams);
+      message = g_strdup_printf (_("Server overloaded: too many streams (at most %s)"), limit);
+    }
+  else
+    {
+      limit = g_strdup_printf ("%u", self->max_streams_per_address);
+      message = g_strdup_printf (_("Server overloaded: too many streams from one address (at most %s)"), limit);
+    }
+  snodo_http_reply_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, id, SNODO_RPC_ERROR_SERVER_OVERLOADED, message);
+  return FALSE;
+}
+
+/* Counts @ex, a stream admitted by snodo_http_transport_admit_stream(),
+ * until it is freed. */
+void
+snodo_http_exchange_count_stream (Exchange *ex)
+{
+  SnodoHttpTransport *self = ex->transport;
+  const char *address = soup_server_message_get_remote_host (ex->msg);
+  guint n;
+
+  ex->stream_address = g_strdup (address != NULL ? address : "");
+  n = GPOINTER_TO_UINT (g_hash_table_lookup (self->streams_per_address, ex->stream_address));
+  g_hash_table_insert (self->streams_per_address, g_strdup (ex->stream_address), GUINT_TO_POINTER (n + 1));
+  self->n_streams++;
 }
 
 Exchange *

@@ -56,20 +56,213 @@ new_session_id (GError **error)
   return g_string_free (out, FALSE);
 }
 
-/* ---- Request handling ---------------------------------------------------- */
+/* ---- Bodies in progress -------------------------------------------------- */
 
+/* Bytes of bodies being received, on all connections, against
+ * max-bodies-bytes. Shared by the transport and each body's reservation
+ * (a message may outlive its transport). */
+struct _BodyBudget
+{
+  guint64 used;
+};
+
+BodyBudget *
+snodo_http_body_budget_new (void)
+{
+  return g_rc_box_new0 (BodyBudget);
+}
+
+void
+snodo_http_body_budget_unref (BodyBudget *budget)
+{
+  g_rc_box_release (budget);
+}
+
+/* Takes @bytes of the budget; FALSE if that would go over @limit. */
+static gboolean
+body_budget_take (BodyBudget *budget,
+                  guint64     limit,
+                  guint64     bytes)
+{
+  if (bytes > limit || budget->used > limit - bytes)
+    return FALSE;
+  budget->used += bytes;
+  return TRUE;
+}
+
+/* A body's share of the budget, given back when the body has been read
+ * (the handler runs) or its message goes. */
 typedef struct
 {
-  /* The body so far, at most max_body_bytes. */
+  BodyBudget *budget;
+  guint64     bytes;
+} Reservation;
+
+static GQuark reservation_quark;
+
+static void
+reservation_free (gpointer data)
+{
+  Reservation *reservation = data;
+
+  reservation->budget->used -= reservation->bytes;
+  g_rc_box_release (reservation->budget);
+  g_free (reservation);
+}
+
+/* A body of no announced length, accumulated by us, at most
+ * max-body-bytes of it. */
+typedef struct
+{
   GByteArray *data;
-  gboolean    too_large;
+  Reservation reservation;
 } Body;
 
 static void
 body_free (Body *body)
 {
-  g_byte_array_unref (body->data);
+  g_clear_pointer (&body->data, g_byte_array_unref);
+  body->reservation.budget->used -= body->reservation.bytes;
+  g_rc_box_release (body->reservation.budget);
   g_free (body);
+}
+
+/* What is left of a connection once its answer is out: what the client
+ * still sends is read and dropped, so that closing does not reset the
+ * connection under the answer, for at most LINGER_MS. */
+#define LINGER_MS 2000
+
+typedef struct
+{
+  GIOStream *stream;
+  GSocket   *socket;
+  GSource   *read_source;
+  GSource   *timeout_source;
+} Linger;
+
+static void
+linger_end (Linger *linger)
+{
+  g_clear_pointer (&linger->read_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&linger->timeout_source, snodo_source_destroy_and_unref);
+  /* Closes the connection (and lets the listener forget it). */
+  g_io_stream_close (linger->stream, NULL, NULL);
+  g_object_unref (linger->stream);
+  g_object_unref (linger->socket);
+  g_free (linger);
+}
+
+static gboolean
+linger_read_cb (GSocket      *socket,
+                GIOCondition  condition,
+                gpointer      user_data)
+{
+  Linger *linger = user_data;
+
+  for (;;)
+    {
+      char buf[16384];
+      gssize n = g_socket_receive_with_blocking (socket, buf, sizeof buf, FALSE, NULL, NULL);
+
+      if (n > 0)
+        continue;
+      if (n < 0 && g_socket_condition_check (socket, G_IO_IN | G_IO_HUP | G_IO_ERR) == 0)
+        return G_SOURCE_CONTINUE;
+      break;
+    }
+  linger_end (linger);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+linger_timeout_cb (gpointer user_data)
+{
+  linger_end (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Answers @msg at once, before its body is read, and closes the
+ * connection: libsoup would read the whole body before any answer. The
+ * connection is taken from libsoup (soup_server_message_steal_connection(),
+ * which ends the message there); the answer is small enough for the
+ * socket's buffer. FALSE (nothing done) when the transport has no socket
+ * for @msg. */
+static gboolean
+snodo_http_refuse_now (SnodoHttpTransport *self,
+                       SoupServerMessage  *msg,
+                       guint               status,
+                       int                 code,
+                       const char         *message)
+{
+  GSocket *socket = snodo_http_transport_get_socket (self, msg);
+  g_autoptr(GBytes) line = NULL;
+  g_autoptr(GString) response = NULL;
+  const char *data;
+  gsize len;
+  Linger *linger;
+
+  if (socket == NULL || self->listener == NULL)
+    return FALSE;
+
+  line = snodo_frame_encode_error (NULL, code, message, NULL);
+  data = g_bytes_get_data (line, &len);
+  len--;
+  response = g_string_new (NULL);
+  g_string_append_printf (response, "HTTP/1.1 %u %s\r\nConnection: close\r\n"
+                          "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+                          status, soup_status_get_phrase (status), len);
+  g_string_append_len (response, data, len);
+
+  linger = g_new0 (Linger, 1);
+  linger->socket = g_object_ref (socket);
+  linger->stream = soup_server_message_steal_connection (msg);
+  if (linger->stream == NULL)
+    {
+      g_object_unref (linger->socket);
+      g_free (linger);
+      return FALSE;
+    }
+  g_socket_send_with_blocking (socket, response->str, response->len, FALSE, NULL, NULL);
+  g_socket_shutdown (socket, FALSE, TRUE, NULL);
+
+  linger->read_source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+  g_source_set_static_name (linger->read_source, "[snodo] http linger");
+  g_source_set_callback (linger->read_source, G_SOURCE_FUNC (linger_read_cb), linger, NULL);
+  g_source_attach (linger->read_source, self->context);
+  linger->timeout_source = g_timeout_source_new (LINGER_MS);
+  g_source_set_static_name (linger->timeout_source, "[snodo] http linger timeout");
+  g_source_set_callback (linger->timeout_source, linger_timeout_cb, linger, NULL);
+  g_source_attach (linger->timeout_source, self->context);
+  return TRUE;
+}
+
+static char *
+body_too_large_message (SnodoHttpTransport *self)
+{
+  /* A string for the number: gettext cannot see through G_GUINT64_FORMAT. */
+  g_autofree char *limit = g_strdup_printf ("%" G_GUINT64_FORMAT, self->max_body_bytes);
+
+  return g_strdup_printf (_("Invalid request: the body is larger than the limit of %s bytes"), limit);
+}
+
+/* Refuses @msg at once: its body is larger than max-body-bytes (413), or
+ * would take more than is left of max-bodies-bytes (503). */
+static gboolean
+snodo_http_refuse_body (SnodoHttpTransport *self,
+                        SoupServerMessage  *msg,
+                        gboolean            too_large)
+{
+  g_autofree char *message = NULL;
+
+  if (too_large)
+    {
+      message = body_too_large_message (self);
+      return snodo_http_refuse_now (self, msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE,
+                                    SNODO_RPC_ERROR_INVALID_REQUEST, message);
+    }
+  message = g_strdup (_("Server overloaded: too many request bodies in progress"));
+  return snodo_http_refuse_now (self, msg, SOUP_STATUS_SERVICE_UNAVAILABLE,
+                                SNODO_RPC_ERROR_SERVER_OVERLOADED, message);
 }
 
 static void
@@ -81,16 +274,22 @@ body_got_chunk_cb (SoupServerMessage *msg,
   SnodoHttpTransport *self = user_data;
   gsize len;
   const guint8 *data = g_bytes_get_data (chunk, &len);
+  gboolean too_large;
 
-  if (body == NULL || body->too_large)
+  if (body == NULL || body->data == NULL)
     return;
-  if (body->data->len + len > self->max_body_bytes)
+  too_large = body->data->len + len > self->max_body_bytes;
+  if (too_large || !body_budget_take (body->reservation.budget, self->max_bodies_bytes, len))
     {
-      /* The rest is read and dropped; memory stays bounded. */
-      body->too_large = TRUE;
-      g_byte_array_set_size (body->data, 0);
+      /* Answered at once; failing that, the rest is read and dropped, and
+       * the handler answers 413. Memory stays bounded either way. */
+      body->reservation.budget->used -= body->reservation.bytes;
+      body->reservation.bytes = 0;
+      g_clear_pointer (&body->data, g_byte_array_unref);
+      snodo_http_refuse_body (self, msg, too_large);
       return;
     }
+  body->reservation.bytes += len;
   g_byte_array_append (body->data, data, len);
 }
 
@@ -103,13 +302,15 @@ snodo_http_transport_length_too_large (SnodoHttpTransport *self,
          (guint64) soup_message_headers_get_content_length (headers) > self->max_body_bytes;
 }
 
-/* Before the body is read: keep memory bounded by max-body-bytes.
+/* Before the body is read: keep memory bounded by max-body-bytes for one
+ * body and max-bodies-bytes for all of them.
  *
- * A body of announced length within the limit (what clients send) is
- * left to libsoup, which accumulates it: that costs no signal handler or
- * bookkeeping of our own per request. One announced as larger is read and
- * dropped. A chunked body may grow without bound, so we accumulate it
- * ourselves, at most max-body-bytes of it. */
+ * A body of announced length within the limits (what clients send) is
+ * left to libsoup, which accumulates it, with its share of the budget
+ * taken at once. One announced as larger, or that the budget cannot
+ * hold, is answered at once (413, 503). A chunked body may grow without
+ * bound, so we accumulate it ourselves, taking the budget chunk by
+ * chunk. */
 void
 snodo_http_transport_early_cb (SoupServer        *server,
                                SoupServerMessage *msg,
@@ -122,21 +323,45 @@ snodo_http_transport_early_cb (SoupServer        *server,
   Body *body;
 
   if (!g_str_equal (soup_server_message_get_method (msg), "POST"))
-    return;
+    {
+      /* No other method has a body worth keeping: it is read and dropped. */
+      if (soup_message_headers_get_encoding (headers) != SOUP_ENCODING_NONE)
+        soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
+      return;
+    }
 
   if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH)
     {
-      if (snodo_http_transport_length_too_large (self, headers))
-        soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
+      guint64 length = soup_message_headers_get_content_length (headers);
+      gboolean too_large = length > self->max_body_bytes;
+      Reservation *reservation;
+
+      if (length == 0)
+        return;
+      if (too_large || !body_budget_take (self->body_budget, self->max_bodies_bytes, length))
+        {
+          if (!snodo_http_refuse_body (self, msg, too_large))
+            soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
+          return;
+        }
+      if (reservation_quark == 0)
+        reservation_quark = g_quark_from_static_string ("snodo-body-reservation");
+      reservation = g_new (Reservation, 1);
+      reservation->budget = g_rc_box_acquire (self->body_budget);
+      reservation->bytes = length;
+      g_object_set_qdata_full (G_OBJECT (msg), reservation_quark, reservation, reservation_free);
       return;
     }
 
   body = g_new0 (Body, 1);
   body->data = g_byte_array_new ();
+  body->reservation.budget = g_rc_box_acquire (self->body_budget);
   g_object_set_data_full (G_OBJECT (msg), "snodo-body", body, (GDestroyNotify) body_free);
   soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
   g_signal_connect_object (msg, "got-chunk", G_CALLBACK (body_got_chunk_cb), self, 0);
 }
+
+/* ---- Request handling ---------------------------------------------------- */
 
 /* The headers snodo_server_dispatch() reads. It only looks them up while
  * it runs, so they borrow @protocol_version (from the request's headers,
@@ -161,6 +386,7 @@ snodo_http_transport_serve_stateless (SnodoHttpTransport *self,
                                       gboolean            modern)
 {
   g_autoptr(GHashTable) headers = NULL;
+  gboolean listen;
   Peer *peer;
   Exchange *ex;
 
@@ -174,11 +400,20 @@ snodo_http_transport_serve_stateless (SnodoHttpTransport *self,
       return;
     }
 
-  peer = snodo_http_peer_new (self, TRUE);
+  /* A subscription lasts as long as its stream: it is bounded by
+   * max-streams, and runs on the stream executor rather than holding a
+   * slot of the executor that admits work. */
+  listen = g_str_equal (frame->method, "subscriptions/listen");
+  if (listen && !snodo_http_transport_admit_stream (self, msg, frame->id))
+    return;
+
+  peer = snodo_http_peer_new_full (self, TRUE, listen ? self->stream_executor : self->executor);
   g_ptr_array_add (self->stateless, peer);
   ex = snodo_http_exchange_new (self, peer, msg, frame->key);
   ex->cancel_on_close = TRUE;
-  ex->stream_only = g_str_equal (frame->method, "subscriptions/listen");
+  ex->stream_only = listen;
+  if (listen)
+    snodo_http_exchange_count_stream (ex);
   g_hash_table_insert (peer->exchanges, g_strdup (frame->key), ex);
   snodo_http_exchange_watch_hangup (ex);
 
@@ -203,6 +438,10 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
   SnodoProtocolVersion header_version = SNODO_PROTOCOL_VERSION_UNKNOWN;
   gboolean legacy_served;
   Peer *peer;
+
+  /* The body is read: its share of max-bodies-bytes goes back. */
+  if (reservation_quark != 0)
+    g_object_set_qdata (G_OBJECT (msg), reservation_quark, NULL);
 
   accept = soup_message_headers_get_list (headers, "Accept");
   if (!snodo_http_accepts (accept, "application/json") || !snodo_http_accepts (accept, "text/event-stream"))
@@ -235,7 +474,13 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
     {
       Body *body = g_object_get_data (G_OBJECT (msg), "snodo-body");
 
-      too_large = body == NULL || body->too_large;
+      too_large = body == NULL || body->data == NULL;
+      if (body != NULL)
+        {
+          /* Read whole: its share of max-bodies-bytes goes back too. */
+          body->reservation.budget->used -= body->reservation.bytes;
+          body->reservation.bytes = 0;
+        }
       if (!too_large)
         {
           data = (const char *) body->data->data;
@@ -244,10 +489,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
     }
   if (too_large)
     {
-      /* A string for the number: gettext cannot see through G_GUINT64_FORMAT. */
-      g_autofree char *limit = g_strdup_printf ("%" G_GUINT64_FORMAT, self->max_body_bytes);
-      g_autofree char *message = g_strdup_printf (_("Invalid request: the body is larger than the limit of %s bytes"),
-                                                  limit);
+      g_autofree char *message = body_too_large_message (self);
 
       snodo_http_reply_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, NULL, SNODO_RPC_ERROR_INVALID_REQUEST, message);
       return;
@@ -339,6 +581,11 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                                       _("Bad request: unsupported MCP-Protocol-Version"));
               return;
             }
+          /* At the limit, the session idle the longest makes room: clients
+           * that never come back must not lock the others out. */
+          while (g_hash_table_size (self->sessions) >= self->max_sessions &&
+                 snodo_http_transport_evict_idle_session (self))
+            ;
           if (g_hash_table_size (self->sessions) >= self->max_sessions)
             {
               /* A text for the number: gettext cannot see through G_GUINT*. */

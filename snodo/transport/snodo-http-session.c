@@ -77,14 +77,25 @@ Peer *
 snodo_http_peer_new (SnodoHttpTransport *self,
                      gboolean            stateless)
 {
+  return snodo_http_peer_new_full (self, stateless, self->executor);
+}
+
+/* A peer whose work goes to @executor, the transport's or its stream
+ * executor. */
+Peer *
+snodo_http_peer_new_full (SnodoHttpTransport *self,
+                          gboolean            stateless,
+                          SnodoExecutor      *executor)
+{
   Peer *peer = g_new0 (Peer, 1);
 
   peer->transport = self;
+  peer->executor = executor;
   peer->owner = g_object_new (G_TYPE_OBJECT, NULL);
   peer->exchanges = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   peer->stateless = stateless;
   peer->connection = snodo_connection_new (&http_connection_vtable, peer, peer->owner,
-                                           self->executor, self->context);
+                                           executor, self->context);
   snodo_connection_set_persistent (peer->connection, !stateless);
   snodo_server_connection_started (self->server, peer->connection);
   return peer;
@@ -130,8 +141,8 @@ snodo_http_peer_end (Peer     *peer,
   snodo_server_connection_ended (self->server, peer->connection, graceful);
   owner = g_steal_pointer (&peer->owner);
   /* Cancelling says how much live work there was. */
-  if (snodo_executor_cancel_owner (self->executor, owner) > 0)
-    snodo_executor_wait_owner_async (self->executor, owner, NULL, peer_owner_done_cb, owner);
+  if (snodo_executor_cancel_owner (peer->executor, owner) > 0)
+    snodo_executor_wait_owner_async (peer->executor, owner, NULL, peer_owner_done_cb, owner);
   else
     {
       /* Nothing to cancel or wait for: the usual end of a stateless
@@ -220,9 +231,12 @@ snodo_http_transport_handle_get_or_delete (SnodoHttpTransport *self,
                               _("Conflict: the session already has a stream open"));
       return;
     }
+  if (!snodo_http_transport_admit_stream (self, msg, NULL))
+    return;
 
   peer->standalone = snodo_http_exchange_new (self, peer, msg, NULL);
   peer->standalone->stream_only = TRUE;
+  snodo_http_exchange_count_stream (peer->standalone);
   snodo_http_exchange_start_stream (peer->standalone);
   snodo_http_exchange_watch_hangup (peer->standalone);
   /* Send the headers now; events follow as they come. */
@@ -258,6 +272,34 @@ snodo_http_transport_sweep_cb (gpointer user_data)
       g_hash_table_remove (self->sessions, g_ptr_array_index (idle, i));
     }
   return G_SOURCE_CONTINUE;
+}
+
+/* At max-sessions: ends the session idle the longest (no request in
+ * progress, no work of it left, no stream open) to make room for a new
+ * one, as its idle timeout would have later; its client gets 404 and
+ * initializes again. FALSE if no session is idle. */
+gboolean
+snodo_http_transport_evict_idle_session (SnodoHttpTransport *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+  Peer *oldest = NULL;
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Peer *peer = value;
+
+      if (peer->standalone == NULL && g_hash_table_size (peer->exchanges) == 0 &&
+          (oldest == NULL || peer->last_active < oldest->last_active) &&
+          snodo_executor_get_n_live_for_owner (peer->executor, peer->owner) == 0)
+        oldest = peer;
+    }
+  if (oldest == NULL)
+    return FALSE;
+  g_debug ("Ending session %s, idle the longest, to make room for a new one", oldest->session_id);
+  g_hash_table_remove (self->sessions, oldest->session_id);
+  return TRUE;
 }
 
 /* Entry: any state. (Re)starts the sweep while listening. */

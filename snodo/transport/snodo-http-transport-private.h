@@ -59,6 +59,7 @@ typedef enum
 } ExchangeState;
 
 typedef struct _Peer Peer;
+typedef struct _BodyBudget BodyBudget;
 
 typedef struct
 {
@@ -107,6 +108,9 @@ typedef struct
   /* Connected for a stream only; the end of the exchange comes through
    * the server's request-finished/aborted (see snodo_http_exchange_new()). */
   gulong              wrote_chunk_id;
+  /* A subscriptions/listen or GET stream counted against max-streams:
+   * its client's address (owned), or NULL. */
+  char               *stream_address;
 } Exchange;
 
 /* What the server sees as a connection: a session (initialize era) or one
@@ -118,6 +122,9 @@ struct _Peer
   /* The identity of the peer's work in the executor; kept until the
    * executor holds no work of it. */
   GObject            *owner;
+  /* The executor of its work (borrowed from the transport): the
+   * transport's, or its stream executor for a subscriptions/listen. */
+  SnodoExecutor      *executor;
   /* key -> Exchange (borrowed; the exchange removes itself). */
   GHashTable         *exchanges;
   /* The session's GET stream, or NULL. */
@@ -185,6 +192,24 @@ struct _SnodoHttpTransport
   guint            max_sessions;
   guint            connection_idle_timeout;
   guint            max_connections;
+  /* Bytes of messages waiting to be written to one stream, beyond which
+   * the stream ends. */
+  guint64          max_stream_bytes;
+  /* The most subscriptions/listen and GET streams at once, and from one
+   * client address; how many there are, and per address (address ->
+   * count, as a pointer). */
+  guint            max_streams;
+  guint            max_streams_per_address;
+  guint            n_streams;
+  GHashTable      *streams_per_address;
+  /* The bytes of request bodies being received, on all connections
+   * (owned, shared with the bodies' reservations), and their bound. */
+  BodyBudget      *body_budget;
+  guint64          max_bodies_bytes;
+  /* Runs subscriptions/listen (owned): a listen lasts as long as its
+   * stream, and must not hold a slot of the executor that admits work.
+   * max-streams bounds it instead. */
+  SnodoExecutor   *stream_executor;
   /* Ends idle sessions, while listening. */
   GSource         *sweep_source;
   /* Exchanges waiting for their answer without a socket watch yet,
@@ -212,11 +237,16 @@ void      snodo_http_transport_early_cb             (SoupServer         *server,
                                                      gpointer            user_data);
 void      snodo_http_transport_handle_post          (SnodoHttpTransport *self,
                                                      SoupServerMessage  *msg);
+BodyBudget *snodo_http_body_budget_new              (void);
+void      snodo_http_body_budget_unref              (BodyBudget         *budget);
 
 /* snodo-http-session.c */
 
 Peer     *snodo_http_peer_new                       (SnodoHttpTransport *self,
                                                      gboolean            stateless);
+Peer     *snodo_http_peer_new_full                  (SnodoHttpTransport *self,
+                                                     gboolean            stateless,
+                                                     SnodoExecutor      *executor);
 void      snodo_http_peer_free                      (Peer               *peer);
 void      snodo_http_peer_end                       (Peer               *peer,
                                                      gboolean            graceful);
@@ -224,9 +254,12 @@ void      snodo_http_transport_handle_get_or_delete (SnodoHttpTransport *self,
                                                      SoupServerMessage  *msg,
                                                      gboolean            is_get);
 void      snodo_http_transport_arm_sweep            (SnodoHttpTransport *self);
+gboolean  snodo_http_transport_evict_idle_session   (SnodoHttpTransport *self);
 
 /* snodo-http-exchange.c */
 
+GSocket  *snodo_http_transport_get_socket           (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg);
 void      snodo_http_send_fail_later                (GMainContext       *context,
                                                      SnodoSendFunc       func,
                                                      gpointer            user_data,
@@ -257,5 +290,12 @@ void      snodo_http_exchange_watch_hangup          (Exchange           *ex);
 void      snodo_http_exchange_end                   (Exchange           *ex,
                                                      guint               status);
 void      snodo_http_exchange_abort                 (Exchange           *ex);
+gboolean  snodo_http_transport_admit_stream         (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg,
+                                                     JsonNode           *id);
+void      snodo_http_exchange_count_stream          (Exchange           *ex);
+
+/* For tests: the executor of subscriptions/listen. */
+SnodoExecutor *snodo_http_transport_get_stream_executor (SnodoHttpTransport *self);
 
 G_END_DECLS

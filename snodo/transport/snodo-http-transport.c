@@ -122,6 +122,10 @@ enum {
   PROP_MAX_CONNECTIONS,
   PROP_TLS_CERTIFICATE,
   PROP_ALLOWED_HOSTS,
+  PROP_MAX_STREAM_BYTES,
+  PROP_MAX_STREAMS,
+  PROP_MAX_STREAMS_PER_ADDRESS,
+  PROP_MAX_BODIES_BYTES,
   N_PROPS
 };
 
@@ -395,6 +399,9 @@ snodo_http_transport_finalize (GObject *object)
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_object (&self->executor);
+  g_clear_object (&self->stream_executor);
+  g_clear_pointer (&self->streams_per_address, g_hash_table_unref);
+  g_clear_pointer (&self->body_budget, snodo_http_body_budget_unref);
   g_clear_object (&self->server);
 
   G_OBJECT_CLASS (snodo_http_transport_parent_class)->finalize (object);
@@ -456,6 +463,22 @@ snodo_http_transport_get_property (GObject    *object,
 
     case PROP_ALLOWED_HOSTS:
       g_value_set_boxed (value, self->allowed_hosts);
+      break;
+
+    case PROP_MAX_STREAM_BYTES:
+      g_value_set_uint64 (value, self->max_stream_bytes);
+      break;
+
+    case PROP_MAX_STREAMS:
+      g_value_set_uint (value, self->max_streams);
+      break;
+
+    case PROP_MAX_STREAMS_PER_ADDRESS:
+      g_value_set_uint (value, self->max_streams_per_address);
+      break;
+
+    case PROP_MAX_BODIES_BYTES:
+      g_value_set_uint64 (value, self->max_bodies_bytes);
       break;
 
     default:
@@ -521,6 +544,22 @@ snodo_http_transport_set_property (GObject      *object,
       snodo_http_transport_set_allowed_hosts (self, g_value_get_boxed (value));
       break;
 
+    case PROP_MAX_STREAM_BYTES:
+      snodo_http_transport_set_max_stream_bytes (self, g_value_get_uint64 (value));
+      break;
+
+    case PROP_MAX_STREAMS:
+      snodo_http_transport_set_max_streams (self, g_value_get_uint (value));
+      break;
+
+    case PROP_MAX_STREAMS_PER_ADDRESS:
+      snodo_http_transport_set_max_streams_per_address (self, g_value_get_uint (value));
+      break;
+
+    case PROP_MAX_BODIES_BYTES:
+      snodo_http_transport_set_max_bodies_bytes (self, g_value_get_uint64 (value));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -579,8 +618,10 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * SnodoHttpTransport:max-body-bytes: (getter get_max_body_bytes) (setter set_max_body_bytes)
    *
    * The largest request body accepted, in bytes; a larger one is answered
-   * 413 and is not kept in memory. The default, 2000000, matches the stdio
-   * transport's line limit.
+   * 413 as soon as that is known (from its `Content-Length`, or as a
+   * chunked body grows), before the rest is read, and its connection is
+   * closed; it is not kept in memory. The default, 2000000, matches the
+   * stdio transport's line limit.
    *
    * Since: 0.1
    */
@@ -640,10 +681,13 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
   /**
    * SnodoHttpTransport:max-sessions: (getter get_max_sessions) (setter set_max_sessions)
    *
-   * The most sessions of the initialize era at once. An `initialize`
-   * beyond it is answered 503 with error -32010, so that clients that never
-   * end their sessions cannot grow the server without bound (the idle
-   * timeout ends them in time). At least 1; the default is 1000.
+   * The most sessions of the initialize era at once, so that clients that
+   * never end their sessions cannot grow the server without bound. At the
+   * limit, an `initialize` ends the session idle the longest (one with no
+   * request in progress and no stream open), as its idle timeout would
+   * have later: its client gets 404 and initializes again. Only when no
+   * session is idle is the `initialize` answered 503 with error -32010.
+   * At least 1; the default is 1000.
    *
    * Since: 0.1
    */
@@ -658,8 +702,11 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * How many seconds a kept-alive connection may go without a request
    * (and without a request in progress or a stream open) before the
    * transport closes it. A connection the client closes is closed at once,
-   * whatever this says. 0 keeps idle connections until the client closes
-   * them. The default is 60.
+   * whatever this says. Until a request has arrived whole, headers and
+   * body, its connection counts as idle: a request that takes longer than
+   * this from its first byte is cut off the same way, so a client that
+   * sends a byte at a time holds nothing for long. 0 keeps idle
+   * connections until the client closes them. The default is 60.
    *
    * Since: 0.1
    */
@@ -719,6 +766,78 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
                         G_TYPE_STRV,
                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * SnodoHttpTransport:max-stream-bytes: (getter get_max_stream_bytes) (setter set_max_stream_bytes)
+   *
+   * The most bytes of messages waiting to be written to one event stream
+   * (a request's stream, a `subscriptions/listen` or a session's GET
+   * stream), behind the one being written; at most 256 messages wait
+   * too. A client that does not keep up loses its stream once more would
+   * wait: the stream ends without its final answer, and a 2026-07-28
+   * request (a `subscriptions/listen` too) is cancelled. An event written
+   * is not kept, so this bounds what a stream holds, whether its client
+   * reads or not. At least 1; the default is 16777216 (16 MiB).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_STREAM_BYTES] =
+    g_param_spec_uint64 ("max-stream-bytes", NULL, NULL,
+                         1, G_MAXSSIZE, 16 * 1024 * 1024,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoHttpTransport:max-streams: (getter get_max_streams) (setter set_max_streams)
+   *
+   * The most long-lived streams open at once: `subscriptions/listen`
+   * (2026-07-28) and the GET streams of sessions. One beyond is answered
+   * 503 with error -32010. A subscription is not work: it holds no slot
+   * of the executor, so idle listeners never keep requests out; this
+   * bounds them instead. Keep it below
+   * [property@Snodo.HttpTransport:max-connections], as each stream holds
+   * a connection. At least 1; the default is 256.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_STREAMS] =
+    g_param_spec_uint ("max-streams", NULL, NULL,
+                       1, G_MAXUINT, 256,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoHttpTransport:max-streams-per-address: (getter get_max_streams_per_address) (setter set_max_streams_per_address)
+   *
+   * The most streams (see [property@Snodo.HttpTransport:max-streams]) open
+   * at once from one client address; one beyond is answered 503 with
+   * error -32010. On the loopback interface every client has the same
+   * address, so the default, 256, is max-streams' own. At least 1.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_STREAMS_PER_ADDRESS] =
+    g_param_spec_uint ("max-streams-per-address", NULL, NULL,
+                       1, G_MAXUINT, 256,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoHttpTransport:max-bodies-bytes: (getter get_max_bodies_bytes) (setter set_max_bodies_bytes)
+   *
+   * The most bytes of request bodies being received at once, on all
+   * connections: a body takes its announced `Content-Length` when its
+   * headers arrive (a chunked one, each chunk as it comes) and gives it
+   * back once it has been read. A body that would go beyond is answered
+   * 503 with error -32010 at once, before it is read, and its connection
+   * is closed; so is one announced as larger than
+   * [property@Snodo.HttpTransport:max-body-bytes] (413). Many clients
+   * that stop in the middle of their bodies thus hold at most this much.
+   * At least 1; the default is 67108864 (64 MiB).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_BODIES_BYTES] =
+    g_param_spec_uint64 ("max-bodies-bytes", NULL, NULL,
+                         1, G_MAXSSIZE, 64 * 1024 * 1024,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -730,6 +849,16 @@ snodo_http_transport_init (SnodoHttpTransport *self)
   self->write_timeout = 5000;
   self->session_idle_timeout = 1800;
   self->max_sessions = 1000;
+  self->max_stream_bytes = 16 * 1024 * 1024;
+  self->max_streams = 256;
+  self->max_streams_per_address = 256;
+  self->max_bodies_bytes = 64 * 1024 * 1024;
+  self->body_budget = snodo_http_body_budget_new ();
+  self->streams_per_address = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* Admits every subscription at once: max-streams bounds them. */
+  self->stream_executor = snodo_executor_new ();
+  snodo_executor_set_max_running (self->stream_executor, G_MAXUINT);
+  snodo_executor_set_max_queued (self->stream_executor, 0);
   self->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, session_peer_destroy);
   self->stateless = g_ptr_array_new ();
   self->exchanges = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -1260,6 +1389,170 @@ snodo_http_transport_start (SnodoHttpTransport  *self,
 }
 
 /**
+ * snodo_http_transport_get_max_stream_bytes:
+ * @self: a transport
+ *
+ * Gets the most bytes of messages waiting to be written to one stream.
+ *
+ * Returns: the limit in bytes
+ *
+ * Since: 0.1
+ */
+guint64
+snodo_http_transport_get_max_stream_bytes (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->max_stream_bytes;
+}
+
+/**
+ * snodo_http_transport_set_max_stream_bytes:
+ * @self: a transport
+ * @max_stream_bytes: the limit in bytes, at least 1
+ *
+ * Sets the most bytes of messages waiting to be written to one stream; see
+ * [property@Snodo.HttpTransport:max-stream-bytes]. It applies from the
+ * next message on.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_max_stream_bytes (SnodoHttpTransport *self,
+                                           guint64             max_stream_bytes)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (max_stream_bytes >= 1 && max_stream_bytes <= G_MAXSSIZE);
+
+  if (self->max_stream_bytes == max_stream_bytes)
+    return;
+  self->max_stream_bytes = max_stream_bytes;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_STREAM_BYTES]);
+}
+
+/**
+ * snodo_http_transport_get_max_streams:
+ * @self: a transport
+ *
+ * Gets the most long-lived streams open at once.
+ *
+ * Returns: the limit
+ *
+ * Since: 0.1
+ */
+guint
+snodo_http_transport_get_max_streams (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->max_streams;
+}
+
+/**
+ * snodo_http_transport_set_max_streams:
+ * @self: a transport
+ * @max_streams: the limit, at least 1
+ *
+ * Sets the most long-lived streams open at once; see
+ * [property@Snodo.HttpTransport:max-streams]. Streams already open are
+ * kept.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_max_streams (SnodoHttpTransport *self,
+                                      guint               max_streams)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (max_streams >= 1);
+
+  if (self->max_streams == max_streams)
+    return;
+  self->max_streams = max_streams;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_STREAMS]);
+}
+
+/**
+ * snodo_http_transport_get_max_streams_per_address:
+ * @self: a transport
+ *
+ * Gets the most long-lived streams open at once from one client address.
+ *
+ * Returns: the limit
+ *
+ * Since: 0.1
+ */
+guint
+snodo_http_transport_get_max_streams_per_address (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->max_streams_per_address;
+}
+
+/**
+ * snodo_http_transport_set_max_streams_per_address:
+ * @self: a transport
+ * @max_streams_per_address: the limit, at least 1
+ *
+ * Sets the most long-lived streams open at once from one client address;
+ * see [property@Snodo.HttpTransport:max-streams-per-address]. Streams
+ * already open are kept.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_max_streams_per_address (SnodoHttpTransport *self,
+                                                  guint               max_streams_per_address)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (max_streams_per_address >= 1);
+
+  if (self->max_streams_per_address == max_streams_per_address)
+    return;
+  self->max_streams_per_address = max_streams_per_address;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_STREAMS_PER_ADDRESS]);
+}
+
+/**
+ * snodo_http_transport_get_max_bodies_bytes:
+ * @self: a transport
+ *
+ * Gets the most bytes of request bodies being received at once.
+ *
+ * Returns: the limit in bytes
+ *
+ * Since: 0.1
+ */
+guint64
+snodo_http_transport_get_max_bodies_bytes (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->max_bodies_bytes;
+}
+
+/**
+ * snodo_http_transport_set_max_bodies_bytes:
+ * @self: a transport
+ * @max_bodies_bytes: the limit in bytes, at least 1
+ *
+ * Sets the most bytes of request bodies being received at once; see
+ * [property@Snodo.HttpTransport:max-bodies-bytes]. It applies to bodies
+ * that arrive later.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_max_bodies_bytes (SnodoHttpTransport *self,
+                                           guint64             max_bodies_bytes)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (max_bodies_bytes >= 1 && max_bodies_bytes <= G_MAXSSIZE);
+
+  if (self->max_bodies_bytes == max_bodies_bytes)
+    return;
+  self->max_bodies_bytes = max_bodies_bytes;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_BODIES_BYTES]);
+}
+
+/**
  * snodo_http_transport_listen_local:
  * @self: a transport
  * @port: the TCP port, or 0 for any free one
@@ -1618,4 +1911,13 @@ snodo_http_transport_get_n_connections (SnodoHttpTransport *self)
   g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
 
   return self->listener != NULL ? snodo_http_listener_get_n_connections (self->listener) : 0;
+}
+
+/* For tests: the executor of subscriptions/listen. */
+SnodoExecutor *
+snodo_http_transport_get_stream_executor (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), NULL);
+
+  return self->stream_executor;
 }
