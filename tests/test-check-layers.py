@@ -5,6 +5,7 @@
 own architecture page, one file at a time made wrong. TAP."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECK = os.path.join(HERE, 'check-layers.py')
+PAGE = os.path.join(HERE, '..', 'introspection', 'architecture.md')
 
 CASES = [
     # (description, file, its text, should pass)
@@ -59,8 +61,10 @@ def main():
     for description, path, text, should_pass in CASES:
         with tempfile.TemporaryDirectory() as root:
             os.makedirs(os.path.join(root, 'introspection'))
-            shutil.copy(os.path.join(HERE, '..', 'introspection', 'architecture.md'),
-                        os.path.join(root, 'introspection'))
+            shutil.copy(PAGE, os.path.join(root, 'introspection'))
+            # Every layer folder the page names exists, empty unless below.
+            for folder in re.findall(r'^\| `[a-z]+` \| `([^`]+)`', open(PAGE).read(), re.M):
+                os.makedirs(os.path.join(root, folder), exist_ok=True)
             for name, content in TREE.items():
                 os.makedirs(os.path.join(root, os.path.dirname(name)), exist_ok=True)
                 with open(os.path.join(root, name), 'w') as f:
