@@ -12,7 +12,14 @@ G_BEGIN_DECLS
  * SnodoClient's instance, shared by the files of the client folder and
  * nothing else. Everything runs on the client's context.
  *
- * - snodo-client.c: the object, the connection and the handshake.
+ * - snodo-client.c: the object, its properties and public API, the
+ *   spawning of a server and the end of it (close_async() and the
+ *   server that never outlives the client), and the handshake.
+ * - snodo-client-connection.c: reading with the line framer, writing
+ *   with the writer, the pending requests with their timeouts and
+ *   cancellation, what the server sends (answers, notifications and their
+ *   signals, its requests), and the end of the connection
+ *   (snodo_client_stop()).
  * - snodo-client-methods.c: the requests of each server feature, made
  *   with snodo_client_start_request().
  */
@@ -77,11 +84,40 @@ struct _SnodoClient
   gint64 next_id;
 };
 
-void        snodo_client_start_request (SnodoClient  *self,
-                                        const char   *method,
-                                        JsonObject   *params,
-                                        GCancellable *cancellable,
-                                        GTask        *task);
-JsonObject *snodo_client_copy_params   (JsonObject   *params);
+/* snodo-client.c */
+enum
+{
+  SIGNAL_PROGRESS,
+  SIGNAL_LOG_MESSAGE,
+  SIGNAL_NOTIFICATION,
+  SIGNAL_CLOSED,
+  N_SIGNALS
+};
+
+extern guint snodo_client_signals[N_SIGNALS];
+
+void        snodo_client_add_envelope       (SnodoClient  *self,
+                                             JsonObject   *params);
+JsonObject *snodo_client_copy_params        (JsonObject   *params);
+
+/* snodo-client-connection.c */
+void        snodo_client_read               (SnodoClient  *self);
+void        snodo_client_send_notification  (SnodoClient  *self,
+                                             const char   *method,
+                                             JsonObject   *params);
+void        snodo_client_send_request       (SnodoClient  *self,
+                                             const char   *method,
+                                             JsonObject   *params,
+                                             gboolean      envelope,
+                                             guint         timeout_ms,
+                                             GCancellable *cancellable,
+                                             GTask        *task);
+void        snodo_client_start_request      (SnodoClient  *self,
+                                             const char   *method,
+                                             JsonObject   *params,
+                                             GCancellable *cancellable,
+                                             GTask        *task);
+void        snodo_client_stop               (SnodoClient  *self,
+                                             const GError *error);
 
 G_END_DECLS
