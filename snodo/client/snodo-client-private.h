@@ -14,7 +14,10 @@ G_BEGIN_DECLS
  *
  * - snodo-client.c: the object, its properties and public API, the
  *   spawning of a server and the end of it (close_async() and the
- *   server that never outlives the client), and the handshake.
+ *   server that never outlives the client).
+ * - snodo-client-handshake.c: connect_async(), the negotiation of the
+ *   protocol version (server/discover, then initialize), and what the
+ *   client says of itself (clientInfo, the 2026-07-28 envelope).
  * - snodo-client-connection.c: reading with the line framer, writing
  *   with the writer, the pending requests with their timeouts and
  *   cancellation, what the server sends (answers, notifications and their
@@ -94,30 +97,41 @@ enum
   N_SIGNALS
 };
 
+/* The signals of the class, emitted by snodo-client-connection.c. */
 extern guint snodo_client_signals[N_SIGNALS];
 
-void        snodo_client_add_envelope       (SnodoClient  *self,
-                                             JsonObject   *params);
-JsonObject *snodo_client_copy_params        (JsonObject   *params);
+JsonObject *snodo_client_copy_params       (JsonObject           *params);
+/* The end of the handshake: sets what it learnt (and notifies it); the
+ * client is ready. */
+void        snodo_client_set_agreed        (SnodoClient          *self,
+                                            SnodoProtocolVersion  version,
+                                            JsonObject           *capabilities,
+                                            JsonObject           *server_info,
+                                            const char           *instructions);
+
+/* snodo-client-handshake.c */
+void        snodo_client_add_envelope      (SnodoClient          *self,
+                                            JsonObject           *params);
 
 /* snodo-client-connection.c */
-void        snodo_client_read               (SnodoClient  *self);
-void        snodo_client_send_notification  (SnodoClient  *self,
-                                             const char   *method,
-                                             JsonObject   *params);
-void        snodo_client_send_request       (SnodoClient  *self,
-                                             const char   *method,
-                                             JsonObject   *params,
-                                             gboolean      envelope,
-                                             guint         timeout_ms,
-                                             GCancellable *cancellable,
-                                             GTask        *task);
-void        snodo_client_start_request      (SnodoClient  *self,
-                                             const char   *method,
-                                             JsonObject   *params,
-                                             GCancellable *cancellable,
-                                             GTask        *task);
-void        snodo_client_stop               (SnodoClient  *self,
-                                             const GError *error);
+/* Entry: any state. Starts reading (once; a read holds a reference). */
+void        snodo_client_read              (SnodoClient          *self);
+void        snodo_client_send_notification (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params);
+void        snodo_client_send_request      (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params,
+                                            gboolean              envelope,
+                                            guint                 timeout_ms,
+                                            GCancellable         *cancellable,
+                                            GTask                *task);
+void        snodo_client_start_request     (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params,
+                                            GCancellable         *cancellable,
+                                            GTask                *task);
+void        snodo_client_stop              (SnodoClient          *self,
+                                            const GError         *error);
 
 G_END_DECLS
