@@ -2,7 +2,7 @@
 /* Copyright 2026 The Snodo authors */
 
 /* SnodoClient: the requests of the server's features, on
- * snodo_client_start_request() of snodo-client.c (see
+ * snodo_client_start_request() of snodo-client-connection.c (see
  * snodo-client-private.h). */
 
 #include "config.h"

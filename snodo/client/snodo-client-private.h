@@ -1,21 +1,137 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright 2026 The Snodo authors */
 
-/* What the files of SnodoClient share: snodo-client.c is the object, the
- * connection and the handshake; snodo-client-methods.c the requests of
- * each server feature, made with snodo_client_start_request(). */
-
 #pragma once
 
 #include "snodo-client.h"
+#include "snodo-wire-private.h"
 
 G_BEGIN_DECLS
 
-void        snodo_client_start_request (SnodoClient  *self,
-                                        const char   *method,
-                                        JsonObject   *params,
-                                        GCancellable *cancellable,
-                                        GTask        *task);
-JsonObject *snodo_client_copy_params   (JsonObject   *params);
+/*
+ * SnodoClient's instance, shared by the files of the client folder and
+ * nothing else. Everything runs on the client's context.
+ *
+ * - snodo-client.c: the object, its properties and public API, the
+ *   spawning of a server and the end of it (close_async() and the
+ *   server that never outlives the client).
+ * - snodo-client-handshake.c: connect_async(), the negotiation of the
+ *   protocol version (server/discover, then initialize), and what the
+ *   client says of itself (clientInfo, the 2026-07-28 envelope).
+ * - snodo-client-connection.c: reading with the line framer, writing
+ *   with the writer, the pending requests with their timeouts and
+ *   cancellation, what the server sends (answers, notifications and their
+ *   signals, its requests), and the end of the connection
+ *   (snodo_client_stop()).
+ * - snodo-client-methods.c: the requests of each server feature, made
+ *   with snodo_client_start_request().
+ */
+
+typedef enum
+{
+  STATE_NEW,
+  STATE_CONNECTING,
+  STATE_READY,
+  STATE_CLOSED,
+} ClientState;
+
+struct _SnodoClient
+{
+  GObject parent_instance;
+
+  /* The thread-default context at init: every source of the client is
+   * attached to it and every task completes in it. Owned. */
+  GMainContext *context;
+
+  /* The server's output and input (construct-only, or the subprocess's
+   * pipes). Owned. */
+  GInputStream *input;
+  GOutputStream *output;
+
+  /* The command that starts the server (construct-only), and the server
+   * it started; NULL for a stream pair. Owned. */
+  char **argv;
+  GSubprocess *subprocess;
+
+  ClientState state;
+  SnodoProtocolVersion pinned_version;
+  SnodoProtocolVersion protocol_version;
+
+  /* What the handshake learnt; NULL before it. Owned. */
+  JsonObject *server_info;
+  JsonObject *server_capabilities;
+  char *instructions;
+
+  guint write_timeout;
+  guint64 max_line_bytes;
+  guint request_timeout;
+  /* The level of the log messages asked for, or NULL. Owned. */
+  char *log_level;
+
+  /* Reading: one read in flight while reading is TRUE, which holds a
+   * reference on the client. The cancellable stops it (close, failure). */
+  SnodoLineFramer *framer;
+  GCancellable *read_cancellable;
+  gboolean reading;
+
+  /* Writing: lines waiting (GBytes), the batch the writer is writing (or
+   * NULL), and the timer bounding that write. Owned. */
+  SnodoWriter *writer;
+  GQueue out;
+  GPtrArray *in_flight;
+  GSource *write_deadline;
+
+  /* Requests awaiting their answer: the id's frame key ("i:<n>") → Pending.
+   * Owned, on the context only. */
+  GHashTable *pending;
+  gint64 next_id;
+};
+
+/* snodo-client.c */
+enum
+{
+  SIGNAL_PROGRESS,
+  SIGNAL_LOG_MESSAGE,
+  SIGNAL_NOTIFICATION,
+  SIGNAL_CLOSED,
+  N_SIGNALS
+};
+
+/* The signals of the class, emitted by snodo-client-connection.c. */
+extern guint snodo_client_signals[N_SIGNALS];
+
+JsonObject *snodo_client_copy_params       (JsonObject           *params);
+/* The end of the handshake: sets what it learnt (and notifies it); the
+ * client is ready. */
+void        snodo_client_set_agreed        (SnodoClient          *self,
+                                            SnodoProtocolVersion  version,
+                                            JsonObject           *capabilities,
+                                            JsonObject           *server_info,
+                                            const char           *instructions);
+
+/* snodo-client-handshake.c */
+void        snodo_client_add_envelope      (SnodoClient          *self,
+                                            JsonObject           *params);
+
+/* snodo-client-connection.c */
+/* Entry: any state. Starts reading (once; a read holds a reference). */
+void        snodo_client_read              (SnodoClient          *self);
+void        snodo_client_send_notification (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params);
+void        snodo_client_send_request      (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params,
+                                            gboolean              envelope,
+                                            guint                 timeout_ms,
+                                            GCancellable         *cancellable,
+                                            GTask                *task);
+void        snodo_client_start_request     (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params,
+                                            GCancellable         *cancellable,
+                                            GTask                *task);
+void        snodo_client_stop              (SnodoClient          *self,
+                                            const GError         *error);
 
 G_END_DECLS

@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* SnodoClient's connection: the lines read from the server, cut by the
+ * wire layer's framer and decoded by its frame module, and those written
+ * to it by its bounded writer with a deadline; the table of pending
+ * requests with their timeouts and cancellation; the answers, the
+ * notifications (emitted as signals) and the server's own requests; and
+ * the end of the connection. See snodo-client-private.h for how this file
+ * relates to the others. */
+
+#include "config.h"
+
+#include "snodo-client-private.h"
+
+#include "snodo-base-private.h"
+#include "snodo-wire-private.h"
+
+#define CLIENT_READ_SIZE        65536
+
+/* One request in the pending table. */
+typedef struct
+{
+  /* The client, not referenced: the table belongs to it. */
+  SnodoClient *client;
+  char *key;
+  gint64 id;
+  char *method;
+  /* The request's task; its result is a JsonObject. Owned. */
+  GTask *task;
+  /* The request-timeout timer, or NULL. Owned. */
+  GSource *timeout;
+  /* The caller's cancellable, connected while pending. Owned. */
+  GCancellable *cancellable;
+  gulong cancelled_id;
+} Pending;
+
+static void snodo_client_pump (SnodoClient *self);
+static void snodo_client_fail (SnodoClient *self, const GError *error);
+
+static void
+pending_free (Pending *pending)
+{
+  if (pending->cancelled_id != 0)
+    g_cancellable_disconnect (pending->cancellable, pending->cancelled_id);
+  g_clear_object (&pending->cancellable);
+  g_clear_pointer (&pending->timeout, snodo_source_destroy_and_unref);
+  g_clear_object (&pending->task);
+  g_free (pending->method);
+  g_free (pending->key);
+  g_free (pending);
+}
+
+/* Writing. */
+
+/* Entry: any state but after a failure. Queues @line (taken). */
+static void
+snodo_client_send_line (SnodoClient *self,
+                        GBytes      *line)
+{
+  if (self->writer == NULL)
+    {
+      g_bytes_unref (line);
+      return;
+    }
+  g_queue_push_tail (&self->out, line);
+  snodo_client_pump (self);
+}
+
+static void
+snodo_client_write_done (SnodoClient  *self,
+                         const GError *error)
+{
+  g_clear_pointer (&self->write_deadline, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->in_flight, g_ptr_array_unref);
+  if (error != NULL)
+    {
+      g_autoptr(GError) copy = g_error_copy (error);
+
+      g_prefix_error (&copy, "%s", _("Writing to the server failed: "));
+      snodo_client_fail (self, copy);
+      return;
+    }
+  snodo_client_pump (self);
+}
+
+static void
+snodo_client_write_done_cb (const GError *error,
+                            gpointer      user_data)
+{
+  snodo_client_write_done (user_data, error);
+}
+
+static gboolean
+snodo_client_write_timeout_cb (gpointer user_data)
+{
+  SnodoClient *self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_clear_pointer (&self->write_deadline, g_source_unref);
+  error = g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                       _("Writing to the server took longer than %u ms"),
+                       self->write_timeout);
+  snodo_client_fail (self, error);
+  return G_SOURCE_REMOVE;
+}
+
+/* Entry: any state. Starts the next write when none is in flight; a write
+ * that finishes at once is followed by the next one in this loop. */
+static void
+snodo_client_pump (SnodoClient *self)
+{
+  while (self->writer != NULL && self->in_flight == NULL && !g_queue_is_empty (&self->out))
+    {
+      g_autoptr(GError) error = NULL;
+
+      self->in_flight = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+      while (!g_queue_is_empty (&self->out))
+        g_ptr_array_add (self->in_flight, g_queue_pop_head (&self->out));
+
+      switch (snodo_writer_write (self->writer, self->in_flight,
+                                  snodo_client_write_done_cb, self, &error))
+        {
+        case SNODO_WRITER_PENDING:
+          self->write_deadline = g_timeout_source_new (self->write_timeout);
+          g_source_set_static_name (self->write_deadline, "[snodo] client write deadline");
+          g_source_set_callback (self->write_deadline, snodo_client_write_timeout_cb, self, NULL);
+          g_source_attach (self->write_deadline, self->context);
+          return;
+
+        case SNODO_WRITER_FAILED:
+          snodo_client_write_done (self, error);
+          return;
+
+        case SNODO_WRITER_DONE:
+        default:
+          g_clear_pointer (&self->in_flight, g_ptr_array_unref);
+          break;
+        }
+    }
+}
+
+void
+snodo_client_send_notification (SnodoClient *self,
+                                const char  *method,
+                                JsonObject  *params)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (params != NULL)
+    node = snodo_json_node_take_object (json_object_ref (params));
+  snodo_client_send_line (self, snodo_frame_encode_notification (method, node));
+}
+
+/* Requests. */
+
+static Pending *
+snodo_client_take_pending (SnodoClient *self,
+                           const char  *key)
+{
+  gpointer stolen_key = NULL;
+  gpointer value = NULL;
+
+  if (!g_hash_table_steal_extended (self->pending, key, &stolen_key, &value))
+    return NULL;
+  g_free (stolen_key);
+  return value;
+}
+
+/* Tells the server that the request of @pending is abandoned. */
+static void
+snodo_client_send_cancelled (SnodoClient *self,
+                             Pending     *pending,
+                             const char  *reason)
+{
+  g_autoptr(JsonObject) params = json_object_new ();
+
+  if (self->writer == NULL || g_str_equal (pending->method, "initialize"))
+    return;
+  json_object_set_int_member (params, "requestId", pending->id);
+  json_object_set_string_member (params, "reason", reason);
+  snodo_client_send_notification (self, "notifications/cancelled", params);
+}
+
+static gboolean
+snodo_client_request_timeout_cb (gpointer user_data)
+{
+  Pending *pending = user_data;
+  SnodoClient *self = pending->client;
+
+  g_clear_pointer (&pending->timeout, g_source_unref);
+  pending = snodo_client_take_pending (self, pending->key);
+  snodo_client_send_cancelled (self, pending, "timed out");
+  g_task_return_new_error (pending->task, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                           _("The server did not answer %s in time"), pending->method);
+  pending_free (pending);
+  return G_SOURCE_REMOVE;
+}
+
+typedef struct
+{
+  SnodoClient *client;
+  char *key;
+} CancelData;
+
+static void
+cancel_data_free (CancelData *data)
+{
+  g_object_unref (data->client);
+  g_free (data->key);
+  g_free (data);
+}
+
+/* On the client's context. */
+static gboolean
+snodo_client_cancel_cb (gpointer user_data)
+{
+  CancelData *data = user_data;
+  SnodoClient *self = data->client;
+  Pending *pending;
+
+  pending = snodo_client_take_pending (self, data->key);
+  if (pending == NULL)
+    return G_SOURCE_REMOVE;
+  snodo_client_send_cancelled (self, pending, "cancelled by the client");
+  g_task_return_new_error (pending->task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                           _("The request %s was cancelled"), pending->method);
+  pending_free (pending);
+  return G_SOURCE_REMOVE;
+}
+
+/* In whichever thread cancelled: hands over to the client's context. */
+static void
+snodo_client_cancelled_cb (GCancellable *cancellable,
+                           gpointer      user_data)
+{
+  Pending *pending = user_data;
+  CancelData *data = g_new0 (CancelData, 1);
+  g_autoptr(GSource) source = g_idle_source_new ();
+
+  data->client = g_object_ref (pending->client);
+  data->key = g_strdup (pending->key);
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_static_name (source, "[snodo] client cancel");
+  g_source_set_callback (source, snodo_client_cancel_cb, data, (GDestroyNotify) cancel_data_free);
+  g_source_attach (source, pending->client->context);
+}
+
+/* Sends @method with @params (taken; NULL for none) and completes @task
+ * (taken) with the result's JsonObject. @timeout_ms 0: none. */
+void
+snodo_client_send_request (SnodoClient  *self,
+                           const char   *method,
+                           JsonObject   *params,
+                           gboolean      envelope,
+                           guint         timeout_ms,
+                           GCancellable *cancellable,
+                           GTask        *task)
+{
+  g_autoptr(JsonObject) owned_params = params;
+  g_autoptr(JsonNode) id = NULL;
+  g_autoptr(JsonNode) params_node = NULL;
+  Pending *pending;
+
+  if (self->state == STATE_CLOSED || self->writer == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
+                               _("The connection to the server is closed"));
+      g_object_unref (task);
+      return;
+    }
+  if (cancellable != NULL && g_cancellable_is_cancelled (cancellable))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                               _("The request %s was cancelled"), method);
+      g_object_unref (task);
+      return;
+    }
+
+  pending = g_new0 (Pending, 1);
+  pending->client = self;
+  pending->id = self->next_id++;
+  pending->method = g_strdup (method);
+  pending->task = task;
+
+  id = json_node_new (JSON_NODE_VALUE);
+  json_node_set_int (id, pending->id);
+  pending->key = snodo_frame_id_key (id);
+
+  if (owned_params == NULL)
+    owned_params = json_object_new ();
+  if (envelope)
+    snodo_client_add_envelope (self, owned_params);
+  /* The request's id is its progress token: progress names the request. */
+  if (!g_str_equal (method, "initialize") && !g_str_equal (method, "server/discover") &&
+      !g_str_equal (method, "ping"))
+    {
+      JsonNode *meta;
+
+      if (!json_object_has_member (owned_params, "_meta"))
+        json_object_set_object_member (owned_params, "_meta", json_object_new ());
+      /* A caller's _meta that is no object is sent as it is. */
+      meta = json_object_get_member (owned_params, "_meta");
+      if (JSON_NODE_HOLDS_OBJECT (meta))
+        json_object_set_int_member (json_node_get_object (meta), "progressToken", pending->id);
+    }
+  /* A legacy request without params sends none. */
+  if (json_object_get_size (owned_params) > 0)
+    params_node = snodo_json_node_take_object (json_object_ref (owned_params));
+
+  if (timeout_ms > 0)
+    {
+      pending->timeout = g_timeout_source_new (timeout_ms);
+      g_source_set_static_name (pending->timeout, "[snodo] client request timeout");
+      g_source_set_callback (pending->timeout, snodo_client_request_timeout_cb, pending, NULL);
+      g_source_attach (pending->timeout, self->context);
+    }
+
+  g_hash_table_insert (self->pending, g_strdup (pending->key), pending);
+
+  if (cancellable != NULL)
+    {
+      pending->cancellable = g_object_ref (cancellable);
+      pending->cancelled_id = g_cancellable_connect (cancellable,
+                                                     G_CALLBACK (snodo_client_cancelled_cb),
+                                                     pending, NULL);
+    }
+
+  snodo_client_send_line (self, snodo_frame_encode_request (id, method, params_node));
+}
+
+/* Entry: any state. Sends a request of the connected client (the
+ * envelope in 2026-07-28) and completes @task (taken) with its result
+ * object; @params is taken. */
+void
+snodo_client_start_request (SnodoClient  *self,
+                            const char   *method,
+                            JsonObject   *params,
+                            GCancellable *cancellable,
+                            GTask        *task)
+{
+  if (self->state != STATE_READY)
+    {
+      g_task_return_new_error (task, G_IO_ERROR,
+                               self->state == STATE_CLOSED ? G_IO_ERROR_CLOSED : G_IO_ERROR_NOT_CONNECTED,
+                               self->state == STATE_CLOSED ? _("The connection to the server is closed")
+                                                           : _("The client is not connected"));
+      g_object_unref (task);
+      if (params != NULL)
+        json_object_unref (params);
+      return;
+    }
+  snodo_client_send_request (self, method, params,
+                             snodo_protocol_version_is_stateless (self->protocol_version),
+                             self->request_timeout, cancellable, task);
+}
+
+/* Receiving. */
+
+static void
+snodo_client_handle_response (SnodoClient *self,
+                              SnodoFrame  *frame)
+{
+  JsonObject *message = json_node_get_object (frame->message);
+  Pending *pending;
+
+  pending = snodo_client_take_pending (self, frame->key);
+  if (pending == NULL)
+    {
+      /* Late: cancelled, timed out, or not ours. */
+      g_debug ("A response to %s, which awaits none, is ignored", frame->key);
+      return;
+    }
+
+  if (json_object_has_member (message, "error"))
+    {
+      JsonObject *error = json_object_get_object_member (message, "error");
+      const char *text = snodo_json_object_get_string (error, "message");
+      int code = (int) json_object_get_int_member (error, "code");
+      JsonNode *data = json_object_get_member (error, "data");
+      g_autoptr(GString) supported = NULL;
+
+      if (data != NULL && JSON_NODE_HOLDS_OBJECT (data) &&
+          json_object_has_member (json_node_get_object (data), "supported") &&
+          JSON_NODE_HOLDS_ARRAY (json_object_get_member (json_node_get_object (data), "supported")))
+        {
+          JsonArray *array = json_object_get_array_member (json_node_get_object (data), "supported");
+
+          supported = g_string_new (NULL);
+          for (guint i = 0; i < json_array_get_length (array); i++)
+            {
+              JsonNode *element = json_array_get_element (array, i);
+
+              if (snodo_json_node_is_string (element))
+                g_string_append_printf (supported, "%s%s", supported->len > 0 ? ", " : "",
+                                        json_node_get_string (element));
+            }
+        }
+      if (supported != NULL)
+        g_task_return_new_error (pending->task, SNODO_RPC_ERROR, code,
+                                 _("%s (the server supports %s)"),
+                                 text != NULL ? text : _("Unknown error"), supported->str);
+      else
+        g_task_return_new_error (pending->task, SNODO_RPC_ERROR, code, "%s",
+                                 text != NULL ? text : _("Unknown error"));
+    }
+  else
+    {
+      JsonObject *result = json_object_get_object_member (message, "result");
+      const char *result_type = snodo_json_object_get_string (result, "resultType");
+
+      if (result_type != NULL && !g_str_equal (result_type, "complete"))
+        g_task_return_new_error (pending->task, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED,
+                                 _("The server answered %s with a result of type %s, which this client does not handle"),
+                                 pending->method, result_type);
+      else
+        g_task_return_pointer (pending->task, json_object_ref (result),
+                               (GDestroyNotify) json_object_unref);
+    }
+  pending_free (pending);
+}
+
+static Pending *
+snodo_client_find_by_token (SnodoClient *self,
+                            JsonNode    *token)
+{
+  g_autofree char *key = NULL;
+
+  if (token == NULL || JSON_NODE_TYPE (token) != JSON_NODE_VALUE)
+    return NULL;
+  key = snodo_frame_id_key (token);
+  if (key == NULL)
+    return NULL;
+  return g_hash_table_lookup (self->pending, key);
+}
+
+static void
+snodo_client_handle_notification (SnodoClient *self,
+                                  SnodoFrame  *frame)
+{
+  JsonObject *params = frame->params;
+  g_autoptr(JsonObject) empty = NULL;
+
+  if (params == NULL)
+    params = empty = json_object_new ();
+
+  if (g_str_equal (frame->method, "notifications/progress"))
+    {
+      Pending *pending = snodo_client_find_by_token (self, json_object_get_member (params, "progressToken"));
+      JsonNode *progress = json_object_get_member (params, "progress");
+      JsonNode *total = json_object_get_member (params, "total");
+
+      if (pending != NULL && snodo_json_node_is_number (progress))
+        g_signal_emit (self, snodo_client_signals[SIGNAL_PROGRESS], 0,
+                       pending->method,
+                       json_node_get_double (progress),
+                       snodo_json_node_is_number (total) ? json_node_get_double (total) : -1.0,
+                       snodo_json_object_get_string (params, "message"));
+    }
+  else if (g_str_equal (frame->method, "notifications/message"))
+    {
+      const char *level = snodo_json_object_get_string (params, "level");
+
+      if (level != NULL)
+        g_signal_emit (self, snodo_client_signals[SIGNAL_LOG_MESSAGE], 0,
+                       level,
+                       snodo_json_object_get_string (params, "logger"),
+                       json_object_get_member (params, "data"));
+    }
+
+  g_signal_emit (self, snodo_client_signals[SIGNAL_NOTIFICATION], g_quark_from_string (frame->method),
+                 frame->method, params);
+}
+
+/* A request of the server (initialize era): ping is answered; the client
+ * declares no capability, so nothing else is. */
+static void
+snodo_client_handle_request (SnodoClient *self,
+                             SnodoFrame  *frame)
+{
+  if (g_str_equal (frame->method, "ping"))
+    {
+      g_autoptr(JsonNode) result = snodo_json_node_take_object (json_object_new ());
+
+      snodo_client_send_line (self, snodo_frame_encode_result (frame->id, result));
+    }
+  else
+    snodo_client_send_line (self, snodo_frame_encode_error (frame->id, SNODO_RPC_ERROR_METHOD_NOT_FOUND,
+                                                            "Method not found", NULL));
+}
+
+static void
+snodo_client_line_cb (SnodoLineFramerEvent  event,
+                      const char           *line,
+                      gsize                 len,
+                      gpointer              user_data)
+{
+  SnodoClient *self = user_data;
+  g_auto(SnodoFrame) frame = { 0, };
+
+  if (self->state == STATE_CLOSED)
+    return;
+
+  if (event == SNODO_LINE_FRAMER_OVERSIZED)
+    {
+      g_autoptr(GError) error = NULL;
+
+      error = g_error_new (G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                           _("The server sent a message larger than %" G_GUINT64_FORMAT " bytes"),
+                           self->max_line_bytes);
+      snodo_client_fail (self, error);
+      return;
+    }
+
+  snodo_frame_decode (line, len, &frame);
+  switch (frame.kind)
+    {
+    case SNODO_FRAME_RESPONSE:
+      snodo_client_handle_response (self, &frame);
+      break;
+
+    case SNODO_FRAME_NOTIFICATION:
+      snodo_client_handle_notification (self, &frame);
+      break;
+
+    case SNODO_FRAME_REQUEST:
+      snodo_client_handle_request (self, &frame);
+      break;
+
+    case SNODO_FRAME_ERROR:
+    case SNODO_FRAME_DROP:
+      g_debug ("A line from the server is not a message: %s", frame.error_message);
+      break;
+
+    case SNODO_FRAME_IGNORE:
+    default:
+      break;
+    }
+}
+
+static void
+snodo_client_read_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(SnodoClient) self = user_data;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+
+  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
+  self->reading = FALSE;
+  if (self->state == STATE_CLOSED)
+    return;
+  if (bytes == NULL)
+    {
+      g_prefix_error (&error, "%s", _("Reading from the server failed: "));
+      snodo_client_fail (self, error);
+      return;
+    }
+  if (g_bytes_get_size (bytes) == 0)
+    {
+      snodo_line_framer_finish (self->framer, snodo_client_line_cb, self);
+      if (self->state != STATE_CLOSED)
+        {
+          error = g_error_new (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The server closed its output"));
+          snodo_client_fail (self, error);
+        }
+      return;
+    }
+
+  snodo_line_framer_push (self->framer, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                          snodo_client_line_cb, self);
+  snodo_client_read (self);
+}
+
+void
+snodo_client_read (SnodoClient *self)
+{
+  if (self->reading || self->state == STATE_CLOSED)
+    return;
+  self->reading = TRUE;
+  g_input_stream_read_bytes_async (self->input, CLIENT_READ_SIZE, G_PRIORITY_DEFAULT,
+                                   self->read_cancellable, snodo_client_read_cb,
+                                   g_object_ref (self));
+}
+
+/* Entry: any state. Ends the connection: nothing more is written or read,
+ * and every pending request fails with a copy of @error. */
+void
+snodo_client_stop (SnodoClient  *self,
+                   const GError *error)
+{
+  g_autoptr(GList) values = NULL;
+  GHashTableIter iter;
+  gpointer key;
+  gpointer value;
+
+  if (self->state == STATE_CLOSED)
+    return;
+  self->state = STATE_CLOSED;
+  g_cancellable_cancel (self->read_cancellable);
+  g_clear_pointer (&self->write_deadline, snodo_source_destroy_and_unref);
+  g_clear_pointer (&self->writer, snodo_writer_abandon);
+  g_clear_pointer (&self->in_flight, g_ptr_array_unref);
+  g_queue_clear_full (&self->out, (GDestroyNotify) g_bytes_unref);
+
+  g_hash_table_iter_init (&iter, self->pending);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      values = g_list_prepend (values, value);
+      g_hash_table_iter_steal (&iter);
+      g_free (key);
+    }
+  for (GList *l = values; l != NULL; l = l->next)
+    {
+      Pending *pending = l->data;
+
+      g_task_return_error (pending->task, g_error_copy (error));
+      pending_free (pending);
+    }
+}
+
+/* Entry: any state. A failure of the connection. */
+static void
+snodo_client_fail (SnodoClient  *self,
+                   const GError *error)
+{
+  if (self->state == STATE_CLOSED)
+    return;
+  g_object_ref (self);
+  snodo_client_stop (self, error);
+  g_signal_emit (self, snodo_client_signals[SIGNAL_CLOSED], 0, error);
+  g_object_unref (self);
+}
