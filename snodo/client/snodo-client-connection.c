@@ -504,10 +504,11 @@ snodo_client_line_cb (SnodoLineFramerEvent  event,
   if (event == SNODO_LINE_FRAMER_OVERSIZED)
     {
       g_autoptr(GError) error = NULL;
+      /* A string for the number: gettext cannot see through G_GUINT64_FORMAT. */
+      g_autofree char *limit = g_strdup_printf ("%" G_GUINT64_FORMAT, self->max_line_bytes);
 
       error = g_error_new (G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
-                           _("The server sent a message larger than %" G_GUINT64_FORMAT " bytes"),
-                           self->max_line_bytes);
+                           _("The server sent a message larger than %s bytes"), limit);
       snodo_client_fail (self, error);
       return;
     }
