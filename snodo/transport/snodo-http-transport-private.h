@@ -5,9 +5,11 @@
  * The insides of SnodoHttpTransport, shared by its files and by nothing
  * else. From the request in:
  *
- *   snodo-http-transport.c  the object: its properties, listening (or
- *                           attaching to an application's SoupServer), the
- *                           routing of each request by its method, closing
+ *   snodo-http-transport.c  the object: its properties, the routing of
+ *                           each request by its method
+ *   snodo-http-listen.c     where it listens (or attaching to an
+ *                           application's SoupServer), its port and URI
+ *   snodo-http-close.c      closing: the exchanges end, then the peers
  *   snodo-http-post.c       a POST: its body, the checks of its headers, the
  *                           era it belongs to, its dispatch to the server
  *   snodo-http-session.c    peers, what the server sees as a connection (a
@@ -225,6 +227,14 @@ struct _SnodoHttpTransport
 };
 
 /* snodo-http-transport.c */
+
+void      snodo_http_transport_handler_cb           (SoupServer         *server,
+                                                     SoupServerMessage  *msg,
+                                                     const char         *path,
+                                                     GHashTable         *query,
+                                                     gpointer            user_data);
+
+/* snodo-http-close.c */
 
 void      snodo_http_transport_check_closed         (SnodoHttpTransport *self);
 

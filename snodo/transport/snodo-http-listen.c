@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* Where SnodoHttpTransport listens: on the loopback interface, any
+ * address, a Unix socket or an inherited socket, with the transport's own
+ * SoupServer and listener (snodo-http-listener.c), with TLS when it has a
+ * certificate; or attached to an application's SoupServer. And what it
+ * then tells of itself: its port and URI.
+ * snodo-http-transport-private.h says which file holds what. */
+
+#include "config.h"
+
+#include <gio/gio.h>
+#include <libsoup/soup.h>
+
+#include "snodo-base-private.h"
+#include "snodo-http-listener-private.h"
+#include "snodo-http-transport.h"
+#include "snodo-http-transport-private.h"
+
+/* The listener saw a client leave a connection that its exchanges cannot
+ * watch themselves (TLS): they end, as when they see it go. */
+static void
+snodo_http_transport_client_left_cb (GSocketAddress *remote,
+                                     gpointer        user_data)
+{
+  SnodoHttpTransport *self = user_data;
+  g_autoptr(GPtrArray) gone = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->exchanges);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (soup_server_message_get_remote_address (((Exchange *) value)->msg) == remote)
+      g_ptr_array_add (gone, value);
+  for (guint i = 0; i < gone->len; i++)
+    snodo_http_exchange_abort (g_ptr_array_index (gone, i));
+}
+
+/* Listens on @address, or on @socket (one of them), with the transport's
+ * own SoupServer. */
+static gboolean
+snodo_http_transport_start (SnodoHttpTransport  *self,
+                            GSocketAddress      *address,
+                            GSocket             *socket,
+                            GError             **error)
+{
+  if (self->server == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           _("The transport has no server to serve (its “server” property)"));
+      return FALSE;
+    }
+  if (self->tls_certificate != NULL && !g_tls_backend_supports_tls (g_tls_backend_get_default ()))
+    {
+      g_set_error_literal (error, G_TLS_ERROR, G_TLS_ERROR_UNAVAILABLE,
+                           _("TLS is not available: GIO has no TLS backend (glib-networking)"));
+      return FALSE;
+    }
+
+  self->soup = g_object_new (SOUP_TYPE_SERVER, NULL);
+  soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
+  soup_server_add_handler (self->soup, self->path, snodo_http_transport_handler_cb, self, NULL);
+  g_signal_connect (self->soup, "request-finished", G_CALLBACK (snodo_http_exchange_finished_cb), self);
+  g_signal_connect (self->soup, "request-aborted", G_CALLBACK (snodo_http_exchange_finished_cb), self);
+  /* The transport's own listening socket, with a real backlog, and its own
+   * management of kept-alive connections (see snodo-http-listener.c). */
+  self->listener = snodo_http_listener_new (self->soup, self->context);
+  snodo_http_listener_set_idle_timeout (self->listener, self->connection_idle_timeout);
+  snodo_http_listener_set_max_connections (self->listener, self->max_connections);
+  snodo_http_listener_set_tls_certificate (self->listener, self->tls_certificate);
+  snodo_http_listener_set_hangup_func (self->listener, snodo_http_transport_client_left_cb, self);
+  if (address != NULL ? !snodo_http_listener_listen (self->listener, address, error)
+                      : !snodo_http_listener_listen_socket (self->listener, socket, error))
+    {
+      g_clear_pointer (&self->listener, snodo_http_listener_free);
+      soup_server_disconnect (self->soup);
+      g_clear_object (&self->soup);
+      return FALSE;
+    }
+
+  self->local_address = snodo_http_listener_get_address (self->listener);
+  if (G_IS_INET_SOCKET_ADDRESS (self->local_address))
+    self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (self->local_address));
+  self->check_host = TRUE;
+  self->state = STATE_LISTENING;
+  self->holds_self = TRUE;
+  g_object_ref (self);
+  snodo_http_transport_arm_sweep (self);
+  return TRUE;
+}
+
+/**
+ * snodo_http_transport_listen_local:
+ * @self: a transport
+ * @port: the TCP port, or 0 for any free one
+ * @error: return location for an error
+ *
+ * Starts serving on the IPv4 loopback interface (127.0.0.1), never on
+ * other interfaces. Requests whose `Host` header does not name the
+ * loopback interface are refused (unless
+ * [property@Snodo.HttpTransport:allowed-hosts] says otherwise), which
+ * defeats DNS rebinding. Call it
+ * once, and only one of the `listen` functions.
+ *
+ * From now until [method@Snodo.HttpTransport.close_async] has closed it,
+ * the transport holds a reference to itself: it serves even when the
+ * caller keeps none.
+ *
+ * Returns: %TRUE if the transport listens; %FALSE if it has no server or
+ *   the port could not be used
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_http_transport_listen_local (SnodoHttpTransport  *self,
+                                   guint16              port,
+                                   GError             **error)
+{
+  g_autoptr(GSocketAddress) address = NULL;
+
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
+  g_return_val_if_fail (self->state == STATE_NEW, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  address = g_inet_socket_address_new_from_string ("127.0.0.1", port);
+  return snodo_http_transport_start (self, address, NULL, error);
+}
+
+/**
+ * snodo_http_transport_listen:
+ * @self: a transport
+ * @address: where to listen: a [class@Gio.InetSocketAddress] (IPv4 or
+ *   IPv6, port 0 for any free one) or a [class@Gio.UnixSocketAddress]
+ *   naming a path
+ * @error: return location for an error
+ *
+ * Starts serving on @address, on whatever interface it names: `0.0.0.0`
+ * or `::` serve every interface (`::` also takes IPv4 where the system
+ * allows), so this is the explicit choice to be reachable from elsewhere;
+ * [method@Snodo.HttpTransport.listen_local] stays the loopback default.
+ * The `Host` check still applies: set
+ * [property@Snodo.HttpTransport:allowed-hosts] to the names clients use.
+ *
+ * A Unix socket's path must not exist yet; the transport removes it when
+ * it closes. Who may connect to it is up to the permissions of the path
+ * (the process's umask, or the directory's).
+ *
+ * Connections are kept alive and bounded as with
+ * [method@Snodo.HttpTransport.listen_local], and speak TLS when
+ * [property@Snodo.HttpTransport:tls-certificate] is set. Call it once, and
+ * only one of the `listen` functions; the transport holds a reference to
+ * itself until it has closed.
+ *
+ * Returns: %TRUE if the transport listens; %FALSE if it has no server, TLS
+ *   is wanted and not available, or the address could not be used
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_http_transport_listen (SnodoHttpTransport  *self,
+                             GSocketAddress      *address,
+                             GError             **error)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
+  g_return_val_if_fail (G_IS_SOCKET_ADDRESS (address), FALSE);
+  g_return_val_if_fail (self->state == STATE_NEW, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return snodo_http_transport_start (self, address, NULL, error);
+}
+
+/**
+ * snodo_http_transport_listen_socket:
+ * @self: a transport
+ * @socket: a listening stream socket (TCP or Unix)
+ * @error: return location for an error
+ *
+ * Starts serving on a socket that is already listening, such as one a
+ * service manager opened (systemd's socket activation passes them from
+ * descriptor 3 on, see `sd_listen_fds(3)`; make one with
+ * g_socket_new_from_fd()). The transport takes a reference to @socket and
+ * closes it when it closes. The socket keeps the backlog it was given.
+ *
+ * Otherwise as [method@Snodo.HttpTransport.listen].
+ *
+ * Returns: %TRUE if the transport listens; %FALSE if it has no server, TLS
+ *   is wanted and not available, or @socket is not a listening stream
+ *   socket
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_http_transport_listen_socket (SnodoHttpTransport  *self,
+                                    GSocket             *socket,
+                                    GError             **error)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
+  g_return_val_if_fail (G_IS_SOCKET (socket), FALSE);
+  g_return_val_if_fail (self->state == STATE_NEW, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return snodo_http_transport_start (self, NULL, socket, error);
+}
+
+/**
+ * snodo_http_transport_attach:
+ * @self: a transport
+ * @soup_server: a `SoupServer` of the application's
+ * @error: return location for an error
+ *
+ * Serves the endpoint at [property@Snodo.HttpTransport:path] of
+ * @soup_server, a server the application runs with handlers of its own,
+ * instead of listening: the transport adds its handlers there (as
+ * soup_server_add_handler() does) and removes them when it closes,
+ * leaving the rest of the server alone. Paths under the endpoint's are
+ * answered 404.
+ *
+ * Requests are served as on a socket of the transport's own: the same
+ * checks (`Origin`, `Host`), limits (body size, sessions, write timeout)
+ * and answers. The connections are the server's, though:
+ * [property@Snodo.HttpTransport:connection-idle-timeout],
+ * [property@Snodo.HttpTransport:max-connections],
+ * [property@Snodo.HttpTransport:tls-certificate] and the backlog do not
+ * apply (`soup_server_listen()` gives its sockets GLib's backlog of 10;
+ * an application that expects bursts can listen on a socket it made with
+ * `soup_server_listen_socket()`). libsoup before 3.3 forgets a kept-alive
+ * connection that its client closes between two requests, without closing
+ * it, so the transport answers with `Connection: close` there.
+ *
+ * The server must run on the main context the transport was created in.
+ * Call it once, instead of the `listen` functions; the transport holds a
+ * reference to itself until [method@Snodo.HttpTransport.close_async] has
+ * closed it.
+ *
+ * Returns: %TRUE if the transport serves; %FALSE if it has no server
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_http_transport_attach (SnodoHttpTransport  *self,
+                             SoupServer          *soup_server,
+                             GError             **error)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), FALSE);
+  g_return_val_if_fail (SOUP_IS_SERVER (soup_server), FALSE);
+  g_return_val_if_fail (self->state == STATE_NEW, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->server == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           _("The transport has no server to serve (its “server” property)"));
+      return FALSE;
+    }
+
+  self->soup = g_object_ref (soup_server);
+  self->mounted = TRUE;
+  soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
+  soup_server_add_handler (self->soup, self->path, snodo_http_transport_handler_cb, self, NULL);
+  g_signal_connect (self->soup, "request-finished", G_CALLBACK (snodo_http_exchange_finished_cb), self);
+  g_signal_connect (self->soup, "request-aborted", G_CALLBACK (snodo_http_exchange_finished_cb), self);
+
+  self->check_host = TRUE;
+  self->state = STATE_LISTENING;
+  self->holds_self = TRUE;
+  g_object_ref (self);
+  snodo_http_transport_arm_sweep (self);
+  return TRUE;
+}
+
+/**
+ * snodo_http_transport_get_port:
+ * @self: a transport
+ *
+ * Gets the TCP port the transport listens on.
+ *
+ * Returns: the port, or 0 if the transport does not listen on TCP
+ *
+ * Since: 0.1
+ */
+guint16
+snodo_http_transport_get_port (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->port;
+}
+
+/**
+ * snodo_http_transport_dup_uri:
+ * @self: a transport
+ *
+ * Gets the URI of the MCP endpoint, such as `http://127.0.0.1:8080/mcp`
+ * (`https` with a [property@Snodo.HttpTransport:tls-certificate]). On an
+ * address of every interface (`0.0.0.0`, `::`), it names the loopback
+ * interface of that family, where a client on the same machine reaches
+ * the transport.
+ *
+ * Attached to an application's server, it is the endpoint on the first
+ * address the server listens on.
+ *
+ * Returns: (transfer full) (nullable): the URI, or %NULL if the transport
+ *   does not listen on TCP
+ *
+ * Since: 0.1
+ */
+char *
+snodo_http_transport_dup_uri (SnodoHttpTransport *self)
+{
+  GInetAddress *inet;
+  g_autofree char *host = NULL;
+
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), NULL);
+
+  if (self->mounted)
+    {
+      GSList *uris = soup_server_get_uris (self->soup);
+      char *uri = NULL;
+
+      if (uris != NULL)
+        uri = g_uri_join (G_URI_FLAGS_NONE, g_uri_get_scheme (uris->data), NULL, g_uri_get_host (uris->data),
+                          g_uri_get_port (uris->data), self->path, NULL, NULL);
+      g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+      return uri;
+    }
+  if (self->port == 0 || !G_IS_INET_SOCKET_ADDRESS (self->local_address))
+    return NULL;
+  inet = g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (self->local_address));
+  if (g_inet_address_get_is_any (inet))
+    host = g_strdup (g_inet_address_get_family (inet) == G_SOCKET_FAMILY_IPV6 ? "[::1]" : "127.0.0.1");
+  else if (g_inet_address_get_family (inet) == G_SOCKET_FAMILY_IPV6)
+    {
+      g_autofree char *text = g_inet_address_to_string (inet);
+
+      host = g_strdup_printf ("[%s]", text);
+    }
+  else
+    host = g_inet_address_to_string (inet);
+  return g_strdup_printf ("%s://%s:%u%s", self->tls_certificate != NULL ? "https" : "http", host, self->port,
+                          self->path);
+}
