@@ -659,9 +659,10 @@ start_holder (GSubprocess **holder,
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *line = NULL;
+  g_autofree char *program = g_build_filename (g_getenv ("G_TEST_BUILDDIR"), "snodo-client-holder", NULL);
   g_autoptr(GDataInputStream) in = NULL;
 
-  g_ptr_array_add (argv, (char *) g_test_build_filename (G_TEST_BUILT, "snodo-client-holder", NULL));
+  g_ptr_array_add (argv, program);
   if (connect)
     g_ptr_array_add (argv, (char *) "--connect");
   if (thread)

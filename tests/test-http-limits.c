@@ -395,8 +395,12 @@ test_stream_memory_readers (Fixture       *fixture,
                   before / 1024, N_EVENTS, N_READERS, after / 1024);
   for (guint i = 0; i < N_READERS; i++)
     g_assert_cmpuint (events[i], ==, sent);
-  /* Keeping the events took about 18 MB here. */
+  /* Keeping the events took about 18 MB here. AddressSanitizer keeps freed
+   * memory in quarantine, so under it the resident set says nothing of
+   * what the server keeps: the bound is asserted in the plain build. */
+#ifndef __SANITIZE_ADDRESS__
   g_assert_cmpuint (after, <, before + 6 * 1024 * 1024);
+#endif
 
   for (guint i = 0; i < N_READERS; i++)
     {
