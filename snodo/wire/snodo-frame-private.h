@@ -63,10 +63,23 @@ typedef struct
   /* A string of the message holds U+0000, which handlers cannot be given
    * (json-glib strings end at NUL): REQUEST, NOTIFICATION, RESPONSE. */
   gboolean        has_nul;
+  /* snodo_frame_decode_deferring(): the JSON text of the member of the
+   * message's params that was not built (an object; a null node holds its
+   * place), NUL-terminated; NULL when there was none. REQUEST,
+   * NOTIFICATION, RESPONSE. Owned. */
+  char           *deferred;
+  gsize           deferred_len;
 } SnodoFrame;
 
 void      snodo_frame_decode             (const char  *data,
                                           gsize        len,
+                                          SnodoFrame  *frame);
+/* The same, except that the member @deferred of params, when it is an
+ * object, is not built: it is checked as thoroughly (the frame is the same
+ * kind, with the same errors), and left as text in frame->deferred. */
+void      snodo_frame_decode_deferring   (const char  *data,
+                                          gsize        len,
+                                          const char  *deferred,
                                           SnodoFrame  *frame);
 void      snodo_frame_clear              (SnodoFrame  *frame);
 
