@@ -542,17 +542,17 @@ snodo_json_name_is (const GString *name,
  * object that is the member @outer of the root object, when it is an
  * object, is read but not built (see snodo_json_parse_deferring()). */
 static JsonNode *
-snodo_json_read (const char  *data,
-                 gsize        len,
-                 const char  *outer,
-                 const char  *inner,
-                 gsize       *deferred_offset,
-                 gsize       *deferred_len,
-                 gboolean    *has_nul,
-                 GError     **error)
+snodo_json_read_with (const char  *data,
+                      gsize        len,
+                      const char  *outer,
+                      const char  *inner,
+                      gsize       *deferred_offset,
+                      gsize       *deferred_len,
+                      gboolean    *has_nul,
+                      GString     *value,
+                      GString     *name,
+                      GError     **error)
 {
-  g_autoptr(GString) value = NULL;
-  g_autoptr(GString) name = NULL;
   ReadFrame stack[SNODO_JSON_MAX_DEPTH];
   ReadState state = READ_VALUE;
   JsonNode *root = NULL;
@@ -580,9 +580,6 @@ snodo_json_read (const char  *data,
                    (gulong) (invalid - data));
       return NULL;
     }
-
-  value = g_string_sized_new (64);
-  name = g_string_sized_new (64);
 
   reader.start = data;
   reader.p = data;
@@ -838,6 +835,83 @@ snodo_json_read (const char  *data,
 fail:
   g_clear_pointer (&root, json_node_unref);
   return NULL;
+}
+
+/*
+ * The reader's scratch buffers stay with the thread from one message to
+ * the next (a message is read whole before the next), so that reading
+ * does not allocate them, nor grow them again for every long string.
+ * Buffers grown beyond SCRATCH_KEPT_BYTES by a message are given back.
+ */
+
+#define SCRATCH_KEPT_BYTES 65536
+
+typedef struct
+{
+  GString  *value;
+  GString  *name;
+  gboolean  busy;
+} ReadScratch;
+
+static void
+snodo_json_read_scratch_free (gpointer data)
+{
+  ReadScratch *scratch = data;
+
+  g_string_free (scratch->value, TRUE);
+  g_string_free (scratch->name, TRUE);
+  g_free (scratch);
+}
+
+static GPrivate read_scratch = G_PRIVATE_INIT (snodo_json_read_scratch_free);
+
+static GString *
+snodo_json_read_scratch_trim (GString *buffer)
+{
+  if (buffer->allocated_len <= SCRATCH_KEPT_BYTES)
+    return buffer;
+  g_string_free (buffer, TRUE);
+  return g_string_sized_new (64);
+}
+
+static JsonNode *
+snodo_json_read (const char  *data,
+                 gsize        len,
+                 const char  *outer,
+                 const char  *inner,
+                 gsize       *deferred_offset,
+                 gsize       *deferred_len,
+                 gboolean    *has_nul,
+                 GError     **error)
+{
+  ReadScratch *scratch = g_private_get (&read_scratch);
+  JsonNode *root;
+
+  if (scratch == NULL)
+    {
+      scratch = g_new0 (ReadScratch, 1);
+      scratch->value = g_string_sized_new (64);
+      scratch->name = g_string_sized_new (64);
+      g_private_set (&read_scratch, scratch);
+    }
+
+  if (scratch->busy)
+    {
+      /* Not expected: the reader calls nothing that reads. */
+      g_autoptr(GString) value = g_string_sized_new (64);
+      g_autoptr(GString) name = g_string_sized_new (64);
+
+      return snodo_json_read_with (data, len, outer, inner, deferred_offset, deferred_len, has_nul,
+                                   value, name, error);
+    }
+
+  scratch->busy = TRUE;
+  root = snodo_json_read_with (data, len, outer, inner, deferred_offset, deferred_len, has_nul,
+                               scratch->value, scratch->name, error);
+  scratch->value = snodo_json_read_scratch_trim (scratch->value);
+  scratch->name = snodo_json_read_scratch_trim (scratch->name);
+  scratch->busy = FALSE;
+  return root;
 }
 
 /* Like snodo_json_parse(); *@has_nul tells whether a string held U+0000
