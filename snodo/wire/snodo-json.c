@@ -1357,17 +1357,19 @@ static const char *
 snodo_json_text_skip_string (const char *p,
                              const char *end)
 {
-  while (p < end)
+  for (;;)
     {
+      /* Accepted text has no control character in a string: the word
+       * the skip stops at holds the quote or a backslash. */
       SKIP_PLAIN_WORDS (p, end, snodo_json_word_stops_read);
+      while (p < end && *p != '"' && *p != '\\')
+        p++;
       if (p >= end)
-        break;
-      if (*p == '\\')
-        p += 2;
-      else if (*p++ == '"')
-        return p;
+        return end;
+      if (*p == '"')
+        return p + 1;
+      p += 2;
     }
-  return end;
 }
 
 static const char *
