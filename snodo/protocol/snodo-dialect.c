@@ -779,7 +779,12 @@ snodo_text_result_encode (JsonNode   *id,
                           gboolean    is_error,
                           const char *tail)
 {
-  GString *out = snodo_frame_begin_result (id);
+  gsize text_len = text != NULL ? strlen (text) : 0;
+  gsize tail_len = tail != NULL ? strlen (tail) : 0;
+  /* A long text has its room made at once (the envelope, the content
+   * block and its bytes: only escapes make the line grow); a short line
+   * starts small, which suits glibc's allocator better. */
+  GString *out = snodo_frame_begin_result (id, text_len > 256 ? text_len + tail_len + 128 : 0);
 
   g_string_append_len (out, "{\"content\":[{\"type\":\"text\",\"text\":", 34);
   snodo_json_append_string (out, text != NULL ? text : "");
@@ -789,7 +794,7 @@ snodo_text_result_encode (JsonNode   *id,
   if (tail != NULL)
     {
       g_string_append_c (out, ',');
-      g_string_append (out, tail);
+      g_string_append_len (out, tail, tail_len);
     }
   g_string_append_c (out, '}');
   return snodo_frame_end_result (out);

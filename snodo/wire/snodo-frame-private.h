@@ -109,8 +109,11 @@ GBytes   *snodo_frame_encode_request     (JsonNode    *id,
                                           JsonNode    *params);
 
 /* For an encoder that writes a result's JSON text itself: the envelope up
- * to the result, then (after the caller appended the result) its end. */
-GString  *snodo_frame_begin_result       (JsonNode    *id);
+ * to the result, with room for @reserve bytes of line (so that the caller
+ * can spare it growing), then (after the caller appended the result) its
+ * end. */
+GString  *snodo_frame_begin_result       (JsonNode    *id,
+                                          gsize        reserve);
 GBytes   *snodo_frame_end_result         (GString     *out);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SnodoFrame, snodo_frame_clear)

@@ -304,10 +304,11 @@ snodo_frame_append_string (GString    *out,
 }
 
 static GString *
-snodo_frame_begin (JsonNode *id,
-                   gboolean  with_id)
+snodo_frame_begin_sized (JsonNode *id,
+                         gboolean  with_id,
+                         gsize     reserve)
 {
-  GString *out = g_string_sized_new (128);
+  GString *out = g_string_sized_new (reserve);
 
   g_string_append_len (out, "{\"jsonrpc\":\"2.0\"", 16);
   if (with_id)
@@ -316,6 +317,13 @@ snodo_frame_begin (JsonNode *id,
       snodo_frame_append_node (out, id);
     }
   return out;
+}
+
+static GString *
+snodo_frame_begin (JsonNode *id,
+                   gboolean  with_id)
+{
+  return snodo_frame_begin_sized (id, with_id, 128);
 }
 
 static GBytes *
@@ -362,9 +370,10 @@ snodo_frame_encode_result_tail (JsonNode   *id,
  * to which the caller appends one JSON value, and the end of the envelope
  * after it. */
 GString *
-snodo_frame_begin_result (JsonNode *id)
+snodo_frame_begin_result (JsonNode *id,
+                          gsize     reserve)
 {
-  GString *out = snodo_frame_begin (id, TRUE);
+  GString *out = snodo_frame_begin_sized (id, TRUE, MAX (reserve, 128));
 
   g_string_append_len (out, ",\"result\":", 10);
   return out;
