@@ -76,16 +76,23 @@ test_select (void)
       SNODO_RPC_ERROR_INVALID_PARAMS },
   };
 
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+  /* Each case with _meta built by the decoder, and left as text as the
+   * transports decode. */
+  for (guint i = 0; i < 2 * G_N_ELEMENTS (cases); i++)
     {
-      const SelectCase *c = &cases[i];
+      const SelectCase *c = &cases[i / 2];
       g_auto(SnodoFrame) frame = { 0, };
+      g_auto(SnodoRequestMeta) meta = { 0, };
       SnodoSelection selection = { 0, };
       gboolean ok;
 
-      snodo_frame_decode (c->line, strlen (c->line), &frame);
+      if (i % 2 == 0)
+        snodo_frame_decode (c->line, strlen (c->line), &frame);
+      else
+        snodo_dialect_decode (c->line, strlen (c->line), &frame);
       g_assert_cmpint (frame.kind, ==, SNODO_FRAME_REQUEST);
-      ok = snodo_dialect_select (&frame, c->header, c->versions, c->era, c->legacy_version, &selection);
+      snodo_request_meta_init (&meta, &frame);
+      ok = snodo_dialect_select (&frame, &meta, c->header, c->versions, c->era, c->legacy_version, &selection);
       if (c->version != SNODO_PROTOCOL_VERSION_UNKNOWN)
         {
           g_assert_true (ok);
@@ -112,11 +119,13 @@ test_select_unsupported (void)
   static const char line[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
                              "\"params\":{\"protocolVersion\":\"2025-06-18\"}}";
   g_auto(SnodoFrame) frame = { 0, };
+  g_auto(SnodoRequestMeta) meta = { 0, };
   SnodoSelection selection = { 0, };
   g_autoptr(JsonNode) expected = snodo_test_parse ("{\"supported\":[\"2026-07-28\"],\"requested\":\"2025-06-18\"}");
 
   snodo_frame_decode (line, strlen (line), &frame);
-  g_assert_false (snodo_dialect_select (&frame, NULL, MODERN_VERSIONS, SNODO_ERA_UNDECIDED, 0, &selection));
+  snodo_request_meta_init (&meta, &frame);
+  g_assert_false (snodo_dialect_select (&frame, &meta, NULL, MODERN_VERSIONS, SNODO_ERA_UNDECIDED, 0, &selection));
   g_assert_cmpint (selection.error_code, ==, SNODO_RPC_ERROR_UNSUPPORTED_PROTOCOL_VERSION);
   g_assert_true (snodo_test_json_equal (selection.error_data, expected));
   snodo_selection_clear (&selection);

@@ -407,6 +407,144 @@ assert_line (GBytes     *line,
   g_assert_cmpmem (data, len - 1, expected, strlen (expected));
 }
 
+/* Decoding with params._meta left as text gives the frame that decoding
+ * it whole gives, once the text is put back in its place. */
+static void
+test_deferred (void)
+{
+  static const char * const inputs[] = {
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+    "\"arguments\":{\"text\":\"hi\"},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+    "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"c\",\"version\":\"1\"},"
+    "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{ \"_meta\" : { } , \"a\" : 1 }}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"_meta\":{\"x\":[1,2.5,-0,true,false,null,"
+    "{\"y\":\"\\u00e9\\n\\\"\\\\\"}],\"z\":\"\\ud83d\\ude00\",\"\\u005fk\":{\"a\":{\"b\":[[]]}}},\"b\":2}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"nul\":\"a\\u0000b\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":5}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":[{}]}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":\"x\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":null}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1},\"b\":0,\"_meta\":{\"a\":2}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1},\"_meta\":5}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":5,\"b\":0,\"_meta\":{\"a\":1}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1}},\"params\":{\"b\":1}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"params\":{\"_meta\":{\"a\":1}},\"method\":\"m\",\"params\":{\"_meta\":{\"b\":2}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1}},\"params\":[]}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"arguments\":{\"_meta\":{\"a\":1}}},\"_meta\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"_meta\":{\"a\":1}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"params\":{\"_meta\":{\"a\":1}}}",
+    "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1}}}]",
+    /* Errors inside the text left out: the same errors, at the same bytes. */
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":\"b}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":\"\\q\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1e999}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":01}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1,}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\" 1}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":[1 2]}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":tru}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":\"\\udc00\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{}}} x",
+  };
+
+  for (guint i = 0; i <= G_N_ELEMENTS (inputs) + 1; i++)
+    {
+      g_autoptr(GString) deep = g_string_new ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":");
+      const char *input;
+      g_auto(SnodoFrame) whole = { 0, };
+      g_auto(SnodoFrame) deferred = { 0, };
+      g_autofree char *escaped = NULL;
+
+      if (i < G_N_ELEMENTS (inputs))
+        input = inputs[i];
+      else
+        {
+          /* Nesting at the reader's limit, then one level beyond it. */
+          guint levels = SNODO_JSON_MAX_DEPTH - 2 + (i - G_N_ELEMENTS (inputs));
+
+          for (guint j = 0; j < levels; j++)
+            g_string_append (deep, j % 2 ? "[" : "{\"a\":");
+          for (guint j = levels; j > 0; j--)
+            g_string_append (deep, (j - 1) % 2 ? "]" : "}");
+          g_string_append (deep, "}}");
+          input = deep->str;
+        }
+
+      escaped = g_strescape (input, NULL);
+      g_test_message ("decoding %s", escaped);
+      snodo_frame_decode (input, strlen (input), &whole);
+      snodo_frame_decode_deferring (input, strlen (input), "_meta", &deferred);
+
+      g_assert_cmpint (deferred.kind, ==, whole.kind);
+      g_assert_cmpint (deferred.error_code, ==, whole.error_code);
+      g_assert_cmpstr (deferred.error_message, ==, whole.error_message);
+      g_assert_cmpint (deferred.has_nul, ==, whole.has_nul);
+      g_assert_cmpstr (deferred.method, ==, whole.method);
+      g_assert_cmpstr (deferred.key, ==, whole.key);
+      g_assert_null (whole.deferred);
+
+      if (deferred.deferred != NULL)
+        {
+          JsonNode *meta = snodo_json_parse (deferred.deferred, deferred.deferred_len, NULL);
+          JsonObject *params = json_object_get_object_member (json_node_get_object (deferred.message), "params");
+
+          g_assert_nonnull (meta);
+          g_assert_cmpuint (strlen (deferred.deferred), ==, deferred.deferred_len);
+          g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (params, "_meta")));
+          json_object_set_member (params, "_meta", meta);
+        }
+
+      g_assert_cmpint (whole.message == NULL, ==, deferred.message == NULL);
+      if (whole.message != NULL)
+        {
+          g_autofree char *expected = snodo_json_to_string (whole.message, NULL);
+          g_autofree char *got = snodo_json_to_string (deferred.message, NULL);
+
+          g_assert_cmpstr (got, ==, expected);
+        }
+    }
+}
+
+/* The members of an object read from its text, without building it. */
+static void
+test_member_iter (void)
+{
+  static const char text[] = " { \"a\" : 1 , \"b\\\"c\":{\"x\":[1,\"]}\"]},\"d\":\"e\\\\\",\"f\":-1.5e3,\"g\":null,\"a\":[] } ";
+  static const char * const expected[][2] = {
+    { "\"a\"", "1" },
+    { "\"b\\\"c\"", "{\"x\":[1,\"]}\"]}" },
+    { "\"d\"", "\"e\\\\\"" },
+    { "\"f\"", "-1.5e3" },
+    { "\"g\"", "null" },
+    { "\"a\"", "[]" },
+  };
+  SnodoJsonMemberIter iter;
+  const char *name;
+  const char *value;
+  gsize name_len;
+  gsize value_len;
+  guint i = 0;
+
+  snodo_json_member_iter_init (&iter, text, strlen (text));
+  while (snodo_json_member_iter_next (&iter, &name, &name_len, &value, &value_len))
+    {
+      g_assert_cmpuint (i, <, G_N_ELEMENTS (expected));
+      g_assert_cmpmem (name, name_len, expected[i][0], strlen (expected[i][0]));
+      g_assert_cmpmem (value, value_len, expected[i][1], strlen (expected[i][1]));
+      i++;
+    }
+  g_assert_cmpuint (i, ==, G_N_ELEMENTS (expected));
+
+  g_assert_true (snodo_json_text_equal_string ("\"abc\"", 5, "abc"));
+  g_assert_false (snodo_json_text_equal_string ("\"abc\"", 5, "ab"));
+  g_assert_true (snodo_json_text_equal_string ("\"a\\u0062c\"", 10, "abc"));
+  g_assert_false (snodo_json_text_equal_string ("1", 1, "1"));
+  g_assert_cmpstr (snodo_json_text_dup_string ("\"a\\nb\"", 6), ==, "a\nb");
+}
+
 static void
 test_encode_result (void)
 {
@@ -511,6 +649,8 @@ main (int    argc,
   g_test_add_func ("/snodo/frame/drop", test_drop);
   g_test_add_func ("/snodo/frame/response", test_response);
   g_test_add_func ("/snodo/frame/id-key", test_id_key);
+  g_test_add_func ("/snodo/frame/deferred", test_deferred);
+  g_test_add_func ("/snodo/frame/member-iter", test_member_iter);
   g_test_add_func ("/snodo/frame/encode-result", test_encode_result);
   g_test_add_func ("/snodo/frame/encode-result-tail", test_encode_result_tail);
   g_test_add_func ("/snodo/frame/encode-error", test_encode_error);

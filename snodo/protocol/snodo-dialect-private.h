@@ -158,6 +158,66 @@ JsonObject           *snodo_implementation_new            (const char *name,
                                                            const char *version,
                                                            const char *title);
 
+/*
+ * The `_meta` of a request's params. The transports decode every message
+ * with snodo_dialect_decode(), which leaves `_meta` as text when it is an
+ * object (a null node holds its place in params), and the protocol reads
+ * from that text the few members it needs: a 2026-07-28 envelope is read on
+ * every request and rarely looked at whole. A handler that asks for params
+ * gets `_meta` built then (snodo_request_meta_parse()).
+ */
+#define SNODO_META "_meta"
+
+typedef struct
+{
+  /* The JSON text of params._meta when it is an object, else NULL. Owned. */
+  char       *text;
+  gsize       len;
+  /* text was cut out of params at decoding: a null node holds its place. */
+  gboolean    deferred;
+  /* The JSON text of these members' values, within text; NULL when
+   * absent (the last one of a name, as in a tree). */
+  const char *version;
+  gsize       version_len;
+  const char *capabilities;
+  gsize       capabilities_len;
+  const char *log_level;
+  gsize       log_level_len;
+  const char *progress_token;
+  gsize       progress_token_len;
+} SnodoRequestMeta;
+
+/* snodo_frame_decode_deferring() with `_meta` deferred. */
+void         snodo_dialect_decode                  (const char             *data,
+                                                    gsize                   len,
+                                                    SnodoFrame             *frame);
+/* Reads the _meta of @frame's params: takes frame->deferred, or writes the
+ * text of a _meta object the frame built. */
+void         snodo_request_meta_init               (SnodoRequestMeta       *meta,
+                                                    SnodoFrame             *frame);
+void         snodo_request_meta_clear              (SnodoRequestMeta       *meta);
+/* Moves @src to @dest (cleared before), leaving @src empty. */
+void         snodo_request_meta_move               (SnodoRequestMeta       *dest,
+                                                    SnodoRequestMeta       *src);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SnodoRequestMeta, snodo_request_meta_clear)
+
+/* Whether it is a 2026-07-28 envelope: it has the protocol version key. */
+gboolean     snodo_request_meta_is_envelope        (const SnodoRequestMeta *meta);
+/* The level of the logLevel member, or -1 when it is absent or not a
+ * level. */
+int          snodo_request_meta_get_log_level      (const SnodoRequestMeta *meta);
+/* progressToken when it is a string or an integer, else NULL. */
+JsonNode    *snodo_request_meta_dup_progress_token (const SnodoRequestMeta *meta);
+/* The client capabilities object, or NULL when it is absent or not an
+ * object; newly built. */
+JsonObject  *snodo_request_meta_dup_capabilities   (const SnodoRequestMeta *meta);
+/* The whole _meta object, newly built: what params held before decoding
+ * left it out. */
+JsonNode    *snodo_request_meta_parse              (const SnodoRequestMeta *meta);
+/* Whether @frame's request carries a 2026-07-28 envelope, without taking
+ * anything from it. */
+gboolean     snodo_dialect_has_envelope            (SnodoFrame             *frame);
+
 /* What snodo_dialect_select() decided. On failure, the error to answer
  * with (data may be NULL). */
 typedef struct
@@ -175,21 +235,18 @@ const SnodoDialect *snodo_dialect_for_version     (SnodoProtocolVersion  version
  * offers what it needs is the server's to check. */
 const SnodoMethod  *snodo_dialect_lookup          (const SnodoDialect   *self,
                                                    const char           *method);
-/* Decides the dialect of a request (see snodo-dialect.c) from @frame, the
- * value of its SNODO_HEADER_PROTOCOL_VERSION header or NULL, the versions
+/* Decides the dialect of a request (see snodo-dialect.c) from @frame and
+ * its @meta, the value of its SNODO_HEADER_PROTOCOL_VERSION header or NULL, the versions
  * served, and what its connection settled: @era (UNDECIDED for a
  * connection of one request) and, in the initialize era, @legacy_version.
  * Settling the era after the request is the server's. */
 gboolean            snodo_dialect_select          (SnodoFrame           *frame,
+                                                   const SnodoRequestMeta *meta,
                                                    const char           *header,
                                                    guint                 versions,
                                                    SnodoEra              era,
                                                    SnodoProtocolVersion  legacy_version,
                                                    SnodoSelection       *selection);
-
-/* The envelope of a 2026-07-28 request: params._meta, when it claims the
- * modern protocol (has the protocol version key); else NULL. */
-JsonObject         *snodo_dialect_get_envelope    (JsonObject           *params);
 
 /* Encodes the answer to a request of @method in this dialect's shape;
  * @stamp may be NULL unless the dialect is stateless. */

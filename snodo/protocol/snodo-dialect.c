@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "snodo-base-private.h"
 #include "snodo-dialect-private.h"
 #include "snodo-wire-private.h"
@@ -268,19 +270,193 @@ snodo_stamp_get_request_state_key (SnodoStamp *self)
   return self->key;
 }
 
-JsonObject *
-snodo_dialect_get_envelope (JsonObject *params)
+void
+snodo_dialect_decode (const char *data,
+                      gsize       len,
+                      SnodoFrame *frame)
 {
-  JsonNode *meta;
-  JsonObject *object;
+  snodo_frame_decode_deferring (data, len, SNODO_META, frame);
+}
 
-  if (params == NULL)
+static void
+request_meta_scan (SnodoRequestMeta *meta)
+{
+  SnodoJsonMemberIter iter;
+  const char *name;
+  const char *value;
+  gsize name_len;
+  gsize value_len;
+
+#define IS_NAME(literal) \
+  (name_len == sizeof (literal) + 1 && memcmp (name + 1, literal, sizeof (literal) - 1) == 0)
+
+  snodo_json_member_iter_init (&iter, meta->text, meta->len);
+  while (snodo_json_member_iter_next (&iter, &name, &name_len, &value, &value_len))
+    {
+      if (memchr (name + 1, '\\', name_len - 2) != NULL)
+        {
+          /* A name with escapes: read as a tree would be. */
+          g_autofree char *plain = snodo_json_text_dup_string (name, name_len);
+
+          if (g_str_equal (plain, SNODO_META_PROTOCOL_VERSION))
+            name = "\"" SNODO_META_PROTOCOL_VERSION "\"";
+          else if (g_str_equal (plain, SNODO_META_CLIENT_CAPABILITIES))
+            name = "\"" SNODO_META_CLIENT_CAPABILITIES "\"";
+          else if (g_str_equal (plain, SNODO_META_LOG_LEVEL))
+            name = "\"" SNODO_META_LOG_LEVEL "\"";
+          else if (g_str_equal (plain, "progressToken"))
+            name = "\"progressToken\"";
+          else
+            continue;
+          name_len = strlen (name);
+        }
+
+      if (IS_NAME (SNODO_META_PROTOCOL_VERSION))
+        {
+          meta->version = value;
+          meta->version_len = value_len;
+        }
+      else if (IS_NAME (SNODO_META_CLIENT_CAPABILITIES))
+        {
+          meta->capabilities = value;
+          meta->capabilities_len = value_len;
+        }
+      else if (IS_NAME (SNODO_META_LOG_LEVEL))
+        {
+          meta->log_level = value;
+          meta->log_level_len = value_len;
+        }
+      else if (IS_NAME ("progressToken"))
+        {
+          meta->progress_token = value;
+          meta->progress_token_len = value_len;
+        }
+    }
+
+#undef IS_NAME
+}
+
+void
+snodo_request_meta_init (SnodoRequestMeta *meta,
+                         SnodoFrame       *frame)
+{
+  memset (meta, 0, sizeof *meta);
+
+  if (frame->deferred != NULL)
+    {
+      meta->text = g_steal_pointer (&frame->deferred);
+      meta->len = frame->deferred_len;
+      meta->deferred = TRUE;
+      frame->deferred_len = 0;
+    }
+  else
+    {
+      JsonNode *node = frame->params != NULL ? json_object_get_member (frame->params, SNODO_META) : NULL;
+
+      /* Decoded without deferring (or a _meta that is no object). */
+      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+        return;
+      meta->text = snodo_json_to_string (node, &meta->len);
+    }
+  request_meta_scan (meta);
+}
+
+void
+snodo_request_meta_clear (SnodoRequestMeta *meta)
+{
+  g_free (meta->text);
+  memset (meta, 0, sizeof *meta);
+}
+
+void
+snodo_request_meta_move (SnodoRequestMeta *dest,
+                         SnodoRequestMeta *src)
+{
+  *dest = *src;
+  memset (src, 0, sizeof *src);
+}
+
+gboolean
+snodo_request_meta_is_envelope (const SnodoRequestMeta *meta)
+{
+  return meta->version != NULL;
+}
+
+int
+snodo_request_meta_get_log_level (const SnodoRequestMeta *meta)
+{
+  if (meta->log_level == NULL)
+    return -1;
+  for (guint i = 0; i < G_N_ELEMENTS (log_level_names); i++)
+    if (snodo_json_text_equal_string (meta->log_level, meta->log_level_len, log_level_names[i]))
+      return (int) i;
+  return -1;
+}
+
+JsonNode *
+snodo_request_meta_dup_progress_token (const SnodoRequestMeta *meta)
+{
+  JsonNode *token;
+
+  if (meta->progress_token == NULL)
     return NULL;
-  meta = json_object_get_member (params, "_meta");
-  if (meta == NULL || !JSON_NODE_HOLDS_OBJECT (meta))
+  token = snodo_json_parse (meta->progress_token, meta->progress_token_len, NULL);
+  if (token != NULL && JSON_NODE_HOLDS_VALUE (token) &&
+      (json_node_get_value_type (token) == G_TYPE_STRING ||
+       json_node_get_value_type (token) == G_TYPE_INT64))
+    return token;
+  g_clear_pointer (&token, json_node_unref);
+  return NULL;
+}
+
+JsonObject *
+snodo_request_meta_dup_capabilities (const SnodoRequestMeta *meta)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (meta->capabilities == NULL || meta->capabilities[0] != '{')
     return NULL;
-  object = json_node_get_object (meta);
-  return json_object_has_member (object, SNODO_META_PROTOCOL_VERSION) ? object : NULL;
+  node = snodo_json_parse (meta->capabilities, meta->capabilities_len, NULL);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  return json_object_ref (json_node_get_object (node));
+}
+
+JsonNode *
+snodo_request_meta_parse (const SnodoRequestMeta *meta)
+{
+  if (meta->text == NULL)
+    return NULL;
+  return snodo_json_parse (meta->text, meta->len, NULL);
+}
+
+gboolean
+snodo_dialect_has_envelope (SnodoFrame *frame)
+{
+  SnodoRequestMeta meta = { 0, };
+  gboolean envelope;
+
+  if (frame->deferred != NULL)
+    {
+      meta.text = frame->deferred;
+      meta.len = frame->deferred_len;
+      request_meta_scan (&meta);
+      return snodo_request_meta_is_envelope (&meta);
+    }
+  snodo_request_meta_init (&meta, frame);
+  envelope = snodo_request_meta_is_envelope (&meta);
+  snodo_request_meta_clear (&meta);
+  return envelope;
+}
+
+/* The version the envelope names, if it is one of those known. */
+static SnodoProtocolVersion
+request_meta_get_version (const SnodoRequestMeta *meta)
+{
+  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2025_06_18; v <= SNODO_PROTOCOL_VERSION_2026_07_28; v++)
+    if (snodo_json_text_equal_string (meta->version, meta->version_len, snodo_protocol_version_to_string (v)))
+      return v;
+  return SNODO_PROTOCOL_VERSION_UNKNOWN;
 }
 
 static gboolean
@@ -327,16 +503,14 @@ fail_unsupported (SnodoSelection *selection,
 
 /* Entry: a request carrying the 2026-07-28 envelope. */
 static gboolean
-select_modern (JsonObject           *envelope,
-               const char           *header,
-               guint                 versions,
-               SnodoEra              era,
-               SnodoProtocolVersion  legacy_version,
-               SnodoSelection       *selection)
+select_modern (const SnodoRequestMeta *meta,
+               const char             *header,
+               guint                   versions,
+               SnodoEra                era,
+               SnodoProtocolVersion    legacy_version,
+               SnodoSelection         *selection)
 {
-  JsonNode *version_node = json_object_get_member (envelope, SNODO_META_PROTOCOL_VERSION);
-  JsonNode *capabilities = json_object_get_member (envelope, SNODO_META_CLIENT_CAPABILITIES);
-  const char *version;
+  SnodoProtocolVersion version;
 
   if (era == SNODO_ERA_LEGACY)
     return fail (selection, SNODO_RPC_ERROR_INVALID_REQUEST, NULL,
@@ -344,32 +518,37 @@ select_modern (JsonObject           *envelope,
                    "requests with a 2026-07-28 envelope are not served on it"),
                  snodo_protocol_version_to_string (legacy_version));
 
-  if (!JSON_NODE_HOLDS_VALUE (version_node) ||
-      json_node_get_value_type (version_node) != G_TYPE_STRING)
+  if (!snodo_json_text_is_string (meta->version, meta->version_len))
     return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
                  _("Invalid params: _meta[\"%s\"] must be a string"), SNODO_META_PROTOCOL_VERSION);
-  version = json_node_get_string (version_node);
 
   /* The header is checked against the body before the version itself. */
-  if (header != NULL && !g_str_equal (header, version))
-    return fail (selection, SNODO_RPC_ERROR_HEADER_MISMATCH, NULL,
-                 _("Header mismatch: the %s header says %s but _meta says %s"),
-                 SNODO_HEADER_PROTOCOL_VERSION, header, version);
+  if (header != NULL && !snodo_json_text_equal_string (meta->version, meta->version_len, header))
+    {
+      g_autofree char *version_string = snodo_json_text_dup_string (meta->version, meta->version_len);
 
-  if (capabilities == NULL || !JSON_NODE_HOLDS_OBJECT (capabilities))
+      return fail (selection, SNODO_RPC_ERROR_HEADER_MISMATCH, NULL,
+                   _("Header mismatch: the %s header says %s but _meta says %s"),
+                   SNODO_HEADER_PROTOCOL_VERSION, header, version_string);
+    }
+
+  if (meta->capabilities == NULL || meta->capabilities[0] != '{')
     return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
                  _("Invalid params: _meta[\"%s\"] must be an object"), SNODO_META_CLIENT_CAPABILITIES);
 
-  if (json_object_has_member (envelope, SNODO_META_LOG_LEVEL) &&
-      snodo_log_level_from_string (snodo_json_object_get_string (envelope, SNODO_META_LOG_LEVEL)) < 0)
+  if (meta->log_level != NULL && snodo_request_meta_get_log_level (meta) < 0)
     return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
                  _("Invalid params: _meta[\"%s\"] is not a log level"), SNODO_META_LOG_LEVEL);
 
-  if (!snodo_protocol_version_is_stateless (snodo_protocol_version_from_string (version)) ||
-      !snodo_protocol_versions_contain (versions, snodo_protocol_version_from_string (version)))
-    return fail_unsupported (selection, versions, version);
+  version = request_meta_get_version (meta);
+  if (!snodo_protocol_version_is_stateless (version) || !snodo_protocol_versions_contain (versions, version))
+    {
+      g_autofree char *version_string = snodo_json_text_dup_string (meta->version, meta->version_len);
 
-  selection->dialect = snodo_dialect_for_version (snodo_protocol_version_from_string (version));
+      return fail_unsupported (selection, versions, version_string);
+    }
+
+  selection->dialect = snodo_dialect_for_version (version);
   return TRUE;
 }
 
@@ -397,22 +576,21 @@ select_modern (JsonObject           *envelope,
  * tells a 2026 client to fall back to initialize.
  */
 gboolean
-snodo_dialect_select (SnodoFrame           *frame,
-                      const char           *header,
-                      guint                 versions,
-                      SnodoEra              era,
-                      SnodoProtocolVersion  legacy_version,
-                      SnodoSelection       *selection)
+snodo_dialect_select (SnodoFrame             *frame,
+                      const SnodoRequestMeta *meta,
+                      const char             *header,
+                      guint                   versions,
+                      SnodoEra                era,
+                      SnodoProtocolVersion    legacy_version,
+                      SnodoSelection         *selection)
 {
-  JsonObject *envelope;
   gboolean modern_enabled;
   SnodoProtocolVersion version;
 
   modern_enabled = snodo_protocol_versions_contain (versions, SNODO_PROTOCOL_VERSION_2026_07_28);
-  envelope = modern_enabled ? snodo_dialect_get_envelope (frame->params) : NULL;
 
-  if (envelope != NULL)
-    return select_modern (envelope, header, versions, era, legacy_version, selection);
+  if (modern_enabled && snodo_request_meta_is_envelope (meta))
+    return select_modern (meta, header, versions, era, legacy_version, selection);
 
   /* The initialize era. */
   if (header != NULL)
@@ -601,7 +779,12 @@ snodo_text_result_encode (JsonNode   *id,
                           gboolean    is_error,
                           const char *tail)
 {
-  GString *out = snodo_frame_begin_result (id);
+  gsize text_len = text != NULL ? strlen (text) : 0;
+  gsize tail_len = tail != NULL ? strlen (tail) : 0;
+  /* A long text has its room made at once (the envelope, the content
+   * block and its bytes: only escapes make the line grow); a short line
+   * starts small, which suits glibc's allocator better. */
+  GString *out = snodo_frame_begin_result (id, text_len > 256 ? text_len + tail_len + 128 : 0);
 
   g_string_append_len (out, "{\"content\":[{\"type\":\"text\",\"text\":", 34);
   snodo_json_append_string (out, text != NULL ? text : "");
@@ -611,7 +794,7 @@ snodo_text_result_encode (JsonNode   *id,
   if (tail != NULL)
     {
       g_string_append_c (out, ',');
-      g_string_append (out, tail);
+      g_string_append_len (out, tail, tail_len);
     }
   g_string_append_c (out, '}');
   return snodo_frame_end_result (out);

@@ -100,6 +100,8 @@ json_equal (JsonNode *a,
 
 typedef struct
 {
+  /* Where the failure is, built on the way back from it; NULL until
+   * then. */
   GString *path;
   char    *message;
 } Failure;
@@ -259,25 +261,36 @@ validate_type (JsonNode *type,
   return TRUE;
 }
 
-/* The path of every member and element checked is built as it goes (it
- * is only read on failure): without printf, which cost more than the
- * checks of a small object. */
-static void
-append_index (GString *path,
-              guint    index)
+/* The path of a failure is built only once there is one, as the checks
+ * return from it: each member or element puts its name before the path
+ * of what failed in it. */
+static gboolean
+failed_in (Failure    *failure,
+           const char *name)
+{
+  if (failure->path == NULL)
+    failure->path = g_string_new (NULL);
+  g_string_prepend (failure->path, name);
+  g_string_prepend_c (failure->path, '/');
+  return FALSE;
+}
+
+/* Without printf, which cost more than the checks of a small object. */
+static gboolean
+failed_in_element (Failure *failure,
+                   guint    index)
 {
   char digits[16];
-  guint n = 0;
+  char *p = digits + sizeof digits;
 
+  *--p = '\0';
   do
     {
-      digits[n++] = (char) ('0' + index % 10);
+      *--p = (char) ('0' + index % 10);
       index /= 10;
     }
   while (index > 0);
-  g_string_append_c (path, '/');
-  while (n > 0)
-    g_string_append_c (path, digits[--n]);
+  return failed_in (failure, p);
 }
 
 static gboolean
@@ -306,27 +319,26 @@ validate_object (const Keywords *schema,
   while (json_object_iter_next_ordered (&iter, &name, &member))
     {
       JsonNode *property = NULL;
-      gsize len = failure->path->len;
 
       if (properties != NULL && JSON_NODE_HOLDS_OBJECT (properties))
         property = json_object_get_member (json_node_get_object (properties), name);
 
-      g_string_append_c (failure->path, '/');
-      g_string_append (failure->path, name);
       if (property != NULL)
         {
           if (!validate (property, member, depth + 1, failure))
-            return FALSE;
+            return failed_in (failure, name);
         }
       else if (additional != NULL)
         {
           if (JSON_NODE_HOLDS_VALUE (additional) && json_node_get_value_type (additional) == G_TYPE_BOOLEAN &&
               !json_node_get_boolean (additional))
-            return fail (failure, _("is not an allowed property"));
+            {
+              fail (failure, _("is not an allowed property"));
+              return failed_in (failure, name);
+            }
           if (!validate (additional, member, depth + 1, failure))
-            return FALSE;
+            return failed_in (failure, name);
         }
-      g_string_truncate (failure->path, len);
     }
   return TRUE;
 }
@@ -348,14 +360,8 @@ validate_array (const Keywords *schema,
 
   if (items != NULL && (JSON_NODE_HOLDS_OBJECT (items) || JSON_NODE_HOLDS_VALUE (items)))
     for (guint i = 0; i < length; i++)
-      {
-        gsize len = failure->path->len;
-
-        append_index (failure->path, i);
-        if (!validate (items, json_array_get_element (array, i), depth + 1, failure))
-          return FALSE;
-        g_string_truncate (failure->path, len);
-      }
+      if (!validate (items, json_array_get_element (array, i), depth + 1, failure))
+        return failed_in_element (failure, i);
   return TRUE;
 }
 
@@ -559,15 +565,16 @@ snodo_schema_validate (JsonNode  *schema,
                        JsonNode  *instance,
                        GError   **error)
 {
-  Failure failure = { g_string_new (NULL), NULL };
+  Failure failure = { NULL, NULL };
   gboolean valid;
 
   valid = validate (schema, instance, 0, &failure);
   if (!valid)
     g_set_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS, "%s%s%s",
-                 failure.path->len ? failure.path->str : "", failure.path->len ? ": " : "",
+                 failure.path != NULL ? failure.path->str : "", failure.path != NULL ? ": " : "",
                  failure.message ? failure.message : _("is not valid"));
-  g_string_free (failure.path, TRUE);
+  if (failure.path != NULL)
+    g_string_free (failure.path, TRUE);
   g_free (failure.message);
   return valid;
 }

@@ -34,8 +34,11 @@ struct _SnodoInvocation
   /* snodo_frame_id_key (id): what the invocation's lines belong to. */
   char               *key;
   char               *method;
-  /* "params" of the request (an empty object when absent). */
+  /* "params" of the request (an empty object when absent). Until
+   * snodo_invocation_get_params() builds it (under lock), its _meta may be
+   * only in meta, a null node holding its place (meta.deferred). */
   JsonNode           *params;
+  SnodoRequestMeta    meta;
   /* "arguments" for tools/call (an empty object when absent). */
   JsonObject         *arguments;
   char               *name;

@@ -18,7 +18,8 @@ G_BEGIN_DECLS
  */
 
 /* A request to answer, made by the dispatch: @stamp (transfer full) is
- * what a 2026-07-28 answer says of the server, NULL in the initialize era. */
+ * what a 2026-07-28 answer says of the server, NULL in the initialize era;
+ * @meta, the _meta of @params, is moved into the invocation. */
 SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server,
                                                       SnodoConnection    *connection,
                                                       const SnodoDialect *dialect,
@@ -27,7 +28,8 @@ SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server
                                                       JsonNode           *message,
                                                       JsonNode           *id,
                                                       const char         *method,
-                                                      JsonObject         *params);
+                                                      JsonObject         *params,
+                                                      SnodoRequestMeta   *meta);
 void                snodo_invocation_set_work        (SnodoInvocation    *self,
                                                       SnodoWork          *work);
 void                snodo_invocation_set_name        (SnodoInvocation    *self,

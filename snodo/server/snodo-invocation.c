@@ -131,6 +131,7 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->message, json_node_unref);
   g_clear_pointer (&self->id, json_node_unref);
   g_clear_pointer (&self->params, json_node_unref);
+  snodo_request_meta_clear (&self->meta);
   g_clear_pointer (&self->arguments, json_object_unref);
   g_clear_pointer (&self->method, g_free);
   g_clear_pointer (&self->key, g_free);
@@ -171,7 +172,8 @@ snodo_invocation_new (SnodoServer        *server,
                       JsonNode           *message,
                       JsonNode           *id,
                       const char         *method,
-                      JsonObject         *params)
+                      JsonObject         *params,
+                      SnodoRequestMeta   *meta)
 {
   SnodoInvocation *self = g_object_new (SNODO_TYPE_INVOCATION, NULL);
 
@@ -200,19 +202,23 @@ snodo_invocation_new (SnodoServer        *server,
   else
     json_node_take_object (self->params, json_object_new ());
 
-  if (params != NULL)
-    {
-      JsonNode *meta = json_object_get_member (params, "_meta");
-      JsonNode *token = NULL;
-
-      if (meta != NULL && JSON_NODE_HOLDS_OBJECT (meta))
-        token = json_object_get_member (json_node_get_object (meta), "progressToken");
-      if (token != NULL && JSON_NODE_HOLDS_VALUE (token) &&
-          (json_node_get_value_type (token) == G_TYPE_STRING ||
-           json_node_get_value_type (token) == G_TYPE_INT64))
-        self->progress_token = json_node_copy (token);
-    }
+  snodo_request_meta_move (&self->meta, meta);
+  self->progress_token = snodo_request_meta_dup_progress_token (&self->meta);
   return self;
+}
+
+/* Puts the _meta that decoding left as text back into params, for those
+ * who read params whole. With the lock held. */
+static void
+snodo_invocation_build_params_locked (SnodoInvocation *self)
+{
+  JsonNode *meta;
+
+  if (!self->meta.deferred)
+    return;
+  meta = snodo_request_meta_parse (&self->meta);
+  json_object_set_member (json_node_get_object (self->params), SNODO_META, meta);
+  self->meta.deferred = FALSE;
 }
 
 void
@@ -487,6 +493,10 @@ JsonNode *
 snodo_invocation_get_params (SnodoInvocation *self)
 {
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
+
+  g_mutex_lock (&self->lock);
+  snodo_invocation_build_params_locked (self);
+  g_mutex_unlock (&self->lock);
   return self->params;
 }
 
@@ -657,15 +667,7 @@ static int
 snodo_invocation_get_log_threshold (SnodoInvocation *self)
 {
   if (self->dialect->stateless)
-    {
-      JsonObject *envelope = snodo_dialect_get_envelope (json_node_get_object (self->params));
-      JsonNode *level = envelope ? json_object_get_member (envelope, SNODO_META_LOG_LEVEL) : NULL;
-
-      if (level == NULL || !JSON_NODE_HOLDS_VALUE (level) ||
-          json_node_get_value_type (level) != G_TYPE_STRING)
-        return -1;
-      return snodo_log_level_from_string (json_node_get_string (level));
-    }
+    return snodo_request_meta_is_envelope (&self->meta) ? snodo_request_meta_get_log_level (&self->meta) : -1;
   return g_atomic_int_get (&self->connection->log_level);
 }
 
@@ -768,13 +770,8 @@ snodo_invocation_dup_client_capabilities (SnodoInvocation *self)
   g_return_val_if_fail (self->server != NULL, NULL);  /* made bare, for no request */
 
   if (self->dialect->stateless)
-    {
-      JsonObject *envelope = snodo_dialect_get_envelope (json_node_get_object (self->params));
-      JsonNode *node = envelope ? json_object_get_member (envelope, SNODO_META_CLIENT_CAPABILITIES) : NULL;
-
-      if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-        capabilities = json_object_ref (json_node_get_object (node));
-    }
+    capabilities = snodo_request_meta_is_envelope (&self->meta)
+                   ? snodo_request_meta_dup_capabilities (&self->meta) : NULL;
   else
     capabilities = snodo_connection_dup_client_capabilities (self->connection);
 
@@ -949,6 +946,7 @@ snodo_invocation_queue_input (SnodoInvocation *self,
   first = self->pending_inputs == NULL;
   /* The flush reads params on the connection's context, maybe while the
    * handler still runs on its thread: from now on it cannot change. */
+  snodo_invocation_build_params_locked (self);
   json_node_seal (self->params);
   if (first)
     self->pending_inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) pending_input_free);

@@ -406,6 +406,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) answers = NULL;
+  g_auto(SnodoRequestMeta) meta = { 0, };
   SnodoSelection selection = { 0, };
   const char *header = NULL;
   const SnodoDialect *dialect;
@@ -426,9 +427,10 @@ snodo_server_dispatch_request (SnodoServer     *self,
       return;
     }
 
+  snodo_request_meta_init (&meta, frame);
   if (headers != NULL)
     header = g_hash_table_lookup (headers, SNODO_HEADER_PROTOCOL_VERSION);
-  if (!snodo_dialect_select (frame, header, self->enabled_versions,
+  if (!snodo_dialect_select (frame, &meta, header, self->enabled_versions,
                              connection->persistent ? connection->era : SNODO_ERA_UNDECIDED,
                              connection->legacy_version, &selection))
     {
@@ -478,7 +480,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
   /* 2026-07-28 answers say what the server is when the request comes. */
   stamp = dialect->stateless ? snodo_server_ref_stamp (self) : NULL;
   call->invocation = snodo_invocation_new (self, connection, dialect, method, stamp, frame->message,
-                                           frame->id, frame->method, frame->params);
+                                           frame->id, frame->method, frame->params, &meta);
   snodo_invocation_set_input_answers (call->invocation, answers);
 
   if (method->flags & SNODO_METHOD_FLAGS_TOOL_CALL)

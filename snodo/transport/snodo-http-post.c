@@ -495,7 +495,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
       return;
     }
 
-  snodo_frame_decode (data, len, &frame);
+  snodo_dialect_decode (data, len, &frame);
   switch (frame.kind)
     {
     case SNODO_FRAME_IGNORE:
@@ -529,7 +529,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
   /* The body decides the era (mcp-wire §8.4). */
   if (frame.kind != SNODO_FRAME_RESPONSE &&
       snodo_server_is_version_enabled (self->server, SNODO_PROTOCOL_VERSION_2026_07_28) &&
-      snodo_dialect_get_envelope (frame.params) != NULL)
+      snodo_dialect_has_envelope (&frame))
     {
       g_autofree char *mismatch = NULL;
 

@@ -20,6 +20,7 @@
 #include "snodo-stdio-transport-private.h"
 #include "snodo-base-private.h"
 #include "snodo-executor-private.h"
+#include "snodo-protocol-private.h"
 #include "snodo-server-private.h"
 #include "snodo-wire-private.h"
 
@@ -71,7 +72,7 @@ snodo_stdio_transport_line_cb (SnodoLineFramerEvent  event,
   if (self->debug_wire)
     snodo_stdio_transport_wire_log (self, "<<<", line, len);
 
-  snodo_frame_decode (line, len, &frame);
+  snodo_dialect_decode (line, len, &frame);
 
   switch (frame.kind)
     {

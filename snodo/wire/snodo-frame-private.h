@@ -63,10 +63,23 @@ typedef struct
   /* A string of the message holds U+0000, which handlers cannot be given
    * (json-glib strings end at NUL): REQUEST, NOTIFICATION, RESPONSE. */
   gboolean        has_nul;
+  /* snodo_frame_decode_deferring(): the JSON text of the member of the
+   * message's params that was not built (an object; a null node holds its
+   * place), NUL-terminated; NULL when there was none. REQUEST,
+   * NOTIFICATION, RESPONSE. Owned. */
+  char           *deferred;
+  gsize           deferred_len;
 } SnodoFrame;
 
 void      snodo_frame_decode             (const char  *data,
                                           gsize        len,
+                                          SnodoFrame  *frame);
+/* The same, except that the member @deferred of params, when it is an
+ * object, is not built: it is checked as thoroughly (the frame is the same
+ * kind, with the same errors), and left as text in frame->deferred. */
+void      snodo_frame_decode_deferring   (const char  *data,
+                                          gsize        len,
+                                          const char  *deferred,
                                           SnodoFrame  *frame);
 void      snodo_frame_clear              (SnodoFrame  *frame);
 
@@ -96,8 +109,11 @@ GBytes   *snodo_frame_encode_request     (JsonNode    *id,
                                           JsonNode    *params);
 
 /* For an encoder that writes a result's JSON text itself: the envelope up
- * to the result, then (after the caller appended the result) its end. */
-GString  *snodo_frame_begin_result       (JsonNode    *id);
+ * to the result, with room for @reserve bytes of line (so that the caller
+ * can spare it growing), then (after the caller appended the result) its
+ * end. */
+GString  *snodo_frame_begin_result       (JsonNode    *id,
+                                          gsize        reserve);
 GBytes   *snodo_frame_end_result         (GString     *out);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SnodoFrame, snodo_frame_clear)

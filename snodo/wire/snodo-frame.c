@@ -99,6 +99,15 @@ snodo_frame_decode (const char *data,
                     gsize       len,
                     SnodoFrame *frame)
 {
+  snodo_frame_decode_deferring (data, len, NULL, frame);
+}
+
+void
+snodo_frame_decode_deferring (const char *data,
+                              gsize       len,
+                              const char *deferred,
+                              SnodoFrame *frame)
+{
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) root = NULL;
   JsonObject *object;
@@ -106,6 +115,8 @@ snodo_frame_decode (const char *data,
   JsonNode *method;
   JsonNode *params;
   const char *problem;
+  gsize deferred_offset = 0;
+  gsize deferred_len = 0;
   gboolean has_id;
   gboolean is_response;
 
@@ -121,7 +132,11 @@ snodo_frame_decode (const char *data,
   if (snodo_frame_is_blank (data, len))
     return;
 
-  root = snodo_json_parse_full (data, len, &frame->has_nul, &error);
+  if (deferred != NULL)
+    root = snodo_json_parse_deferring (data, len, "params", deferred, &deferred_offset, &deferred_len,
+                                       &frame->has_nul, &error);
+  else
+    root = snodo_json_parse_full (data, len, &frame->has_nul, &error);
   if (root == NULL)
     {
       snodo_frame_set_error (frame, SNODO_RPC_ERROR_PARSE_ERROR,
@@ -207,6 +222,11 @@ snodo_frame_decode (const char *data,
       frame->key = snodo_frame_id_key (id);
     }
 
+  if (deferred_len > 0)
+    {
+      frame->deferred = g_strndup (data + deferred_offset, deferred_len);
+      frame->deferred_len = deferred_len;
+    }
   frame->message = g_steal_pointer (&root);
 }
 
@@ -219,6 +239,7 @@ snodo_frame_clear (SnodoFrame *frame)
   g_clear_pointer (&frame->id, json_node_unref);
   g_clear_pointer (&frame->key, g_free);
   g_clear_pointer (&frame->error_message, g_free);
+  g_clear_pointer (&frame->deferred, g_free);
   memset (frame, 0, sizeof *frame);
   frame->kind = SNODO_FRAME_IGNORE;
 }
@@ -283,10 +304,11 @@ snodo_frame_append_string (GString    *out,
 }
 
 static GString *
-snodo_frame_begin (JsonNode *id,
-                   gboolean  with_id)
+snodo_frame_begin_sized (JsonNode *id,
+                         gboolean  with_id,
+                         gsize     reserve)
 {
-  GString *out = g_string_sized_new (128);
+  GString *out = g_string_sized_new (reserve);
 
   g_string_append_len (out, "{\"jsonrpc\":\"2.0\"", 16);
   if (with_id)
@@ -295,6 +317,13 @@ snodo_frame_begin (JsonNode *id,
       snodo_frame_append_node (out, id);
     }
   return out;
+}
+
+static GString *
+snodo_frame_begin (JsonNode *id,
+                   gboolean  with_id)
+{
+  return snodo_frame_begin_sized (id, with_id, 128);
 }
 
 static GBytes *
@@ -341,9 +370,10 @@ snodo_frame_encode_result_tail (JsonNode   *id,
  * to which the caller appends one JSON value, and the end of the envelope
  * after it. */
 GString *
-snodo_frame_begin_result (JsonNode *id)
+snodo_frame_begin_result (JsonNode *id,
+                          gsize     reserve)
 {
-  GString *out = snodo_frame_begin (id, TRUE);
+  GString *out = snodo_frame_begin_sized (id, TRUE, MAX (reserve, 128));
 
   g_string_append_len (out, ",\"result\":", 10);
   return out;

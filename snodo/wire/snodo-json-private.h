@@ -55,6 +55,20 @@ JsonNode *snodo_json_parse_full (const char  *data,
                                  gsize        len,
                                  gboolean    *has_nul,
                                  GError     **error);
+/* Like snodo_json_parse_full(), except that the member @inner of the
+ * object that is the member @outer of the root object, when it is an
+ * object, is checked as thoroughly but not built: a null node holds its
+ * place (where json-glib keeps the first of duplicate names), and its text
+ * is the *@deferred_len bytes at *@deferred_offset of @data (0 bytes when
+ * there is none, or when a later member of either name replaced it). */
+JsonNode *snodo_json_parse_deferring (const char  *data,
+                                      gsize        len,
+                                      const char  *outer,
+                                      const char  *inner,
+                                      gsize       *deferred_offset,
+                                      gsize       *deferred_len,
+                                      gboolean    *has_nul,
+                                      GError     **error);
 char     *snodo_json_to_string (JsonNode    *node,
                                 gsize       *len);
 GBytes   *snodo_json_to_line   (JsonNode    *node);
@@ -74,5 +88,37 @@ gboolean    snodo_json_node_is_number    (JsonNode   *node);
  * is absent or not a string. */
 const char *snodo_json_object_get_string (JsonObject *object,
                                           const char *name);
+
+/*
+ * Reading JSON text the reader accepted (such as a deferred value) without
+ * building it. Nothing is checked again: text that the reader did not
+ * accept gives unspecified (but memory-safe) results.
+ *
+ * The members of an object, in order, duplicates included: each name and
+ * value as its JSON text (a name with its quotes, escapes not decoded).
+ */
+typedef struct
+{
+  const char *p;
+  const char *end;
+} SnodoJsonMemberIter;
+
+void        snodo_json_member_iter_init  (SnodoJsonMemberIter  *iter,
+                                          const char           *text,
+                                          gsize                 len);
+gboolean    snodo_json_member_iter_next  (SnodoJsonMemberIter  *iter,
+                                          const char          **name,
+                                          gsize                *name_len,
+                                          const char          **value,
+                                          gsize                *value_len);
+/* Whether the JSON text @text is a string; a string whose value is @str;
+ * its value, newly allocated (NULL when it is not a string). */
+gboolean    snodo_json_text_is_string    (const char           *text,
+                                          gsize                 len);
+gboolean    snodo_json_text_equal_string (const char           *text,
+                                          gsize                 len,
+                                          const char           *str);
+char       *snodo_json_text_dup_string   (const char           *text,
+                                          gsize                 len);
 
 G_END_DECLS

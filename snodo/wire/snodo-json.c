@@ -173,6 +173,12 @@ typedef struct
   JsonArray  *array;
   JsonObject *object;
   JsonNode   *node;
+  /* Set even for a container that is read and not built (then neither
+   * array nor object is). */
+  gboolean    is_array;
+  /* This is the outer object of snodo_json_read(): its member of the inner
+   * name is deferred. */
+  gboolean    defers;
 } ReadFrame;
 
 typedef struct
@@ -272,14 +278,15 @@ snodo_json_reader_hex4 (Reader   *reader,
 }
 
 /* Called with reader->p just after the opening quote; leaves it just after
- * the closing quote. */
+ * the closing quote. With @out NULL the string is only checked. */
 static gboolean
 snodo_json_reader_string (Reader  *reader,
                           GString *out)
 {
   const char *end = reader->end;
 
-  g_string_truncate (out, 0);
+  if (out != NULL)
+    g_string_truncate (out, 0);
 
   for (;;)
     {
@@ -299,7 +306,7 @@ snodo_json_reader_string (Reader  *reader,
           if (p < limit || p >= end)
             break;
         }
-      if (p > run)
+      if (p > run && out != NULL)
         g_string_append_len (out, run, p - run);
       reader->p = p;
 
@@ -323,28 +330,30 @@ snodo_json_reader_string (Reader  *reader,
       switch (p[1])
         {
         case '"':
-          g_string_append_c (out, '"');
-          break;
         case '\\':
-          g_string_append_c (out, '\\');
-          break;
         case '/':
-          g_string_append_c (out, '/');
+          if (out != NULL)
+            g_string_append_c (out, p[1]);
           break;
         case 'b':
-          g_string_append_c (out, '\b');
+          if (out != NULL)
+            g_string_append_c (out, '\b');
           break;
         case 'f':
-          g_string_append_c (out, '\f');
+          if (out != NULL)
+            g_string_append_c (out, '\f');
           break;
         case 'n':
-          g_string_append_c (out, '\n');
+          if (out != NULL)
+            g_string_append_c (out, '\n');
           break;
         case 'r':
-          g_string_append_c (out, '\r');
+          if (out != NULL)
+            g_string_append_c (out, '\r');
           break;
         case 't':
-          g_string_append_c (out, '\t');
+          if (out != NULL)
+            g_string_append_c (out, '\t');
           break;
         case 'u':
           if (!snodo_json_reader_hex4 (reader, &c))
@@ -369,10 +378,11 @@ snodo_json_reader_string (Reader  *reader,
 
           if (c == 0)
             {
-              g_string_append_len (out, "\xc0\x80", 2);
+              if (out != NULL)
+                g_string_append_len (out, "\xc0\x80", 2);
               reader->has_nul = TRUE;
             }
-          else
+          else if (out != NULL)
             g_string_append_unichar (out, c);
           break;
         default:
@@ -381,8 +391,11 @@ snodo_json_reader_string (Reader  *reader,
     }
 }
 
-static JsonNode *
-snodo_json_reader_number (Reader *reader)
+/* Reads a number; *@out is its node, or with @out NULL the number is only
+ * checked. */
+static gboolean
+snodo_json_reader_number (Reader    *reader,
+                          JsonNode **out)
 {
   const char *start = reader->p;
   const char *p = start;
@@ -401,9 +414,8 @@ snodo_json_reader_number (Reader *reader)
 
   if (p >= end || !g_ascii_isdigit (*p))
     {
-      snodo_json_reader_fail (reader, p, p >= end ? _("unexpected end of input")
-                                                  : _("expected a digit"));
-      return NULL;
+      return snodo_json_reader_fail (reader, p, p >= end ? _("unexpected end of input")
+                                                         : _("expected a digit"));
     }
 
   if (*p == '0')
@@ -411,8 +423,7 @@ snodo_json_reader_number (Reader *reader)
       p++;
       if (p < end && g_ascii_isdigit (*p))
         {
-          snodo_json_reader_fail (reader, start, _("leading zeros are not allowed"));
-          return NULL;
+          return snodo_json_reader_fail (reader, start, _("leading zeros are not allowed"));
         }
     }
   else
@@ -435,8 +446,7 @@ snodo_json_reader_number (Reader *reader)
       p++;
       if (p >= end || !g_ascii_isdigit (*p))
         {
-          snodo_json_reader_fail (reader, p, _("expected a digit after '.'"));
-          return NULL;
+          return snodo_json_reader_fail (reader, p, _("expected a digit after '.'"));
         }
       while (p < end && g_ascii_isdigit (*p))
         p++;
@@ -450,8 +460,7 @@ snodo_json_reader_number (Reader *reader)
         p++;
       if (p >= end || !g_ascii_isdigit (*p))
         {
-          snodo_json_reader_fail (reader, p, _("expected a digit in the exponent"));
-          return NULL;
+          return snodo_json_reader_fail (reader, p, _("expected a digit in the exponent"));
         }
       while (p < end && g_ascii_isdigit (*p))
         p++;
@@ -461,12 +470,24 @@ snodo_json_reader_number (Reader *reader)
 
   if (integral && !overflow)
     {
+      gint64 value = 0;
+      gboolean fits = TRUE;
+
       if (!negative && magnitude <= (guint64) G_MAXINT64)
-        return json_node_init_int (json_node_alloc (), (gint64) magnitude);
-      if (negative && magnitude <= (guint64) G_MAXINT64)
-        return json_node_init_int (json_node_alloc (), -(gint64) magnitude);
-      if (negative && magnitude == (guint64) G_MAXINT64 + 1)
-        return json_node_init_int (json_node_alloc (), G_MININT64);
+        value = (gint64) magnitude;
+      else if (negative && magnitude <= (guint64) G_MAXINT64)
+        value = -(gint64) magnitude;
+      else if (negative && magnitude == (guint64) G_MAXINT64 + 1)
+        value = G_MININT64;
+      else
+        fits = FALSE;
+
+      if (fits)
+        {
+          if (out != NULL)
+            *out = json_node_init_int (json_node_alloc (), value);
+          return TRUE;
+        }
     }
 
   /* The input is not NUL-terminated: g_ascii_strtod needs a copy. */
@@ -474,12 +495,11 @@ snodo_json_reader_number (Reader *reader)
   g_string_append_len (reader->value, start, p - start);
   d = g_ascii_strtod (reader->value->str, NULL);
   if (!isfinite (d))
-    {
-      snodo_json_reader_fail (reader, start, _("number out of range"));
-      return NULL;
-    }
+    return snodo_json_reader_fail (reader, start, _("number out of range"));
 
-  return json_node_init_double (json_node_alloc (), d);
+  if (out != NULL)
+    *out = json_node_init_double (json_node_alloc (), d);
+  return TRUE;
 }
 
 static gboolean
@@ -509,21 +529,41 @@ snodo_json_parse (const char  *data,
   return snodo_json_parse_full (data, len, NULL, error);
 }
 
-/* Like snodo_json_parse(); *@has_nul tells whether a string held U+0000
- * (stored as 0xC0 0x80, see snodo-json-private.h). */
-JsonNode *
-snodo_json_parse_full (const char  *data,
-                       gsize        len,
-                       gboolean    *has_nul,
-                       GError     **error)
+/* Whether the member name read is @str, of @len bytes. */
+static inline gboolean
+snodo_json_name_is (const GString *name,
+                    const char    *str,
+                    gsize          len)
 {
-  g_autoptr(GString) value = NULL;
-  g_autoptr(GString) name = NULL;
+  return name->len == len && memcmp (name->str, str, len) == 0;
+}
+
+/* The reader proper. With @outer and @inner set, the member @inner of the
+ * object that is the member @outer of the root object, when it is an
+ * object, is read but not built (see snodo_json_parse_deferring()). */
+static JsonNode *
+snodo_json_read_with (const char  *data,
+                      gsize        len,
+                      const char  *outer,
+                      const char  *inner,
+                      gsize       *deferred_offset,
+                      gsize       *deferred_len,
+                      gboolean    *has_nul,
+                      GString     *value,
+                      GString     *name,
+                      GError     **error)
+{
   ReadFrame stack[SNODO_JSON_MAX_DEPTH];
   ReadState state = READ_VALUE;
   JsonNode *root = NULL;
   const char *invalid = NULL;
   guint depth = 0;
+  /* While a deferred value is read: the depth it ends at; else 0 (it is
+   * always inside two objects). */
+  guint skip_depth = 0;
+  gsize skip_start = 0;
+  gsize outer_len = outer != NULL ? strlen (outer) : 0;
+  gsize inner_len = inner != NULL ? strlen (inner) : 0;
   Reader reader;
 
   g_return_val_if_fail (data != NULL || len == 0, NULL);
@@ -541,9 +581,6 @@ snodo_json_parse_full (const char  *data,
       return NULL;
     }
 
-  value = g_string_sized_new (64);
-  name = g_string_sized_new (64);
-
   reader.start = data;
   reader.p = data;
   reader.end = data + len;
@@ -557,6 +594,8 @@ snodo_json_parse_full (const char  *data,
       JsonNode *node = NULL;
       ReadFrame *top = depth > 0 ? &stack[depth - 1] : NULL;
       gboolean container = FALSE;
+      gboolean is_array = FALSE;
+      gboolean defer = FALSE;
 
       switch (state)
         {
@@ -571,41 +610,56 @@ snodo_json_parse_full (const char  *data,
           switch (*reader.p)
             {
             case '{':
+              container = TRUE;
+              if (skip_depth > 0)
+                break;
+              if (top != NULL && top->defers && snodo_json_name_is (name, inner, inner_len))
+                {
+                  /* Held by a null node until the caller builds it. */
+                  defer = TRUE;
+                  node = json_node_init_null (json_node_alloc ());
+                  break;
+                }
               node = json_node_alloc ();
               json_node_take_object (json_node_init (node, JSON_NODE_OBJECT), json_object_new ());
-              container = TRUE;
               break;
             case '[':
+              container = TRUE;
+              is_array = TRUE;
+              if (skip_depth > 0)
+                break;
               node = json_node_alloc ();
               json_node_take_array (json_node_init (node, JSON_NODE_ARRAY), json_array_new ());
-              container = TRUE;
               break;
             case '"':
               reader.p++;
-              if (!snodo_json_reader_string (&reader, value))
+              if (!snodo_json_reader_string (&reader, skip_depth == 0 ? value : NULL))
                 goto fail;
-              node = json_node_init_string (json_node_alloc (), value->str);
+              if (skip_depth == 0)
+                node = json_node_init_string (json_node_alloc (), value->str);
               break;
             case 't':
               if (!snodo_json_reader_literal (&reader, "true", 4))
                 goto fail;
-              node = json_node_init_boolean (json_node_alloc (), TRUE);
+              if (skip_depth == 0)
+                node = json_node_init_boolean (json_node_alloc (), TRUE);
               break;
             case 'f':
               if (!snodo_json_reader_literal (&reader, "false", 5))
                 goto fail;
-              node = json_node_init_boolean (json_node_alloc (), FALSE);
+              if (skip_depth == 0)
+                node = json_node_init_boolean (json_node_alloc (), FALSE);
               break;
             case 'n':
               if (!snodo_json_reader_literal (&reader, "null", 4))
                 goto fail;
-              node = json_node_init_null (json_node_alloc ());
+              if (skip_depth == 0)
+                node = json_node_init_null (json_node_alloc ());
               break;
             case '-':
             case '0': case '1': case '2': case '3': case '4':
             case '5': case '6': case '7': case '8': case '9':
-              node = snodo_json_reader_number (&reader);
-              if (node == NULL)
+              if (!snodo_json_reader_number (&reader, skip_depth == 0 ? &node : NULL))
                 goto fail;
               break;
             default:
@@ -617,14 +671,16 @@ snodo_json_parse_full (const char  *data,
             {
               g_autofree char *what = NULL;
 
-              json_node_unref (node);
+              g_clear_pointer (&node, json_node_unref);
               what = g_strdup_printf (_("nesting deeper than %d levels"), SNODO_JSON_MAX_DEPTH);
               snodo_json_reader_fail (&reader, reader.p, what);
               goto fail;
             }
 
           /* Attach the node at once, so that the root owns everything. */
-          if (top == NULL)
+          if (node == NULL)
+            ;
+          else if (top == NULL)
             root = node;
           else
             {
@@ -632,7 +688,15 @@ snodo_json_parse_full (const char  *data,
               if (top->array != NULL)
                 json_array_add_element (top->array, node);
               else
-                json_object_set_member (top->object, name->str, node);
+                {
+                  /* A later member of the same name replaces a deferred
+                   * value, and so does a later outer object. */
+                  if (outer != NULL &&
+                      ((top->defers && snodo_json_name_is (name, inner, inner_len)) ||
+                       (depth == 1 && snodo_json_name_is (name, outer, outer_len))))
+                    *deferred_len = 0;
+                  json_object_set_member (top->object, name->str, node);
+                }
             }
 
           if (!container)
@@ -641,16 +705,28 @@ snodo_json_parse_full (const char  *data,
               break;
             }
 
+          if (defer)
+            {
+              skip_depth = depth;
+              skip_start = (gsize) (reader.p - data);
+              node = NULL;
+            }
+
           top = &stack[depth++];
           top->node = node;
           top->array = NULL;
           top->object = NULL;
+          top->is_array = is_array;
+          /* The outer object: a member of the root object. */
+          top->defers = outer != NULL && node != NULL && !is_array && depth == 2 &&
+                        stack[0].object != NULL && snodo_json_name_is (name, outer, outer_len);
           reader.p++;
           snodo_json_reader_skip_space (&reader);
 
-          if (JSON_NODE_HOLDS_OBJECT (node))
+          if (!is_array)
             {
-              top->object = json_node_get_object (node);
+              if (node != NULL)
+                top->object = json_node_get_object (node);
               if (reader.p < reader.end && *reader.p == '}')
                 {
                   reader.p++;
@@ -662,7 +738,8 @@ snodo_json_parse_full (const char  *data,
             }
           else
             {
-              top->array = json_node_get_array (node);
+              if (node != NULL)
+                top->array = json_node_get_array (node);
               if (reader.p < reader.end && *reader.p == ']')
                 {
                   reader.p++;
@@ -685,7 +762,7 @@ snodo_json_parse_full (const char  *data,
               goto fail;
             }
           reader.p++;
-          if (!snodo_json_reader_string (&reader, name))
+          if (!snodo_json_reader_string (&reader, skip_depth == 0 ? name : NULL))
             goto fail;
           snodo_json_reader_skip_space (&reader);
           if (reader.p >= reader.end || *reader.p != ':')
@@ -701,6 +778,14 @@ snodo_json_parse_full (const char  *data,
           break;
 
         case READ_AFTER_VALUE:
+          if (skip_depth > 0 && depth == skip_depth)
+            {
+              /* The deferred value just ended. */
+              *deferred_offset = skip_start;
+              *deferred_len = (gsize) (reader.p - data) - skip_start;
+              skip_depth = 0;
+            }
+
           snodo_json_reader_skip_space (&reader);
 
           if (top == NULL)
@@ -726,9 +811,9 @@ snodo_json_parse_full (const char  *data,
             {
               reader.p++;
               snodo_json_reader_skip_space (&reader);
-              state = top->array != NULL ? READ_VALUE : READ_MEMBER_NAME;
+              state = top->is_array ? READ_VALUE : READ_MEMBER_NAME;
             }
-          else if (*reader.p == (top->array != NULL ? ']' : '}'))
+          else if (*reader.p == (top->is_array ? ']' : '}'))
             {
               reader.p++;
               depth--;
@@ -736,8 +821,8 @@ snodo_json_parse_full (const char  *data,
           else
             {
               snodo_json_reader_fail (&reader, reader.p,
-                                      top->array != NULL ? _("expected ',' or ']'")
-                                                         : _("expected ',' or '}'"));
+                                      top->is_array ? _("expected ',' or ']'")
+                                                    : _("expected ',' or '}'"));
               goto fail;
             }
           break;
@@ -750,6 +835,112 @@ snodo_json_parse_full (const char  *data,
 fail:
   g_clear_pointer (&root, json_node_unref);
   return NULL;
+}
+
+/*
+ * The reader's scratch buffers stay with the thread from one message to
+ * the next (a message is read whole before the next), so that reading
+ * does not allocate them, nor grow them again for every long string.
+ * Buffers grown beyond SCRATCH_KEPT_BYTES by a message are given back.
+ */
+
+#define SCRATCH_KEPT_BYTES 65536
+
+typedef struct
+{
+  GString  *value;
+  GString  *name;
+  gboolean  busy;
+} ReadScratch;
+
+static void
+snodo_json_read_scratch_free (gpointer data)
+{
+  ReadScratch *scratch = data;
+
+  g_string_free (scratch->value, TRUE);
+  g_string_free (scratch->name, TRUE);
+  g_free (scratch);
+}
+
+static GPrivate read_scratch = G_PRIVATE_INIT (snodo_json_read_scratch_free);
+
+static GString *
+snodo_json_read_scratch_trim (GString *buffer)
+{
+  if (buffer->allocated_len <= SCRATCH_KEPT_BYTES)
+    return buffer;
+  g_string_free (buffer, TRUE);
+  return g_string_sized_new (64);
+}
+
+static JsonNode *
+snodo_json_read (const char  *data,
+                 gsize        len,
+                 const char  *outer,
+                 const char  *inner,
+                 gsize       *deferred_offset,
+                 gsize       *deferred_len,
+                 gboolean    *has_nul,
+                 GError     **error)
+{
+  ReadScratch *scratch = g_private_get (&read_scratch);
+  JsonNode *root;
+
+  if (scratch == NULL)
+    {
+      scratch = g_new0 (ReadScratch, 1);
+      scratch->value = g_string_sized_new (64);
+      scratch->name = g_string_sized_new (64);
+      g_private_set (&read_scratch, scratch);
+    }
+
+  if (scratch->busy)
+    {
+      /* Not expected: the reader calls nothing that reads. */
+      g_autoptr(GString) value = g_string_sized_new (64);
+      g_autoptr(GString) name = g_string_sized_new (64);
+
+      return snodo_json_read_with (data, len, outer, inner, deferred_offset, deferred_len, has_nul,
+                                   value, name, error);
+    }
+
+  scratch->busy = TRUE;
+  root = snodo_json_read_with (data, len, outer, inner, deferred_offset, deferred_len, has_nul,
+                               scratch->value, scratch->name, error);
+  scratch->value = snodo_json_read_scratch_trim (scratch->value);
+  scratch->name = snodo_json_read_scratch_trim (scratch->name);
+  scratch->busy = FALSE;
+  return root;
+}
+
+/* Like snodo_json_parse(); *@has_nul tells whether a string held U+0000
+ * (stored as 0xC0 0x80, see snodo-json-private.h). */
+JsonNode *
+snodo_json_parse_full (const char  *data,
+                       gsize        len,
+                       gboolean    *has_nul,
+                       GError     **error)
+{
+  return snodo_json_read (data, len, NULL, NULL, NULL, NULL, has_nul, error);
+}
+
+JsonNode *
+snodo_json_parse_deferring (const char  *data,
+                            gsize        len,
+                            const char  *outer,
+                            const char  *inner,
+                            gsize       *deferred_offset,
+                            gsize       *deferred_len,
+                            gboolean    *has_nul,
+                            GError     **error)
+{
+  g_return_val_if_fail (outer != NULL && inner != NULL, NULL);
+  g_return_val_if_fail (deferred_offset != NULL && deferred_len != NULL, NULL);
+
+  *deferred_offset = 0;
+  *deferred_len = 0;
+  return snodo_json_read (data, len, outer, inner, deferred_offset, deferred_len, has_nul, error);
 }
 
 /* Writing */
@@ -1157,4 +1348,151 @@ snodo_json_object_get_string (JsonObject *object,
   JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
 
   return snodo_json_node_is_string (node) ? json_node_get_string (node) : NULL;
+}
+
+/* Reading what the reader accepted, without building it */
+
+/* @p is just after the opening quote; returns just after the closing one. */
+static const char *
+snodo_json_text_skip_string (const char *p,
+                             const char *end)
+{
+  /* The first quote ends the string unless a backslash comes before it;
+   * names and values are short, for which libc's memchr() beats a loop. */
+  while (p < end)
+    {
+      const char *quote = memchr (p, '"', (gsize) (end - p));
+      const char *backslash;
+
+      if (quote == NULL)
+        break;
+      backslash = memchr (p, '\\', (gsize) (quote - p));
+      if (backslash == NULL)
+        return quote + 1;
+      p = backslash + 2;
+    }
+  return end;
+}
+
+static const char *
+snodo_json_text_skip_space (const char *p,
+                            const char *end)
+{
+  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    p++;
+  return p;
+}
+
+/* Returns the end of the value at @p. */
+static const char *
+snodo_json_text_skip_value (const char *p,
+                            const char *end)
+{
+  guint depth = 0;
+
+  if (p < end && *p != '"' && *p != '{' && *p != '[')
+    {
+      /* A number or a literal. */
+      while (p < end && *p != ',' && *p != '}' && *p != ']' &&
+             *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
+        p++;
+      return p;
+    }
+
+  do
+    {
+      char c = *p++;
+
+      if (c == '"')
+        p = snodo_json_text_skip_string (p, end);
+      else if (c == '{' || c == '[')
+        depth++;
+      else if (c == '}' || c == ']')
+        depth--;
+    }
+  while (depth > 0 && p < end);
+  return p;
+}
+
+void
+snodo_json_member_iter_init (SnodoJsonMemberIter *iter,
+                             const char          *text,
+                             gsize                len)
+{
+  const char *end = text + len;
+  const char *p = snodo_json_text_skip_space (text, end);
+
+  g_return_if_fail (p < end && *p == '{');
+
+  iter->p = p + 1;
+  iter->end = end;
+}
+
+gboolean
+snodo_json_member_iter_next (SnodoJsonMemberIter  *iter,
+                             const char          **name,
+                             gsize                *name_len,
+                             const char          **value,
+                             gsize                *value_len)
+{
+  const char *end = iter->end;
+  const char *p = snodo_json_text_skip_space (iter->p, end);
+
+  if (p < end && *p == ',')
+    p = snodo_json_text_skip_space (p + 1, end);
+  if (p >= end || *p != '"')
+    {
+      iter->p = end;
+      return FALSE;
+    }
+
+  *name = p;
+  p = snodo_json_text_skip_string (p + 1, end);
+  *name_len = (gsize) (p - *name);
+  p = snodo_json_text_skip_space (p, end);
+  /* The colon. */
+  p = snodo_json_text_skip_space (p + 1, end);
+  *value = p;
+  p = snodo_json_text_skip_value (p, end);
+  *value_len = (gsize) (p - *value);
+  iter->p = p;
+  return TRUE;
+}
+
+gboolean
+snodo_json_text_is_string (const char *text,
+                           gsize       len)
+{
+  return len >= 2 && text[0] == '"';
+}
+
+gboolean
+snodo_json_text_equal_string (const char *text,
+                              gsize       len,
+                              const char *str)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (!snodo_json_text_is_string (text, len))
+    return FALSE;
+  if (memchr (text + 1, '\\', len - 2) == NULL)
+    return len - 2 == strlen (str) && memcmp (text + 1, str, len - 2) == 0;
+
+  /* Escaped: read as the reader reads it. */
+  node = snodo_json_parse (text, len, NULL);
+  return node != NULL && g_strcmp0 (json_node_get_string (node), str) == 0;
+}
+
+char *
+snodo_json_text_dup_string (const char *text,
+                            gsize       len)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (!snodo_json_text_is_string (text, len))
+    return NULL;
+  if (memchr (text + 1, '\\', len - 2) == NULL)
+    return g_strndup (text + 1, len - 2);
+  node = snodo_json_parse (text, len, NULL);
+  return node != NULL ? g_strdup (json_node_get_string (node)) : NULL;
 }

@@ -24,6 +24,7 @@
 
 #include "snodo.h"
 #include "snodo-base-private.h"
+#include "snodo-protocol-private.h"
 #include "snodo-server-private.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data,
@@ -313,7 +314,7 @@ line_cb (SnodoLineFramerEvent  event,
       return;
     }
 
-  snodo_frame_decode (line, len, &frame);
+  snodo_dialect_decode (line, len, &frame);
   if ((frame.kind == SNODO_FRAME_REQUEST || frame.kind == SNODO_FRAME_ERROR) && frame.key != NULL)
     count (reader->sink->requests, frame.key);
   if (frame.kind == SNODO_FRAME_NOTIFICATION && frame.params != NULL &&

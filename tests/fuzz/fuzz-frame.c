@@ -31,6 +31,32 @@ line_cb (SnodoLineFramerEvent  event,
     return;
 
   snodo_frame_decode (line, len, &frame);
+
+  /* Leaving params._meta as text changes nothing else, and the text put
+   * back is what was built. */
+  {
+    g_auto(SnodoFrame) deferred = { 0, };
+
+    snodo_frame_decode_deferring (line, len, "_meta", &deferred);
+    g_assert (deferred.kind == frame.kind);
+    g_assert (deferred.has_nul == frame.has_nul);
+    g_assert (g_strcmp0 (deferred.error_message, frame.error_message) == 0);
+    g_assert ((deferred.message == NULL) == (frame.message == NULL));
+    if (deferred.deferred != NULL)
+      {
+        JsonObject *params = json_object_get_object_member (json_node_get_object (deferred.message), "params");
+
+        json_object_set_member (params, "_meta", snodo_json_parse (deferred.deferred, deferred.deferred_len, NULL));
+      }
+    if (frame.message != NULL)
+      {
+        g_autofree char *expected = snodo_json_to_string (frame.message, NULL);
+        g_autofree char *got = snodo_json_to_string (deferred.message, NULL);
+
+        g_assert (strcmp (expected, got) == 0);
+      }
+  }
+
   if (frame.message != NULL)
     {
       g_autoptr(GBytes) bytes = snodo_json_to_line (frame.message);
