@@ -996,6 +996,114 @@ test_bodies_budget_chunked (Fixture       *fixture,
     g_object_unref (sockets[i]);
 }
 
+/* ---- Repeated headers ------------------------------------------------------ */
+
+/* Sends the whole HTTP @request on a new connection: its whole response. */
+static char *
+raw_request (Fixture    *fixture,
+             const char *request)
+{
+  g_autoptr(GSocket) socket = raw_connect (fixture);
+
+  g_assert_true (raw_send (socket, request, strlen (request)));
+  return raw_receive (socket, 20000);
+}
+
+/* @answer is a 400 with a -32020 error in a JSON-RPC body. */
+static void
+assert_header_refused (const char *answer)
+{
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 400"));
+  g_assert_nonnull (strstr (answer, "Content-Type: application/json"));
+  g_assert_nonnull (strstr (answer, "\"code\":-32020"));
+  g_assert_nonnull (strstr (answer, "more than once"));
+}
+
+static void
+test_headers_repeated (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  static const char * const methods[] = { "GET", "DELETE" };
+  g_autofree char *session_id = NULL;
+  g_autofree char *answer = NULL;
+  g_autofree char *request = NULL;
+
+  g_test_summary ("A repeated Mcp-Session-Id (POST, GET, DELETE) or MCP-Protocol-Version "
+                  "(GET, DELETE) is refused with 400 and -32020, even when the copies agree; "
+                  "the session is untouched");
+
+  session_id = try_initialize (fixture);
+  g_assert_nonnull (session_id);
+
+  /* POST of the initialize era. */
+  request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                             "Accept: application/json, text/event-stream\r\n"
+                             "Content-Type: application/json\r\n"
+                             "Mcp-Session-Id: %s\r\nMcp-Session-Id: %s\r\n"
+                             "MCP-Protocol-Version: 2025-11-25\r\nContent-Length: 40\r\n\r\n"
+                             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}",
+                             fixture->port, session_id, session_id);
+  answer = raw_request (fixture, request);
+  assert_header_refused (answer);
+  g_assert_nonnull (strstr (answer, "Mcp-Session-Id header"));
+  g_clear_pointer (&answer, g_free);
+  g_clear_pointer (&request, g_free);
+
+  /* POST of 2026-07-28: the session header means nothing there, but two
+   * copies are refused all the same. */
+  request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                             "Accept: application/json, text/event-stream\r\n"
+                             "Content-Type: application/json\r\n"
+                             "Mcp-Session-Id: a\r\nMcp-Session-Id: b\r\n"
+                             "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: ping\r\n"
+                             "Content-Length: %zu\r\n\r\n%s",
+                             fixture->port,
+                             strlen ("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{" ENVELOPE "}}"),
+                             "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{" ENVELOPE "}}");
+  answer = raw_request (fixture, request);
+  assert_header_refused (answer);
+  g_assert_nonnull (strstr (answer, "\"id\":3"));
+  g_clear_pointer (&answer, g_free);
+  g_clear_pointer (&request, g_free);
+
+  for (guint i = 0; i < G_N_ELEMENTS (methods); i++)
+    {
+      request = g_strdup_printf ("%s /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                 "Accept: text/event-stream\r\n"
+                                 "Mcp-Session-Id: %s\r\nmcp-session-id: %s\r\n"
+                                 "MCP-Protocol-Version: 2025-11-25\r\n\r\n",
+                                 methods[i], fixture->port, session_id, session_id);
+      answer = raw_request (fixture, request);
+      assert_header_refused (answer);
+      g_assert_nonnull (strstr (answer, "Mcp-Session-Id header"));
+      g_clear_pointer (&answer, g_free);
+      g_clear_pointer (&request, g_free);
+
+      request = g_strdup_printf ("%s /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                 "Accept: text/event-stream\r\n"
+                                 "Mcp-Session-Id: %s\r\n"
+                                 "MCP-Protocol-Version: 2025-11-25\r\n"
+                                 "MCP-Protocol-Version: 2026-07-28\r\n\r\n",
+                                 methods[i], fixture->port, session_id);
+      answer = raw_request (fixture, request);
+      assert_header_refused (answer);
+      g_assert_nonnull (strstr (answer, "MCP-Protocol-Version header"));
+      g_clear_pointer (&answer, g_free);
+      g_clear_pointer (&request, g_free);
+    }
+
+  /* None of it touched the session; one copy of each still ends it. */
+  g_assert_cmpuint (ping (fixture, session_id), ==, 200);
+  request = g_strdup_printf ("DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                             "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n",
+                             fixture->port, session_id);
+  answer = raw_request (fixture, request);
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+  g_assert_cmpuint (ping (fixture, session_id), ==, 404);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1024,6 +1132,9 @@ main (int   argc,
               test_bodies_budget_chunked, fixture_teardown);
   g_test_add ("/snodo/http/limits/bodies/deadline", Fixture, NULL, fixture_setup,
               test_bodies_deadline, fixture_teardown);
+
+  g_test_add ("/snodo/http/limits/headers/repeated", Fixture, NULL, fixture_setup,
+              test_headers_repeated, fixture_teardown);
 
   return g_test_run ();
 }

@@ -21,26 +21,6 @@
 #include "snodo-server-private.h"
 #include "snodo-wire-private.h"
 
-static const char *
-get_request_header (gpointer    data,
-                    const char *name)
-{
-  SoupMessageHeadersIter iter;
-  const char *header_name, *value, *found = NULL;
-
-  /* A header given more than once is reported as such (see
-   * SNODO_HTTP_HEADER_REPEATED), never as its first or last copy. */
-  soup_message_headers_iter_init (&iter, data);
-  while (soup_message_headers_iter_next (&iter, &header_name, &value))
-    if (g_ascii_strcasecmp (header_name, name) == 0)
-      {
-        if (found != NULL)
-          return SNODO_HTTP_HEADER_REPEATED;
-        found = value;
-      }
-  return found;
-}
-
 /* An unguessable session id: 32 hex digits from the system's CSPRNG. */
 static char *
 new_session_id (GError **error)
@@ -516,7 +496,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
       break;
     }
 
-  version_header = get_request_header (headers, "MCP-Protocol-Version");
+  version_header = snodo_http_get_request_header (headers, "MCP-Protocol-Version");
   if (version_header == SNODO_HTTP_HEADER_REPEATED)
     {
       snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_HEADER_MISMATCH,
@@ -525,6 +505,13 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
     }
   if (version_header != NULL)
     header_version = snodo_protocol_version_from_string (version_header);
+  session_id = snodo_http_get_request_header (headers, SESSION_HEADER);
+  if (session_id == SNODO_HTTP_HEADER_REPEATED)
+    {
+      snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_HEADER_MISMATCH,
+                              _("Header mismatch: the Mcp-Session-Id header is given more than once"));
+      return;
+    }
 
   /* The body decides the era (mcp-wire §8.4). */
   if (frame.kind != SNODO_FRAME_RESPONSE &&
@@ -544,7 +531,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                                   _("Header mismatch: the MCP-Protocol-Version header is missing"));
           return;
         }
-      mismatch = snodo_http_check_standard_headers (self->server, get_request_header, headers, &frame);
+      mismatch = snodo_http_check_standard_headers (self->server, snodo_http_get_request_header, headers, &frame);
       if (mismatch != NULL)
         {
           snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_HEADER_MISMATCH, mismatch);
@@ -558,7 +545,6 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
    * request claiming 2026-07-28 by its header only, a stateless answer
    * from the server explaining what is wrong. */
   legacy_served = snodo_server_get_oldest_legacy (self->server) != SNODO_PROTOCOL_VERSION_UNKNOWN;
-  session_id = soup_message_headers_get_one (headers, SESSION_HEADER);
   if (!legacy_served || snodo_protocol_version_is_stateless (header_version))
     {
       snodo_http_transport_serve_stateless (self, msg, &frame, version_header, len, FALSE);

@@ -27,6 +27,9 @@ typedef const char *(*SnodoHttpHeaderFunc) (gpointer    data,
 extern const char snodo_http_header_repeated[];
 #define SNODO_HTTP_HEADER_REPEATED snodo_http_header_repeated
 
+const char *snodo_http_get_request_header       (gpointer             data,
+                                                 const char          *name);
+
 gboolean    snodo_http_line_is_response         (GBytes              *line,
                                                  int                 *code);
 guint       snodo_http_status_for_code          (int                  code);

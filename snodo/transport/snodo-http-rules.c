@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <json-glib/json-glib.h>
+#include <libsoup/soup.h>
 
 #include "snodo-base-private.h"
 #include "snodo-error.h"
@@ -281,6 +282,26 @@ snodo_http_params_string (JsonObject *params,
 }
 
 const char snodo_http_header_repeated[] = "";
+
+/* A SnodoHttpHeaderFunc on the SoupMessageHeaders @data. A header given
+ * more than once is reported as such, never as its first or last copy. */
+const char *
+snodo_http_get_request_header (gpointer    data,
+                               const char *name)
+{
+  SoupMessageHeadersIter iter;
+  const char *header_name, *value, *found = NULL;
+
+  soup_message_headers_iter_init (&iter, data);
+  while (soup_message_headers_iter_next (&iter, &header_name, &value))
+    if (g_ascii_strcasecmp (header_name, name) == 0)
+      {
+        if (found != NULL)
+          return SNODO_HTTP_HEADER_REPEATED;
+        found = value;
+      }
+  return found;
+}
 
 #define MAX_SAFE_INTEGER G_GINT64_CONSTANT (9007199254740991)
 

@@ -184,10 +184,21 @@ snodo_http_transport_handle_get_or_delete (SnodoHttpTransport *self,
                                            gboolean            is_get)
 {
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
-  const char *session_id = soup_message_headers_get_one (headers, SESSION_HEADER);
-  const char *version_header = soup_message_headers_get_one (headers, "MCP-Protocol-Version");
+  const char *session_id = snodo_http_get_request_header (headers, SESSION_HEADER);
+  const char *version_header = snodo_http_get_request_header (headers, "MCP-Protocol-Version");
   gboolean legacy_served = snodo_server_get_oldest_legacy (self->server) != SNODO_PROTOCOL_VERSION_UNKNOWN;
   Peer *peer;
+
+  /* A proxy that reads one copy and the transport another would see
+   * different requests. */
+  if (session_id == SNODO_HTTP_HEADER_REPEATED || version_header == SNODO_HTTP_HEADER_REPEATED)
+    {
+      snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, NULL, SNODO_RPC_ERROR_HEADER_MISMATCH,
+                              session_id == SNODO_HTTP_HEADER_REPEATED
+                              ? _("Header mismatch: the Mcp-Session-Id header is given more than once")
+                              : _("Header mismatch: the MCP-Protocol-Version header is given more than once"));
+      return;
+    }
 
   /* 2026-07-28 is POST only; so is a server that serves nothing older. */
   if (!legacy_served ||
