@@ -966,6 +966,55 @@ demo_serve_http (GApplication            *app,
 }
 #endif
 
+/* The most a --request-state-secret-file may hold: a secret, not a file
+ * read by mistake. */
+#define DEMO_SECRET_MAX_BYTES 4096
+
+/* Gives @server the secret in --request-state-secret-file, if given: the
+ * file's bytes, less one final line ending, at least 32 of them. */
+static gboolean
+demo_set_secret (GApplicationCommandLine *command_line,
+                 GVariantDict            *options,
+                 SnodoServer             *server)
+{
+  const char *file = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *display = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) secret = NULL;
+  gsize len = 0;
+
+  if (!g_variant_dict_lookup (options, "request-state-secret-file", "^&ay", &file))
+    return TRUE;
+  display = g_filename_display_name (file);
+  if (!g_file_get_contents (file, &contents, &len, &error))
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: --request-state-secret-file: %s\n",
+                                           error->message);
+      return FALSE;
+    }
+  if (len > DEMO_SECRET_MAX_BYTES)
+    {
+      g_application_command_line_printerr (command_line,
+                                           "snodo-demo: --request-state-secret-file: “%s” has more than %u bytes: "
+                                           "it is not a secret\n", display, (guint) DEMO_SECRET_MAX_BYTES);
+      return FALSE;
+    }
+  if (len > 0 && contents[len - 1] == '\n')
+    len--;
+  if (len > 0 && contents[len - 1] == '\r')
+    len--;
+  secret = g_bytes_new (contents, len);
+  memset (contents, 0, len);
+  if (!snodo_server_set_request_state_secret (server, secret, &error))
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: --request-state-secret-file: “%s”: %s\n",
+                                           display, error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Reads the option @name, if given, as a whole number from @min to @max. */
 static gboolean
 demo_get_number (GApplicationCommandLine *command_line,
@@ -1053,6 +1102,8 @@ command_line_cb (GApplication            *app,
   snodo_server_set_handler_timeout (server, (guint) handler_timeout);
   if (versions != NULL)
     snodo_server_set_protocol_versions (server, (const char * const *) versions);
+  if (!demo_set_secret (command_line, options, server))
+    return 2;
 #if SNODO_HAS_HTTP_TRANSPORT
   {
     g_autoptr(GSocketAddress) address = NULL;
@@ -1118,6 +1169,9 @@ main (int   argc,
     { "protocol-versions", 0, 0, G_OPTION_ARG_STRING, NULL,
       "The protocol versions to serve, separated by commas (default all: 2025-06-18,2025-11-25,2026-07-28)",
       "LIST" },
+    { "request-state-secret-file", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "Protect the state of 2026-07-28 requests that need input with the secret in FILE "
+      "(at least 32 bytes; the same for every instance serving the same clients)", "FILE" },
 #if SNODO_HAS_HTTP_TRANSPORT
     { "http", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Serve Streamable HTTP on 127.0.0.1:PORT instead of standard I/O (0: any free port; the URI is printed)", "PORT" },
