@@ -891,6 +891,7 @@ demo_serve_http (GApplication            *app,
   g_autofree char *uri = NULL;
   const char *certificate_file = NULL;
   const char *key_file = NULL;
+  const char *instance_id = NULL;
   /* Options whose comma-separated list is the transport property of the
    * same name. */
   static const char *const list_options[] = { "allowed-hosts", "allowed-origins" };
@@ -906,6 +907,10 @@ demo_serve_http (GApplication            *app,
     snodo_executor_set_max_running (executor, (guint) max_running);
   if (max_queued >= 0)
     snodo_executor_set_max_queued (executor, (guint) max_queued);
+
+  /* Checked by the caller. */
+  if (g_variant_dict_lookup (options, "instance-id", "&s", &instance_id))
+    snodo_http_transport_set_instance_id (http->transport, instance_id);
 
   g_variant_dict_lookup (options, "tls-certificate", "^&ay", &certificate_file);
   g_variant_dict_lookup (options, "tls-key", "^&ay", &key_file);
@@ -1110,6 +1115,7 @@ command_line_cb (GApplication            *app,
     g_autoptr(GSocket) socket = NULL;
     gboolean has_certificate = g_variant_dict_contains (options, "tls-certificate");
     gboolean has_key = g_variant_dict_contains (options, "tls-key");
+    const char *instance_id = NULL;
     int status;
 
     if (!demo_http_where (command_line, options, &address, &socket, &status))
@@ -1120,15 +1126,25 @@ command_line_cb (GApplication            *app,
                                              "snodo-demo: --tls-certificate and --tls-key go together\n");
         return 2;
       }
+    if (g_variant_dict_lookup (options, "instance-id", "&s", &instance_id) &&
+        !snodo_http_transport_instance_id_is_valid (instance_id))
+      {
+        g_application_command_line_printerr (command_line,
+                                             "snodo-demo: --instance-id needs 1 to %u letters, digits "
+                                             "and “-”, not “%s”\n",
+                                             (guint) SNODO_HTTP_INSTANCE_ID_MAX, instance_id);
+        return 2;
+      }
     if (address != NULL || socket != NULL)
       return demo_serve_http (app, command_line, options, server, address, socket, (guint) write_timeout,
                               (guint64) max_line_bytes, max_running, max_queued);
     if (has_certificate || g_variant_dict_contains (options, "allowed-hosts") ||
-        g_variant_dict_contains (options, "allowed-origins"))
+        g_variant_dict_contains (options, "allowed-origins") || instance_id != NULL)
       {
         g_application_command_line_printerr (command_line,
-                                             "snodo-demo: --tls-certificate, --allowed-hosts and "
-                                             "--allowed-origins are for HTTP: they need --http or --http-unix\n");
+                                             "snodo-demo: --tls-certificate, --allowed-hosts, "
+                                             "--allowed-origins and --instance-id are for HTTP: they need "
+                                             "--http or --http-unix\n");
         return 2;
       }
   }
@@ -1187,6 +1203,9 @@ main (int   argc,
       "The Host names HTTP requests may use, separated by commas (default: the loopback names)", "LIST" },
     { "allowed-origins", 0, 0, G_OPTION_ARG_STRING, NULL,
       "The Origins HTTP requests may come from, separated by commas (default: the loopback origins)", "LIST" },
+    { "instance-id", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Start the HTTP session ids with ID and a dot, for a load balancer to route by "
+      "(1 to 32 letters, digits and -)", "ID" },
 #endif
     { NULL }
   };

@@ -13,6 +13,8 @@
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
 
+#include "snodo-http-transport.h"
+#include "snodo-server.h"
 #include "snodo-test-peer.h"
 #include "snodo-test-util.h"
 
@@ -238,6 +240,155 @@ test_secret_bad_file (void)
   g_rmdir (dir);
 }
 
+/* ---- The instance tag of session ids -------------------------------------- */
+
+static void
+test_instance_id_property (void)
+{
+  static const char * const valid[] = { "a", "A-1", "node-7", "0123456789abcdef0123456789ABCDEF" };
+  static const char * const invalid[] = { "", "a.b", "a b", "a_b", "é", "0123456789abcdef0123456789ABCDEFx",
+                                          "a/b", "a\n" };
+  g_autoptr(SnodoServer) server = snodo_server_new ("test", "1");
+  g_autoptr(SnodoHttpTransport) transport = snodo_http_transport_new (server);
+  g_autofree char *value = NULL;
+
+  g_test_summary ("instance-id: letters, digits and '-', 1 to 32 of them; NULL by default");
+
+  for (guint i = 0; i < G_N_ELEMENTS (valid); i++)
+    g_assert_true (snodo_http_transport_instance_id_is_valid (valid[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (invalid); i++)
+    g_assert_false (snodo_http_transport_instance_id_is_valid (invalid[i]));
+
+  g_assert_null (snodo_http_transport_get_instance_id (transport));
+  g_object_set (transport, "instance-id", "node-7", NULL);
+  g_assert_cmpstr (snodo_http_transport_get_instance_id (transport), ==, "node-7");
+  g_object_get (transport, "instance-id", &value, NULL);
+  g_assert_cmpstr (value, ==, "node-7");
+  snodo_http_transport_set_instance_id (transport, NULL);
+  g_assert_null (snodo_http_transport_get_instance_id (transport));
+}
+
+/* A 2025-11-25 POST of @body to @uri on @session_id (or none): the
+ * answer's status, and its Mcp-Session-Id in *@issued if asked. */
+static guint
+legacy_post (SoupSession *session,
+             const char  *uri,
+             const char  *session_id,
+             const char  *body,
+             char       **issued)
+{
+  g_autoptr(SoupMessage) msg = soup_message_new ("POST", uri);
+  g_autoptr(GBytes) request = g_bytes_new (body, strlen (body));
+  g_autoptr(GBytes) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  SoupMessageHeaders *headers = soup_message_get_request_headers (msg);
+
+  soup_message_headers_replace (headers, "Accept", "application/json, text/event-stream");
+  if (session_id != NULL)
+    {
+      soup_message_headers_replace (headers, "Mcp-Session-Id", session_id);
+      soup_message_headers_replace (headers, "MCP-Protocol-Version", "2025-11-25");
+    }
+  soup_message_set_request_body_from_bytes (msg, "application/json", request);
+  answer = soup_session_send_and_read (session, msg, NULL, &error);
+  g_assert_no_error (error);
+  if (issued != NULL)
+    *issued = g_strdup (soup_message_headers_get_one (soup_message_get_response_headers (msg), "Mcp-Session-Id"));
+  if (soup_message_get_status (msg) == SOUP_STATUS_NOT_FOUND)
+    g_assert_nonnull (g_strstr_len (g_bytes_get_data (answer, NULL), g_bytes_get_size (answer),
+                                    "Session not found"));
+  return soup_message_get_status (msg);
+}
+
+#define INITIALIZE "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":" \
+                   "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}," \
+                   "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
+#define PING "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}"
+
+/* @session_id is @tag, a dot and 32 lowercase hexadecimal digits. */
+static void
+assert_tagged (const char *session_id,
+               const char *tag)
+{
+  gsize len = strlen (tag);
+
+  g_assert_nonnull (session_id);
+  g_assert_true (strncmp (session_id, tag, len) == 0);
+  g_assert_cmpint (session_id[len], ==, '.');
+  g_assert_cmpuint (strlen (session_id + len + 1), ==, 32);
+  for (const char *p = session_id + len + 1; *p != '\0'; p++)
+    g_assert_true (g_ascii_isdigit (*p) || (*p >= 'a' && *p <= 'f'));
+}
+
+static void
+test_instance_id_sessions (void)
+{
+  g_autoptr(SoupSession) session = soup_session_new ();
+  g_autofree char *uri_a = NULL;
+  g_autofree char *uri_b = NULL;
+  g_autofree char *id_a = NULL;
+  g_autofree char *id_b = NULL;
+  g_autofree char *id_plain = NULL;
+  g_autofree char *forged = NULL;
+  g_autofree char *uri_plain = NULL;
+  TestProcess *a, *b, *plain;
+
+  g_test_summary ("snodo-demo --instance-id=ID issues session ids ID.<32 hex digits>; a session "
+                  "id of another instance, or one with the tag changed, is an unknown session "
+                  "(404); without the option ids are 32 hex digits as before");
+
+  a = spawn_http_demo (&uri_a, "--instance-id=node-a", NULL);
+  b = spawn_http_demo (&uri_b, "--instance-id=node-b", NULL);
+  plain = spawn_http_demo (&uri_plain, NULL);
+
+  g_assert_cmpuint (legacy_post (session, uri_a, NULL, INITIALIZE, &id_a), ==, 200);
+  assert_tagged (id_a, "node-a");
+  g_assert_cmpuint (legacy_post (session, uri_b, NULL, INITIALIZE, &id_b), ==, 200);
+  assert_tagged (id_b, "node-b");
+  g_assert_cmpuint (legacy_post (session, uri_plain, NULL, INITIALIZE, &id_plain), ==, 200);
+  g_assert_nonnull (id_plain);
+  g_assert_cmpuint (strlen (id_plain), ==, 32);
+  g_assert_null (strchr (id_plain, '.'));
+
+  g_assert_cmpuint (legacy_post (session, uri_a, id_a, PING, NULL), ==, 200);
+  g_assert_cmpuint (legacy_post (session, uri_b, id_b, PING, NULL), ==, 200);
+  /* Misrouted: the other instance does not know it. */
+  g_assert_cmpuint (legacy_post (session, uri_b, id_a, PING, NULL), ==, 404);
+  g_assert_cmpuint (legacy_post (session, uri_a, id_b, PING, NULL), ==, 404);
+  /* The random part alone, or under another tag, is no session either. */
+  g_assert_cmpuint (legacy_post (session, uri_a, id_a + strlen ("node-a."), PING, NULL), ==, 404);
+  forged = g_strconcat ("node-b.", id_a + strlen ("node-a."), NULL);
+  g_assert_cmpuint (legacy_post (session, uri_a, forged, PING, NULL), ==, 404);
+  g_assert_cmpuint (legacy_post (session, uri_b, forged, PING, NULL), ==, 404);
+  /* Still there. */
+  g_assert_cmpuint (legacy_post (session, uri_a, id_a, PING, NULL), ==, 200);
+
+  test_process_free (plain);
+  test_process_free (b);
+  test_process_free (a);
+}
+
+static void
+test_instance_id_bad_option (void)
+{
+  static const char * const bad[] = { "--instance-id=", "--instance-id=a.b",
+                                      "--instance-id=0123456789abcdef0123456789abcdef0" };
+
+  g_test_summary ("A --instance-id outside the rule stops snodo-demo with status 2 and one line");
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      TestProcess *demo = test_process_spawn_program ("SNODO_DEMO", "--http=0", bad[i], NULL);
+      g_autofree char *text = NULL;
+
+      g_assert_cmpint (test_process_wait (demo, ANSWER_TIMEOUT), ==, 2);
+      text = test_process_dup_stderr (demo);
+      g_assert_true (g_str_has_prefix (text, "snodo-demo: --instance-id "));
+      g_assert_true (strchr (text, '\n') == text + strlen (text) - 1);
+      test_process_free (demo);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -246,6 +397,10 @@ main (int   argc,
 
   g_test_add_func ("/snodo/http/scale/secret/shared", test_secret_shared);
   g_test_add_func ("/snodo/http/scale/secret/bad-file", test_secret_bad_file);
+
+  g_test_add_func ("/snodo/http/scale/instance-id/property", test_instance_id_property);
+  g_test_add_func ("/snodo/http/scale/instance-id/sessions", test_instance_id_sessions);
+  g_test_add_func ("/snodo/http/scale/instance-id/bad-option", test_instance_id_bad_option);
 
   return g_test_run ();
 }

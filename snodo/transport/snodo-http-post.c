@@ -21,16 +21,20 @@
 #include "snodo-server-private.h"
 #include "snodo-wire-private.h"
 
-/* An unguessable session id: 32 hex digits from the system's CSPRNG. */
+/* An unguessable session id: 32 hex digits from the system's CSPRNG,
+ * after the transport's instance-id and a dot if it has one. */
 static char *
-new_session_id (GError **error)
+new_session_id (SnodoHttpTransport  *self,
+                GError             **error)
 {
   guint8 buf[16];
   GString *out;
 
   if (!snodo_random_fill (buf, sizeof buf, error))
     return NULL;
-  out = g_string_sized_new (33);
+  out = g_string_sized_new (SNODO_HTTP_INSTANCE_ID_MAX + 34);
+  if (self->instance_id != NULL)
+    g_string_append_printf (out, "%s.", self->instance_id);
   for (guint i = 0; i < sizeof buf; i++)
     g_string_append_printf (out, "%02x", buf[i]);
   return g_string_free (out, FALSE);
@@ -584,7 +588,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
               return;
             }
           peer = snodo_http_peer_new (self, FALSE);
-          peer->session_id = new_session_id (&error);
+          peer->session_id = new_session_id (self, &error);
           if (peer->session_id == NULL)
             {
               peer->ended = TRUE;

@@ -208,6 +208,8 @@ struct _SnodoHttpTransport
    * (owned, shared with the bodies' reservations), and their bound. */
   BodyBudget      *body_budget;
   guint64          max_bodies_bytes;
+  /* Starts the session ids issued, with a dot; NULL for none (owned). */
+  char            *instance_id;
   /* Runs subscriptions/listen (owned): a listen lasts as long as its
    * stream, and must not hold a slot of the executor that admits work.
    * max-streams bounds it instead. */

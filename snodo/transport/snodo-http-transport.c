@@ -127,6 +127,7 @@ enum {
   PROP_MAX_STREAMS,
   PROP_MAX_STREAMS_PER_ADDRESS,
   PROP_MAX_BODIES_BYTES,
+  PROP_INSTANCE_ID,
   N_PROPS
 };
 
@@ -295,6 +296,7 @@ snodo_http_transport_finalize (GObject *object)
   g_clear_pointer (&self->close_tasks, g_ptr_array_unref);
   g_clear_pointer (&self->allowed_origins, g_strfreev);
   g_clear_pointer (&self->allowed_hosts, g_strfreev);
+  g_clear_pointer (&self->instance_id, g_free);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_object (&self->executor);
@@ -380,6 +382,10 @@ snodo_http_transport_get_property (GObject    *object,
       g_value_set_uint64 (value, self->max_bodies_bytes);
       break;
 
+    case PROP_INSTANCE_ID:
+      g_value_set_string (value, self->instance_id);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -457,6 +463,10 @@ snodo_http_transport_set_property (GObject      *object,
 
     case PROP_MAX_BODIES_BYTES:
       snodo_http_transport_set_max_bodies_bytes (self, g_value_get_uint64 (value));
+      break;
+
+    case PROP_INSTANCE_ID:
+      snodo_http_transport_set_instance_id (self, g_value_get_string (value));
       break;
 
     default:
@@ -736,6 +746,26 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
     g_param_spec_uint64 ("max-bodies-bytes", NULL, NULL,
                          1, G_MAXSSIZE, 64 * 1024 * 1024,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoHttpTransport:instance-id: (getter get_instance_id) (setter set_instance_id)
+   *
+   * A short tag naming this instance among several that serve the same
+   * clients, or %NULL (the default) for none. The `Mcp-Session-Id` of
+   * each session the transport issues then starts with it and a dot
+   * (`a1.` and 32 hexadecimal digits for the tag `a1`), so that a load
+   * balancer sends a session's requests to the instance that has it
+   * without learning anything from responses. A session id with another
+   * tag is unknown here (404), as any other. From 1 to 32 ASCII letters,
+   * digits and `-` (see snodo_http_transport_instance_id_is_valid());
+   * a change applies to sessions made after it.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_INSTANCE_ID] =
+    g_param_spec_string ("instance-id", NULL, NULL,
+                         NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -1377,6 +1407,73 @@ snodo_http_transport_set_max_bodies_bytes (SnodoHttpTransport *self,
     return;
   self->max_bodies_bytes = max_bodies_bytes;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_BODIES_BYTES]);
+}
+
+/**
+ * snodo_http_transport_instance_id_is_valid:
+ * @instance_id: a candidate for [property@Snodo.HttpTransport:instance-id]
+ *
+ * Checks that @instance_id may tag session ids: from 1 to 32 ASCII
+ * letters, digits and `-`.
+ *
+ * Returns: %TRUE if it may
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_http_transport_instance_id_is_valid (const char *instance_id)
+{
+  gsize len = 0;
+
+  g_return_val_if_fail (instance_id != NULL, FALSE);
+
+  for (; instance_id[len] != '\0'; len++)
+    if (!g_ascii_isalnum (instance_id[len]) && instance_id[len] != '-')
+      return FALSE;
+  return len >= 1 && len <= SNODO_HTTP_INSTANCE_ID_MAX;
+}
+
+/**
+ * snodo_http_transport_get_instance_id:
+ * @self: a transport
+ *
+ * Gets the tag that starts the session ids the transport issues.
+ *
+ * Returns: (nullable): the tag, or %NULL for none
+ *
+ * Since: 0.1
+ */
+const char *
+snodo_http_transport_get_instance_id (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), NULL);
+  return self->instance_id;
+}
+
+/**
+ * snodo_http_transport_set_instance_id:
+ * @self: a transport
+ * @instance_id: (nullable): the tag, valid for
+ *   snodo_http_transport_instance_id_is_valid(), or %NULL for none
+ *
+ * Sets the tag that starts the session ids the transport issues; see
+ * [property@Snodo.HttpTransport:instance-id]. Sessions already there keep
+ * their ids.
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_instance_id (SnodoHttpTransport *self,
+                                      const char         *instance_id)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (instance_id == NULL || snodo_http_transport_instance_id_is_valid (instance_id));
+
+  if (g_strcmp0 (self->instance_id, instance_id) == 0)
+    return;
+  g_free (self->instance_id);
+  self->instance_id = g_strdup (instance_id);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INSTANCE_ID]);
 }
 
 /* For tests: the connections the transport has open. */

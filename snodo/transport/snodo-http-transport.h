@@ -121,6 +121,23 @@ GTlsCertificate     *snodo_http_transport_get_tls_certificate (SnodoHttpTranspor
 SNODO_AVAILABLE_IN_ALL
 void                 snodo_http_transport_set_tls_certificate (SnodoHttpTransport   *self,
                                                                GTlsCertificate      *certificate);
+/**
+ * SNODO_HTTP_INSTANCE_ID_MAX:
+ *
+ * The longest [property@Snodo.HttpTransport:instance-id], in bytes.
+ *
+ * Since: 0.1
+ */
+#define SNODO_HTTP_INSTANCE_ID_MAX 32
+
+SNODO_AVAILABLE_IN_ALL
+gboolean             snodo_http_transport_instance_id_is_valid
+                                                              (const char           *instance_id);
+SNODO_AVAILABLE_IN_ALL
+const char          *snodo_http_transport_get_instance_id     (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_instance_id     (SnodoHttpTransport   *self,
+                                                               const char           *instance_id);
 SNODO_AVAILABLE_IN_ALL
 guint16              snodo_http_transport_get_port            (SnodoHttpTransport   *self);
 SNODO_AVAILABLE_IN_ALL
