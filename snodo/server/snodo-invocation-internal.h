@@ -54,6 +54,11 @@ struct _SnodoInvocation
   SnodoStamp         *stamp;
   /* 2026-07-28: the answers to input requests made in earlier rounds. */
   JsonObject         *input_answers;
+  /* What request hooks attached (sealed once the handler runs), or NULL;
+   * and the error a hook refused the request with (code 0: none). */
+  JsonObject         *annotations;
+  int                 reject_code;
+  char               *reject_message;
 
   /* Who ended the invocation (atomic, set once): OPEN, ANSWERED by the
    * handler, or ENDED by Snodo (a deadline, a release without an answer,
