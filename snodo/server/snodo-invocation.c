@@ -138,8 +138,12 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->key, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->input_answers, json_object_unref);
-  g_clear_pointer (&self->annotations, json_object_unref);
-  g_clear_pointer (&self->reject_message, g_free);
+  if (G_UNLIKELY (self->hooked != NULL))
+    {
+      g_clear_pointer (&self->hooked->annotations, json_object_unref);
+      g_free (self->hooked->reject_message);
+      g_clear_pointer (&self->hooked, g_free);
+    }
   g_clear_pointer (&self->output_schema, json_node_unref);
   g_clear_pointer (&self->progress_token, json_node_unref);
   g_clear_pointer (&self->required_capabilities, json_object_unref);
@@ -478,9 +482,11 @@ snodo_invocation_reject (SnodoInvocation *self,
   g_return_if_fail (code != 0);
   g_return_if_fail (self->server != NULL && !self->dispatched);
 
-  self->reject_code = code;
-  g_free (self->reject_message);
-  self->reject_message = g_strdup (message);
+  if (self->hooked == NULL)
+    self->hooked = g_new0 (SnodoHooked, 1);
+  self->hooked->reject_code = code;
+  g_free (self->hooked->reject_message);
+  self->hooked->reject_message = g_strdup (message);
 }
 
 /**
@@ -508,13 +514,15 @@ snodo_invocation_set_annotation (SnodoInvocation *self,
 
   if (value == NULL)
     {
-      if (self->annotations != NULL)
-        json_object_remove_member (self->annotations, key);
+      if (self->hooked != NULL && self->hooked->annotations != NULL)
+        json_object_remove_member (self->hooked->annotations, key);
       return;
     }
-  if (self->annotations == NULL)
-    self->annotations = json_object_new ();
-  json_object_set_member (self->annotations, key, json_node_copy (value));
+  if (self->hooked == NULL)
+    self->hooked = g_new0 (SnodoHooked, 1);
+  if (self->hooked->annotations == NULL)
+    self->hooked->annotations = json_object_new ();
+  json_object_set_member (self->hooked->annotations, key, json_node_copy (value));
 }
 
 /**
@@ -536,9 +544,9 @@ snodo_invocation_get_annotation (SnodoInvocation *self,
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
   g_return_val_if_fail (key != NULL, NULL);
 
-  if (self->annotations == NULL)
+  if (self->hooked == NULL || self->hooked->annotations == NULL)
     return NULL;
-  return json_object_get_member (self->annotations, key);
+  return json_object_get_member (self->hooked->annotations, key);
 }
 
 /* After the request hooks ran, on the connection's context: a refused
@@ -550,16 +558,19 @@ snodo_invocation_answer_rejection (SnodoInvocation *self)
 {
   g_autoptr(GBytes) line = NULL;
 
-  if (self->reject_code == 0)
+  if (self->hooked == NULL)
+    return FALSE;
+  if (self->hooked->reject_code == 0)
     {
-      if (self->annotations != NULL)
-        json_object_seal (self->annotations);
+      if (self->hooked->annotations != NULL)
+        json_object_seal (self->hooked->annotations);
       return FALSE;
     }
   if (!g_atomic_int_compare_and_exchange (&self->returned, RETURNED_OPEN, RETURNED_ANSWERED))
     return TRUE;
 
-  line = snodo_dialect_encode_error (self->dialect, self->id, self->reject_code, self->reject_message, NULL);
+  line = snodo_dialect_encode_error (self->dialect, self->id, self->hooked->reject_code,
+                                     self->hooked->reject_message, NULL);
   g_object_ref (self);
   snodo_invocation_finish (self, line);
   return TRUE;
