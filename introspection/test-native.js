@@ -92,6 +92,22 @@ function makeServer() {
     server.add_extension('com.example/gjs', {level: 2});
     server.add_app(traced, Snodo.Resource.new('ui://gjs/view', 'view'), '<!DOCTYPE html><html></html>',
         {prefersBorder: false, visibility: ['model']});
+
+    // Hooks: a tool refused by name, one that throws (refused with
+    // -32603), an annotation its handler reads, every answer seen (on
+    // stderr, for the test to read).
+    server.add_request_hook(inv => {
+        if (inv.get_name() === 'guarded')
+            inv.reject(-32001, 'Not for you');
+        else if (inv.get_name() === 'hookthrows')
+            throw new Error('no entry');
+        inv.set_annotation('who', {name: 'ada', method: inv.get_method()});
+    });
+    server.add_answer_hook((_inv, answer) => printerr(`answer-hook ${answer.id} ${'error' in answer ? 'error' : 'result'}`));
+    server.add_tool(Snodo.Tool.new('guarded', 'Refused by a hook'), inv => inv.return_text('no'));
+    server.add_tool(Snodo.Tool.new('hookthrows', 'Refused by a hook that throws'), inv => inv.return_text('no'));
+    server.add_tool(Snodo.Tool.new('whoami', 'Reads what a hook attached'),
+        inv => inv.return_structured(inv.get_annotation('who')));
     return server;
 }
 
@@ -128,6 +144,9 @@ async function checkStdio() {
         request(12, 'server/discover', {}),
         request(13, 'resources/read', {uri: 'ui://gjs/view'}),
         request(14, 'tools/list', {}),
+        call(15, 'guarded', {}),
+        call(16, 'hookthrows', {}),
+        call(17, 'whoami', {}),
     ];
     const script = GLib.filename_from_uri(import.meta.url)[0];
     const child = Gio.Subprocess.new(['gjs', '-m', script, 'serve'],
@@ -148,6 +167,15 @@ async function checkStdio() {
         answers[message.id] = message;
     }
     check(Object.keys(answers).length === requests.length, `answers: ${Object.keys(answers)}`);
+    check(answers[15]?.error?.code === -32001 && answers[15].error.message === 'Not for you',
+        `refused by a hook: ${JSON.stringify(answers[15])}`);
+    check(answers[16]?.error?.code === -32603 && answers[16].error.message.includes('no entry'),
+        `refused by a hook that threw: ${JSON.stringify(answers[16])}`);
+    check(JSON.stringify(answers[17]?.result?.structuredContent) === '{"name":"ada","method":"tools/call"}',
+        `annotation: ${JSON.stringify(answers[17])}`);
+    const seen = stderr.split('\n').filter(l => l.startsWith('answer-hook ')).map(l => l.split(' '));
+    check(seen.length === requests.length && seen.some(([, id, kind]) => id === '15' && kind === 'error'),
+        `answers the hook saw: ${JSON.stringify(seen)}`);
     const show = id => JSON.stringify(answers[id]);
 
     check(answers[1]?.error?.code === -32603 &&

@@ -110,6 +110,22 @@ def make_server():
     view = Snodo.Resource.new('ui://py/view', 'view')
     server.add_app(traced, view, '<!DOCTYPE html><html></html>',
                    {'csp': {'resourceDomains': ['https://cdn.example.com']}, 'visibility': ['app']})
+
+    # Hooks: a tool refused by name, an annotation its handler reads, and
+    # every answer seen (on stderr, for the test to read).
+    def request_hook(inv):
+        if inv.get_name() == 'guarded':
+            inv.reject(-32001, 'Not for you')
+        elif inv.get_name() == 'hookraises':
+            raise PermissionError('no entry')
+        inv.set_annotation('who', {'name': 'ada', 'method': inv.get_method()})
+    server.add_request_hook(request_hook)
+    server.add_answer_hook(lambda inv, answer: sys.stderr.write(
+        'answer-hook %s %s\n' % (answer['id'], 'error' if 'error' in answer else 'result')))
+    server.add_tool(Snodo.Tool.new('guarded', 'Refused by a hook'), lambda inv: inv.return_text('no'))
+    server.add_tool(Snodo.Tool.new('hookraises', 'Refused by a hook that raises'), lambda inv: inv.return_text('no'))
+    server.add_tool(Snodo.Tool.new('whoami', 'Reads what a hook attached'),
+                    lambda inv: inv.return_structured(inv.get_annotation('who')))
     return server
 
 
@@ -156,6 +172,9 @@ def check_stdio():
         call(16, 'traced', {}),
         request(17, 'server/discover', {}),
         request(18, 'resources/read', {'uri': 'ui://py/view'}),
+        call(19, 'guarded', {}),
+        call(20, 'whoami', {}),
+        call(21, 'hookraises', {}),
     ]
     start = time.monotonic()
     child = subprocess.run([sys.executable, __file__, 'serve'],
@@ -171,13 +190,29 @@ def check_stdio():
         message = json.loads(line)
         check(message['id'] not in answers, 'two answers to %r' % message['id'])
         answers[message['id']] = message
-    check(sorted(answers) == list(range(1, 19)), 'answers: %r' % sorted(answers))
+    check(sorted(answers) == list(range(1, 22)), 'answers: %r' % sorted(answers))
 
     def error_of(id_):
         return answers.get(id_, {}).get('error', {})
 
     def result_of(id_):
         return answers.get(id_, {}).get('result', {})
+
+    # Hooks: refused with the hook's error, the annotation read by the
+    # handler, and every admitted request's answer seen (not 15's: the
+    # server refused it before the hooks).
+    check(error_of(19) == {'code': -32001, 'message': 'Not for you'}, 'refused by a hook: %r' % answers.get(19))
+    check(result_of(20).get('structuredContent') == {'name': 'ada', 'method': 'tools/call'},
+          'annotation: %r' % answers.get(20))
+    seen = {}
+    for line in child.stderr.splitlines():
+        if line.startswith('answer-hook '):
+            _, id_, kind = line.split()
+            seen[int(id_)] = kind
+    check(sorted(seen) == [i for i in range(1, 22) if i != 15], 'answers the hook saw: %r' % sorted(seen))
+    check(seen.get(19) == 'error' and seen.get(20) == 'result', 'what the hook saw: %r' % seen)
+    check(error_of(21).get('code') == -32603 and 'PermissionError: no entry' in error_of(21).get('message', ''),
+          'refused by a hook that raised: %r' % answers.get(21))
 
     check(error_of(1) == {'code': -32603, 'message': "The handler of tool 'shout' failed: KeyError: 'text'"},
           'a raising handler: %r' % answers.get(1))

@@ -19,6 +19,15 @@ G_BEGIN_DECLS
  * snodo-invocation-return.c (the snodo_invocation_return_*() family) only.
  */
 
+/* What request hooks attached (sealed once the handler runs), or NULL;
+ * and the error a hook refused the request with (code 0: none). */
+typedef struct
+{
+  JsonObject *annotations;
+  int         reject_code;
+  char       *reject_message;
+} SnodoHooked;
+
 struct _SnodoInvocation
 {
   GObject             parent_instance;
@@ -54,6 +63,9 @@ struct _SnodoInvocation
   SnodoStamp         *stamp;
   /* 2026-07-28: the answers to input requests made in earlier rounds. */
   JsonObject         *input_answers;
+  /* What request hooks did, made by the first that did something (one
+   * pointer, so that a server without hooks pays for nothing else). */
+  SnodoHooked        *hooked;
 
   /* Who ended the invocation (atomic, set once): OPEN, ANSWERED by the
    * handler, or ENDED by Snodo (a deadline, a release without an answer,

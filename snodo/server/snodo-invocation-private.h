@@ -50,6 +50,9 @@ void                snodo_invocation_set_input_answers (SnodoInvocation  *self,
 /* Arms the handler's deadline (0: none); before the handler runs. */
 void                snodo_invocation_start_deadline  (SnodoInvocation    *self,
                                                       guint               timeout);
+/* After the request hooks ran: if one refused the request, answers it with
+ * that error and returns TRUE. */
+gboolean            snodo_invocation_answer_rejection (SnodoInvocation   *self);
 /* Ends the invocation without an answer (a cancelled request). */
 void                snodo_invocation_drop            (SnodoInvocation    *self);
 

@@ -13,6 +13,7 @@
 #include "snodo-invocation-private.h"
 #include "snodo-protocol-private.h"
 #include "snodo-server.h"
+#include "snodo-server-internal.h"
 #include "snodo-wire-private.h"
 
 /**
@@ -137,6 +138,12 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->key, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->input_answers, json_object_unref);
+  if (G_UNLIKELY (self->hooked != NULL))
+    {
+      g_clear_pointer (&self->hooked->annotations, json_object_unref);
+      g_free (self->hooked->reject_message);
+      g_clear_pointer (&self->hooked, g_free);
+    }
   g_clear_pointer (&self->output_schema, json_node_unref);
   g_clear_pointer (&self->progress_token, json_node_unref);
   g_clear_pointer (&self->required_capabilities, json_object_unref);
@@ -315,6 +322,61 @@ snodo_invocation_sent_cb (const GError *error,
     snodo_work_complete (self->work);
 }
 
+typedef struct
+{
+  SnodoInvocation *invocation;
+  GBytes          *line;
+} Observed;
+
+static void
+observed_free (Observed *observed)
+{
+  g_clear_object (&observed->invocation);
+  g_clear_pointer (&observed->line, g_bytes_unref);
+  g_free (observed);
+}
+
+/* On the connection's context: the answer hooks see the answer, then it
+ * is sent. */
+static gboolean
+snodo_invocation_observed_cb (gpointer user_data)
+{
+  Observed *observed = user_data;
+  SnodoInvocation *self = g_steal_pointer (&observed->invocation);
+
+  snodo_server_run_answer_hooks (self->server, self, observed->line);
+  snodo_connection_send_related (self->connection, self->key, observed->line, snodo_invocation_sent_cb, self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Answer hooks run on the connection's context; an answer made on another
+ * thread gets there the way its progress lines do, after them. Takes the
+ * invocation's reference. */
+static void
+snodo_invocation_send_observed (SnodoInvocation *self,
+                                GBytes          *line)
+{
+  Observed *observed;
+  GSource *source;
+
+  if (g_main_context_is_owner (self->connection->context))
+    {
+      snodo_server_run_answer_hooks (self->server, self, line);
+      snodo_connection_send_related (self->connection, self->key, line, snodo_invocation_sent_cb, self);
+      return;
+    }
+
+  observed = g_new0 (Observed, 1);
+  observed->invocation = self;
+  observed->line = g_bytes_ref (line);
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_static_name (source, "[snodo] answer hooks");
+  g_source_set_callback (source, snodo_invocation_observed_cb, observed, (GDestroyNotify) observed_free);
+  g_source_attach (source, self->connection->context);
+  g_source_unref (source);
+}
+
 /* Takes the invocation's reference, sends @line unless the request was
  * cancelled, and completes the work once the line is written. */
 void
@@ -333,6 +395,11 @@ snodo_invocation_finish (SnodoInvocation *self,
    * which can be before the helper reports the write. */
   if (self->work != NULL)
     snodo_executor_release_key (self->connection->executor, self->work);
+  if (G_UNLIKELY (snodo_server_has_answer_hooks (self->server)))
+    {
+      snodo_invocation_send_observed (self, line);
+      return;
+    }
   snodo_connection_send_related (self->connection, self->key, line, snodo_invocation_sent_cb, self);
 }
 
@@ -389,6 +456,124 @@ snodo_invocation_end (SnodoInvocation *self,
   g_object_ref (self);
   line = snodo_dialect_encode_error (self->dialect, self->id, SNODO_RPC_ERROR_INTERNAL_ERROR, message, NULL);
   snodo_invocation_finish (self, line);
+}
+
+/**
+ * snodo_invocation_reject:
+ * @self: an invocation, in a request hook
+ * @code: the JSON-RPC error code: one of [error@Snodo.RpcError] such as
+ *   %SNODO_RPC_ERROR_INVALID_REQUEST, or an application's own
+ * @message: the error message
+ *
+ * Refuses the request from a [callback@Snodo.RequestHookFunc]: it is
+ * answered with error @code and @message, in the request's protocol
+ * version, and no handler runs; the hooks installed after this one do not
+ * see it. Only a request hook may call this, on the invocation it was given.
+ *
+ * Since: 0.1
+ */
+void
+snodo_invocation_reject (SnodoInvocation *self,
+                         int              code,
+                         const char      *message)
+{
+  g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (message != NULL);
+  g_return_if_fail (code != 0);
+  g_return_if_fail (self->server != NULL && !self->dispatched);
+
+  if (self->hooked == NULL)
+    self->hooked = g_new0 (SnodoHooked, 1);
+  self->hooked->reject_code = code;
+  g_free (self->hooked->reject_message);
+  self->hooked->reject_message = g_strdup (message);
+}
+
+/**
+ * snodo_invocation_set_annotation:
+ * @self: an invocation, in a request hook
+ * @key: a name, the application's
+ * @value: (nullable): the value (a copy is kept), or %NULL to remove it
+ *
+ * Attaches data to the request from a [callback@Snodo.RequestHookFunc]
+ * (who the caller is, a budget, a trace identifier) for its handler to
+ * read with [method@Snodo.Invocation.get_annotation]. Nothing of it is
+ * sent. Only a request hook may call this: once the handler runs the
+ * annotations do not change, so it may read them from any thread.
+ *
+ * Since: 0.1
+ */
+void
+snodo_invocation_set_annotation (SnodoInvocation *self,
+                                 const char      *key,
+                                 JsonNode        *value)
+{
+  g_return_if_fail (SNODO_IS_INVOCATION (self));
+  g_return_if_fail (key != NULL);
+  g_return_if_fail (self->server != NULL && !self->dispatched);
+
+  if (value == NULL)
+    {
+      if (self->hooked != NULL && self->hooked->annotations != NULL)
+        json_object_remove_member (self->hooked->annotations, key);
+      return;
+    }
+  if (self->hooked == NULL)
+    self->hooked = g_new0 (SnodoHooked, 1);
+  if (self->hooked->annotations == NULL)
+    self->hooked->annotations = json_object_new ();
+  json_object_set_member (self->hooked->annotations, key, json_node_copy (value));
+}
+
+/**
+ * snodo_invocation_get_annotation:
+ * @self: an invocation
+ * @key: the name given to [method@Snodo.Invocation.set_annotation]
+ *
+ * Gets what a request hook attached to the request under @key.
+ *
+ * Returns: (transfer none) (nullable): the value, sealed once the handler
+ *   runs; %NULL if there is none
+ *
+ * Since: 0.1
+ */
+JsonNode *
+snodo_invocation_get_annotation (SnodoInvocation *self,
+                                 const char      *key)
+{
+  g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+
+  if (self->hooked == NULL || self->hooked->annotations == NULL)
+    return NULL;
+  return json_object_get_member (self->hooked->annotations, key);
+}
+
+/* After the request hooks ran, on the connection's context: a refused
+ * request is answered with the hook's error through the answer hooks, as
+ * any other answer; the invocation is never dispatched. Otherwise the
+ * annotations are sealed for the handler. */
+gboolean
+snodo_invocation_answer_rejection (SnodoInvocation *self)
+{
+  g_autoptr(GBytes) line = NULL;
+
+  if (self->hooked == NULL)
+    return FALSE;
+  if (self->hooked->reject_code == 0)
+    {
+      if (self->hooked->annotations != NULL)
+        json_object_seal (self->hooked->annotations);
+      return FALSE;
+    }
+  if (!g_atomic_int_compare_and_exchange (&self->returned, RETURNED_OPEN, RETURNED_ANSWERED))
+    return TRUE;
+
+  line = snodo_dialect_encode_error (self->dialect, self->id, self->hooked->reject_code,
+                                     self->hooked->reject_message, NULL);
+  g_object_ref (self);
+  snodo_invocation_finish (self, line);
+  return TRUE;
 }
 
 /* Entry: on the connection's context, when the handler's deadline passed.

@@ -147,4 +147,16 @@ void                  snodo_invocation_return_structured    (SnodoInvocation    
 SNODO_AVAILABLE_IN_ALL
 gboolean              snodo_invocation_get_answered         (SnodoInvocation    *self);
 
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_reject               (SnodoInvocation    *self,
+                                                             int                 code,
+                                                             const char         *message);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_set_annotation       (SnodoInvocation    *self,
+                                                             const char         *key,
+                                                             JsonNode           *value);
+SNODO_AVAILABLE_IN_ALL
+JsonNode             *snodo_invocation_get_annotation       (SnodoInvocation    *self,
+                                                             const char         *key);
+
 G_END_DECLS

@@ -36,4 +36,11 @@ char         *snodo_server_subscription_refusal  (const char  *uri,
                                                   guint        n_kept,
                                                   gboolean     kept);
 
+/* Hooks (snodo-server.c): whether any answer hook is installed (from any
+ * thread), and the answer hooks run on @line, on the server's context. */
+gboolean      snodo_server_has_answer_hooks      (SnodoServer     *self);
+void          snodo_server_run_answer_hooks      (SnodoServer     *self,
+                                                  SnodoInvocation *invocation,
+                                                  GBytes          *line);
+
 G_END_DECLS

@@ -232,4 +232,53 @@ gboolean     snodo_server_add_app                    (SnodoServer            *se
                                                       JsonNode               *ui,
                                                       GError                **error);
 
+
+/**
+ * SnodoRequestHookFunc:
+ * @invocation: (transfer none): the request, before it is admitted
+ * @user_data: the data given to [method@Snodo.Server.add_request_hook]
+ *
+ * Sees one request before it is admitted, on the server's context (see
+ * [method@Snodo.Server.add_request_hook]). The hook may read what the
+ * invocation says of the request (its method, the tool's name, its params,
+ * the protocol version), attach data with
+ * [method@Snodo.Invocation.set_annotation], or refuse it with
+ * [method@Snodo.Invocation.reject]. It must not answer it, keep it or block.
+ *
+ * Since: 0.1
+ */
+typedef void (*SnodoRequestHookFunc) (SnodoInvocation *invocation,
+                                      gpointer         user_data);
+
+/**
+ * SnodoAnswerHookFunc:
+ * @invocation: (transfer none): the request answered
+ * @answer: (transfer none): the JSON-RPC answer about to be written, an
+ *   object with `result` or `error`; sealed
+ * @user_data: the data given to [method@Snodo.Server.add_answer_hook]
+ *
+ * Sees one answer before it is written, on the server's context (see
+ * [method@Snodo.Server.add_answer_hook]). It must not keep @invocation or
+ * block.
+ *
+ * Since: 0.1
+ */
+typedef void (*SnodoAnswerHookFunc) (SnodoInvocation *invocation,
+                                     JsonNode        *answer,
+                                     gpointer         user_data);
+
+SNODO_AVAILABLE_IN_ALL
+guint        snodo_server_add_request_hook           (SnodoServer            *self,
+                                                      SnodoRequestHookFunc    func,
+                                                      gpointer                user_data,
+                                                      GDestroyNotify          destroy);
+SNODO_AVAILABLE_IN_ALL
+guint        snodo_server_add_answer_hook            (SnodoServer            *self,
+                                                      SnodoAnswerHookFunc     func,
+                                                      gpointer                user_data,
+                                                      GDestroyNotify          destroy);
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_remove_hook                (SnodoServer            *self,
+                                                      guint                   id);
+
 G_END_DECLS

@@ -189,6 +189,31 @@ function _init() {
     server.add_app = function (tool, resource, html, ui) {
         return addApp.call(this, tool, resource, html, nodeOrNull(ui));
     };
+    // A request hook that throws refuses the request (-32603); an answer
+    // hook is given the answer as a plain value, and what it throws is
+    // logged.
+    const addRequestHook = server.add_request_hook;
+    const addAnswerHook = server.add_answer_hook;
+    server.add_request_hook = function (func) {
+        return addRequestHook.call(this, invocation => {
+            try {
+                func(invocation);
+            } catch (error) {
+                const message = `A request hook failed: ${error}`;
+                logError(error, 'Snodo');
+                invocation.reject(Snodo.RpcError.INTERNAL_ERROR, message);
+            }
+        });
+    };
+    server.add_answer_hook = function (func) {
+        return addAnswerHook.call(this, (invocation, answer) => {
+            try {
+                func(invocation, fromJsonNode(answer));
+            } catch (error) {
+                logError(error, 'Snodo: an answer hook failed');
+            }
+        });
+    };
 
     const invocation = Snodo.Invocation.prototype;
     for (const name of ['get_arguments', 'get_variables', 'get_params', 'dup_client_capabilities',
@@ -209,6 +234,14 @@ function _init() {
     const returnPrompt = invocation.return_prompt;
     invocation.return_prompt = function (description, messages) {
         return returnPrompt.call(this, description, toJsonNode(messages));
+    };
+    const setAnnotation = invocation.set_annotation;
+    invocation.set_annotation = function (key, value) {
+        return setAnnotation.call(this, key, nodeOrNull(value));
+    };
+    const getAnnotation = invocation.get_annotation;
+    invocation.get_annotation = function (key) {
+        return fromJsonNode(getAnnotation.call(this, key));
     };
     const log = invocation.log;
     invocation.log = function (level, logger, data) {

@@ -167,6 +167,32 @@ class Server(Snodo.Server):
         @ui is a dict of the view's _meta.ui settings, or None."""
         return super().add_app(tool, resource, html, _node_or_none(ui))
 
+    def add_request_hook(self, func, *user_data):
+        """Installs @func(invocation, *user_data), called with every request
+        before it is admitted. If it raises, the request is refused with
+        error -32603 (a hook that decides who may call what fails closed)."""
+        def hook(invocation, *data):
+            try:
+                func(invocation, *data)
+            except Exception as error:  # noqa: BLE001 - the request must be refused
+                message = 'A request hook failed: %s: %s' % (type(error).__name__, error)
+                sys.stderr.write('Snodo-WARNING: %s\n' % message)
+                traceback.print_exc(file=sys.stderr)
+                invocation.reject(Snodo.RpcError.INTERNAL_ERROR, message)
+        return super().add_request_hook(hook, *user_data)
+
+    def add_answer_hook(self, func, *user_data):
+        """Installs @func(invocation, answer, *user_data), called with every
+        answer before it is written; @answer is the JSON-RPC message as a
+        dict. What it raises is reported on stderr; the answer goes out."""
+        def hook(invocation, answer, *data):
+            try:
+                func(invocation, from_json_node(answer), *data)
+            except Exception:  # noqa: BLE001 - the answer is written all the same
+                sys.stderr.write('Snodo-WARNING: an answer hook failed\n')
+                traceback.print_exc(file=sys.stderr)
+        return super().add_answer_hook(hook, *user_data)
+
 
 Server = override(Server)
 __all__.append('Server')
@@ -210,6 +236,15 @@ class Invocation(Snodo.Invocation):
     def request_input_finish(self, result):
         """The client's answer, as a dict."""
         return from_json_node(super().request_input_finish(result))
+
+    def set_annotation(self, key, value):
+        """In a request hook: attaches @value (any JSON value; None removes
+        it) for the handler."""
+        return super().set_annotation(key, _node_or_none(value))
+
+    def get_annotation(self, key):
+        """What a request hook attached under @key, or None."""
+        return from_json_node(super().get_annotation(key))
 
 
 Invocation = override(Invocation)
