@@ -36,8 +36,26 @@ char         *snodo_server_subscription_refusal  (const char  *uri,
                                                   guint        n_kept,
                                                   gboolean     kept);
 
-/* Hooks (snodo-server.c): whether any answer hook is installed (from any
- * thread), and the answer hooks run on @line, on the server's context. */
+/* Hooks (snodo-server-hooks.c), in the order they were installed; NULL
+ * when there are none, so that a server without hooks tests one pointer per
+ * request. Replaced, never changed, so that a hook may remove hooks while
+ * they run; touched on the server's context only, except that answers on
+ * other threads read whether answer is NULL (atomic). */
+typedef struct
+{
+  GPtrArray *request;
+  GPtrArray *answer;
+  guint      last_id;
+} SnodoServerHooks;
+
+/* The server's hooks (snodo-server.c). */
+SnodoServerHooks *snodo_server_get_hooks         (SnodoServer     *self);
+/* The request hooks see @invocation in turn, until one refuses it: TRUE
+ * if it was refused (and answered). */
+gboolean      snodo_server_run_request_hooks     (SnodoServer     *self,
+                                                  SnodoInvocation *invocation);
+/* Whether any answer hook is installed (from any thread), and the answer
+ * hooks run on @line, on the server's context. */
 gboolean      snodo_server_has_answer_hooks      (SnodoServer     *self);
 void          snodo_server_run_answer_hooks      (SnodoServer     *self,
                                                   SnodoInvocation *invocation,

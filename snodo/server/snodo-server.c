@@ -171,18 +171,18 @@ struct _SnodoServer
   GMutex        stamp_lock;
   SnodoStamp   *stamp;
 
-  /* Hooks (Hook), in the order they were installed; NULL when there are
-   * none, so that a server without hooks tests one pointer per request.
-   * Replaced, never changed, so that a hook may remove hooks while they
-   * run; touched on the server's context only, except that answers on
-   * other threads read whether answer_hooks is NULL (atomic). */
-  GPtrArray    *request_hooks;
-  GPtrArray    *answer_hooks;
-  guint         last_hook_id;
+  /* See snodo-server-hooks.c. */
+  SnodoServerHooks hooks;
 };
 
 
 G_DEFINE_FINAL_TYPE (SnodoServer, snodo_server, G_TYPE_OBJECT)
+
+SnodoServerHooks *
+snodo_server_get_hooks (SnodoServer *self)
+{
+  return &self->hooks;
+}
 
 enum {
   PROP_0,
@@ -406,244 +406,6 @@ snodo_server_collect_answers (SnodoServer  *self,
   return TRUE;
 }
 
-/* One installed hook; shared by the arrays that hold it, and freed (its
- * user data released) once the last has let go. */
-typedef struct
-{
-  guint          id;
-  gpointer       func;
-  gpointer       user_data;
-  GDestroyNotify destroy;
-} Hook;
-
-static void
-hook_clear (Hook *hook)
-{
-  if (hook->destroy != NULL)
-    hook->destroy (hook->user_data);
-}
-
-static void
-hook_unref (Hook *hook)
-{
-  g_rc_box_release_full (hook, (GDestroyNotify) hook_clear);
-}
-
-/* A new array of @hooks (nullable) with @add (nullable) at the end and
- * without the hook @remove_id; NULL if it would be empty. */
-static GPtrArray *
-hooks_copy (GPtrArray *hooks,
-            Hook      *add,
-            guint      remove_id)
-{
-  GPtrArray *copy = g_ptr_array_new_with_free_func ((GDestroyNotify) hook_unref);
-
-  for (guint i = 0; hooks != NULL && i < hooks->len; i++)
-    {
-      Hook *hook = g_ptr_array_index (hooks, i);
-
-      if (hook->id != remove_id)
-        g_ptr_array_add (copy, g_rc_box_acquire (hook));
-    }
-  if (add != NULL)
-    g_ptr_array_add (copy, add);
-  if (copy->len == 0)
-    g_clear_pointer (&copy, g_ptr_array_unref);
-  return copy;
-}
-
-/* The request hooks see the invocation in turn, until one refuses it.
- * TRUE if it was refused (and answered). */
-static gboolean
-snodo_server_run_request_hooks (SnodoServer     *self,
-                                SnodoInvocation *invocation)
-{
-  g_autoptr(GPtrArray) hooks = g_ptr_array_ref (self->request_hooks);
-
-  for (guint i = 0; i < hooks->len; i++)
-    {
-      Hook *hook = g_ptr_array_index (hooks, i);
-
-      ((SnodoRequestHookFunc) hook->func) (invocation, hook->user_data);
-      if (snodo_invocation_answer_rejection (invocation))
-        return TRUE;
-    }
-  return snodo_invocation_answer_rejection (invocation);
-}
-
-gboolean
-snodo_server_has_answer_hooks (SnodoServer *self)
-{
-  return g_atomic_pointer_get (&self->answer_hooks) != NULL;
-}
-
-void
-snodo_server_run_answer_hooks (SnodoServer     *self,
-                               SnodoInvocation *invocation,
-                               GBytes          *line)
-{
-  g_autoptr(GPtrArray) hooks = NULL;
-  g_autoptr(JsonNode) answer = NULL;
-  g_autoptr(GError) error = NULL;
-  gsize len;
-  const char *data;
-
-  /* Removed since the answer was made. */
-  if (self->answer_hooks == NULL)
-    return;
-  hooks = g_ptr_array_ref (self->answer_hooks);
-
-  data = g_bytes_get_data (line, &len);
-  answer = snodo_json_parse (data, len, &error);
-  if (answer == NULL)
-    {
-      g_critical ("An answer that the hooks cannot read: %s", error->message);
-      return;
-    }
-  json_node_seal (answer);
-
-  for (guint i = 0; i < hooks->len; i++)
-    {
-      Hook *hook = g_ptr_array_index (hooks, i);
-
-      ((SnodoAnswerHookFunc) hook->func) (invocation, answer, hook->user_data);
-    }
-}
-
-static guint
-snodo_server_add_hook (SnodoServer     *self,
-                       GPtrArray      **hooks,
-                       gpointer         func,
-                       gpointer         user_data,
-                       GDestroyNotify   destroy)
-{
-  Hook *hook = g_rc_box_new0 (Hook);
-  GPtrArray *old = *hooks;
-
-  hook->id = ++self->last_hook_id;
-  hook->func = func;
-  hook->user_data = user_data;
-  hook->destroy = destroy;
-  g_atomic_pointer_set (hooks, hooks_copy (old, hook, 0));
-  g_clear_pointer (&old, g_ptr_array_unref);
-  return hook->id;
-}
-
-/**
- * snodo_server_add_request_hook:
- * @self: a server
- * @func: (scope notified) (closure user_data) (destroy destroy): the hook
- * @user_data: data for @func
- * @destroy: (nullable): frees @user_data once the hook is removed and has
- *   finished running
- *
- * Installs a hook that sees every request a client sends before it is
- * admitted (before it waits for the executor and before its handler runs):
- * for logging, metrics, rate limits or authorization by tool. It may
- * attach data for the handler ([method@Snodo.Invocation.set_annotation])
- * or refuse the request with an error answer
- * ([method@Snodo.Invocation.reject]).
- *
- * Hooks run in the order they were installed, on the context the server's
- * transports run on (the thread-default main context where they were
- * started), where they must also be installed and removed. A request the
- * server answers without admitting it (a method it does not know, a tool
- * it does not have, arguments that do not fit the tool's schema, an id in
- * use) is not seen; notifications and answers of the client are not
- * requests. With no hook installed, a request costs nothing more.
- *
- * Returns: the hook's identifier (never 0), for
- *   [method@Snodo.Server.remove_hook]
- *
- * Since: 0.1
- */
-guint
-snodo_server_add_request_hook (SnodoServer          *self,
-                               SnodoRequestHookFunc  func,
-                               gpointer              user_data,
-                               GDestroyNotify        destroy)
-{
-  g_return_val_if_fail (SNODO_IS_SERVER (self), 0);
-  g_return_val_if_fail (func != NULL, 0);
-
-  return snodo_server_add_hook (self, &self->request_hooks, (gpointer) func, user_data, destroy);
-}
-
-/**
- * snodo_server_add_answer_hook:
- * @self: a server
- * @func: (scope notified) (closure user_data) (destroy destroy): the hook
- * @user_data: data for @func
- * @destroy: (nullable): frees @user_data once the hook is removed and has
- *   finished running
- *
- * Installs a hook that sees every answer to an admitted request (and to a
- * request a request hook refused) just before it is written: its result
- * or its error, as the JSON-RPC message, in the request's protocol
- * version. An answer dropped because the request was cancelled is not
- * seen.
- *
- * Hooks run in the order they were installed, on the context the server's
- * transports run on, whatever thread the handler answered from: an answer
- * made on a worker thread (see [property@Snodo.Tool:run-in-thread]) goes
- * there first, after the progress and log lines sent before it. They must
- * be installed and removed on that context too. With no hook installed,
- * an answer costs nothing more.
- *
- * Returns: the hook's identifier (never 0), for
- *   [method@Snodo.Server.remove_hook]
- *
- * Since: 0.1
- */
-guint
-snodo_server_add_answer_hook (SnodoServer         *self,
-                              SnodoAnswerHookFunc  func,
-                              gpointer             user_data,
-                              GDestroyNotify       destroy)
-{
-  g_return_val_if_fail (SNODO_IS_SERVER (self), 0);
-  g_return_val_if_fail (func != NULL, 0);
-
-  return snodo_server_add_hook (self, &self->answer_hooks, (gpointer) func, user_data, destroy);
-}
-
-/**
- * snodo_server_remove_hook:
- * @self: a server
- * @id: what [method@Snodo.Server.add_request_hook] or
- *   [method@Snodo.Server.add_answer_hook] returned
- *
- * Removes a hook, on the context where it runs. A hook may remove itself
- * or others while it runs; the requests and answers already being seen by
- * the hooks finish with the hooks they started with.
- *
- * Returns: %TRUE if the hook was installed
- *
- * Since: 0.1
- */
-gboolean
-snodo_server_remove_hook (SnodoServer *self,
-                          guint        id)
-{
-  GPtrArray **lists[] = { &self->request_hooks, &self->answer_hooks };
-
-  g_return_val_if_fail (SNODO_IS_SERVER (self), FALSE);
-
-  for (guint l = 0; l < G_N_ELEMENTS (lists) && id != 0; l++)
-    {
-      GPtrArray *old = *lists[l];
-
-      for (guint i = 0; old != NULL && i < old->len; i++)
-        if (((Hook *) g_ptr_array_index (old, i))->id == id)
-          {
-            g_atomic_pointer_set (lists[l], hooks_copy (old, NULL, id));
-            g_ptr_array_unref (old);
-            return TRUE;
-          }
-    }
-  return FALSE;
-}
-
 static void
 snodo_server_dispatch_request (SnodoServer     *self,
                                SnodoConnection *connection,
@@ -785,7 +547,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
     call->timeout = self->handler_timeout;
 
   /* The application's hooks, if any, may refuse or annotate the request. */
-  if (G_UNLIKELY (self->request_hooks != NULL) && snodo_server_run_request_hooks (self, call->invocation))
+  if (G_UNLIKELY (self->hooks.request != NULL) && snodo_server_run_request_hooks (self, call->invocation))
     {
       call_free (call);
       return;
@@ -860,8 +622,8 @@ snodo_server_finalize (GObject *object)
 {
   SnodoServer *self = SNODO_SERVER (object);
 
-  g_clear_pointer (&self->request_hooks, g_ptr_array_unref);
-  g_clear_pointer (&self->answer_hooks, g_ptr_array_unref);
+  g_clear_pointer (&self->hooks.request, g_ptr_array_unref);
+  g_clear_pointer (&self->hooks.answer, g_ptr_array_unref);
   g_clear_pointer (&self->catalog, snodo_catalog_free);
   g_clear_pointer (&self->connections, g_ptr_array_unref);
   g_clear_pointer (&self->protocol_versions, g_strfreev);
