@@ -884,7 +884,8 @@ demo_serve_http (GApplication            *app,
                  guint                    write_timeout,
                  guint64                  max_body_bytes,
                  gint32                   max_running,
-                 gint32                   max_queued)
+                 gint32                   max_queued,
+                 gint64                   max_live_bytes)
 {
   DemoHttp *http = g_new0 (DemoHttp, 1);
   g_autoptr(GError) error = NULL;
@@ -907,6 +908,8 @@ demo_serve_http (GApplication            *app,
     snodo_executor_set_max_running (executor, (guint) max_running);
   if (max_queued >= 0)
     snodo_executor_set_max_queued (executor, (guint) max_queued);
+  if (max_live_bytes >= 0)
+    snodo_executor_set_max_live_bytes (executor, (guint64) max_live_bytes);
 
   /* Checked by the caller. */
   if (g_variant_dict_lookup (options, "instance-id", "&s", &instance_id))
@@ -1063,6 +1066,7 @@ command_line_cb (GApplication            *app,
   g_auto(GStrv) versions = NULL;
   gint32 max_running = -1;
   gint32 max_queued = -1;
+  gint64 max_live_bytes = -1;
 
   /* The numbers are string options, read strictly: GApplication drops an
    * integer option whose value is 0, and reads "12abc" as 12. */
@@ -1080,6 +1084,12 @@ command_line_cb (GApplication            *app,
       if (!demo_get_number (command_line, options, "max-queued", 0, G_MAXINT32, &value))
         return 2;
       max_queued = (gint32) value;
+    }
+  if (g_variant_dict_contains (options, "max-live-bytes"))
+    {
+      if (!demo_get_number (command_line, options, "max-live-bytes", 0, G_MAXINT64, &value))
+        return 2;
+      max_live_bytes = (gint64) value;
     }
   if (!demo_get_number (command_line, options, "request-timeout", 1, G_MAXUINT, &request_timeout) ||
       !demo_get_number (command_line, options, "handler-timeout", 0, G_MAXINT, &handler_timeout))
@@ -1137,7 +1147,8 @@ command_line_cb (GApplication            *app,
       }
     if (address != NULL || socket != NULL)
       return demo_serve_http (app, command_line, options, server, address, socket, (guint) write_timeout,
-                              (guint64) max_line_bytes, max_running, max_queued);
+                              (guint64) max_line_bytes, max_running, max_queued,
+                              max_live_bytes);
     if (has_certificate || g_variant_dict_contains (options, "allowed-hosts") ||
         g_variant_dict_contains (options, "allowed-origins") || instance_id != NULL)
       {
@@ -1157,6 +1168,8 @@ command_line_cb (GApplication            *app,
     snodo_executor_set_max_running (executor, (guint) max_running);
   if (max_queued >= 0)
     snodo_executor_set_max_queued (executor, (guint) max_queued);
+  if (max_live_bytes >= 0)
+    snodo_executor_set_max_live_bytes (executor, (guint64) max_live_bytes);
 
   g_signal_connect (demo->transport, "closed", G_CALLBACK (closed_cb), demo);
   g_application_hold (app);
@@ -1178,6 +1191,8 @@ main (int   argc,
       "How many requests may run at once (default 1024)", "N" },
     { "max-queued", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How many requests may wait for a slot (default 256)", "N" },
+    { "max-live-bytes", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "How many bytes the running and waiting requests may hold once decoded (default 268435456)", "N" },
     { "handler-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How long a tool may take to answer, in milliseconds, or 0 for no limit (default 120000)", "MS" },
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,

@@ -378,6 +378,8 @@ test_defaults (Fixture       *f,
   g_assert_cmpuint (snodo_executor_get_max_running (f->executor), ==, 1024);
   g_assert_cmpuint (snodo_executor_get_max_queued (f->executor), ==, 256);
   g_assert_cmpuint (snodo_executor_get_max_queued_bytes (f->executor), ==, 64 * 1024 * 1024);
+  g_assert_cmpuint (snodo_executor_get_max_live_bytes (f->executor), ==, 256 * 1024 * 1024);
+  g_assert_cmpuint (snodo_executor_get_live_bytes (f->executor), ==, 0);
   g_assert_cmpuint (snodo_executor_get_n_running (f->executor), ==, 0);
   g_assert_cmpuint (snodo_executor_get_n_queued (f->executor), ==, 0);
   g_assert_cmpuint (snodo_executor_get_admitted (f->executor), ==, 0);
@@ -552,6 +554,90 @@ test_queued_bytes (Fixture       *f,
   WAIT_UNTIL (g_atomic_int_get (&refused->ran), 5000);
   job_complete (refused);
   WAIT_UNTIL (snodo_executor_get_completed (f->executor) == 4, 5000);
+}
+
+static void
+test_live_bytes (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  Job *running[2];
+  Job *queued;
+  Job *refused;
+  Job *later;
+
+  g_test_summary ("The costs of live work, running and queued, add up to at most "
+                  "max-live-bytes, even with running slots free; a cost is given back when "
+                  "the work finishes or is dropped from the queue");
+
+  snodo_executor_set_max_running (f->executor, 2);
+  snodo_executor_set_max_live_bytes (f->executor, 100);
+
+  running[0] = job_new (f);
+  running[0]->hold = TRUE;
+  g_assert_true (submit_job (f, f->owner, "a", SNODO_WORK_KIND_ASYNC, 60, running[0], &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (snodo_executor_get_live_bytes (f->executor), ==, 60);
+
+  /* A running slot is free, but the budget is not. */
+  refused = job_new (f);
+  g_assert_false (submit_job (f, f->owner, NULL, SNODO_WORK_KIND_ASYNC, 41, refused, &error));
+  g_assert_error (error, SNODO_ERROR, SNODO_ERROR_OVERLOADED);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  refused = job_new (f);
+  g_assert_false (submit_job (f, f->owner, NULL, SNODO_WORK_KIND_BLOCKING, 41, refused, &error));
+  g_assert_error (error, SNODO_ERROR, SNODO_ERROR_OVERLOADED);
+  g_clear_error (&error);
+  g_assert_cmpuint (snodo_executor_get_rejected (f->executor), ==, 2);
+  g_assert_cmpuint (snodo_executor_get_n_running (f->executor), ==, 1);
+
+  running[1] = job_new (f);
+  running[1]->hold = TRUE;
+  g_assert_true (submit_job (f, f->owner, "b", SNODO_WORK_KIND_ASYNC, 30, running[1], &error));
+  g_assert_no_error (error);
+
+  /* Queued work counts too, until it is dropped. */
+  queued = job_new (f);
+  g_assert_true (submit_job (f, f->owner, "c", SNODO_WORK_KIND_ASYNC, 10, queued, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (snodo_executor_get_n_queued (f->executor), ==, 1);
+  g_assert_cmpuint (snodo_executor_get_live_bytes (f->executor), ==, 100);
+  refused = job_new (f);
+  g_assert_false (submit_job (f, f->owner, NULL, SNODO_WORK_KIND_ASYNC, 1, refused, &error));
+  g_assert_error (error, SNODO_ERROR, SNODO_ERROR_OVERLOADED);
+  g_clear_error (&error);
+  g_assert_true (snodo_executor_cancel (f->executor, f->owner, "c"));
+  g_assert_cmpint (queued->destroyed, ==, 1);
+  g_assert_cmpuint (snodo_executor_get_live_bytes (f->executor), ==, 90);
+
+  /* A running work's cost is given back when it finishes. */
+  WAIT_UNTIL (g_atomic_int_get (&running[0]->ran), 5000);
+  job_complete (running[0]);
+  WAIT_UNTIL (snodo_executor_get_completed (f->executor) == 1, 5000);
+  g_assert_cmpuint (snodo_executor_get_live_bytes (f->executor), ==, 30);
+
+  later = job_new (f);
+  later->hold = TRUE;
+  g_assert_true (submit_job (f, f->owner, NULL, SNODO_WORK_KIND_ASYNC, 70, later, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (snodo_executor_get_live_bytes (f->executor), ==, 100);
+
+  /* Lowering the budget refuses new work and cancels nothing. */
+  snodo_executor_set_max_live_bytes (f->executor, 50);
+  refused = job_new (f);
+  g_assert_false (submit_job (f, f->owner, NULL, SNODO_WORK_KIND_ASYNC, 0, refused, &error));
+  g_assert_error (error, SNODO_ERROR, SNODO_ERROR_OVERLOADED);
+  g_clear_error (&error);
+  g_assert_cmpuint (snodo_executor_get_n_running (f->executor), ==, 2);
+
+  WAIT_UNTIL (g_atomic_int_get (&running[1]->ran), 5000);
+  job_complete (running[1]);
+  WAIT_UNTIL (g_atomic_int_get (&later->ran), 5000);
+  job_complete (later);
+  WAIT_UNTIL (snodo_executor_get_completed (f->executor) == 3, 5000);
+  g_assert_cmpuint (snodo_executor_get_live_bytes (f->executor), ==, 0);
+  g_assert_cmpuint (snodo_executor_get_rejected (f->executor), ==, 4);
 }
 
 static void
@@ -1361,6 +1447,7 @@ main (int    argc,
   ADD ("async-sleeps", test_async_sleeps);
   ADD ("overload", test_overload);
   ADD ("queued-bytes", test_queued_bytes);
+  ADD ("live-bytes", test_live_bytes);
   ADD ("blocking-threads", test_blocking_threads);
   ADD ("blocking-does-not-hold-async", test_blocking_does_not_hold_async);
   ADD ("blocking-returns-before-complete", test_blocking_returns_before_complete);

@@ -7,6 +7,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#include <malloc.h>
+#endif
 
 #include "snodo-json-private.h"
 
@@ -1129,6 +1132,79 @@ test_throughput (void)
                            "writer: %.1f MB/s", doc->len * rounds / elapsed / 1e6);
 }
 
+static void
+test_size_estimate (void)
+{
+  gsize size = 0;
+  JsonNode *node;
+
+  g_test_summary ("The reader's estimate of what a tree holds follows what glibc counts "
+                  "for it, within 40% (10% but for empty containers), for arrays of "
+                  "numbers, strings, objects and arrays");
+
+  /* Any tree: the estimate is reported, and grows with the tree. */
+  {
+    const char *small = "{\"a\":[1,\"x\",null,true,{}]}";
+
+    node = snodo_json_parse_full (small, strlen (small), NULL, &size, NULL);
+    g_assert_nonnull (node);
+    g_assert_cmpuint (size, >, strlen (small));
+  }
+  json_node_unref (node);
+
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+  if (g_test_subprocess ())
+    {
+      /* In a process of its own, so that no node freed by an earlier test
+       * waits in the slice allocator's caches to be reused. */
+      /* Kept until the end, for the same reason. */
+      g_autoptr(GPtrArray) trees = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+      const char *shapes[] = { "1", "\"abcdefghijklmnopqrst\"", "{\"name\":\"x\",\"value\":12,\"flag\":true}",
+                               "[1,2,3]", "{\"a\":null}", "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9}",
+                               "{}", "[]" };
+
+      for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+        {
+          g_autoptr(GString) text = g_string_new ("[");
+          g_autoptr(GError) error = NULL;
+          struct mallinfo2 before;
+          struct mallinfo2 after;
+          gsize measured;
+          double ratio;
+
+          for (guint j = 0; j < 100000; j++)
+            {
+              if (j > 0)
+                g_string_append_c (text, ',');
+              g_string_append (text, shapes[i]);
+            }
+          g_string_append_c (text, ']');
+
+          before = mallinfo2 ();
+          node = snodo_json_parse_full (text->str, text->len, NULL, &size, &error);
+          after = mallinfo2 ();
+          g_assert_no_error (error);
+          measured = (after.uordblks + after.hblkhd) - (before.uordblks + before.hblkhd);
+          ratio = (double) size / (double) measured;
+          g_test_message ("%s: %zu bytes of text, %zu estimated, %zu measured (%.2f)",
+                          shapes[i], text->len, size, measured, ratio);
+          g_assert_cmpfloat (ratio, >, 0.8);
+          g_assert_cmpfloat (ratio, <, 1.4);
+          /* The case of the overload: tens of times the text. */
+          if (i == 0)
+            g_assert_cmpuint (size, >, 30 * text->len);
+          g_ptr_array_add (trees, node);
+        }
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDOUT | G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+#else
+  g_test_skip ("needs glibc's own count of the heap, without AddressSanitizer");
+#endif
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1168,6 +1244,7 @@ main (int    argc,
   g_test_add_func ("/snodo/json/write-runs", test_write_runs);
   g_test_add_func ("/snodo/json/random-strings", test_random_strings);
   g_test_add_func ("/snodo/json/write-nesting", test_write_nesting);
+  g_test_add_func ("/snodo/json/size-estimate", test_size_estimate);
   /* A measurement, not a check: registered only with -m perf, so that a
    * normal run neither skips nor counts it. */
   if (g_test_perf ())

@@ -101,6 +101,7 @@ struct _SnodoExecutor
   guint max_running;
   guint max_queued;
   guint64 max_queued_bytes;
+  guint64 max_live_bytes;
 
   /* Works in the RUNNING state. */
   guint n_running;
@@ -117,6 +118,8 @@ struct _SnodoExecutor
   GQueue queued_blocking;
   /* Sum of cost_bytes of the queued works. */
   guint64 queued_bytes;
+  /* Sum of cost_bytes of the live works, queued and running. */
+  guint64 live_bytes;
   /* Admission counter for work->seq. */
   guint64 next_seq;
 

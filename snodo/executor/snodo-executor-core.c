@@ -112,6 +112,7 @@ snodo_executor_retire_locked (SnodoExecutor        *self,
   g_assert (owner != NULL);
 
   work->state = SNODO_WORK_STATE_FINISHED;
+  self->live_bytes -= work->cost_bytes;
 
   g_queue_unlink (&owner->works, &work->owner_link);
   /* The key may already have been released, and taken by newer work. */

@@ -59,10 +59,15 @@
  *
  * Work that cannot start at once waits in a FIFO queue, as long as fewer than
  * [property@Snodo.Executor:max-queued] works wait and their `cost_bytes`
- * (typically the size of the request) add up to at most
- * [property@Snodo.Executor:max-queued-bytes]. Otherwise submit() fails with
- * %SNODO_ERROR_OVERLOADED and [property@Snodo.Executor:rejected] grows. The
- * cost of a work only counts while it is queued.
+ * (the memory each request holds, as the transport estimates it) add up to
+ * at most [property@Snodo.Executor:max-queued-bytes]. Otherwise submit()
+ * fails with %SNODO_ERROR_OVERLOADED and [property@Snodo.Executor:rejected]
+ * grows.
+ *
+ * The costs of all live work, queued and running, add up to at most
+ * [property@Snodo.Executor:max-live-bytes]: a work that would go beyond it
+ * is refused the same way, even when a running slot is free. Its cost is
+ * given back when it is no longer live.
  *
  * Whenever a running slot or a thread frees up, queued works start in FIFO
  * order among those that can start: a blocking work waiting for a thread does
@@ -152,6 +157,7 @@
 #define DEFAULT_MAX_RUNNING      1024
 #define DEFAULT_MAX_QUEUED       256
 #define DEFAULT_MAX_QUEUED_BYTES (G_GUINT64_CONSTANT (64) * 1024 * 1024)
+#define DEFAULT_MAX_LIVE_BYTES   (G_GUINT64_CONSTANT (256) * 1024 * 1024)
 G_DEFINE_FINAL_TYPE (SnodoExecutor, snodo_executor, G_TYPE_OBJECT)
 
 enum {
@@ -160,6 +166,8 @@ enum {
   PROP_MAX_RUNNING,
   PROP_MAX_QUEUED,
   PROP_MAX_QUEUED_BYTES,
+  PROP_MAX_LIVE_BYTES,
+  PROP_LIVE_BYTES,
   PROP_N_RUNNING,
   PROP_N_QUEUED,
   PROP_ADMITTED,
@@ -270,6 +278,14 @@ snodo_executor_get_property (GObject    *object,
       g_value_set_uint64 (value, snodo_executor_get_max_queued_bytes (self));
       break;
 
+    case PROP_MAX_LIVE_BYTES:
+      g_value_set_uint64 (value, snodo_executor_get_max_live_bytes (self));
+      break;
+
+    case PROP_LIVE_BYTES:
+      g_value_set_uint64 (value, snodo_executor_get_live_bytes (self));
+      break;
+
     case PROP_N_RUNNING:
       g_value_set_uint (value, snodo_executor_get_n_running (self));
       break;
@@ -323,6 +339,10 @@ snodo_executor_set_property (GObject      *object,
 
     case PROP_MAX_QUEUED_BYTES:
       snodo_executor_set_max_queued_bytes (self, g_value_get_uint64 (value));
+      break;
+
+    case PROP_MAX_LIVE_BYTES:
+      snodo_executor_set_max_live_bytes (self, g_value_get_uint64 (value));
       break;
 
     default:
@@ -410,11 +430,13 @@ snodo_executor_class_init (SnodoExecutorClass *klass)
    *
    * The largest sum of the `cost_bytes` of the works waiting to start. A
    * work that would take the sum over it is refused with
-   * %SNODO_ERROR_OVERLOADED. The cost of a work only counts while it waits.
+   * %SNODO_ERROR_OVERLOADED. The cost of a work counts here only while it
+   * waits ([property@Snodo.Executor:max-live-bytes] counts it while it runs
+   * too).
    *
    * The default is 64 MiB, which bounds the memory held by requests that
-   * are waiting (a transport passes the size of each request) whatever
-   * their number.
+   * are waiting (a transport passes what each request holds once decoded)
+   * whatever their number.
    *
    * It may be set from any thread; the notification is emitted in that
    * thread.
@@ -425,6 +447,52 @@ snodo_executor_class_init (SnodoExecutorClass *klass)
     g_param_spec_uint64 ("max-queued-bytes", NULL, NULL,
                          0, G_MAXUINT64, DEFAULT_MAX_QUEUED_BYTES,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SnodoExecutor:max-live-bytes: (getter get_max_live_bytes) (setter set_max_live_bytes)
+   *
+   * The largest sum of the `cost_bytes` of the live works, queued and
+   * running. A work that would take the sum over it is refused with
+   * %SNODO_ERROR_OVERLOADED, whether it could start at once or not; the
+   * cost of a work counts from its admission until it is no longer live
+   * (it finished, or was dropped from the queue).
+   *
+   * The transports pass as the cost what a request holds in memory while
+   * it is answered: its decoded tree, estimated as it is read, which is
+   * tens of times the size of the message for a long array of small
+   * numbers. This is the budget that bounds the memory of admitted work;
+   * [property@Snodo.Executor:max-running] alone would let a thousand large
+   * requests hold gigabytes.
+   *
+   * The default is 256 MiB: the worst request a transport accepts by
+   * default (a 2,000,000-byte message of small numbers, about 80 MB once
+   * decoded) still fits three times over, and usual requests, a few
+   * kilobytes once decoded, never come near it.
+   *
+   * It may be set from any thread; the notification is emitted in that
+   * thread.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_LIVE_BYTES] =
+    g_param_spec_uint64 ("max-live-bytes", NULL, NULL,
+                         0, G_MAXUINT64, DEFAULT_MAX_LIVE_BYTES,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SnodoExecutor:live-bytes: (getter get_live_bytes)
+   *
+   * The sum of the `cost_bytes` of the live works now, queued and running.
+   *
+   * It changes from any thread at any time and is never notified: read it
+   * when you need it.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_LIVE_BYTES] =
+    g_param_spec_uint64 ("live-bytes", NULL, NULL,
+                         0, G_MAXUINT64, 0,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   /**
    * SnodoExecutor:n-running: (getter get_n_running)
@@ -533,6 +601,7 @@ snodo_executor_init (SnodoExecutor *self)
   self->max_running = DEFAULT_MAX_RUNNING;
   self->max_queued = DEFAULT_MAX_QUEUED;
   self->max_queued_bytes = DEFAULT_MAX_QUEUED_BYTES;
+  self->max_live_bytes = DEFAULT_MAX_LIVE_BYTES;
 
   self->owners = g_hash_table_new_full (NULL, NULL, NULL, snodo_executor_owner_free);
   self->dispatch_sources = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) g_main_context_unref,
@@ -789,6 +858,82 @@ snodo_executor_set_max_queued_bytes (SnodoExecutor *self,
 }
 
 /**
+ * snodo_executor_get_max_live_bytes: (get-property max-live-bytes)
+ * @self: an executor
+ *
+ * Gets the largest sum of the costs of the live works, queued and running.
+ *
+ * Returns: the budget of live work, in bytes
+ *
+ * Since: 0.1
+ */
+guint64
+snodo_executor_get_max_live_bytes (SnodoExecutor *self)
+{
+  guint64 ret;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+
+  g_mutex_lock (&self->lock);
+  ret = self->max_live_bytes;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
+/**
+ * snodo_executor_set_max_live_bytes: (set-property max-live-bytes)
+ * @self: an executor
+ * @max_live_bytes: the new budget, in bytes
+ *
+ * Sets the largest sum of the costs of the live works, queued and running.
+ * Lowering it does not cancel live work; it only refuses new work until
+ * enough of it has finished.
+ *
+ * Since: 0.1
+ */
+void
+snodo_executor_set_max_live_bytes (SnodoExecutor *self,
+                                   guint64        max_live_bytes)
+{
+  gboolean changed;
+
+  g_return_if_fail (SNODO_IS_EXECUTOR (self));
+
+  g_mutex_lock (&self->lock);
+  changed = self->max_live_bytes != max_live_bytes;
+  self->max_live_bytes = max_live_bytes;
+  g_mutex_unlock (&self->lock);
+
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_LIVE_BYTES]);
+}
+
+/**
+ * snodo_executor_get_live_bytes: (get-property live-bytes)
+ * @self: an executor
+ *
+ * Gets the sum of the costs of the live works, queued and running.
+ *
+ * Returns: the bytes held by live work, as their costs say
+ *
+ * Since: 0.1
+ */
+guint64
+snodo_executor_get_live_bytes (SnodoExecutor *self)
+{
+  guint64 ret;
+
+  g_return_val_if_fail (SNODO_IS_EXECUTOR (self), 0);
+
+  g_mutex_lock (&self->lock);
+  ret = self->live_bytes;
+  g_mutex_unlock (&self->lock);
+
+  return ret;
+}
+
+/**
  * snodo_executor_submit:
  * @self: an executor
  * @owner: the identity the work belongs to, such as the submitting transport
@@ -796,8 +941,10 @@ snodo_executor_set_max_queued_bytes (SnodoExecutor *self,
  * @key: (nullable): the key of the work among @owner's live work, such as
  *   the request id, or %NULL if the work need not be addressed
  * @kind: how the work runs
- * @cost_bytes: what the work costs while it waits, usually the size of the
- *   request; counted against [property@Snodo.Executor:max-queued-bytes]
+ * @cost_bytes: the memory the work holds while it is live, usually what
+ *   the decoded request takes; counted against
+ *   [property@Snodo.Executor:max-queued-bytes] while it waits and against
+ *   [property@Snodo.Executor:max-live-bytes] until it is no longer live
  * @func: (scope notified) (closure user_data) (destroy destroy): the work
  *   function
  * @user_data: data for @func
@@ -842,6 +989,8 @@ snodo_executor_submit (SnodoExecutor   *self,
   guint n_queued;
   guint64 queued_bytes;
   guint64 max_queued_bytes;
+  guint64 live_bytes;
+  guint64 max_live_bytes;
 
   g_return_val_if_fail (SNODO_IS_EXECUTOR (self), FALSE);
   g_return_val_if_fail (owner != NULL, FALSE);
@@ -871,6 +1020,8 @@ snodo_executor_submit (SnodoExecutor   *self,
   n_queued = self->queued_async.length + self->queued_blocking.length;
   queued_bytes = self->queued_bytes;
   max_queued_bytes = self->max_queued_bytes;
+  live_bytes = self->live_bytes;
+  max_live_bytes = self->max_live_bytes;
 
   if (!can_start && n_queued >= self->max_queued)
     {
@@ -896,6 +1047,19 @@ snodo_executor_submit (SnodoExecutor   *self,
       return FALSE;
     }
 
+  if (live_bytes > max_live_bytes || cost_bytes > max_live_bytes - live_bytes)
+    {
+      g_autofree char *limit = NULL;
+
+      self->rejected++;
+      g_mutex_unlock (&self->lock);
+      limit = g_format_size_full (max_live_bytes, G_FORMAT_SIZE_IEC_UNITS);
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_OVERLOADED,
+                   _("Too much work in progress: the admitted work would hold more than %s"),
+                   limit);
+      return FALSE;
+    }
+
   work = snodo_work_new (owner, key, kind, cost_bytes, func, user_data, destroy,
                          snodo_executor_work_completed);
   work->executor = g_object_ref (self);
@@ -915,6 +1079,7 @@ snodo_executor_submit (SnodoExecutor   *self,
     }
 
   self->admitted++;
+  self->live_bytes += cost_bytes;
 
   if (can_start)
     {

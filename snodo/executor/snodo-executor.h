@@ -56,6 +56,13 @@ SNODO_AVAILABLE_IN_ALL
 void           snodo_executor_set_max_queued_bytes (SnodoExecutor        *self,
                                                     guint64               max_queued_bytes);
 SNODO_AVAILABLE_IN_ALL
+guint64        snodo_executor_get_max_live_bytes   (SnodoExecutor        *self);
+SNODO_AVAILABLE_IN_ALL
+void           snodo_executor_set_max_live_bytes   (SnodoExecutor        *self,
+                                                    guint64               max_live_bytes);
+SNODO_AVAILABLE_IN_ALL
+guint64        snodo_executor_get_live_bytes       (SnodoExecutor        *self);
+SNODO_AVAILABLE_IN_ALL
 gboolean       snodo_executor_submit               (SnodoExecutor        *self,
                                                     GObject              *owner,
                                                     const char           *key,

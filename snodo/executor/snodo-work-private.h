@@ -53,7 +53,8 @@ struct _SnodoWork
   /* Owned, nullable. NULL means the work cannot be addressed by cancel(). */
   char *key;
   SnodoWorkKind kind;
-  /* Counted against max-queued-bytes while the work is queued. */
+  /* Counted against max-queued-bytes while the work is queued, and
+   * against max-live-bytes while it is live. */
   gsize cost_bytes;
   /* Owned, made on first use by snodo_work_get_cancellable() (most work
    * never asks for it: a GObject less per request), then fixed; read and

@@ -93,8 +93,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoConnection, snodo_connection_unref)
  * Hands one decoded message (REQUEST, NOTIFICATION or RESPONSE) to the
  * server, on the connection's context. The server answers through the
  * connection; it never blocks. @headers (nullable) maps lower-case header
- * names to values. @cost is the size of the message, which the executor
- * counts while the request waits for a slot.
+ * names to values. @cost is what the transport keeps of the message while
+ * it is answered (its size); the server adds what the decoded message
+ * holds (frame->size) and the executor counts the sum against its budgets
+ * while the request is live.
  */
 void snodo_server_dispatch         (SnodoServer     *self,
                                     SnodoConnection *connection,

@@ -553,7 +553,9 @@ snodo_server_dispatch_request (SnodoServer     *self,
       return;
     }
 
-  if (!snodo_executor_submit (connection->executor, connection->owner, frame->key, kind, cost,
+  /* What the request holds while it is answered: what the transport keeps
+   * of it, and the decoded message, which the invocation keeps. */
+  if (!snodo_executor_submit (connection->executor, connection->owner, frame->key, kind, cost + frame->size,
                               snodo_server_run_cb, call, (GDestroyNotify) call_free, &error))
     {
       /* A refused submission leaves the call to us. */

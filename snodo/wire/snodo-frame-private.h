@@ -69,6 +69,11 @@ typedef struct
    * NOTIFICATION, RESPONSE. Owned. */
   char           *deferred;
   gsize           deferred_len;
+  /* An estimate of the bytes the decoded message holds in memory (its
+   * tree and deferred text), counted by the reader as it built them: what
+   * a request costs while it is answered. REQUEST, NOTIFICATION,
+   * RESPONSE. */
+  gsize           size;
 } SnodoFrame;
 
 void      snodo_frame_decode             (const char  *data,

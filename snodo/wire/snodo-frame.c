@@ -134,9 +134,9 @@ snodo_frame_decode_deferring (const char *data,
 
   if (deferred != NULL)
     root = snodo_json_parse_deferring (data, len, "params", deferred, &deferred_offset, &deferred_len,
-                                       &frame->has_nul, &error);
+                                       &frame->has_nul, &frame->size, &error);
   else
-    root = snodo_json_parse_full (data, len, &frame->has_nul, &error);
+    root = snodo_json_parse_full (data, len, &frame->has_nul, &frame->size, &error);
   if (root == NULL)
     {
       snodo_frame_set_error (frame, SNODO_RPC_ERROR_PARSE_ERROR,
@@ -226,6 +226,7 @@ snodo_frame_decode_deferring (const char *data,
     {
       frame->deferred = g_strndup (data + deferred_offset, deferred_len);
       frame->deferred_len = deferred_len;
+      frame->size += deferred_len + 1;
     }
   frame->message = g_steal_pointer (&root);
 }

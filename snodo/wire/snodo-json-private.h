@@ -51,9 +51,15 @@ G_BEGIN_DECLS
 JsonNode *snodo_json_parse     (const char  *data,
                                 gsize        len,
                                 GError     **error);
+/* *@has_nul (nullable) tells whether a string held U+0000; *@size
+ * (nullable) is an estimate of the bytes the tree holds in memory (its
+ * nodes, arrays, objects, members and strings, as json-glib allocates
+ * them), counted as it is built: tens of times the length of the text for
+ * an array of small numbers. */
 JsonNode *snodo_json_parse_full (const char  *data,
                                  gsize        len,
                                  gboolean    *has_nul,
+                                 gsize       *size,
                                  GError     **error);
 /* Like snodo_json_parse_full(), except that the member @inner of the
  * object that is the member @outer of the root object, when it is an
@@ -68,6 +74,7 @@ JsonNode *snodo_json_parse_deferring (const char  *data,
                                       gsize       *deferred_offset,
                                       gsize       *deferred_len,
                                       gboolean    *has_nul,
+                                      gsize       *size,
                                       GError     **error);
 char     *snodo_json_to_string (JsonNode    *node,
                                 gsize       *len);

@@ -39,6 +39,39 @@
 #define WORD_HAS_LESS(w, n)  (((w) - WORD_ONES * (n)) & ~(w) & WORD_HIGHS)
 #define WORD_HAS_HIGH(w)     ((w) & WORD_HIGHS)
 
+/*
+ * What the reader's tree holds in memory, estimated as it is built, from
+ * the sizes json-glib 1.6 (with GLib 2.74's slice allocator and glibc's
+ * malloc) takes for each part, measured by building trees of a million
+ * parts in a fresh process:
+ *  - a node, null or a placeholder: 37 bytes; a node with a value (number,
+ *    boolean, string): 73 bytes, plus its string's own block;
+ *  - a string block: its length and NUL with malloc's 8-byte header,
+ *    rounded up to 16, 32 at least;
+ *  - an array: 120 bytes; each element: 12 bytes (its slot, in a block
+ *    grown by doubling);
+ *  - an object: 400 bytes (its hash table and member list; an empty one
+ *    takes 290, but the first member makes the table allocate), each
+ *    member 72 bytes (a hash slot grown by doubling, a list link) plus the
+ *    block of its name.
+ * A 2,000,000-byte array of one-digit numbers comes out at 85 bytes per
+ * element against 84 measured; tests/test-json.c checks the estimate
+ * against glibc's own count for a few shapes (within 10% but for empty
+ * objects, overestimated by a third).
+ */
+#define COST_NODE        37
+#define COST_VALUE_NODE  73
+#define COST_ARRAY       120
+#define COST_ELEMENT     12
+#define COST_OBJECT      400
+#define COST_MEMBER      72
+
+static inline gsize
+snodo_json_block_cost (gsize len)
+{
+  return MAX (32, (len + 1 + 8 + 15) & ~(gsize) 15);
+}
+
 static inline guint64
 snodo_json_load_word (const guchar *p)
 {
@@ -526,7 +559,7 @@ snodo_json_parse (const char  *data,
                   gsize        len,
                   GError     **error)
 {
-  return snodo_json_parse_full (data, len, NULL, error);
+  return snodo_json_parse_full (data, len, NULL, NULL, error);
 }
 
 /* Whether the member name read is @str, of @len bytes. */
@@ -549,11 +582,14 @@ snodo_json_read_with (const char  *data,
                       gsize       *deferred_offset,
                       gsize       *deferred_len,
                       gboolean    *has_nul,
+                      gsize       *size,
                       GString     *value,
                       GString     *name,
                       GError     **error)
 {
   ReadFrame stack[SNODO_JSON_MAX_DEPTH];
+  /* The estimate of what the tree holds (see COST_NODE). */
+  gsize built = 0;
   ReadState state = READ_VALUE;
   JsonNode *root = NULL;
   const char *invalid = NULL;
@@ -618,10 +654,12 @@ snodo_json_read_with (const char  *data,
                   /* Held by a null node until the caller builds it. */
                   defer = TRUE;
                   node = json_node_init_null (json_node_alloc ());
+                  built += COST_NODE;
                   break;
                 }
               node = json_node_alloc ();
               json_node_take_object (json_node_init (node, JSON_NODE_OBJECT), json_object_new ());
+              built += COST_OBJECT;
               break;
             case '[':
               container = TRUE;
@@ -630,37 +668,52 @@ snodo_json_read_with (const char  *data,
                 break;
               node = json_node_alloc ();
               json_node_take_array (json_node_init (node, JSON_NODE_ARRAY), json_array_new ());
+              built += COST_ARRAY;
               break;
             case '"':
               reader.p++;
               if (!snodo_json_reader_string (&reader, skip_depth == 0 ? value : NULL))
                 goto fail;
               if (skip_depth == 0)
-                node = json_node_init_string (json_node_alloc (), value->str);
+                {
+                  node = json_node_init_string (json_node_alloc (), value->str);
+                  built += COST_VALUE_NODE + snodo_json_block_cost (value->len);
+                }
               break;
             case 't':
               if (!snodo_json_reader_literal (&reader, "true", 4))
                 goto fail;
               if (skip_depth == 0)
-                node = json_node_init_boolean (json_node_alloc (), TRUE);
+                {
+                  node = json_node_init_boolean (json_node_alloc (), TRUE);
+                  built += COST_VALUE_NODE;
+                }
               break;
             case 'f':
               if (!snodo_json_reader_literal (&reader, "false", 5))
                 goto fail;
               if (skip_depth == 0)
-                node = json_node_init_boolean (json_node_alloc (), FALSE);
+                {
+                  node = json_node_init_boolean (json_node_alloc (), FALSE);
+                  built += COST_VALUE_NODE;
+                }
               break;
             case 'n':
               if (!snodo_json_reader_literal (&reader, "null", 4))
                 goto fail;
               if (skip_depth == 0)
-                node = json_node_init_null (json_node_alloc ());
+                {
+                  node = json_node_init_null (json_node_alloc ());
+                  built += COST_NODE;
+                }
               break;
             case '-':
             case '0': case '1': case '2': case '3': case '4':
             case '5': case '6': case '7': case '8': case '9':
               if (!snodo_json_reader_number (&reader, skip_depth == 0 ? &node : NULL))
                 goto fail;
+              if (node != NULL)
+                built += COST_VALUE_NODE;
               break;
             default:
               snodo_json_reader_unexpected (&reader, reader.p);
@@ -686,7 +739,10 @@ snodo_json_read_with (const char  *data,
             {
               json_node_set_parent (node, top->node);
               if (top->array != NULL)
-                json_array_add_element (top->array, node);
+                {
+                  json_array_add_element (top->array, node);
+                  built += COST_ELEMENT;
+                }
               else
                 {
                   /* A later member of the same name replaces a deferred
@@ -696,6 +752,7 @@ snodo_json_read_with (const char  *data,
                        (depth == 1 && snodo_json_name_is (name, outer, outer_len))))
                     *deferred_len = 0;
                   json_object_set_member (top->object, name->str, node);
+                  built += COST_MEMBER + snodo_json_block_cost (name->len);
                 }
             }
 
@@ -798,6 +855,8 @@ snodo_json_read_with (const char  *data,
                 }
               if (has_nul != NULL)
                 *has_nul = reader.has_nul;
+              if (size != NULL)
+                *size = built;
               return root;
             }
 
@@ -882,6 +941,7 @@ snodo_json_read (const char  *data,
                  gsize       *deferred_offset,
                  gsize       *deferred_len,
                  gboolean    *has_nul,
+                 gsize       *size,
                  GError     **error)
 {
   ReadScratch *scratch = g_private_get (&read_scratch);
@@ -902,12 +962,12 @@ snodo_json_read (const char  *data,
       g_autoptr(GString) name = g_string_sized_new (64);
 
       return snodo_json_read_with (data, len, outer, inner, deferred_offset, deferred_len, has_nul,
-                                   value, name, error);
+                                   size, value, name, error);
     }
 
   scratch->busy = TRUE;
   root = snodo_json_read_with (data, len, outer, inner, deferred_offset, deferred_len, has_nul,
-                               scratch->value, scratch->name, error);
+                               size, scratch->value, scratch->name, error);
   scratch->value = snodo_json_read_scratch_trim (scratch->value);
   scratch->name = snodo_json_read_scratch_trim (scratch->name);
   scratch->busy = FALSE;
@@ -915,14 +975,16 @@ snodo_json_read (const char  *data,
 }
 
 /* Like snodo_json_parse(); *@has_nul tells whether a string held U+0000
- * (stored as 0xC0 0x80, see snodo-json-private.h). */
+ * (stored as 0xC0 0x80, see snodo-json-private.h), *@size what the tree
+ * holds in memory. */
 JsonNode *
 snodo_json_parse_full (const char  *data,
                        gsize        len,
                        gboolean    *has_nul,
+                       gsize       *size,
                        GError     **error)
 {
-  return snodo_json_read (data, len, NULL, NULL, NULL, NULL, has_nul, error);
+  return snodo_json_read (data, len, NULL, NULL, NULL, NULL, has_nul, size, error);
 }
 
 JsonNode *
@@ -933,6 +995,7 @@ snodo_json_parse_deferring (const char  *data,
                             gsize       *deferred_offset,
                             gsize       *deferred_len,
                             gboolean    *has_nul,
+                            gsize       *size,
                             GError     **error)
 {
   g_return_val_if_fail (outer != NULL && inner != NULL, NULL);
@@ -940,7 +1003,7 @@ snodo_json_parse_deferring (const char  *data,
 
   *deferred_offset = 0;
   *deferred_len = 0;
-  return snodo_json_read (data, len, outer, inner, deferred_offset, deferred_len, has_nul, error);
+  return snodo_json_read (data, len, outer, inner, deferred_offset, deferred_len, has_nul, size, error);
 }
 
 /* Writing */
