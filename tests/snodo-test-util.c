@@ -3,6 +3,13 @@
 
 #include "config.h"
 
+#include <string.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+
 #include "snodo-test-util.h"
 
 JsonNode *
@@ -113,4 +120,97 @@ snodo_test_wait_for (const gboolean *flag,
   g_source_destroy (source);
   g_source_unref (source);
   return *flag;
+}
+
+#define PIPE_ANSWER_TIMEOUT 10000
+
+static void
+pipe_closed_cb (SnodoStdioTransport *transport,
+                const GError        *error,
+                SnodoTestPipe       *pipe)
+{
+  g_assert_no_error ((GError *) error);
+  pipe->closed = TRUE;
+}
+
+void
+snodo_test_pipe_set_up (SnodoTestPipe *pipe)
+{
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = NULL;
+  g_autoptr(GInputStream) answers = NULL;
+  int in_fds[2];
+  int out_fds[2];
+
+  g_assert_true (g_unix_open_pipe (in_fds, FD_CLOEXEC, NULL));
+  g_assert_true (g_unix_open_pipe (out_fds, FD_CLOEXEC, NULL));
+  input = g_unix_input_stream_new (in_fds[0], TRUE);
+  output = g_unix_output_stream_new (out_fds[1], TRUE);
+  answers = g_unix_input_stream_new (out_fds[0], TRUE);
+  pipe->write_fd = in_fds[1];
+  pipe->answers = g_data_input_stream_new (answers);
+  g_data_input_stream_set_newline_type (pipe->answers, G_DATA_STREAM_NEWLINE_TYPE_LF);
+  pipe->next_id = 1;
+  pipe->closed = FALSE;
+
+  pipe->server = snodo_server_new ("test", "1");
+  pipe->transport = snodo_stdio_transport_new (pipe->server, input, output);
+  g_signal_connect (pipe->transport, "closed", G_CALLBACK (pipe_closed_cb), pipe);
+  snodo_stdio_transport_start (pipe->transport);
+}
+
+void
+snodo_test_pipe_tear_down (SnodoTestPipe *pipe)
+{
+  close (pipe->write_fd);
+  g_assert_true (snodo_test_wait_for (&pipe->closed, PIPE_ANSWER_TIMEOUT));
+  g_clear_object (&pipe->transport);
+  for (guint i = 0; i < 50; i++)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (1000);
+    }
+  g_assert_finalize_object (pipe->server);
+  g_clear_object (&pipe->answers);
+}
+
+void
+snodo_test_pipe_write (SnodoTestPipe *pipe,
+                       const char    *line)
+{
+  gsize len = strlen (line);
+
+  g_assert_cmpint (write (pipe->write_fd, line, len), ==, (gssize) len);
+}
+
+typedef struct
+{
+  gboolean  done;
+  char     *line;
+} ReadLine;
+
+static void
+pipe_read_line_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  ReadLine *read = user_data;
+
+  read->line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (object), result, NULL, NULL);
+  read->done = TRUE;
+}
+
+JsonNode *
+snodo_test_pipe_read (SnodoTestPipe *pipe)
+{
+  ReadLine read = { 0, };
+  JsonNode *node;
+
+  g_data_input_stream_read_line_async (pipe->answers, G_PRIORITY_DEFAULT, NULL, pipe_read_line_cb, &read);
+  g_assert_true (snodo_test_wait_for (&read.done, PIPE_ANSWER_TIMEOUT));
+  g_assert_nonnull (read.line);
+  node = snodo_test_parse (read.line);
+  g_free (read.line);
+  return node;
 }

@@ -20,4 +20,33 @@ gboolean  snodo_test_json_equal (JsonNode *a,
 gboolean  snodo_test_wait_for (const gboolean *flag,
                                guint           timeout_ms);
 
+/*
+ * A server served by a SnodoStdioTransport over pipes, with the test at the
+ * other ends: it writes request lines and reads the answers, one line at a
+ * time. The transport must close cleanly when the test closes its end.
+ */
+typedef struct
+{
+  SnodoServer         *server;
+  SnodoStdioTransport *transport;
+  /* The test's ends of the pipes. */
+  int                  write_fd;
+  GDataInputStream    *answers;
+  /* The id of the next request (fixtures number their requests). */
+  gint64               next_id;
+  gboolean             closed;
+} SnodoTestPipe;
+
+/* A server "test" 1 and its started transport. */
+void      snodo_test_pipe_set_up    (SnodoTestPipe *pipe);
+/* Closes the test's end, waits for the transport to close, and checks
+ * that the server is finalized. */
+void      snodo_test_pipe_tear_down (SnodoTestPipe *pipe);
+/* Writes @line (a whole line, with its '\n'). */
+void      snodo_test_pipe_write     (SnodoTestPipe *pipe,
+                                     const char    *line);
+/* Reads the next line the server writes, parsed; aborts the test after
+ * 10 s. */
+JsonNode *snodo_test_pipe_read      (SnodoTestPipe *pipe);
+
 G_END_DECLS

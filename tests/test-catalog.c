@@ -8,11 +8,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <unistd.h>
-
-#include <glib-unix.h>
-#include <gio/gunixinputstream.h>
-#include <gio/gunixoutputstream.h>
 
 #include "snodo.h"
 #include "snodo-catalog-private.h"
@@ -581,99 +576,24 @@ test_store (void)
 
 typedef struct
 {
-  SnodoServer         *server;
-  SnodoStdioTransport *transport;
-  /* The test's ends of the pipes. */
-  int                  write_fd;
-  GDataInputStream    *answers;
-  gint64               next_id;
-  gboolean             closed;
+  SnodoTestPipe        pipe;
   /* What handlers and destroy notifies saw. */
   guint                n_destroyed;
   SnodoInvocation     *held;
 } Fixture;
 
 static void
-closed_cb (SnodoStdioTransport *transport,
-           const GError        *error,
-           Fixture             *fixture)
-{
-  g_assert_no_error ((GError *) error);
-  fixture->closed = TRUE;
-}
-
-static void
 fixture_set_up (Fixture       *fixture,
                 gconstpointer  data)
 {
-  g_autoptr(GInputStream) input = NULL;
-  g_autoptr(GOutputStream) output = NULL;
-  g_autoptr(GInputStream) answers = NULL;
-  int in_fds[2];
-  int out_fds[2];
-
-  g_assert_true (g_unix_open_pipe (in_fds, FD_CLOEXEC, NULL));
-  g_assert_true (g_unix_open_pipe (out_fds, FD_CLOEXEC, NULL));
-  input = g_unix_input_stream_new (in_fds[0], TRUE);
-  output = g_unix_output_stream_new (out_fds[1], TRUE);
-  answers = g_unix_input_stream_new (out_fds[0], TRUE);
-  fixture->write_fd = in_fds[1];
-  fixture->answers = g_data_input_stream_new (answers);
-  g_data_input_stream_set_newline_type (fixture->answers, G_DATA_STREAM_NEWLINE_TYPE_LF);
-  fixture->next_id = 1;
-
-  fixture->server = snodo_server_new ("test", "1");
-  fixture->transport = snodo_stdio_transport_new (fixture->server, input, output);
-  g_signal_connect (fixture->transport, "closed", G_CALLBACK (closed_cb), fixture);
-  snodo_stdio_transport_start (fixture->transport);
+  snodo_test_pipe_set_up (&fixture->pipe);
 }
 
 static void
 fixture_tear_down (Fixture       *fixture,
                    gconstpointer  data)
 {
-  close (fixture->write_fd);
-  g_assert_true (snodo_test_wait_for (&fixture->closed, ANSWER_TIMEOUT));
-  g_clear_object (&fixture->transport);
-  for (guint i = 0; i < 50; i++)
-    {
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-      g_usleep (1000);
-    }
-  g_assert_finalize_object (fixture->server);
-  g_clear_object (&fixture->answers);
-}
-
-typedef struct
-{
-  gboolean  done;
-  char     *line;
-} ReadLine;
-
-static void
-read_line_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  ReadLine *read = user_data;
-
-  read->line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (object), result, NULL, NULL);
-  read->done = TRUE;
-}
-
-static JsonNode *
-fixture_read (Fixture *fixture)
-{
-  ReadLine read = { 0, };
-  JsonNode *node;
-
-  g_data_input_stream_read_line_async (fixture->answers, G_PRIORITY_DEFAULT, NULL, read_line_cb, &read);
-  g_assert_true (snodo_test_wait_for (&read.done, ANSWER_TIMEOUT));
-  g_assert_nonnull (read.line);
-  node = snodo_test_parse (read.line);
-  g_free (read.line);
-  return node;
+  snodo_test_pipe_tear_down (&fixture->pipe);
 }
 
 static void
@@ -682,11 +602,9 @@ fixture_send (Fixture    *fixture,
               const char *params)
 {
   g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\"%s%s}\n",
-                                           fixture->next_id++, method,
+                                           fixture->pipe.next_id++, method,
                                            params ? ",\"params\":" : "", params ? params : "");
-  gsize len = strlen (line);
-
-  g_assert_cmpint (write (fixture->write_fd, line, len), ==, (gssize) len);
+  snodo_test_pipe_write (&fixture->pipe, line);
 }
 
 /* Sends a request and reads its answer. */
@@ -698,8 +616,8 @@ fixture_call (Fixture    *fixture,
   JsonNode *answer;
 
   fixture_send (fixture, method, params);
-  answer = fixture_read (fixture);
-  g_assert_cmpint (test_message_get_id (answer), ==, fixture->next_id - 1);
+  answer = snodo_test_pipe_read (&fixture->pipe);
+  g_assert_cmpint (test_message_get_id (answer), ==, fixture->pipe.next_id - 1);
   return answer;
 }
 
@@ -777,7 +695,7 @@ add_resource (Fixture    *fixture,
   g_autoptr(SnodoResource) resource = snodo_resource_new (uri, name);
   g_autoptr(GError) error = NULL;
 
-  g_assert_true (snodo_server_add_resource (fixture->server, resource, describe_cb, fixture,
+  g_assert_true (snodo_server_add_resource (fixture->pipe.server, resource, describe_cb, fixture,
                                             count_destroy_cb, &error));
   g_assert_no_error (error);
 }
@@ -790,7 +708,7 @@ add_template (Fixture    *fixture,
   g_autoptr(SnodoResourceTemplate) template = snodo_resource_template_new (uri_template, name);
   g_autoptr(GError) error = NULL;
 
-  g_assert_true (snodo_server_add_resource_template (fixture->server, template, describe_cb, fixture,
+  g_assert_true (snodo_server_add_resource_template (fixture->pipe.server, template, describe_cb, fixture,
                                                      count_destroy_cb, &error));
   g_assert_no_error (error);
 }
@@ -891,7 +809,7 @@ test_pagination (Fixture       *fixture,
     g_autoptr(JsonNode) answer = NULL;
     g_autofree char *next = snodo_cursor_encode ("resources", 7);
 
-    snodo_catalog_set_page_size (snodo_server_get_catalog (fixture->server), 7);
+    snodo_catalog_set_page_size (snodo_server_get_catalog (fixture->pipe.server), 7);
     answer = fixture_call (fixture, "resources/list", NULL);
     g_assert_cmpuint (json_array_get_length (json_object_get_array_member (get_result (answer), "resources")), ==, 7);
     g_assert_cmpstr (json_object_get_string_member (get_result (answer), "nextCursor"), ==, next);
@@ -921,17 +839,17 @@ test_capabilities (Fixture       *fixture,
   assert_json (json_object_get_member (resources, "resources"), "{\"subscribe\":true,\"listChanged\":true}");
   g_assert_false (json_object_has_member (resources, "prompts"));
 
-  g_assert_true (snodo_server_add_prompt (fixture->server, prompt, describe_cb, NULL, NULL, NULL));
-  snodo_server_set_completion_func (fixture->server, describe_cb, NULL, NULL);
+  g_assert_true (snodo_server_add_prompt (fixture->pipe.server, prompt, describe_cb, NULL, NULL, NULL));
+  snodo_server_set_completion_func (fixture->pipe.server, describe_cb, NULL, NULL);
   all = fixture_initialize (fixture, "2025-11-25");
   assert_json (json_object_get_member (all, "prompts"), "{\"listChanged\":true}");
   assert_json (json_object_get_member (all, "completions"), "{}");
 
-  g_assert_true (snodo_server_remove_resource_template (fixture->server, "test://t/{x}"));
-  g_assert_false (snodo_server_remove_resource_template (fixture->server, "test://t/{x}"));
-  g_assert_true (snodo_server_remove_prompt (fixture->server, "p"));
-  g_assert_false (snodo_server_remove_prompt (fixture->server, "p"));
-  snodo_server_set_completion_func (fixture->server, NULL, NULL, NULL);
+  g_assert_true (snodo_server_remove_resource_template (fixture->pipe.server, "test://t/{x}"));
+  g_assert_false (snodo_server_remove_resource_template (fixture->pipe.server, "test://t/{x}"));
+  g_assert_true (snodo_server_remove_prompt (fixture->pipe.server, "p"));
+  g_assert_false (snodo_server_remove_prompt (fixture->pipe.server, "p"));
+  snodo_server_set_completion_func (fixture->pipe.server, NULL, NULL, NULL);
   after = fixture_initialize (fixture, "2025-11-25");
   g_assert_false (json_object_has_member (after, "resources"));
   g_assert_false (json_object_has_member (after, "prompts"));
@@ -977,7 +895,7 @@ test_registration (Fixture       *fixture,
 
       snodo_resource_set_annotations (resource, annotations);
       snodo_resource_set_icons (resource, icons);
-      g_assert_false (snodo_server_add_resource (fixture->server, resource, describe_cb, fixture,
+      g_assert_false (snodo_server_add_resource (fixture->pipe.server, resource, describe_cb, fixture,
                                                  count_destroy_cb, &local_error));
       g_assert_error (local_error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA);
       g_assert_cmpuint (fixture->n_destroyed, ==, i + 1);
@@ -985,12 +903,12 @@ test_registration (Fixture       *fixture,
   fixture->n_destroyed = 0;
 
   add_resource (fixture, "test://a", "a");
-  g_assert_false (snodo_server_add_resource (fixture->server, taken, describe_cb, fixture, count_destroy_cb, &error));
+  g_assert_false (snodo_server_add_resource (fixture->pipe.server, taken, describe_cb, fixture, count_destroy_cb, &error));
   g_assert_error (error, SNODO_ERROR, SNODO_ERROR_ALREADY_REGISTERED);
   g_clear_error (&error);
   g_assert_cmpuint (fixture->n_destroyed, ==, 1);
 
-  g_assert_false (snodo_server_add_resource_template (fixture->server, bad_template, describe_cb, NULL, NULL, &error));
+  g_assert_false (snodo_server_add_resource_template (fixture->pipe.server, bad_template, describe_cb, NULL, NULL, &error));
   g_assert_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA);
   g_clear_error (&error);
   add_template (fixture, "test://t/{x}", "t");
@@ -998,16 +916,16 @@ test_registration (Fixture       *fixture,
   {
     g_autoptr(SnodoResourceTemplate) again = snodo_resource_template_new ("test://t/{x}", "again");
 
-    g_assert_false (snodo_server_add_resource_template (fixture->server, again, describe_cb, NULL, NULL, &error));
+    g_assert_false (snodo_server_add_resource_template (fixture->pipe.server, again, describe_cb, NULL, NULL, &error));
     g_assert_error (error, SNODO_ERROR, SNODO_ERROR_ALREADY_REGISTERED);
     g_clear_error (&error);
   }
 
-  g_assert_false (snodo_server_add_prompt (fixture->server, unnamed, describe_cb, NULL, NULL, &error));
+  g_assert_false (snodo_server_add_prompt (fixture->pipe.server, unnamed, describe_cb, NULL, NULL, &error));
   g_assert_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA);
   g_clear_error (&error);
-  g_assert_true (snodo_server_add_prompt (fixture->server, prompt, describe_cb, NULL, NULL, &error));
-  g_assert_false (snodo_server_add_prompt (fixture->server, prompt, describe_cb, NULL, NULL, &error));
+  g_assert_true (snodo_server_add_prompt (fixture->pipe.server, prompt, describe_cb, NULL, NULL, &error));
+  g_assert_false (snodo_server_add_prompt (fixture->pipe.server, prompt, describe_cb, NULL, NULL, &error));
   g_assert_error (error, SNODO_ERROR, SNODO_ERROR_ALREADY_REGISTERED);
   g_clear_error (&error);
   {
@@ -1018,7 +936,7 @@ test_registration (Fixture       *fixture,
   }
 
   /* Removing, then adding again, puts an item at the end of its list. */
-  g_assert_true (snodo_server_remove_resource_template (fixture->server, "test://t/{x}"));
+  g_assert_true (snodo_server_remove_resource_template (fixture->pipe.server, "test://t/{x}"));
   add_template (fixture, "test://t/{x}", "t2");
   {
     g_autoptr(JsonNode) list = fixture_call (fixture, "resources/templates/list", NULL);
@@ -1026,8 +944,8 @@ test_registration (Fixture       *fixture,
     assert_result (list, "{\"resourceTemplates\":[{\"uriTemplate\":\"test://u/{x}\",\"name\":\"u\"},"
                          "{\"uriTemplate\":\"test://t/{x}\",\"name\":\"t2\"}]}");
   }
-  g_assert_true (snodo_server_remove_resource (fixture->server, "test://a"));
-  g_assert_false (snodo_server_remove_resource (fixture->server, "test://a"));
+  g_assert_true (snodo_server_remove_resource (fixture->pipe.server, "test://a"));
+  g_assert_false (snodo_server_remove_resource (fixture->pipe.server, "test://a"));
   /* The removed template and resource are gone, and their data with them. */
   g_assert_cmpuint (fixture->n_destroyed, ==, 3);
 }
@@ -1062,9 +980,9 @@ test_descriptions (Fixture       *fixture,
   snodo_prompt_set_icons (prompt, icons);
   snodo_prompt_add_argument (prompt, "a", NULL, FALSE);
   snodo_prompt_add_argument (prompt, "b", "The b", TRUE);
-  g_assert_true (snodo_server_add_resource (fixture->server, resource, describe_cb, NULL, NULL, NULL));
-  g_assert_true (snodo_server_add_resource_template (fixture->server, template, describe_cb, NULL, NULL, NULL));
-  g_assert_true (snodo_server_add_prompt (fixture->server, prompt, describe_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_resource (fixture->pipe.server, resource, describe_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_resource_template (fixture->pipe.server, template, describe_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_prompt (fixture->pipe.server, prompt, describe_cb, NULL, NULL, NULL));
   add_resource (fixture, "test://plain", "plain");
 
   for (guint v = 0; v < G_N_ELEMENTS (versions); v++)
@@ -1116,14 +1034,14 @@ test_read_order (Fixture       *fixture,
     g_assert_cmpstr (answer_text (second), ==, "second|test://z/y|{}|{\"host\":\"z\",\"b\":\"y\"}");
   }
 
-  g_assert_true (snodo_server_remove_resource_template (fixture->server, "test://x/{a}"));
-  g_assert_true (snodo_server_remove_resource (fixture->server, "test://x/exact"));
+  g_assert_true (snodo_server_remove_resource_template (fixture->pipe.server, "test://x/{a}"));
+  g_assert_true (snodo_server_remove_resource (fixture->pipe.server, "test://x/exact"));
   {
     g_autoptr(JsonNode) exact = fixture_call (fixture, "resources/read", "{\"uri\":\"test://x/exact\"}");
 
     g_assert_cmpstr (answer_text (exact), ==, "second|test://x/exact|{}|{\"host\":\"x\",\"b\":\"exact\"}");
   }
-  g_assert_true (snodo_server_remove_resource_template (fixture->server, "test://{host}/{b}"));
+  g_assert_true (snodo_server_remove_resource_template (fixture->pipe.server, "test://{host}/{b}"));
   {
     g_autoptr(JsonNode) gone = fixture_call (fixture, "resources/read", "{\"uri\":\"test://x/exact\"}");
 
@@ -1162,16 +1080,16 @@ test_answer_later (Fixture       *fixture,
   g_test_summary ("A handler may answer later, here in base64; removing its resource meanwhile keeps "
                   "its data until the answer is written");
 
-  g_assert_true (snodo_server_add_resource (fixture->server, resource, hold_cb, fixture, count_destroy_cb, NULL));
+  g_assert_true (snodo_server_add_resource (fixture->pipe.server, resource, hold_cb, fixture, count_destroy_cb, NULL));
   fixture_send (fixture, "resources/read", "{\"uri\":\"test://later\"}");
   while (fixture->held == NULL)
     g_main_context_iteration (NULL, TRUE);
 
-  g_assert_true (snodo_server_remove_resource (fixture->server, "test://later"));
+  g_assert_true (snodo_server_remove_resource (fixture->pipe.server, "test://later"));
   g_assert_cmpuint (fixture->n_destroyed, ==, 0);
 
   g_idle_add (answer_later_cb, fixture);
-  answer = fixture_read (fixture);
+  answer = snodo_test_pipe_read (&fixture->pipe);
   assert_result (answer, "{\"contents\":[{\"uri\":\"test://other\",\"mimeType\":\"application/x-test\","
                          "\"blob\":\"AAH/\"}]}");
   for (guint i = 0; i < 1000 && fixture->n_destroyed == 0; i++)
@@ -1211,7 +1129,7 @@ test_prompt_arguments (Fixture       *fixture,
 
   snodo_prompt_add_argument (prompt, "must", NULL, TRUE);
   snodo_prompt_add_argument (prompt, "may", NULL, FALSE);
-  g_assert_true (snodo_server_add_prompt (fixture->server, prompt, prompt_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_prompt (fixture->pipe.server, prompt, prompt_cb, NULL, NULL, NULL));
 
   all = fixture_call (fixture, "prompts/get", "{\"name\":\"p\",\"arguments\":{\"must\":\"1\",\"may\":\"2\",\"x\":\"3\"}}");
   assert_result (all, "{\"description\":\"p {\\\"must\\\":\\\"1\\\",\\\"may\\\":\\\"2\\\",\\\"x\\\":\\\"3\\\"}\","
@@ -1276,7 +1194,7 @@ test_completion (Fixture       *fixture,
   if (test_message_get_error_code (none) != -32601)
     assert_result (none, "{\"completion\":{\"values\":[]}}");
 
-  snodo_server_set_completion_func (fixture->server, many_values_cb, fixture, count_destroy_cb);
+  snodo_server_set_completion_func (fixture->pipe.server, many_values_cb, fixture, count_destroy_cb);
   all = fixture_call (fixture, "completion/complete", all_params);
   completion = completion_of (all);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (completion, "values")), ==, 100);
@@ -1294,13 +1212,13 @@ test_completion (Fixture       *fixture,
   assert_result (few, "{\"completion\":{\"values\":[\"v0\",\"v1\",\"v2\"],\"hasMore\":true}}");
 
   g_assert_cmpuint (fixture->n_destroyed, ==, 0);
-  snodo_server_set_completion_func (fixture->server, describe_cb, NULL, NULL);
+  snodo_server_set_completion_func (fixture->pipe.server, describe_cb, NULL, NULL);
   g_assert_cmpuint (fixture->n_destroyed, ==, 1);
   context = fixture_call (fixture, "completion/complete", context_params);
   g_assert_cmpstr (answer_text (context), ==, "(null)|(null)|{\"b\":\"2\"}|{}");
 
   /* Setting no handler frees the data given with it at once. */
-  snodo_server_set_completion_func (fixture->server, NULL, fixture, count_destroy_cb);
+  snodo_server_set_completion_func (fixture->pipe.server, NULL, fixture, count_destroy_cb);
   g_assert_cmpuint (fixture->n_destroyed, ==, 2);
 }
 

@@ -9,101 +9,34 @@
 #include "config.h"
 
 #include <string.h>
-#include <unistd.h>
-
-#include <glib-unix.h>
-#include <gio/gunixinputstream.h>
-#include <gio/gunixoutputstream.h>
 
 #include "snodo.h"
 
 #include "snodo-test-peer.h"
 #include "snodo-test-util.h"
 
-#define ANSWER_TIMEOUT 10000
-
 #define MODERN_META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
                     "\"io.modelcontextprotocol/clientCapabilities\":{}}"
 
 typedef struct
 {
-  SnodoServer         *server;
-  SnodoStdioTransport *transport;
-  int                  write_fd;
-  GDataInputStream    *answers;
-  gint64               next_id;
-  gboolean             closed;
-  gboolean             modern;
+  SnodoTestPipe pipe;
+  gboolean      modern;
 } Fixture;
-
-static void
-closed_cb (SnodoStdioTransport *transport,
-           const GError        *error,
-           Fixture             *fixture)
-{
-  g_assert_no_error ((GError *) error);
-  fixture->closed = TRUE;
-}
 
 static void
 fixture_set_up (Fixture       *fixture,
                 gconstpointer  data)
 {
-  g_autoptr(GInputStream) input = NULL;
-  g_autoptr(GOutputStream) output = NULL;
-  g_autoptr(GInputStream) answers = NULL;
-  int in_fds[2];
-  int out_fds[2];
-
-  g_assert_true (g_unix_open_pipe (in_fds, FD_CLOEXEC, NULL));
-  g_assert_true (g_unix_open_pipe (out_fds, FD_CLOEXEC, NULL));
-  input = g_unix_input_stream_new (in_fds[0], TRUE);
-  output = g_unix_output_stream_new (out_fds[1], TRUE);
-  answers = g_unix_input_stream_new (out_fds[0], TRUE);
-  fixture->write_fd = in_fds[1];
-  fixture->answers = g_data_input_stream_new (answers);
-  g_data_input_stream_set_newline_type (fixture->answers, G_DATA_STREAM_NEWLINE_TYPE_LF);
-  fixture->next_id = 1;
+  snodo_test_pipe_set_up (&fixture->pipe);
   fixture->modern = GPOINTER_TO_INT (data);
-
-  fixture->server = snodo_server_new ("test", "1");
-  fixture->transport = snodo_stdio_transport_new (fixture->server, input, output);
-  g_signal_connect (fixture->transport, "closed", G_CALLBACK (closed_cb), fixture);
-  snodo_stdio_transport_start (fixture->transport);
 }
 
 static void
 fixture_tear_down (Fixture       *fixture,
                    gconstpointer  data)
 {
-  close (fixture->write_fd);
-  g_assert_true (snodo_test_wait_for (&fixture->closed, ANSWER_TIMEOUT));
-  g_clear_object (&fixture->transport);
-  for (guint i = 0; i < 50; i++)
-    {
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-      g_usleep (1000);
-    }
-  g_assert_finalize_object (fixture->server);
-  g_clear_object (&fixture->answers);
-}
-
-typedef struct
-{
-  gboolean  done;
-  char     *line;
-} ReadLine;
-
-static void
-read_line_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  ReadLine *read = user_data;
-
-  read->line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (object), result, NULL, NULL);
-  read->done = TRUE;
+  snodo_test_pipe_tear_down (&fixture->pipe);
 }
 
 /* Sends @method with @params (a JSON object's members, without braces, or
@@ -115,26 +48,18 @@ fixture_call (Fixture    *fixture,
               const char *params)
 {
   g_autofree char *line = NULL;
-  ReadLine read = { 0, };
   JsonNode *answer;
-  gsize len;
 
   if (fixture->modern)
     line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\",\"params\":{%s%s%s}}\n",
-                            fixture->next_id, method, params ? params : "", params ? "," : "", MODERN_META);
+                            fixture->pipe.next_id, method, params ? params : "", params ? "," : "", MODERN_META);
   else
     line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\",\"params\":{%s}}\n",
-                            fixture->next_id, method, params ? params : "");
-  len = strlen (line);
-  g_assert_cmpint (write (fixture->write_fd, line, len), ==, (gssize) len);
-
-  g_data_input_stream_read_line_async (fixture->answers, G_PRIORITY_DEFAULT, NULL, read_line_cb, &read);
-  g_assert_true (snodo_test_wait_for (&read.done, ANSWER_TIMEOUT));
-  g_assert_nonnull (read.line);
-  answer = snodo_test_parse (read.line);
-  g_free (read.line);
-  g_assert_cmpint (test_message_get_id (answer), ==, fixture->next_id);
-  fixture->next_id++;
+                            fixture->pipe.next_id, method, params ? params : "");
+  snodo_test_pipe_write (&fixture->pipe, line);
+  answer = snodo_test_pipe_read (&fixture->pipe);
+  g_assert_cmpint (test_message_get_id (answer), ==, fixture->pipe.next_id);
+  fixture->pipe.next_id++;
   return answer;
 }
 
@@ -257,12 +182,12 @@ test_order (Fixture       *fixture,
                   "answer hooks after it");
 
   log_init (&log);
-  g_assert_true (snodo_server_add_tool (fixture->server, tool, logged_cb, &log, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->pipe.server, tool, logged_cb, &log, NULL, NULL));
   fixture_start (fixture);
-  g_assert_cmpuint (snodo_server_add_answer_hook (fixture->server, answer_hook_a, &log, NULL), !=, 0);
-  g_assert_cmpuint (snodo_server_add_request_hook (fixture->server, request_hook_a, &log, NULL), !=, 0);
-  g_assert_cmpuint (snodo_server_add_request_hook (fixture->server, request_hook_b, &log, NULL), !=, 0);
-  g_assert_cmpuint (snodo_server_add_answer_hook (fixture->server, answer_hook_b, &log, NULL), !=, 0);
+  g_assert_cmpuint (snodo_server_add_answer_hook (fixture->pipe.server, answer_hook_a, &log, NULL), !=, 0);
+  g_assert_cmpuint (snodo_server_add_request_hook (fixture->pipe.server, request_hook_a, &log, NULL), !=, 0);
+  g_assert_cmpuint (snodo_server_add_request_hook (fixture->pipe.server, request_hook_b, &log, NULL), !=, 0);
+  g_assert_cmpuint (snodo_server_add_answer_hook (fixture->pipe.server, answer_hook_b, &log, NULL), !=, 0);
 
   answer = fixture_call (fixture, "tools/call", "\"name\":\"t\",\"arguments\":{}");
   get_result (answer);
@@ -300,13 +225,13 @@ test_reject (Fixture       *fixture,
                   "request's era; no handler runs and the later hooks do not see it");
 
   log_init (&log);
-  g_assert_true (snodo_server_add_tool (fixture->server, secret, logged_cb, &log, NULL, NULL));
-  g_assert_true (snodo_server_add_tool (fixture->server, open, logged_cb, &log, NULL, NULL));
-  g_assert_true (snodo_server_add_prompt (fixture->server, prompt, (SnodoPromptFunc) logged_cb, &log, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->pipe.server, secret, logged_cb, &log, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->pipe.server, open, logged_cb, &log, NULL, NULL));
+  g_assert_true (snodo_server_add_prompt (fixture->pipe.server, prompt, (SnodoPromptFunc) logged_cb, &log, NULL, NULL));
   fixture_start (fixture);
-  snodo_server_add_request_hook (fixture->server, refuse_hook, NULL, NULL);
-  snodo_server_add_request_hook (fixture->server, request_hook_b, &log, NULL);
-  snodo_server_add_answer_hook (fixture->server, answer_hook_a, &log, NULL);
+  snodo_server_add_request_hook (fixture->pipe.server, refuse_hook, NULL, NULL);
+  snodo_server_add_request_hook (fixture->pipe.server, request_hook_b, &log, NULL);
+  snodo_server_add_answer_hook (fixture->pipe.server, answer_hook_a, &log, NULL);
 
   answer = fixture_call (fixture, "tools/call", "\"name\":\"secret\",\"arguments\":{}");
   error = json_object_get_object_member (json_node_get_object (answer), "error");
@@ -324,7 +249,7 @@ test_reject (Fixture       *fixture,
   g_clear_pointer (&answer, json_node_unref);
 
   /* The id of a refused request is free again. */
-  fixture->next_id = 1;
+  fixture->pipe.next_id = 1;
   answer = fixture_call (fixture, "tools/call", "\"name\":\"open\",\"arguments\":{}");
   get_result (answer);
 
@@ -368,17 +293,17 @@ test_annotate (Fixture       *fixture,
   g_test_summary ("A request hook's annotations reach the handler, also on a worker thread");
 
   snodo_tool_set_run_in_thread (tool, TRUE);
-  g_assert_true (snodo_server_add_tool (fixture->server, tool, annotated_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->pipe.server, tool, annotated_cb, NULL, NULL, NULL));
   fixture_start (fixture);
 
   answer = fixture_call (fixture, "tools/call", "\"name\":\"who\",\"arguments\":{}");
   g_assert_cmpstr (test_message_get_text (answer), ==, "hello nobody");
   g_clear_pointer (&answer, json_node_unref);
 
-  id = snodo_server_add_request_hook (fixture->server, annotate_hook, NULL, NULL);
+  id = snodo_server_add_request_hook (fixture->pipe.server, annotate_hook, NULL, NULL);
   answer = fixture_call (fixture, "tools/call", "\"name\":\"who\",\"arguments\":{}");
   g_assert_cmpstr (test_message_get_text (answer), ==, "hello alice");
-  g_assert_true (snodo_server_remove_hook (fixture->server, id));
+  g_assert_true (snodo_server_remove_hook (fixture->pipe.server, id));
 }
 
 typedef struct
@@ -434,10 +359,10 @@ test_answer (Fixture       *fixture,
 
   log_init (&seen.log);
   snodo_tool_set_run_in_thread (tool, TRUE);
-  g_assert_true (snodo_server_add_tool (fixture->server, tool, threaded_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->pipe.server, tool, threaded_cb, NULL, NULL, NULL));
   fixture_start (fixture);
-  snodo_server_add_request_hook (fixture->server, seen_request_hook, &seen, NULL);
-  snodo_server_add_answer_hook (fixture->server, seen_answer_hook, &seen, NULL);
+  snodo_server_add_request_hook (fixture->pipe.server, seen_request_hook, &seen, NULL);
+  snodo_server_add_answer_hook (fixture->pipe.server, seen_answer_hook, &seen, NULL);
 
   answer = fixture_call (fixture, "tools/call", "\"name\":\"thread\",\"arguments\":{\"x\":1}");
   g_assert_cmpstr (test_message_get_text (answer), ==, "from a thread");
@@ -503,34 +428,34 @@ test_remove (Fixture       *fixture,
 
   g_test_summary ("A removed hook runs no more and its data is released");
 
-  g_assert_true (snodo_server_add_tool (fixture->server, tool, text_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->pipe.server, tool, text_cb, NULL, NULL, NULL));
   fixture_start (fixture);
-  request_id = snodo_server_add_request_hook (fixture->server, count_hook, &count, count_destroy);
-  answer_id = snodo_server_add_answer_hook (fixture->server, count_answer_hook, &count, count_destroy);
+  request_id = snodo_server_add_request_hook (fixture->pipe.server, count_hook, &count, count_destroy);
+  answer_id = snodo_server_add_answer_hook (fixture->pipe.server, count_answer_hook, &count, count_destroy);
   g_assert_cmpuint (request_id, !=, answer_id);
 
   answer = fixture_call (fixture, "tools/call", "\"name\":\"t\",\"arguments\":{}");
   g_clear_pointer (&answer, json_node_unref);
   g_assert_cmpuint (count, ==, 20);
 
-  g_assert_true (snodo_server_remove_hook (fixture->server, request_id));
+  g_assert_true (snodo_server_remove_hook (fixture->pipe.server, request_id));
   g_assert_cmpuint (count, ==, 21);
-  g_assert_false (snodo_server_remove_hook (fixture->server, request_id));
-  g_assert_false (snodo_server_remove_hook (fixture->server, 0));
+  g_assert_false (snodo_server_remove_hook (fixture->pipe.server, request_id));
+  g_assert_false (snodo_server_remove_hook (fixture->pipe.server, 0));
   answer = fixture_call (fixture, "tools/call", "\"name\":\"t\",\"arguments\":{}");
   g_clear_pointer (&answer, json_node_unref);
   g_assert_cmpuint (count, ==, 31);
 
-  g_assert_true (snodo_server_remove_hook (fixture->server, answer_id));
+  g_assert_true (snodo_server_remove_hook (fixture->pipe.server, answer_id));
   g_assert_cmpuint (count, ==, 32);
   g_clear_pointer (&answer, json_node_unref);
   answer = fixture_call (fixture, "tools/call", "\"name\":\"t\",\"arguments\":{}");
   g_assert_cmpuint (count, ==, 32);
 
   {
-    Once once = { fixture->server, 0, 0 };
+    Once once = { fixture->pipe.server, 0, 0 };
 
-    once.id = snodo_server_add_request_hook (fixture->server, once_hook, &once, NULL);
+    once.id = snodo_server_add_request_hook (fixture->pipe.server, once_hook, &once, NULL);
     for (guint i = 0; i < 2; i++)
       {
         g_clear_pointer (&answer, json_node_unref);
@@ -571,22 +496,22 @@ test_unchanged (Fixture       *fixture,
 
   g_test_summary ("Hooks that only observe change no answer");
 
-  g_assert_true (snodo_server_add_tool (fixture->server, tool, text_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->pipe.server, tool, text_cb, NULL, NULL, NULL));
   fixture_start (fixture);
   for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
     g_ptr_array_add (before, fixture_call (fixture, calls[i][0], calls[i][1]));
 
-  ids[0] = snodo_server_add_request_hook (fixture->server, observe_request, NULL, NULL);
-  ids[1] = snodo_server_add_answer_hook (fixture->server, observe_answer, NULL, NULL);
-  fixture->next_id -= G_N_ELEMENTS (calls);
+  ids[0] = snodo_server_add_request_hook (fixture->pipe.server, observe_request, NULL, NULL);
+  ids[1] = snodo_server_add_answer_hook (fixture->pipe.server, observe_answer, NULL, NULL);
+  fixture->pipe.next_id -= G_N_ELEMENTS (calls);
   for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
     {
       g_autoptr(JsonNode) after = fixture_call (fixture, calls[i][0], calls[i][1]);
 
       g_assert_true (snodo_test_json_equal (g_ptr_array_index (before, i), after));
     }
-  g_assert_true (snodo_server_remove_hook (fixture->server, ids[0]));
-  g_assert_true (snodo_server_remove_hook (fixture->server, ids[1]));
+  g_assert_true (snodo_server_remove_hook (fixture->pipe.server, ids[0]));
+  g_assert_true (snodo_server_remove_hook (fixture->pipe.server, ids[1]));
 }
 
 int

@@ -8,101 +8,34 @@
 #include "config.h"
 
 #include <string.h>
-#include <unistd.h>
-
-#include <glib-unix.h>
-#include <gio/gunixinputstream.h>
-#include <gio/gunixoutputstream.h>
 
 #include "snodo.h"
 
 #include "snodo-test-peer.h"
 #include "snodo-test-util.h"
 
-#define ANSWER_TIMEOUT 10000
-
 #define MODERN_META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
                     "\"io.modelcontextprotocol/clientCapabilities\":{}}"
 
 typedef struct
 {
-  SnodoServer         *server;
-  SnodoStdioTransport *transport;
-  int                  write_fd;
-  GDataInputStream    *answers;
-  gint64               next_id;
-  gboolean             closed;
-  gboolean             modern;
+  SnodoTestPipe pipe;
+  gboolean      modern;
 } Fixture;
-
-static void
-closed_cb (SnodoStdioTransport *transport,
-           const GError        *error,
-           Fixture             *fixture)
-{
-  g_assert_no_error ((GError *) error);
-  fixture->closed = TRUE;
-}
 
 static void
 fixture_set_up (Fixture       *fixture,
                 gconstpointer  data)
 {
-  g_autoptr(GInputStream) input = NULL;
-  g_autoptr(GOutputStream) output = NULL;
-  g_autoptr(GInputStream) answers = NULL;
-  int in_fds[2];
-  int out_fds[2];
-
-  g_assert_true (g_unix_open_pipe (in_fds, FD_CLOEXEC, NULL));
-  g_assert_true (g_unix_open_pipe (out_fds, FD_CLOEXEC, NULL));
-  input = g_unix_input_stream_new (in_fds[0], TRUE);
-  output = g_unix_output_stream_new (out_fds[1], TRUE);
-  answers = g_unix_input_stream_new (out_fds[0], TRUE);
-  fixture->write_fd = in_fds[1];
-  fixture->answers = g_data_input_stream_new (answers);
-  g_data_input_stream_set_newline_type (fixture->answers, G_DATA_STREAM_NEWLINE_TYPE_LF);
-  fixture->next_id = 1;
+  snodo_test_pipe_set_up (&fixture->pipe);
   fixture->modern = GPOINTER_TO_INT (data);
-
-  fixture->server = snodo_server_new ("test", "1");
-  fixture->transport = snodo_stdio_transport_new (fixture->server, input, output);
-  g_signal_connect (fixture->transport, "closed", G_CALLBACK (closed_cb), fixture);
-  snodo_stdio_transport_start (fixture->transport);
 }
 
 static void
 fixture_tear_down (Fixture       *fixture,
                    gconstpointer  data)
 {
-  close (fixture->write_fd);
-  g_assert_true (snodo_test_wait_for (&fixture->closed, ANSWER_TIMEOUT));
-  g_clear_object (&fixture->transport);
-  for (guint i = 0; i < 50; i++)
-    {
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-      g_usleep (1000);
-    }
-  g_assert_finalize_object (fixture->server);
-  g_clear_object (&fixture->answers);
-}
-
-typedef struct
-{
-  gboolean  done;
-  char     *line;
-} ReadLine;
-
-static void
-read_line_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  ReadLine *read = user_data;
-
-  read->line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (object), result, NULL, NULL);
-  read->done = TRUE;
+  snodo_test_pipe_tear_down (&fixture->pipe);
 }
 
 /* Sends @method with @params (a JSON object's members, without braces, or
@@ -114,26 +47,18 @@ fixture_call (Fixture    *fixture,
               const char *params)
 {
   g_autofree char *line = NULL;
-  ReadLine read = { 0, };
   JsonNode *answer;
-  gsize len;
 
   if (fixture->modern)
     line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\",\"params\":{%s%s%s}}\n",
-                            fixture->next_id, method, params ? params : "", params ? "," : "", MODERN_META);
+                            fixture->pipe.next_id, method, params ? params : "", params ? "," : "", MODERN_META);
   else
     line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\",\"params\":{%s}}\n",
-                            fixture->next_id, method, params ? params : "");
-  len = strlen (line);
-  g_assert_cmpint (write (fixture->write_fd, line, len), ==, (gssize) len);
-
-  g_data_input_stream_read_line_async (fixture->answers, G_PRIORITY_DEFAULT, NULL, read_line_cb, &read);
-  g_assert_true (snodo_test_wait_for (&read.done, ANSWER_TIMEOUT));
-  g_assert_nonnull (read.line);
-  answer = snodo_test_parse (read.line);
-  g_free (read.line);
-  g_assert_cmpint (test_message_get_id (answer), ==, fixture->next_id);
-  fixture->next_id++;
+                            fixture->pipe.next_id, method, params ? params : "");
+  snodo_test_pipe_write (&fixture->pipe, line);
+  answer = snodo_test_pipe_read (&fixture->pipe);
+  g_assert_cmpint (test_message_get_id (answer), ==, fixture->pipe.next_id);
+  fixture->pipe.next_id++;
   return answer;
 }
 
@@ -257,11 +182,11 @@ test_lists (Fixture       *fixture,
   set_meta (resource, "{\"com.example/resource\":true}");
   set_meta (template, "{\"com.example/template\":\"t\"}");
   set_meta (prompt, "{\"prompt-key\":[1,2]}");
-  g_assert_true (snodo_server_add_tool (fixture->server, tool, text_cb, NULL, NULL, NULL));
-  g_assert_true (snodo_server_add_tool (fixture->server, plain, text_cb, NULL, NULL, NULL));
-  g_assert_true (snodo_server_add_resource (fixture->server, resource, text_cb, NULL, NULL, NULL));
-  g_assert_true (snodo_server_add_resource_template (fixture->server, template, text_cb, NULL, NULL, NULL));
-  g_assert_true (snodo_server_add_prompt (fixture->server, prompt, text_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->pipe.server, tool, text_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->pipe.server, plain, text_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_resource (fixture->pipe.server, resource, text_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_resource_template (fixture->pipe.server, template, text_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_prompt (fixture->pipe.server, prompt, text_cb, NULL, NULL, NULL));
 
   capabilities = fixture_capabilities (fixture);
   g_assert_false (json_object_has_member (capabilities, "extensions"));
@@ -386,7 +311,7 @@ test_result_meta (Fixture       *fixture,
 
   g_test_summary ("A handler's _meta on its result is sent as it is; 2026-07-28 adds serverInfo to it");
 
-  g_assert_true (snodo_server_add_tool (fixture->server, tool, meta_result_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->pipe.server, tool, meta_result_cb, NULL, NULL, NULL));
   capabilities = fixture_capabilities (fixture);
   answer = fixture_call (fixture, "tools/call", "\"name\":\"m\",\"arguments\":{}");
   meta = json_object_get_object_member (get_result (answer), "_meta");
@@ -420,28 +345,28 @@ test_extensions (Fixture       *fixture,
 
   g_test_summary ("Extensions are advertised in initialize and server/discover, as registered");
 
-  g_assert_true (snodo_server_add_extension (fixture->server, "com.example/one", settings, &error));
+  g_assert_true (snodo_server_add_extension (fixture->pipe.server, "com.example/one", settings, &error));
   g_assert_no_error (error);
-  g_assert_true (snodo_server_add_extension (fixture->server, "io.modelcontextprotocol/ui", NULL, &error));
+  g_assert_true (snodo_server_add_extension (fixture->pipe.server, "io.modelcontextprotocol/ui", NULL, &error));
   g_assert_no_error (error);
-  g_assert_false (snodo_server_add_extension (fixture->server, "com.example/one", NULL, &error));
+  g_assert_false (snodo_server_add_extension (fixture->pipe.server, "com.example/one", NULL, &error));
   g_assert_error (error, SNODO_ERROR, SNODO_ERROR_ALREADY_REGISTERED);
   g_clear_error (&error);
-  g_assert_false (snodo_server_add_extension (fixture->server, "com.example/two", not_object, &error));
+  g_assert_false (snodo_server_add_extension (fixture->pipe.server, "com.example/two", not_object, &error));
   g_assert_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA);
   g_clear_error (&error);
   for (guint i = 0; i < G_N_ELEMENTS (bad_names); i++)
     {
-      g_assert_false (snodo_server_add_extension (fixture->server, bad_names[i], NULL, &error));
+      g_assert_false (snodo_server_add_extension (fixture->pipe.server, bad_names[i], NULL, &error));
       g_assert_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA);
       g_clear_error (&error);
     }
-  g_assert_true (snodo_server_add_extension (fixture->server, "com.example/gone", NULL, NULL));
-  g_assert_true (snodo_server_remove_extension (fixture->server, "com.example/gone"));
-  g_assert_false (snodo_server_remove_extension (fixture->server, "com.example/gone"));
-  assert_json (snodo_server_get_extension (fixture->server, "com.example/one"), "{\"version\":\"1.2\",\"features\":[\"a\"]}");
-  g_assert_true (json_node_is_immutable (snodo_server_get_extension (fixture->server, "com.example/one")));
-  g_assert_null (snodo_server_get_extension (fixture->server, "com.example/gone"));
+  g_assert_true (snodo_server_add_extension (fixture->pipe.server, "com.example/gone", NULL, NULL));
+  g_assert_true (snodo_server_remove_extension (fixture->pipe.server, "com.example/gone"));
+  g_assert_false (snodo_server_remove_extension (fixture->pipe.server, "com.example/gone"));
+  assert_json (snodo_server_get_extension (fixture->pipe.server, "com.example/one"), "{\"version\":\"1.2\",\"features\":[\"a\"]}");
+  g_assert_true (json_node_is_immutable (snodo_server_get_extension (fixture->pipe.server, "com.example/one")));
+  g_assert_null (snodo_server_get_extension (fixture->pipe.server, "com.example/gone"));
 
   capabilities = fixture_capabilities (fixture);
   g_assert_true (json_object_has_member (capabilities, "tools"));
@@ -457,7 +382,7 @@ test_extensions (Fixture       *fixture,
   /* Registered while serving: the next capabilities have it (2026-07-28
    * asks every time; a 2025 client would see it on its next initialize,
    * as nothing announces it). */
-  g_assert_true (snodo_server_add_extension (fixture->server, "com.example/late", NULL, NULL));
+  g_assert_true (snodo_server_add_extension (fixture->pipe.server, "com.example/late", NULL, NULL));
   if (fixture->modern)
     {
       later = fixture_capabilities (fixture);
@@ -498,9 +423,9 @@ test_app (Fixture       *fixture,
 
   /* What the application put in the tool's _meta already is kept. */
   set_meta (tool, "{\"com.example/k\":1,\"ui\":{\"other\":true}}");
-  g_assert_true (snodo_server_add_tool (fixture->server, tool, text_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->pipe.server, tool, text_cb, NULL, NULL, NULL));
   g_signal_connect_swapped (tool, "notify::meta", G_CALLBACK (count_cb), &changed);
-  g_assert_true (snodo_server_add_app (fixture->server, tool, view, VIEW_HTML, ui, &error));
+  g_assert_true (snodo_server_add_app (fixture->pipe.server, tool, view, VIEW_HTML, ui, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (changed, ==, 1);
   g_assert_cmpstr (snodo_resource_get_mime_type (view), ==, "text/html;profile=mcp-app");
