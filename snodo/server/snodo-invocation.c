@@ -1060,6 +1060,7 @@ snodo_invocation_flush_inputs_cb (gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) result = NULL;
   g_autofree char *state = NULL;
+  g_autofree const char **asked = NULL;
   JsonObject *object;
   JsonObject *requests;
 
@@ -1067,12 +1068,16 @@ snodo_invocation_flush_inputs_cb (gpointer user_data)
   inputs = g_steal_pointer (&self->pending_inputs);
   g_mutex_unlock (&self->lock);
 
+  asked = g_new0 (const char *, inputs->len + 1);
+  for (guint i = 0; i < inputs->len; i++)
+    asked[i] = ((PendingInput *) g_ptr_array_index (inputs, i))->key;
+
   if (g_atomic_int_get (&self->returned))
     error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The request was answered"));
   else
     state = snodo_request_state_seal (snodo_stamp_get_request_state_key (self->stamp),
                                       self->method, json_node_get_object (self->params),
-                                      self->input_answers, g_get_real_time (),
+                                      self->input_answers, asked, g_get_real_time (),
                                       INPUT_STATE_TTL_US, &error);
   if (state == NULL)
     {

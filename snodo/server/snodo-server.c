@@ -346,7 +346,11 @@ snodo_server_send_dialect_error (SnodoConnection    *connection,
 
 /* 2026-07-28, for a method that may ask for input: the answers of earlier
  * rounds, from a requestState that must be ours, unaltered, unexpired and
- * bound to this very request, plus this round's inputResponses. */
+ * bound to this very request, plus this round's inputResponses to the
+ * questions that state was issued with. Answers to questions never asked
+ * (any without a requestState: this server always issues one with its
+ * questions) are ignored, as the protocol says of unknown keys, so that a
+ * client cannot answer before it is asked. */
 static gboolean
 snodo_server_collect_answers (SnodoServer  *self,
                               SnodoFrame   *frame,
@@ -356,6 +360,7 @@ snodo_server_collect_answers (SnodoServer  *self,
   JsonNode *state = frame->params ? json_object_get_member (frame->params, "requestState") : NULL;
   JsonNode *responses = frame->params ? json_object_get_member (frame->params, "inputResponses") : NULL;
   g_autoptr(JsonObject) collected = NULL;
+  g_auto(GStrv) asked = NULL;
 
   *answers = NULL;
   if (state == NULL && responses == NULL)
@@ -370,7 +375,8 @@ snodo_server_collect_answers (SnodoServer  *self,
           return FALSE;
         }
       collected = snodo_request_state_open (self->request_state_key, json_node_get_string (state),
-                                            frame->method, frame->params, g_get_real_time (), error);
+                                            frame->method, frame->params, g_get_real_time (),
+                                            &asked, error);
       if (collected == NULL)
         return FALSE;
     }
@@ -397,6 +403,12 @@ snodo_server_collect_answers (SnodoServer  *self,
               g_set_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
                            _("Invalid params: inputResponses[\"%s\"] must be an object"), name);
               return FALSE;
+            }
+          /* A state of an older build says nothing of its questions. */
+          if (state == NULL || (asked != NULL && !g_strv_contains ((const char * const *) asked, name)))
+            {
+              g_debug ("Ignoring inputResponses[\"%s\"] of %s: it was not asked for", name, frame->method);
+              continue;
             }
           json_object_set_member (collected, name, json_node_copy (member));
         }
