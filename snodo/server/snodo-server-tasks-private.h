@@ -44,6 +44,22 @@ void              snodo_server_tasks_request_input (GObject      *task_run,
                                                     JsonNode     *params,
                                                     GCancellable *cancellable,
                                                     GTask        *task);
+/* subscriptions/listen with notifications.taskIds (2026-07-28): FALSE
+ * with @message set when they are not an array of strings, FALSE with
+ * the request answered (-32021) when the client did not declare the
+ * extension. */
+gboolean          snodo_server_tasks_check_listen (SnodoServer     *server,
+                                                   SnodoInvocation *invocation,
+                                                   JsonNode        *task_ids,
+                                                   char           **message);
+/* Whether a task of this id is kept. */
+gboolean          snodo_server_tasks_knows  (SnodoServer      *server,
+                                             const char       *task_id);
+/* notifications/tasks to the subscriptions listening to @task_id
+ * (snodo-server-sessions.c). */
+void              snodo_server_announce_task (SnodoServer     *server,
+                                              const char      *task_id,
+                                              JsonObject      *task);
 void              snodo_server_tasks_add_capabilities (SnodoServer          *server,
                                                        JsonObject           *capabilities,
                                                        SnodoProtocolVersion  version);

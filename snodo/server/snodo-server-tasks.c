@@ -209,11 +209,13 @@ run_notify (SnodoTaskRun *run)
   g_autoptr(JsonNode) params = NULL;
   g_autoptr(GBytes) line = NULL;
 
-  /* 2026-07-28 clients poll tasks/get (pollIntervalMs); a notification
-   * there needs the subscriptions/listen stream, which is not wired to
-   * tasks yet. */
-  if (!run->legacy || run->origin == NULL)
-    return;
+  /* 2026-07-28: to the subscriptions/listen streams that asked for the
+   * task, the whole record, as tasks/get gives it. */
+  if (!run->legacy)
+    {
+      snodo_server_announce_task (run->server, run->id, run->record);
+      return;
+    }
   params = snodo_json_node_take_object (legacy_task (run->record));
   line = snodo_frame_encode_notification ("notifications/tasks/status", params);
   snodo_connection_send (run->origin, line, NULL, NULL);
@@ -948,6 +950,49 @@ snodo_server_method_tasks_cancel (SnodoServer     *server,
   /* 2026-07-28 acknowledges with an empty result (idempotent); 2025-11-25
    * answers with the task. */
   return_object (invocation, stateless ? json_object_new () : legacy_task (record));
+}
+
+gboolean
+snodo_server_tasks_knows (SnodoServer *server,
+                          const char  *task_id)
+{
+  SnodoServerTasks *self = snodo_server_get_tasks (server);
+  g_autoptr(JsonNode) stored = NULL;
+
+  if (self == NULL)
+    return FALSE;
+  if (g_hash_table_contains (self->runs, task_id))
+    return TRUE;
+  stored = snodo_task_store_load (self->store, task_id);
+  return stored != NULL;
+}
+
+gboolean
+snodo_server_tasks_check_listen (SnodoServer     *server,
+                                 SnodoInvocation *invocation,
+                                 JsonNode        *task_ids,
+                                 char           **message)
+{
+  if (!JSON_NODE_HOLDS_ARRAY (task_ids))
+    {
+      *message = g_strdup (_("Invalid params: \"notifications.taskIds\" must be an array of strings"));
+      return FALSE;
+    }
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (task_ids)); i++)
+    {
+      JsonNode *id = json_array_get_element (json_node_get_array (task_ids), i);
+
+      if (!JSON_NODE_HOLDS_VALUE (id) || json_node_get_value_type (id) != G_TYPE_STRING)
+        {
+          *message = g_strdup (_("Invalid params: \"notifications.taskIds\" must be an array of strings"));
+          return FALSE;
+        }
+    }
+  /* A server without tasks honours none; one with tasks answers -32021
+   * itself when the extension is missing. */
+  if (snodo_server_get_tasks (server) == NULL)
+    return TRUE;
+  return check_declared (invocation);
 }
 
 /* 2025-11-25: capabilities.tasks in the initialize result. */
