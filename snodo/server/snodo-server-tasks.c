@@ -89,6 +89,11 @@ snodo_task_run_finalize (GObject *object)
   g_free (self->id);
   g_free (self->key);
   g_clear_pointer (&self->origin, snodo_connection_unref);
+  if (self->connection != NULL)
+    {
+      snodo_connection_detach (self->connection);
+      g_clear_pointer (&self->connection, snodo_connection_unref);
+    }
   g_clear_pointer (&self->record, json_object_unref);
   g_clear_pointer (&self->input_requests, json_object_unref);
   g_clear_pointer (&self->waiting, g_hash_table_unref);
