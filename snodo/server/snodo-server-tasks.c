@@ -164,7 +164,7 @@ format_time (gint64 us)
 }
 
 static JsonNode *
-record_node (JsonObject *record)
+record_node (JsonObject *record)  /* takes a reference of its own */
 {
   return json_node_init_object (json_node_alloc (), record);
 }
@@ -237,7 +237,7 @@ run_save (SnodoServerTasks *tasks,
   g_autofree char *now = format_time (g_get_real_time ());
 
   json_object_set_string_member (run->record, "lastUpdatedAt", now);
-  node = record_node (json_object_ref (run->record));
+  node = record_node (run->record);
   if (!snodo_task_store_save (tasks->store, run->id, node, run->expires_at, &error))
     g_warning ("Could not store task %s: %s", run->id, error->message);
   run_notify (run);
@@ -491,7 +491,7 @@ snodo_server_tasks_divert (SnodoServer        *server,
   json_object_set_int_member (run->record, "pollIntervalMs", self->poll_interval_ms);
 
   /* Stored before the client hears of it, so that tasks/get finds it. */
-  record = record_node (json_object_ref (run->record));
+  record = record_node (run->record);
   if (!snodo_task_store_save (self->store, run->id, record, run->expires_at, &error))
     {
       g_autofree char *message = g_strdup_printf (_("Server overloaded: %s"), error->message);
