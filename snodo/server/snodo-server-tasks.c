@@ -531,7 +531,11 @@ snodo_server_tasks_divert (SnodoServer        *server,
       json_object_set_string_member (object, "resultType", "task");
       result = snodo_json_node_take_object (object);
     }
-  line = snodo_frame_encode_result (frame->id, result);
+  /* 2026-07-28 results say what the server is, as every answer does. */
+  if (dialect->stateless)
+    line = snodo_dialect_encode_result (dialect, invocation->method_entry, invocation->stamp, frame->id, result);
+  else
+    line = snodo_frame_encode_result (frame->id, result);
   snodo_connection_send_related (connection, frame->key, line, NULL, NULL);
 
   return run->connection;

@@ -79,11 +79,13 @@ await check('tools/list: job has execution.taskSupport optional, echo forbidden'
   expect(echo?.execution?.taskSupport === 'forbidden', `echo: ${JSON.stringify(echo?.execution)}`);
 });
 
-await check('callToolStream: a task, its question answered on the way, then the result', async () => {
+await check('callToolStream: a task, its progress, its question answered on the way, then the result', async () => {
   const seen = [];
+  const progress = [];
   let result;
   for await (const message of client.experimental.tasks.callToolStream(
-    { name: 'job', arguments: { steps: 4, step_ms: 100 } }, undefined, { task: { ttl: 60000 } })) {
+    { name: 'job', arguments: { steps: 4, step_ms: 100 } }, undefined,
+    { task: { ttl: 60000 }, onprogress: (p) => progress.push(p.progress) })) {
     seen.push(message.type);
     if (message.type === 'taskCreated')
       jobId = message.task.taskId;
@@ -96,6 +98,9 @@ await check('callToolStream: a task, its question answered on the way, then the 
   expect(/^[0-9a-f]{32}$/.test(jobId), `task id ${jobId}`);
   expect(result?.content?.[0]?.text === 'job done: 4 steps', `result: ${JSON.stringify(result)}`);
   expect(questions.length === 1 && /half done/.test(questions[0]), `questions: ${JSON.stringify(questions)}`);
+  // Progress of the task reaches the client through its token.
+  expect(progress.length >= 1 && progress.every((p, i) => i === 0 || p > progress[i - 1]),
+    `progress: ${JSON.stringify(progress)}`);
 });
 
 await check('tasks/get and tasks/result after the end', async () => {
