@@ -353,6 +353,99 @@ test_cancel_reaches_handler (void)
   g_ptr_array_unref (waiting.invocations);
 }
 
+/* 2025-11-25: tasks/list shows a client the tasks made on its own
+ * connection only, as task ids are all that guards a task. */
+
+static void
+initialize_legacy (SnodoTestPipe *pipe)
+{
+  g_autoptr(JsonNode) answer = NULL;
+
+  snodo_test_pipe_write (pipe, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+                               "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                               "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n");
+  answer = snodo_test_pipe_read (pipe);
+  g_assert_cmpint (test_message_get_error_code (answer), ==, 0);
+  snodo_test_pipe_write (pipe, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+}
+
+/* A legacy task of tool plain; the status notification and the answer
+ * come in either order. */
+static char *
+legacy_task (SnodoTestPipe *pipe)
+{
+  g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"tools/call\","
+                                           "\"params\":{\"name\":\"plain\",\"arguments\":{},\"task\":{}}}\n",
+                                           pipe->next_id++);
+
+  snodo_test_pipe_write (pipe, line);
+  for (;;)
+    {
+      g_autoptr(JsonNode) message = snodo_test_pipe_read (pipe);
+      JsonObject *object = json_node_get_object (message);
+
+      if (json_object_has_member (object, "result"))
+        return g_strdup (json_object_get_string_member (
+          json_object_get_object_member (json_object_get_object_member (object, "result"), "task"), "taskId"));
+    }
+}
+
+static GPtrArray *
+legacy_list (SnodoTestPipe *pipe)
+{
+  g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"tasks/list\"}\n",
+                                           pipe->next_id++);
+  GPtrArray *ids = g_ptr_array_new_with_free_func (g_free);
+
+  snodo_test_pipe_write (pipe, line);
+  for (;;)
+    {
+      g_autoptr(JsonNode) message = snodo_test_pipe_read (pipe);
+      JsonObject *object = json_node_get_object (message);
+      JsonArray *tasks;
+
+      if (!json_object_has_member (object, "result"))
+        continue;  /* a status notification */
+      tasks = json_object_get_array_member (json_object_get_object_member (object, "result"), "tasks");
+      for (guint i = 0; i < json_array_get_length (tasks); i++)
+        g_ptr_array_add (ids, g_strdup (json_object_get_string_member (json_array_get_object_element (tasks, i),
+                                                                       "taskId")));
+      return ids;
+    }
+}
+
+static void
+test_list_own (void)
+{
+  SnodoTestPipe a, b;
+  g_autoptr(SnodoTool) plain = snodo_tool_new ("plain", "Says whether it is a task");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *mine = NULL;
+  g_autofree char *theirs = NULL;
+  g_autoptr(GPtrArray) listed_a = NULL;
+  g_autoptr(GPtrArray) listed_b = NULL;
+
+  snodo_test_pipe_set_up (&a);
+  snodo_test_pipe_set_up_for (&b, a.server);
+  g_assert_true (snodo_server_enable_tasks (a.server, NULL, &error));
+  snodo_tool_set_task_support (plain, SNODO_TASK_SUPPORT_OPTIONAL);
+  g_assert_true (snodo_server_add_tool (a.server, plain, plain_cb, NULL, NULL, &error));
+  initialize_legacy (&a);
+  initialize_legacy (&b);
+
+  mine = legacy_task (&a);
+  theirs = legacy_task (&b);
+  listed_a = legacy_list (&a);
+  listed_b = legacy_list (&b);
+  g_assert_cmpuint (listed_a->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (listed_a, 0), ==, mine);
+  g_assert_cmpuint (listed_b->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (listed_b, 0), ==, theirs);
+
+  snodo_test_pipe_close (&b);
+  snodo_test_pipe_tear_down (&a);
+}
+
 /* snodo-demo --task-store=file: results outlive the process. */
 
 static char *
@@ -453,6 +546,7 @@ main (int   argc,
   g_test_add_func ("/snodo/tasks/memory-store/bytes-and-ttl", test_memory_bytes_and_ttl);
   g_test_add_func ("/snodo/tasks/file-store", test_file_store);
   g_test_add_func ("/snodo/tasks/cancel-reaches-handler", test_cancel_reaches_handler);
+  g_test_add_func ("/snodo/tasks/list-own", test_list_own);
   g_test_add_func ("/snodo/tasks/restart", test_restart);
 
   return g_test_run ();

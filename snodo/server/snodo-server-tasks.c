@@ -48,7 +48,8 @@ struct _SnodoServerTasks
   guint           poll_interval_ms;
   /* task id -> SnodoTaskRun, while the handler runs. */
   GHashTable     *runs;
-  /* task ids, newest last, for tasks/list (2025-11-25); bounded by the
+  /* Listed (ListedTask), newest last, for tasks/list (2025-11-25): a
+   * client sees the tasks made on its own connection only; bounded by the
    * store's bounds in practice, as ids it forgot are dropped here when
    * listed. */
   GQueue          ids;
@@ -80,6 +81,23 @@ struct _SnodoTaskRun
 };
 
 G_DEFINE_FINAL_TYPE (SnodoTaskRun, snodo_task_run, G_TYPE_OBJECT)
+
+/* A task for tasks/list: its id and the owner of the connection it was
+ * made on (weak: a connection gone lists nothing, and a new one at the
+ * same address does not inherit its tasks). */
+typedef struct
+{
+  char     *id;
+  GWeakRef  owner;
+} ListedTask;
+
+static void
+listed_task_free (ListedTask *listed)
+{
+  g_free (listed->id);
+  g_weak_ref_clear (&listed->owner);
+  g_free (listed);
+}
 
 static void
 snodo_task_run_finalize (GObject *object)
@@ -148,7 +166,7 @@ snodo_server_tasks_free (SnodoServerTasks *self)
       g_clear_pointer (&run->connection, snodo_connection_unref);
     }
   g_hash_table_unref (self->runs);
-  g_queue_clear_full (&self->ids, g_free);
+  g_queue_clear_full (&self->ids, (GDestroyNotify) listed_task_free);
   g_object_unref (self->store);
   g_free (self);
 }
@@ -499,9 +517,16 @@ snodo_server_tasks_divert (SnodoServer        *server,
       send_error (connection, dialect, frame, SNODO_RPC_ERROR_SERVER_OVERLOADED, message, NULL);
       return NULL;
     }
-  g_queue_push_tail (&self->ids, g_strdup (run->id));
-  while (self->ids.length > 100000)
-    g_free (g_queue_pop_head (&self->ids));
+  if (run->legacy)
+    {
+      ListedTask *listed = g_new0 (ListedTask, 1);
+
+      listed->id = g_strdup (run->id);
+      g_weak_ref_init (&listed->owner, connection->owner);
+      g_queue_push_tail (&self->ids, listed);
+      while (self->ids.length > 100000)
+        listed_task_free (g_queue_pop_head (&self->ids));
+    }
 
   run->connection = snodo_connection_new (&task_connection_vtable, run, G_OBJECT (run),
                                           connection->executor, connection->context);
@@ -627,6 +652,41 @@ request_input_cb (gpointer data)
       GTask *task;
 
       run_save (tasks, run);
+      /* 2025-11-25: what is sent on behalf of a task names it. The
+       * handler's params are left as they are (they may be sealed). */
+      {
+        JsonObject *params = json_object_new ();
+        JsonObject *meta = json_object_new ();
+        JsonObject *related = json_object_new ();
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+
+        if (request->params != NULL)
+          {
+            json_object_iter_init (&iter, json_node_get_object (request->params));
+            while (json_object_iter_next (&iter, &name, &member))
+              {
+                if (!g_str_equal (name, "_meta"))
+                  json_object_set_member (params, name, json_node_copy (member));
+                else if (JSON_NODE_HOLDS_OBJECT (member))
+                  {
+                    JsonObjectIter meta_iter;
+                    const char *meta_name;
+                    JsonNode *meta_member;
+
+                    json_object_iter_init (&meta_iter, json_node_get_object (member));
+                    while (json_object_iter_next (&meta_iter, &meta_name, &meta_member))
+                      json_object_set_member (meta, meta_name, json_node_copy (meta_member));
+                  }
+              }
+          }
+        json_object_set_string_member (related, "taskId", run->id);
+        json_object_set_object_member (meta, RELATED_TASK, related);
+        json_object_set_object_member (params, "_meta", meta);
+        g_clear_pointer (&request->params, json_node_unref);
+        request->params = snodo_json_node_take_object (params);
+      }
       task = g_task_new (run, NULL, legacy_input_cb, request);
       snodo_connection_request_input (run->origin, NULL, request->method, request->params, request->cancellable,
                                       snodo_server_get_request_timeout (run->server), task);
@@ -829,7 +889,7 @@ snodo_server_method_tasks_result (SnodoServer     *server,
   snodo_server_tasks_answer_result (self, invocation, record);
 }
 
-/* 2025-11-25: the tasks known, newest first. */
+/* 2025-11-25: the tasks made on this connection, newest first. */
 void
 snodo_server_method_tasks_list (SnodoServer     *server,
                                 SnodoInvocation *invocation)
@@ -837,23 +897,30 @@ snodo_server_method_tasks_list (SnodoServer     *server,
   SnodoServerTasks *self = snodo_server_get_tasks (server);
   JsonObject *object = json_object_new ();
   JsonArray *array = json_array_new ();
+  GObject *mine = snodo_invocation_get_connection (invocation)->owner;
   GList *l, *prev;
 
   for (l = self->ids.tail; l != NULL; l = prev)
     {
-      SnodoTaskRun *run = g_hash_table_lookup (self->runs, l->data);
+      ListedTask *listed = l->data;
+      g_autoptr(GObject) owner = g_weak_ref_get (&listed->owner);
+      SnodoTaskRun *run = g_hash_table_lookup (self->runs, listed->id);
       g_autoptr(JsonNode) stored = NULL;
 
       prev = l->prev;
+      if (owner == NULL || (run == NULL && (stored = snodo_task_store_load (self->store, listed->id)) == NULL))
+        {
+          /* Its connection or its record is gone. */
+          listed_task_free (listed);
+          g_queue_delete_link (&self->ids, l);
+          continue;
+        }
+      if (owner != mine)
+        continue;
       if (run != NULL)
         json_array_add_object_element (array, legacy_task (run->record));
-      else if ((stored = snodo_task_store_load (self->store, l->data)) != NULL && JSON_NODE_HOLDS_OBJECT (stored))
+      else if (JSON_NODE_HOLDS_OBJECT (stored))
         json_array_add_object_element (array, legacy_task (json_node_get_object (stored)));
-      else
-        {
-          g_free (l->data);
-          g_queue_delete_link (&self->ids, l);
-        }
     }
   json_object_set_array_member (object, "tasks", array);
   return_object (invocation, object);

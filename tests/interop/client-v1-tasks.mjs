@@ -51,8 +51,10 @@ const watchdog = setTimeout(() => {
 const client = new Client({ name: 'snodo-interop-v1-tasks', version: '0.1.0' },
   { capabilities: { elicitation: {} } });
 const questions = [];
+const relatedTasks = [];
 client.setRequestHandler(ElicitRequestSchema, (request) => {
   questions.push(request.params.message);
+  relatedTasks.push(request.params._meta?.['io.modelcontextprotocol/related-task']?.taskId);
   return { action: 'accept', content: { continue: true } };
 });
 const statuses = [];
@@ -98,6 +100,7 @@ await check('callToolStream: a task, its progress, its question answered on the 
   expect(/^[0-9a-f]{32}$/.test(jobId), `task id ${jobId}`);
   expect(result?.content?.[0]?.text === 'job done: 4 steps', `result: ${JSON.stringify(result)}`);
   expect(questions.length === 1 && /half done/.test(questions[0]), `questions: ${JSON.stringify(questions)}`);
+  expect(relatedTasks[0] === jobId, `the question names its task: ${JSON.stringify(relatedTasks)}`);
   // Progress of the task reaches the client through its token.
   expect(progress.length >= 1 && progress.every((p, i) => i === 0 || p > progress[i - 1]),
     `progress: ${JSON.stringify(progress)}`);
