@@ -274,9 +274,24 @@ task_request (SnodoTestPipe *pipe,
   return json_object_ref (json_object_get_object_member (json_node_get_object (answer), "result"));
 }
 
+/* Counts the answers the hooks see that are tasks. */
+static void
+task_answer_hook (SnodoInvocation *invocation,
+                  JsonNode        *answer,
+                  gpointer         user_data)
+{
+  guint *tasks_seen = user_data;
+  JsonNode *result = json_object_get_member (json_node_get_object (answer), "result");
+
+  if (result != NULL && g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (result),
+                                                                               "resultType", ""), "task") == 0)
+    (*tasks_seen)++;
+}
+
 static void
 test_cancel_reaches_handler (void)
 {
+  guint tasks_seen = 0;
   SnodoTestPipe pipe;
   Waiting waiting = { 0, };
   g_autoptr(SnodoTool) tool = snodo_tool_new ("wait", "Waits until cancelled");
@@ -300,6 +315,7 @@ test_cancel_reaches_handler (void)
   g_assert_true (snodo_server_add_tool (pipe.server, tool, waiting_cb, &waiting, NULL, &error));
   g_object_set (plain, "task-support", SNODO_TASK_SUPPORT_OPTIONAL, NULL);
   g_assert_true (snodo_server_add_tool (pipe.server, plain, plain_cb, NULL, NULL, &error));
+  snodo_server_add_answer_hook (pipe.server, task_answer_hook, &tasks_seen, NULL);
 
   /* The same handler, as a plain call when the client cannot take a
    * task. */
@@ -309,6 +325,8 @@ test_cancel_reaches_handler (void)
 
   id = create_task (&pipe, "wait", &code);
   g_assert_nonnull (id);
+  /* Answer hooks see the task as the answer written. */
+  g_assert_cmpuint (tasks_seen, ==, 1);
   g_assert_true (snodo_test_wait_for (&waiting.started, TIMEOUT_MS));
   ack = task_request (&pipe, "tasks/cancel", id);
   g_assert_false (json_object_has_member (ack, "taskId"));

@@ -561,6 +561,10 @@ snodo_server_tasks_divert (SnodoServer        *server,
     line = snodo_dialect_encode_result (dialect, invocation->method_entry, invocation->stamp, frame->id, result);
   else
     line = snodo_frame_encode_result (frame->id, result);
+  /* The application's answer hooks see the task as the answer it is; the
+   * handler's result, later, is seen as it becomes the task's. */
+  if (G_UNLIKELY (snodo_server_has_answer_hooks (server)))
+    snodo_server_run_answer_hooks (server, invocation, line);
   snodo_connection_send_related (connection, frame->key, line, NULL, NULL);
 
   return run->connection;
