@@ -66,6 +66,8 @@ struct _SnodoInvocation
   /* What request hooks did, made by the first that did something (one
    * pointer, so that a server without hooks pays for nothing else). */
   SnodoHooked        *hooked;
+  /* The task it runs as (snodo-server-tasks.c), or NULL. */
+  GObject            *task_run;
 
   /* Who ended the invocation (atomic, set once): OPEN, ANSWERED by the
    * handler, or ENDED by Snodo (a deadline, a release without an answer,
