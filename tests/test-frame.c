@@ -407,8 +407,9 @@ assert_line (GBytes     *line,
   g_assert_cmpmem (data, len - 1, expected, strlen (expected));
 }
 
-/* Decoding with params._meta left as text gives the frame that decoding
- * it whole gives, once the text is put back in its place. */
+/* Decoding with params._meta left as text (and the root object not
+ * built) gives the frame that decoding it whole gives, once the text is
+ * put back in its place. */
 static void
 test_deferred (void)
 {
@@ -448,6 +449,43 @@ test_deferred (void)
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":\"\\udc00\"}}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{}}} x",
+    /* The root object is not built either: members of other names are
+     * checked and dropped, the last of duplicate names wins. */
+    "{\"x\":{\"a\":[1,{\"b\":\"\\u0000\"}]},\"jsonrpc\":\"2.0\",\"id\":\"7\",\"method\":\"m\",\"y\":[],\"z\":-1.5}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{}},\"x\":\"\\u0000\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":{\"a\":\"\\q\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":[1 2]}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":1e999}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":tru}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":{}",
+    "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"a\",\"jsonrpc\":\"2.0\",\"method\":\"b\",\"id\":\"c\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"jsonrpc\":\"1.0\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"id\":null}",
+    "{\"jsonrpc\":\"2.0\",\"id\":[],\"method\":\"a\",\"id\":2}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"a\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}",
+    "{\"jsonrpc\":\"2.0\",\"method\":7}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":[]}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":5}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{},\"result\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":\"r\",\"result\":{\"a\":[1,2]},\"x\":1}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-1,\"message\":\"no\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":\"x\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":1},\"result\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":1}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":5}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3}",
+    "{\"jsonrpc\":\"2.0\"}",
+    "{}",
+    " { } ",
+    "\"x\"",
+    "5",
+    "[]",
+    "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775808,\"method\":\"m\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":9223372036854775808,\"method\":\"m\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1}},\"x\":{\"params\":{\"_meta\":{}}}}",
   };
 
   for (guint i = 0; i <= G_N_ELEMENTS (inputs) + 1; i++)
@@ -485,25 +523,74 @@ test_deferred (void)
       g_assert_cmpstr (deferred.method, ==, whole.method);
       g_assert_cmpstr (deferred.key, ==, whole.key);
       g_assert_null (whole.deferred);
+      g_assert_cmpint (deferred.id == NULL, ==, whole.id == NULL);
+      if (whole.id != NULL)
+        g_assert_true (json_node_equal (deferred.id, whole.id));
+      g_assert_cmpint (deferred.params == NULL, ==, whole.params == NULL);
+      g_assert_cmpint (deferred.params_node == NULL, ==, whole.params_node == NULL);
+      g_assert_cmpint (deferred.method_node == NULL, ==, whole.method_node == NULL);
+      if (whole.params_node != NULL)
+        g_assert_true (whole.params_node == json_object_get_member (json_node_get_object (whole.message),
+                                                                     "params"));
+      if (whole.kind == SNODO_FRAME_REQUEST || whole.kind == SNODO_FRAME_NOTIFICATION)
+        {
+          /* Decoded whole: members of the message; else trees of their own. */
+          g_assert_nonnull (whole.message);
+          g_assert_null (deferred.message);
+          g_assert_true (whole.method == json_node_get_string (whole.method_node));
+          g_assert_true (deferred.method == json_node_get_string (deferred.method_node));
+          g_assert_null (json_node_get_parent (deferred.method_node));
+          if (deferred.params_node != NULL)
+            {
+              g_assert_null (json_node_get_parent (deferred.params_node));
+              g_assert_true (deferred.params == json_node_get_object (deferred.params_node));
+            }
+        }
+      else
+        g_assert_cmpint (whole.message == NULL, ==, deferred.message == NULL);
 
       if (deferred.deferred != NULL)
         {
           JsonNode *meta = snodo_json_parse (deferred.deferred, deferred.deferred_len, NULL);
-          JsonObject *params = json_object_get_object_member (json_node_get_object (deferred.message), "params");
+          JsonObject *params;
 
           g_assert_nonnull (meta);
+          g_assert_nonnull (deferred.params_node);
+          params = json_node_get_object (deferred.params_node);
           g_assert_cmpuint (strlen (deferred.deferred), ==, deferred.deferred_len);
           g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (params, "_meta")));
           json_object_set_member (params, "_meta", meta);
         }
 
-      g_assert_cmpint (whole.message == NULL, ==, deferred.message == NULL);
-      if (whole.message != NULL)
+      if (whole.params_node != NULL)
         {
-          g_autofree char *expected = snodo_json_to_string (whole.message, NULL);
-          g_autofree char *got = snodo_json_to_string (deferred.message, NULL);
+          g_autofree char *expected = snodo_json_to_string (whole.params_node, NULL);
+          g_autofree char *got = snodo_json_to_string (deferred.params_node, NULL);
 
           g_assert_cmpstr (got, ==, expected);
+        }
+
+      if (whole.kind == SNODO_FRAME_RESPONSE)
+        {
+          /* What those who read a response read: its result or error. */
+          JsonObject *a = json_node_get_object (whole.message);
+          JsonObject *b = json_node_get_object (deferred.message);
+          static const char * const names[] = { "jsonrpc", "id", "result", "error", "params" };
+
+          for (guint j = 0; j < G_N_ELEMENTS (names); j++)
+            {
+              JsonNode *x = json_object_get_member (a, names[j]);
+              JsonNode *y = json_object_get_member (b, names[j]);
+
+              g_assert_cmpint (x == NULL, ==, y == NULL);
+              if (x != NULL)
+                {
+                  g_autofree char *expected = snodo_json_to_string (x, NULL);
+                  g_autofree char *got = snodo_json_to_string (y, NULL);
+
+                  g_assert_cmpstr (got, ==, expected);
+                }
+            }
         }
     }
 }

@@ -37,7 +37,8 @@ struct _SnodoInvocation
   SnodoServer        *server;
   SnodoConnection    *connection;
   const SnodoDialect *dialect;
-  /* The request message (not sealed: see snodo_invocation_new()). */
+  /* The request message when it was decoded whole, else NULL (not sealed:
+   * see snodo_invocation_new()). */
   JsonNode           *message;
   JsonNode           *id;
   /* snodo_frame_id_key (id): what the invocation's lines belong to. */

@@ -28,7 +28,7 @@ SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server
                                                       JsonNode           *message,
                                                       JsonNode           *id,
                                                       const char         *method,
-                                                      JsonObject         *params,
+                                                      JsonNode           *params,
                                                       SnodoRequestMeta   *meta);
 void                snodo_invocation_set_work        (SnodoInvocation    *self,
                                                       SnodoWork          *work);

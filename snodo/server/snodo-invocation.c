@@ -179,7 +179,7 @@ snodo_invocation_new (SnodoServer        *server,
                       JsonNode           *message,
                       JsonNode           *id,
                       const char         *method,
-                      JsonObject         *params,
+                      JsonNode           *params,
                       SnodoRequestMeta   *meta)
 {
   SnodoInvocation *self = g_object_new (SNODO_TYPE_INVOCATION, NULL);
@@ -199,15 +199,25 @@ snodo_invocation_new (SnodoServer        *server,
    * reads it only in calls the handler makes. The one later read from
    * another thread, the requestState of a 2026-07-28 input_required
    * answer, seals params first (snodo_invocation_queue_input()). */
-  self->message = json_node_ref (message);
+  self->message = message != NULL ? json_node_ref (message) : NULL;
   self->id = json_node_copy (id);
   self->key = snodo_frame_id_key (id);
   self->method = g_strdup (method);
-  self->params = json_node_new (JSON_NODE_OBJECT);
-  if (params != NULL)
-    json_node_set_object (self->params, params);
+  if (params != NULL && json_node_get_parent (params) == NULL)
+    {
+      /* Decoded without building the message: params is a tree of its
+       * own. */
+      self->params = json_node_ref (params);
+    }
   else
-    json_node_take_object (self->params, json_object_new ());
+    {
+      /* A member of @message, which keeps its parent alive. */
+      self->params = json_node_new (JSON_NODE_OBJECT);
+      if (params != NULL)
+        json_node_set_object (self->params, json_node_get_object (params));
+      else
+        json_node_take_object (self->params, json_object_new ());
+    }
 
   snodo_request_meta_move (&self->meta, meta);
   self->progress_token = snodo_request_meta_dup_progress_token (&self->meta);

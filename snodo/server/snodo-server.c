@@ -489,7 +489,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
   /* 2026-07-28 answers say what the server is when the request comes. */
   stamp = dialect->stateless ? snodo_server_ref_stamp (self) : NULL;
   call->invocation = snodo_invocation_new (self, connection, dialect, method, stamp, frame->message,
-                                           frame->id, frame->method, frame->params, &meta);
+                                           frame->id, frame->method, frame->params_node, &meta);
   snodo_invocation_set_input_answers (call->invocation, answers);
 
   if (method->flags & SNODO_METHOD_FLAGS_TOOL_CALL)

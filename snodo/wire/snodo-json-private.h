@@ -76,6 +76,35 @@ JsonNode *snodo_json_parse_deferring (const char  *data,
                                       gboolean    *has_nul,
                                       gsize       *size,
                                       GError     **error);
+/* The members of a root object that a JSON-RPC message is read for. */
+typedef enum
+{
+  SNODO_JSON_TOP_JSONRPC,
+  SNODO_JSON_TOP_ID,
+  SNODO_JSON_TOP_METHOD,
+  SNODO_JSON_TOP_PARAMS,
+  SNODO_JSON_TOP_RESULT,
+  SNODO_JSON_TOP_ERROR,
+  SNODO_JSON_TOP_N_MEMBERS,
+} SnodoJsonTopMember;
+
+/* Like snodo_json_parse_deferring() (with @outer "params"), except that a
+ * root object is not built: its members of the names above are left in
+ * @members (owned, parentless, NULL when absent; the last of duplicate
+ * names wins, as in a built object), every other member is checked as
+ * thoroughly and dropped. Returns FALSE with @error set when the text is
+ * not JSON; else TRUE, with *@root NULL when the root is an object, else
+ * the root (owned). The estimate *@size counts what is kept. */
+gboolean  snodo_json_parse_top (const char  *data,
+                                gsize        len,
+                                const char  *inner,
+                                JsonNode   **root,
+                                JsonNode    *members[SNODO_JSON_TOP_N_MEMBERS],
+                                gsize       *deferred_offset,
+                                gsize       *deferred_len,
+                                gboolean    *has_nul,
+                                gsize       *size,
+                                GError     **error);
 char     *snodo_json_to_string (JsonNode    *node,
                                 gsize       *len);
 GBytes   *snodo_json_to_line   (JsonNode    *node);

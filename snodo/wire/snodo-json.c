@@ -117,6 +117,9 @@ typedef struct
   /* This is the outer object of snodo_json_read(): its member of the inner
    * name is deferred. */
   gboolean    defers;
+  /* The root object of snodo_json_parse_top(), not built: its members go
+   * to the caller's slots. */
+  gboolean    flat;
 } ReadFrame;
 
 typedef struct
@@ -476,14 +479,38 @@ snodo_json_name_is (const GString *name,
   return name->len == len && memcmp (name->str, str, len) == 0;
 }
 
+/* The slot of snodo_json_parse_top() for a member of the root object, or
+ * -1 for a name it drops. */
+static int
+snodo_json_top_slot (const GString *name)
+{
+  static const char * const names[SNODO_JSON_TOP_N_MEMBERS] = {
+    [SNODO_JSON_TOP_JSONRPC] = "jsonrpc",
+    [SNODO_JSON_TOP_ID] = "id",
+    [SNODO_JSON_TOP_METHOD] = "method",
+    [SNODO_JSON_TOP_PARAMS] = "params",
+    [SNODO_JSON_TOP_RESULT] = "result",
+    [SNODO_JSON_TOP_ERROR] = "error",
+  };
+
+  for (int i = 0; i < SNODO_JSON_TOP_N_MEMBERS; i++)
+    if (strlen (names[i]) == name->len && memcmp (names[i], name->str, name->len) == 0)
+      return i;
+  return -1;
+}
+
 /* The reader proper. With @outer and @inner set, the member @inner of the
  * object that is the member @outer of the root object, when it is an
- * object, is read but not built (see snodo_json_parse_deferring()). */
-static JsonNode *
+ * object, is read but not built (see snodo_json_parse_deferring()). With
+ * @members set, a root object is not built (see snodo_json_parse_top()):
+ * then it returns TRUE with *@out NULL. */
+static gboolean
 snodo_json_read_with (const char  *data,
                       gsize        len,
                       const char  *outer,
                       const char  *inner,
+                      JsonNode   **members,
+                      JsonNode   **out,
                       gsize       *deferred_offset,
                       gsize       *deferred_len,
                       gboolean    *has_nul,
@@ -503,12 +530,14 @@ snodo_json_read_with (const char  *data,
    * always inside two objects). */
   guint skip_depth = 0;
   gsize skip_start = 0;
+  /* The value skipped is a member of a root object that is not built, of
+   * a name that is dropped (not the deferred value). */
+  gboolean skip_drops = FALSE;
   gsize outer_len = outer != NULL ? strlen (outer) : 0;
   gsize inner_len = inner != NULL ? strlen (inner) : 0;
   Reader reader;
 
-  g_return_val_if_fail (data != NULL || len == 0, NULL);
-
+  *out = NULL;
   if (data == NULL)
     data = "";
 
@@ -519,7 +548,7 @@ snodo_json_read_with (const char  *data,
                    *invalid == '\0' ? _("NUL byte at byte %lu")
                                     : _("invalid UTF-8 at byte %lu"),
                    (gulong) (invalid - data));
-      return NULL;
+      return FALSE;
     }
 
   reader.start = data;
@@ -537,6 +566,7 @@ snodo_json_read_with (const char  *data,
       gboolean container = FALSE;
       gboolean is_array = FALSE;
       gboolean defer = FALSE;
+      gboolean flat = FALSE;
 
       switch (state)
         {
@@ -548,12 +578,25 @@ snodo_json_read_with (const char  *data,
               goto fail;
             }
 
+          /* A member of a root object not built, of a name not kept:
+           * checked, not built. */
+          if (top != NULL && top->flat && skip_depth == 0 && snodo_json_top_slot (name) < 0)
+            {
+              skip_depth = depth;
+              skip_drops = TRUE;
+            }
+
           switch (*reader.p)
             {
             case '{':
               container = TRUE;
               if (skip_depth > 0)
                 break;
+              if (top == NULL && members != NULL)
+                {
+                  flat = TRUE;
+                  break;
+                }
               if (top != NULL && top->defers && snodo_json_name_is (name, inner, inner_len))
                 {
                   /* Held by a null node until the caller builds it. */
@@ -640,6 +683,16 @@ snodo_json_read_with (const char  *data,
             ;
           else if (top == NULL)
             root = node;
+          else if (top->flat)
+            {
+              int slot = snodo_json_top_slot (name);
+
+              /* A later "params" replaces a deferred value. */
+              if (outer != NULL && slot == SNODO_JSON_TOP_PARAMS)
+                *deferred_len = 0;
+              g_clear_pointer (&members[slot], json_node_unref);
+              members[slot] = node;
+            }
           else
             {
               json_node_set_parent (node, top->node);
@@ -681,7 +734,9 @@ snodo_json_read_with (const char  *data,
           top->is_array = is_array;
           /* The outer object: a member of the root object. */
           top->defers = outer != NULL && node != NULL && !is_array && depth == 2 &&
-                        stack[0].object != NULL && snodo_json_name_is (name, outer, outer_len);
+                        (stack[0].object != NULL || stack[0].flat) &&
+                        snodo_json_name_is (name, outer, outer_len);
+          top->flat = flat;
           reader.p++;
           snodo_json_reader_skip_space (&reader);
 
@@ -742,10 +797,14 @@ snodo_json_read_with (const char  *data,
         case READ_AFTER_VALUE:
           if (skip_depth > 0 && depth == skip_depth)
             {
-              /* The deferred value just ended. */
-              *deferred_offset = skip_start;
-              *deferred_len = (gsize) (reader.p - data) - skip_start;
+              /* The deferred (or dropped) value just ended. */
+              if (!skip_drops)
+                {
+                  *deferred_offset = skip_start;
+                  *deferred_len = (gsize) (reader.p - data) - skip_start;
+                }
               skip_depth = 0;
+              skip_drops = FALSE;
             }
 
           snodo_json_reader_skip_space (&reader);
@@ -762,7 +821,8 @@ snodo_json_read_with (const char  *data,
                 *has_nul = reader.has_nul;
               if (size != NULL)
                 *size = built;
-              return root;
+              *out = root;
+              return TRUE;
             }
 
           if (reader.p >= reader.end)
@@ -798,7 +858,10 @@ snodo_json_read_with (const char  *data,
 
 fail:
   g_clear_pointer (&root, json_node_unref);
-  return NULL;
+  if (members != NULL)
+    for (int i = 0; i < SNODO_JSON_TOP_N_MEMBERS; i++)
+      g_clear_pointer (&members[i], json_node_unref);
+  return FALSE;
 }
 
 /*
@@ -838,11 +901,13 @@ snodo_json_read_scratch_trim (GString *buffer)
   return g_string_sized_new (64);
 }
 
-static JsonNode *
+static gboolean
 snodo_json_read (const char  *data,
                  gsize        len,
                  const char  *outer,
                  const char  *inner,
+                 JsonNode   **members,
+                 JsonNode   **out,
                  gsize       *deferred_offset,
                  gsize       *deferred_len,
                  gboolean    *has_nul,
@@ -850,7 +915,7 @@ snodo_json_read (const char  *data,
                  GError     **error)
 {
   ReadScratch *scratch = g_private_get (&read_scratch);
-  JsonNode *root;
+  gboolean ok;
 
   if (scratch == NULL)
     {
@@ -866,17 +931,17 @@ snodo_json_read (const char  *data,
       g_autoptr(GString) value = g_string_sized_new (64);
       g_autoptr(GString) name = g_string_sized_new (64);
 
-      return snodo_json_read_with (data, len, outer, inner, deferred_offset, deferred_len, has_nul,
-                                   size, value, name, error);
+      return snodo_json_read_with (data, len, outer, inner, members, out, deferred_offset, deferred_len,
+                                   has_nul, size, value, name, error);
     }
 
   scratch->busy = TRUE;
-  root = snodo_json_read_with (data, len, outer, inner, deferred_offset, deferred_len, has_nul,
-                               size, scratch->value, scratch->name, error);
+  ok = snodo_json_read_with (data, len, outer, inner, members, out, deferred_offset, deferred_len,
+                             has_nul, size, scratch->value, scratch->name, error);
   scratch->value = snodo_json_read_scratch_trim (scratch->value);
   scratch->name = snodo_json_read_scratch_trim (scratch->name);
   scratch->busy = FALSE;
-  return root;
+  return ok;
 }
 
 /* Like snodo_json_parse(); *@has_nul tells whether a string held U+0000
@@ -889,7 +954,12 @@ snodo_json_parse_full (const char  *data,
                        gsize       *size,
                        GError     **error)
 {
-  return snodo_json_read (data, len, NULL, NULL, NULL, NULL, has_nul, size, error);
+  JsonNode *root;
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+
+  snodo_json_read (data, len, NULL, NULL, NULL, &root, NULL, NULL, has_nul, size, error);
+  return root;
 }
 
 JsonNode *
@@ -903,12 +973,40 @@ snodo_json_parse_deferring (const char  *data,
                             gsize       *size,
                             GError     **error)
 {
+  JsonNode *root;
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
   g_return_val_if_fail (outer != NULL && inner != NULL, NULL);
   g_return_val_if_fail (deferred_offset != NULL && deferred_len != NULL, NULL);
 
   *deferred_offset = 0;
   *deferred_len = 0;
-  return snodo_json_read (data, len, outer, inner, deferred_offset, deferred_len, has_nul, size, error);
+  snodo_json_read (data, len, outer, inner, NULL, &root, deferred_offset, deferred_len, has_nul, size,
+                   error);
+  return root;
+}
+
+gboolean
+snodo_json_parse_top (const char  *data,
+                      gsize        len,
+                      const char  *inner,
+                      JsonNode   **root,
+                      JsonNode    *members[SNODO_JSON_TOP_N_MEMBERS],
+                      gsize       *deferred_offset,
+                      gsize       *deferred_len,
+                      gboolean    *has_nul,
+                      gsize       *size,
+                      GError     **error)
+{
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (root != NULL && members != NULL, FALSE);
+  g_return_val_if_fail (deferred_offset != NULL && deferred_len != NULL, FALSE);
+
+  memset (members, 0, SNODO_JSON_TOP_N_MEMBERS * sizeof (JsonNode *));
+  *deferred_offset = 0;
+  *deferred_len = 0;
+  return snodo_json_read (data, len, inner != NULL ? "params" : NULL, inner, members, root,
+                          deferred_offset, deferred_len, has_nul, size, error);
 }
 
 JsonNode *
