@@ -71,7 +71,7 @@ snodo_json_find_invalid_utf8 (const char *data,
     {
       const guchar *limit;
 
-      SKIP_PLAIN_WORDS (p, end, snodo_json_word_stops_validate);
+      SKIP_PLAIN_WORDS (p, end, validate);
       if (p >= end)
         return NULL;
 
@@ -240,7 +240,7 @@ snodo_json_reader_string (Reader  *reader,
         {
           const char *limit;
 
-          SKIP_PLAIN_WORDS (p, end, snodo_json_word_stops_read);
+          SKIP_PLAIN_WORDS (p, end, read);
           limit = end - p > 8 ? p + 8 : end;
           while (p < limit && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
             p++;
