@@ -486,10 +486,29 @@ test_deferred (void)
     "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775808,\"method\":\"m\"}",
     "{\"jsonrpc\":\"2.0\",\"id\":9223372036854775808,\"method\":\"m\"}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1}},\"x\":{\"params\":{\"_meta\":{}}}}",
+    /* params kept apart (snodo_frame_decode_lazy()) up to eight members,
+     * built beyond. */
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":2,\"c\":3,\"_meta\":{\"x\":1},\"e\":5,\"f\":6,"
+    "\"g\":7,\"h\":8,\"i\":{\"j\":[9]},\"a\":10,\"_meta\":{\"y\":2},\"k\":11}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"a\":2,\"a\":3,\"a\":4,\"a\":5,\"a\":6,\"a\":7,\"a\":8,\"a\":9,\"b\":1}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":7,\"reason\":\"x\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1},\"params\":{\"b\":{\"c\":[]}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1},\"params\":null}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":null,\"params\":{\"b\":2}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9},"
+    "\"params\":{\"z\":0}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{},\"params\":{\"a\":1}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"m\",\"params\":{\"a\":1}}",
   };
 
-  for (guint i = 0; i <= G_N_ELEMENTS (inputs) + 1; i++)
+  for (guint k = 0; k < 2 * (G_N_ELEMENTS (inputs) + 2); k++)
     {
+      guint i = k / 2;
+      gboolean lazy = k % 2;
       g_autoptr(GString) deep = g_string_new ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":");
       const char *input;
       g_auto(SnodoFrame) whole = { 0, };
@@ -512,9 +531,44 @@ test_deferred (void)
         }
 
       escaped = g_strescape (input, NULL);
-      g_test_message ("decoding %s", escaped);
+      g_test_message ("decoding %s%s", escaped, lazy ? " (params unbuilt)" : "");
       snodo_frame_decode (input, strlen (input), &whole);
-      snodo_frame_decode_deferring (input, strlen (input), "_meta", &deferred);
+      if (!lazy)
+        {
+          snodo_frame_decode_deferring (input, strlen (input), "_meta", &deferred);
+          g_assert_false (deferred.params_unbuilt);
+        }
+      else
+        {
+          snodo_frame_decode_lazy (input, strlen (input), "_meta", &deferred);
+          if (deferred.params_unbuilt)
+            {
+              JsonObjectIter iter;
+              const char *name;
+              JsonNode *node;
+
+              /* Its members read apart are those of params built whole. */
+              g_assert_true (deferred.kind == SNODO_FRAME_REQUEST || deferred.kind == SNODO_FRAME_NOTIFICATION);
+              g_assert_null (deferred.params);
+              g_assert_null (deferred.params_node);
+              g_assert_nonnull (whole.params);
+              json_object_iter_init (&iter, whole.params);
+              while (json_object_iter_next (&iter, &name, &node))
+                if (strcmp (name, "_meta") != 0 || !JSON_NODE_HOLDS_OBJECT (node))
+                  {
+                    g_autofree char *expected = snodo_json_to_string (node, NULL);
+                    g_autofree char *got = snodo_json_to_string (snodo_frame_get_param (&deferred, name), NULL);
+
+                    g_assert_cmpstr (got, ==, expected);
+                  }
+              g_assert_cmpuint (deferred.params_members.n, ==, json_object_get_size (whole.params));
+              g_assert_null (snodo_frame_get_param (&deferred, "no such member"));
+              g_assert_nonnull (snodo_frame_get_params (&deferred));
+              g_assert_false (deferred.params_unbuilt);
+            }
+          else if (whole.params != NULL)
+            g_assert_cmpuint (json_object_get_size (whole.params), >, SNODO_JSON_MEMBERS_MAX);
+        }
 
       g_assert_cmpint (deferred.kind, ==, whole.kind);
       g_assert_cmpint (deferred.error_code, ==, whole.error_code);

@@ -46,8 +46,13 @@ struct _SnodoInvocation
   char               *method;
   /* "params" of the request (an empty object when absent). Until
    * snodo_invocation_get_params() builds it (under lock), its _meta may be
-   * only in meta, a null node holding its place (meta.deferred). */
+   * only in meta, a null node holding its place (meta.deferred). When the
+   * request was decoded with params unbuilt (has_members), it is NULL until
+   * then, and its members are in members for good: the same nodes, never
+   * changed, which snodo_invocation_get_param() reads without the lock. */
   JsonNode           *params;
+  gboolean            has_members;
+  SnodoJsonMembers    members;
   SnodoRequestMeta    meta;
   /* "arguments" for tools/call (an empty object when absent). */
   JsonObject         *arguments;

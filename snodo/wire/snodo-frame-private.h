@@ -5,6 +5,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "snodo-json-private.h"
+
 G_BEGIN_DECLS
 
 /*
@@ -61,6 +63,11 @@ typedef struct
    * it, else they have no parent. Owned. */
   JsonNode       *method_node;
   JsonNode       *params_node;
+  /* snodo_frame_decode_lazy(): params (an object) was not built: its
+   * members are here (params and params_node are NULL until
+   * snodo_frame_get_params() builds it). */
+  gboolean        params_unbuilt;
+  SnodoJsonMembers params_members;
   /* A copy of "id" (REQUEST, RESPONSE, and ERROR when it was readable);
    * NULL means the error answer carries "id": null. Owned. */
   JsonNode       *id;
@@ -98,6 +105,17 @@ void      snodo_frame_decode_deferring   (const char  *data,
                                           gsize        len,
                                           const char  *deferred,
                                           SnodoFrame  *frame);
+/* The same again, except that params, when it is an object of few
+ * members, is not built either (frame->params_unbuilt). */
+void      snodo_frame_decode_lazy        (const char  *data,
+                                          gsize        len,
+                                          const char  *deferred,
+                                          SnodoFrame  *frame);
+/* params (built now if it was not); NULL when absent. */
+JsonObject *snodo_frame_get_params       (SnodoFrame  *frame);
+/* The member @name of params, built or not; NULL when absent. */
+JsonNode  *snodo_frame_get_param         (SnodoFrame  *frame,
+                                          const char  *name);
 void      snodo_frame_clear              (SnodoFrame  *frame);
 
 /* "i:<n>" for an integer id, "s:<string>" for a string id, NULL otherwise.

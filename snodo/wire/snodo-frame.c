@@ -133,11 +133,60 @@ snodo_frame_decode (const char *data,
   snodo_frame_decode_deferring (data, len, NULL, frame);
 }
 
+JsonObject *
+snodo_frame_get_params (SnodoFrame *frame)
+{
+  if (frame->params_unbuilt)
+    {
+      frame->params_node = snodo_json_members_build (&frame->params_members);
+      frame->params = json_node_get_object (frame->params_node);
+      snodo_json_members_clear (&frame->params_members);
+      frame->params_unbuilt = FALSE;
+    }
+  return frame->params;
+}
+
+JsonNode *
+snodo_frame_get_param (SnodoFrame *frame,
+                       const char *name)
+{
+  if (frame->params_unbuilt)
+    return snodo_json_members_lookup (&frame->params_members, name);
+  return frame->params != NULL ? json_object_get_member (frame->params, name) : NULL;
+}
+
+static void snodo_frame_decode_with (const char *data,
+                                     gsize       len,
+                                     const char *deferred,
+                                     gboolean    lazy,
+                                     SnodoFrame *frame);
+
 void
 snodo_frame_decode_deferring (const char *data,
                               gsize       len,
                               const char *deferred,
                               SnodoFrame *frame)
+{
+  snodo_frame_decode_with (data, len, deferred, FALSE, frame);
+}
+
+void
+snodo_frame_decode_lazy (const char *data,
+                         gsize       len,
+                         const char *deferred,
+                         SnodoFrame *frame)
+{
+  g_return_if_fail (deferred != NULL);
+
+  snodo_frame_decode_with (data, len, deferred, TRUE, frame);
+}
+
+static void
+snodo_frame_decode_with (const char *data,
+                         gsize       len,
+                         const char *deferred,
+                         gboolean    lazy,
+                         SnodoFrame *frame)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) root = NULL;
@@ -170,8 +219,10 @@ snodo_frame_decode_deferring (const char *data,
     {
       /* The root object is not built: its members come apart. */
       members.owned = TRUE;
-      parsed = snodo_json_parse_top (data, len, deferred, &root, members.nodes, &deferred_offset,
-                                     &deferred_len, &frame->has_nul, &frame->size, &error);
+      parsed = snodo_json_parse_top (data, len, deferred, &root, members.nodes,
+                                     lazy ? &frame->params_members : NULL, &frame->params_unbuilt,
+                                     &deferred_offset, &deferred_len, &frame->has_nul, &frame->size,
+                                     &error);
     }
   else
     {
@@ -219,6 +270,8 @@ snodo_frame_decode_deferring (const char *data,
 
   if (has_id && !snodo_json_node_is_string (id) && !snodo_frame_is_integer (id))
     {
+      snodo_json_members_clear (&frame->params_members);
+      frame->params_unbuilt = FALSE;
       if (is_response)
         {
           frame->kind = SNODO_FRAME_DROP;
@@ -230,8 +283,17 @@ snodo_frame_decode_deferring (const char *data,
       return;
     }
 
+  /* params that is not built is an object. */
   problem = snodo_frame_check_shape (members.nodes[SNODO_JSON_TOP_JSONRPC], method, params, result,
                                      rpc_error, has_id);
+  if (problem != NULL || method == NULL)
+    {
+      /* Not a request or a notification: it keeps no params apart. */
+      if (frame->params_unbuilt && problem == NULL)
+        params = members.nodes[SNODO_JSON_TOP_PARAMS] = snodo_json_members_build (&frame->params_members);
+      snodo_json_members_clear (&frame->params_members);
+      frame->params_unbuilt = FALSE;
+    }
   if (problem != NULL)
     {
       char *message = g_strdup_printf (_("Invalid request: %s"), problem);
@@ -311,6 +373,7 @@ snodo_frame_clear (SnodoFrame *frame)
 
   g_clear_pointer (&frame->method_node, json_node_unref);
   g_clear_pointer (&frame->params_node, json_node_unref);
+  snodo_json_members_clear (&frame->params_members);
   g_clear_pointer (&frame->message, json_node_unref);
   g_clear_pointer (&frame->id, json_node_unref);
   g_clear_pointer (&frame->key, g_free);

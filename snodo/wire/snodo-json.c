@@ -120,7 +120,17 @@ typedef struct
   /* The root object of snodo_json_parse_top(), not built: its members go
    * to the caller's slots. */
   gboolean    flat;
+  /* Its params object, not built either: its members go here. */
+  SnodoJsonMembers *flat_members;
 } ReadFrame;
+
+/* Where snodo_json_parse_top() leaves what it does not build. */
+typedef struct
+{
+  JsonNode         **members;
+  SnodoJsonMembers  *params;
+  gboolean          *params_unbuilt;
+} ReadTop;
 
 typedef struct
 {
@@ -484,19 +494,101 @@ snodo_json_name_is (const GString *name,
 static int
 snodo_json_top_slot (const GString *name)
 {
-  static const char * const names[SNODO_JSON_TOP_N_MEMBERS] = {
-    [SNODO_JSON_TOP_JSONRPC] = "jsonrpc",
-    [SNODO_JSON_TOP_ID] = "id",
-    [SNODO_JSON_TOP_METHOD] = "method",
-    [SNODO_JSON_TOP_PARAMS] = "params",
-    [SNODO_JSON_TOP_RESULT] = "result",
-    [SNODO_JSON_TOP_ERROR] = "error",
-  };
+#define IS(lit) (name->len == sizeof (lit) - 1 && memcmp (name->str, lit, sizeof (lit) - 1) == 0)
+  switch (name->len)
+    {
+    case 2:
+      return IS ("id") ? SNODO_JSON_TOP_ID : -1;
+    case 5:
+      return IS ("error") ? SNODO_JSON_TOP_ERROR : -1;
+    case 6:
+      if (IS ("method"))
+        return SNODO_JSON_TOP_METHOD;
+      if (IS ("params"))
+        return SNODO_JSON_TOP_PARAMS;
+      return IS ("result") ? SNODO_JSON_TOP_RESULT : -1;
+    case 7:
+      return IS ("jsonrpc") ? SNODO_JSON_TOP_JSONRPC : -1;
+    default:
+      return -1;
+    }
+#undef IS
+}
 
-  for (int i = 0; i < SNODO_JSON_TOP_N_MEMBERS; i++)
-    if (strlen (names[i]) == name->len && memcmp (names[i], name->str, name->len) == 0)
-      return i;
-  return -1;
+void
+snodo_json_members_clear (SnodoJsonMembers *members)
+{
+  for (guint i = 0; i < members->n; i++)
+    {
+      g_free (members->names[i]);
+      json_node_unref (members->nodes[i]);
+    }
+  members->n = 0;
+}
+
+JsonNode *
+snodo_json_members_lookup (const SnodoJsonMembers *members,
+                           const char             *name)
+{
+  for (guint i = 0; i < members->n; i++)
+    if (strcmp (members->names[i], name) == 0)
+      return members->nodes[i];
+  return NULL;
+}
+
+JsonNode *
+snodo_json_members_build (const SnodoJsonMembers *members)
+{
+  JsonObject *object = json_object_new ();
+  JsonNode *node = json_node_alloc ();
+
+  json_node_init_object (node, object);
+  json_object_unref (object);
+  for (guint i = 0; i < members->n; i++)
+    {
+      json_node_set_parent (members->nodes[i], node);
+      json_object_set_member (object, members->names[i], json_node_ref (members->nodes[i]));
+    }
+  return node;
+}
+
+/* Adds a member to the object at @top, whose members are kept apart;
+ * with more than SNODO_JSON_MEMBERS_MAX it builds the object instead
+ * (held by *@slot, and @top reads on into it). */
+static void
+snodo_json_read_add_member (ReadFrame     *top,
+                            const GString *name,
+                            JsonNode      *node,
+                            JsonNode     **slot,
+                            gboolean      *unbuilt)
+{
+  SnodoJsonMembers *members = top->flat_members;
+
+  for (guint i = 0; i < members->n; i++)
+    if (strcmp (members->names[i], name->str) == 0)
+      {
+        json_node_unref (members->nodes[i]);
+        members->nodes[i] = node;
+        return;
+      }
+
+  if (members->n < SNODO_JSON_MEMBERS_MAX)
+    {
+      members->names[members->n] = g_strndup (name->str, name->len);
+      members->nodes[members->n] = node;
+      members->n++;
+      return;
+    }
+
+  /* Too many to keep apart: built as any other object. */
+  *slot = snodo_json_members_build (members);
+  snodo_json_members_clear (members);
+  *unbuilt = FALSE;
+  top->flat_members = NULL;
+  top->node = *slot;
+  top->object = json_node_get_object (*slot);
+  json_node_set_parent (node, top->node);
+  json_object_set_member (top->object, name->str, node);
 }
 
 /* The reader proper. With @outer and @inner set, the member @inner of the
@@ -509,7 +601,7 @@ snodo_json_read_with (const char  *data,
                       gsize        len,
                       const char  *outer,
                       const char  *inner,
-                      JsonNode   **members,
+                      ReadTop     *flat_top,
                       JsonNode   **out,
                       gsize       *deferred_offset,
                       gsize       *deferred_len,
@@ -520,6 +612,7 @@ snodo_json_read_with (const char  *data,
                       GError     **error)
 {
   ReadFrame stack[SNODO_JSON_MAX_DEPTH];
+  JsonNode **members = flat_top != NULL ? flat_top->members : NULL;
   /* The estimate of what the tree holds (see COST_NODE). */
   gsize built = 0;
   ReadState state = READ_VALUE;
@@ -533,6 +626,9 @@ snodo_json_read_with (const char  *data,
   /* The value skipped is a member of a root object that is not built, of
    * a name that is dropped (not the deferred value). */
   gboolean skip_drops = FALSE;
+  /* snodo_json_top_slot() of the member being read of a root object that
+   * is not built. */
+  int slot = -1;
   gsize outer_len = outer != NULL ? strlen (outer) : 0;
   gsize inner_len = inner != NULL ? strlen (inner) : 0;
   Reader reader;
@@ -567,6 +663,7 @@ snodo_json_read_with (const char  *data,
       gboolean is_array = FALSE;
       gboolean defer = FALSE;
       gboolean flat = FALSE;
+      SnodoJsonMembers *flat_members = NULL;
 
       switch (state)
         {
@@ -580,7 +677,7 @@ snodo_json_read_with (const char  *data,
 
           /* A member of a root object not built, of a name not kept:
            * checked, not built. */
-          if (top != NULL && top->flat && skip_depth == 0 && snodo_json_top_slot (name) < 0)
+          if (top != NULL && top->flat && skip_depth == 0 && slot < 0)
             {
               skip_depth = depth;
               skip_drops = TRUE;
@@ -595,6 +692,19 @@ snodo_json_read_with (const char  *data,
               if (top == NULL && members != NULL)
                 {
                   flat = TRUE;
+                  break;
+                }
+              if (top != NULL && top->flat && slot == SNODO_JSON_TOP_PARAMS && flat_top->params != NULL)
+                {
+                  /* Its members are kept apart; it replaces an earlier
+                   * "params" (and what was deferred of it). */
+                  g_clear_pointer (&members[SNODO_JSON_TOP_PARAMS], json_node_unref);
+                  snodo_json_members_clear (flat_top->params);
+                  *flat_top->params_unbuilt = TRUE;
+                  if (outer != NULL)
+                    *deferred_len = 0;
+                  flat_members = flat_top->params;
+                  built += COST_NODE + COST_OBJECT;
                   break;
                 }
               if (top != NULL && top->defers && snodo_json_name_is (name, inner, inner_len))
@@ -685,13 +795,30 @@ snodo_json_read_with (const char  *data,
             root = node;
           else if (top->flat)
             {
-              int slot = snodo_json_top_slot (name);
-
-              /* A later "params" replaces a deferred value. */
-              if (outer != NULL && slot == SNODO_JSON_TOP_PARAMS)
-                *deferred_len = 0;
+              /* A later "params" replaces a deferred value, and members
+               * kept apart. */
+              if (slot == SNODO_JSON_TOP_PARAMS)
+                {
+                  if (outer != NULL)
+                    *deferred_len = 0;
+                  if (flat_top->params != NULL)
+                    {
+                      snodo_json_members_clear (flat_top->params);
+                      *flat_top->params_unbuilt = FALSE;
+                    }
+                }
               g_clear_pointer (&members[slot], json_node_unref);
               members[slot] = node;
+            }
+          else if (top->flat_members != NULL)
+            {
+              /* A later member of the same name replaces a deferred
+               * value. */
+              if (top->defers && snodo_json_name_is (name, inner, inner_len))
+                *deferred_len = 0;
+              snodo_json_read_add_member (top, name, node, &members[SNODO_JSON_TOP_PARAMS],
+                                          flat_top->params_unbuilt);
+              built += COST_MEMBER + snodo_json_block_cost (name->len);
             }
           else
             {
@@ -733,10 +860,11 @@ snodo_json_read_with (const char  *data,
           top->object = NULL;
           top->is_array = is_array;
           /* The outer object: a member of the root object. */
-          top->defers = outer != NULL && node != NULL && !is_array && depth == 2 &&
+          top->defers = outer != NULL && (node != NULL || flat_members != NULL) && !is_array && depth == 2 &&
                         (stack[0].object != NULL || stack[0].flat) &&
                         snodo_json_name_is (name, outer, outer_len);
           top->flat = flat;
+          top->flat_members = flat_members;
           reader.p++;
           snodo_json_reader_skip_space (&reader);
 
@@ -781,6 +909,8 @@ snodo_json_read_with (const char  *data,
           reader.p++;
           if (!snodo_json_reader_string (&reader, skip_depth == 0 ? name : NULL))
             goto fail;
+          if (top->flat)
+            slot = snodo_json_top_slot (name);
           snodo_json_reader_skip_space (&reader);
           if (reader.p >= reader.end || *reader.p != ':')
             {
@@ -861,6 +991,11 @@ fail:
   if (members != NULL)
     for (int i = 0; i < SNODO_JSON_TOP_N_MEMBERS; i++)
       g_clear_pointer (&members[i], json_node_unref);
+  if (flat_top != NULL && flat_top->params != NULL)
+    {
+      snodo_json_members_clear (flat_top->params);
+      *flat_top->params_unbuilt = FALSE;
+    }
   return FALSE;
 }
 
@@ -906,7 +1041,7 @@ snodo_json_read (const char  *data,
                  gsize        len,
                  const char  *outer,
                  const char  *inner,
-                 JsonNode   **members,
+                 ReadTop     *flat_top,
                  JsonNode   **out,
                  gsize       *deferred_offset,
                  gsize       *deferred_len,
@@ -931,12 +1066,12 @@ snodo_json_read (const char  *data,
       g_autoptr(GString) value = g_string_sized_new (64);
       g_autoptr(GString) name = g_string_sized_new (64);
 
-      return snodo_json_read_with (data, len, outer, inner, members, out, deferred_offset, deferred_len,
+      return snodo_json_read_with (data, len, outer, inner, flat_top, out, deferred_offset, deferred_len,
                                    has_nul, size, value, name, error);
     }
 
   scratch->busy = TRUE;
-  ok = snodo_json_read_with (data, len, outer, inner, members, out, deferred_offset, deferred_len,
+  ok = snodo_json_read_with (data, len, outer, inner, flat_top, out, deferred_offset, deferred_len,
                              has_nul, size, scratch->value, scratch->name, error);
   scratch->value = snodo_json_read_scratch_trim (scratch->value);
   scratch->name = snodo_json_read_scratch_trim (scratch->name);
@@ -987,25 +1122,35 @@ snodo_json_parse_deferring (const char  *data,
 }
 
 gboolean
-snodo_json_parse_top (const char  *data,
-                      gsize        len,
-                      const char  *inner,
-                      JsonNode   **root,
-                      JsonNode    *members[SNODO_JSON_TOP_N_MEMBERS],
-                      gsize       *deferred_offset,
-                      gsize       *deferred_len,
-                      gboolean    *has_nul,
-                      gsize       *size,
-                      GError     **error)
+snodo_json_parse_top (const char        *data,
+                      gsize              len,
+                      const char        *inner,
+                      JsonNode         **root,
+                      JsonNode          *members[SNODO_JSON_TOP_N_MEMBERS],
+                      SnodoJsonMembers  *params,
+                      gboolean          *params_unbuilt,
+                      gsize             *deferred_offset,
+                      gsize             *deferred_len,
+                      gboolean          *has_nul,
+                      gsize             *size,
+                      GError           **error)
 {
+  ReadTop top = { members, params, params_unbuilt };
+
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (root != NULL && members != NULL, FALSE);
+  g_return_val_if_fail (params == NULL || params_unbuilt != NULL, FALSE);
   g_return_val_if_fail (deferred_offset != NULL && deferred_len != NULL, FALSE);
 
   memset (members, 0, SNODO_JSON_TOP_N_MEMBERS * sizeof (JsonNode *));
+  if (params != NULL)
+    {
+      params->n = 0;
+      *params_unbuilt = FALSE;
+    }
   *deferred_offset = 0;
   *deferred_len = 0;
-  return snodo_json_read (data, len, inner != NULL ? "params" : NULL, inner, members, root,
+  return snodo_json_read (data, len, inner != NULL ? "params" : NULL, inner, &top, root,
                           deferred_offset, deferred_len, has_nul, size, error);
 }
 
