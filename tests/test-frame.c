@@ -503,6 +503,18 @@ test_deferred (void)
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":}}",
     "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{},\"params\":{\"a\":1}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"m\",\"params\":{\"a\":1}}",
+    /* Only whether "jsonrpc" is "2.0" is kept of it. */
+    "{\"jsonrpc\":\"2\\u002e0\",\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":\"2.0\\u0000\",\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":{\"2.0\":\"2.0\"},\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":[\"2.0\"],\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":2.0,\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":null,\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":\"2.0\",\"jsonrpc\":{},\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":\"2.0 \",\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":{\"a\":[1,\"\\q\"]},\"id\":1,\"method\":\"m\"}",
+    "{\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1},\"jsonrpc\":\"2.0\"}",
   };
 
   for (guint k = 0; k < 2 * (G_N_ELEMENTS (inputs) + 2); k++)

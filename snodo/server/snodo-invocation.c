@@ -202,7 +202,9 @@ snodo_invocation_new (SnodoServer        *server,
    * another thread, the requestState of a 2026-07-28 input_required
    * answer, seals params first (snodo_invocation_queue_input()). */
   self->message = message != NULL ? json_node_ref (message) : NULL;
-  self->id = json_node_copy (id);
+  /* The frame's: parentless, never changed (JsonNode references are
+   * atomic). */
+  self->id = json_node_ref (id);
   self->key = snodo_frame_id_key (id);
   self->method = g_strdup (method);
   if (members != NULL)

@@ -43,15 +43,14 @@ snodo_frame_set_error (SnodoFrame *frame,
  * members of these names (NULL when absent). Returns NULL when it is fine,
  * else what is wrong (to be prefixed). */
 static const char *
-snodo_frame_check_shape (JsonNode *jsonrpc,
+snodo_frame_check_shape (gboolean  jsonrpc_ok,
                          JsonNode *method,
                          JsonNode *params,
                          JsonNode *result,
                          JsonNode *error,
                          gboolean  has_id)
 {
-  if (!snodo_json_node_is_string (jsonrpc) ||
-      strcmp (json_node_get_string (jsonrpc), "2.0") != 0)
+  if (!jsonrpc_ok)
     return _("\"jsonrpc\" must be \"2.0\"");
 
   if (method != NULL)
@@ -200,6 +199,7 @@ snodo_frame_decode_with (const char *data,
   gsize deferred_offset = 0;
   gsize deferred_len = 0;
   gboolean parsed;
+  gboolean jsonrpc_ok = FALSE;
   gboolean has_id;
   gboolean is_response;
 
@@ -219,7 +219,7 @@ snodo_frame_decode_with (const char *data,
     {
       /* The root object is not built: its members come apart. */
       members.owned = TRUE;
-      parsed = snodo_json_parse_top (data, len, deferred, &root, members.nodes,
+      parsed = snodo_json_parse_top (data, len, deferred, &root, members.nodes, &jsonrpc_ok,
                                      lazy ? &frame->params_members : NULL, &frame->params_unbuilt,
                                      &deferred_offset, &deferred_len, &frame->has_nul, &frame->size,
                                      &error);
@@ -255,6 +255,8 @@ snodo_frame_decode_with (const char *data,
       members.nodes[SNODO_JSON_TOP_PARAMS] = json_object_get_member (object, "params");
       members.nodes[SNODO_JSON_TOP_RESULT] = json_object_get_member (object, "result");
       members.nodes[SNODO_JSON_TOP_ERROR] = json_object_get_member (object, "error");
+      jsonrpc_ok = snodo_json_node_is_string (members.nodes[SNODO_JSON_TOP_JSONRPC]) &&
+                   strcmp (json_node_get_string (members.nodes[SNODO_JSON_TOP_JSONRPC]), "2.0") == 0;
     }
 
   id = members.nodes[SNODO_JSON_TOP_ID];
@@ -284,8 +286,7 @@ snodo_frame_decode_with (const char *data,
     }
 
   /* params that is not built is an object. */
-  problem = snodo_frame_check_shape (members.nodes[SNODO_JSON_TOP_JSONRPC], method, params, result,
-                                     rpc_error, has_id);
+  problem = snodo_frame_check_shape (jsonrpc_ok, method, params, result, rpc_error, has_id);
   if (problem != NULL || method == NULL)
     {
       /* Not a request or a notification: it keeps no params apart. */
@@ -345,7 +346,7 @@ snodo_frame_decode_with (const char *data,
           /* Those who read a response read its message. */
           JsonObject *object = json_object_new ();
 
-          json_object_set_member (object, "jsonrpc", frame_members_take (&members, SNODO_JSON_TOP_JSONRPC));
+          json_object_set_member (object, "jsonrpc", json_node_init_string (json_node_alloc (), "2.0"));
           json_object_set_member (object, "id", json_node_copy (frame->id));
           if (result != NULL)
             json_object_set_member (object, "result", frame_members_take (&members, SNODO_JSON_TOP_RESULT));

@@ -116,7 +116,9 @@ JsonNode *snodo_json_members_build  (const SnodoJsonMembers *members);
  * thoroughly and dropped. Returns FALSE with @error set when the text is
  * not JSON; else TRUE, with *@root NULL when the root is an object, else
  * the root (owned). The estimate *@size counts what is kept. */
-/* With @params set, a "params" member that is an object with at most
+/* The "jsonrpc" member is not built either: *@jsonrpc_ok says whether the
+ * last one was the string "2.0" (members[JSONRPC] stays NULL).
+ * With @params set, a "params" member that is an object with at most
  * SNODO_JSON_MEMBERS_MAX members is not built either: its members are left
  * in @params, *@params_unbuilt is TRUE and members[PARAMS] is NULL. */
 gboolean  snodo_json_parse_top (const char        *data,
@@ -124,6 +126,7 @@ gboolean  snodo_json_parse_top (const char        *data,
                                 const char        *inner,
                                 JsonNode         **root,
                                 JsonNode          *members[SNODO_JSON_TOP_N_MEMBERS],
+                                gboolean          *jsonrpc_ok,
                                 SnodoJsonMembers  *params,
                                 gboolean          *params_unbuilt,
                                 gsize       *deferred_offset,

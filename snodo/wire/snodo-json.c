@@ -128,6 +128,7 @@ typedef struct
 typedef struct
 {
   JsonNode         **members;
+  gboolean          *jsonrpc_ok;
   SnodoJsonMembers  *params;
   gboolean          *params_unbuilt;
 } ReadTop;
@@ -237,7 +238,10 @@ snodo_json_reader_string (Reader  *reader,
   const char *end = reader->end;
 
   if (out != NULL)
-    g_string_truncate (out, 0);
+    {
+      out->len = 0;
+      out->str[0] = '\0';
+    }
 
   for (;;)
     {
@@ -258,7 +262,19 @@ snodo_json_reader_string (Reader  *reader,
             break;
         }
       if (p > run && out != NULL)
-        g_string_append_len (out, run, p - run);
+        {
+          gsize n = (gsize) (p - run);
+
+          /* g_string_append_len() without its calls, when it fits. */
+          if (out->len + n < out->allocated_len)
+            {
+              memcpy (out->str + out->len, run, n);
+              out->len += n;
+              out->str[out->len] = '\0';
+            }
+          else
+            g_string_append_len (out, run, n);
+        }
       reader->p = p;
 
       if (p >= end)
@@ -682,6 +698,17 @@ snodo_json_read_with (const char  *data,
               skip_depth = depth;
               skip_drops = TRUE;
             }
+          else if (top != NULL && top->flat && skip_depth == 0 && slot == SNODO_JSON_TOP_JSONRPC)
+            {
+              /* Only whether it is "2.0" is kept: anything but a string
+               * is read and not built. */
+              *flat_top->jsonrpc_ok = FALSE;
+              if (*reader.p != '"')
+                {
+                  skip_depth = depth;
+                  skip_drops = TRUE;
+                }
+            }
 
           switch (*reader.p)
             {
@@ -732,7 +759,9 @@ snodo_json_read_with (const char  *data,
               reader.p++;
               if (!snodo_json_reader_string (&reader, skip_depth == 0 ? value : NULL))
                 goto fail;
-              if (skip_depth == 0)
+              if (skip_depth == 0 && top != NULL && top->flat && slot == SNODO_JSON_TOP_JSONRPC)
+                *flat_top->jsonrpc_ok = value->len == 3 && memcmp (value->str, "2.0", 3) == 0;
+              else if (skip_depth == 0)
                 {
                   node = json_node_init_string (json_node_alloc (), value->str);
                   built += COST_VALUE_NODE + snodo_json_block_cost (value->len);
@@ -1127,6 +1156,7 @@ snodo_json_parse_top (const char        *data,
                       const char        *inner,
                       JsonNode         **root,
                       JsonNode          *members[SNODO_JSON_TOP_N_MEMBERS],
+                      gboolean          *jsonrpc_ok,
                       SnodoJsonMembers  *params,
                       gboolean          *params_unbuilt,
                       gsize             *deferred_offset,
@@ -1135,14 +1165,15 @@ snodo_json_parse_top (const char        *data,
                       gsize             *size,
                       GError           **error)
 {
-  ReadTop top = { members, params, params_unbuilt };
+  ReadTop top = { members, jsonrpc_ok, params, params_unbuilt };
 
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
-  g_return_val_if_fail (root != NULL && members != NULL, FALSE);
+  g_return_val_if_fail (root != NULL && members != NULL && jsonrpc_ok != NULL, FALSE);
   g_return_val_if_fail (params == NULL || params_unbuilt != NULL, FALSE);
   g_return_val_if_fail (deferred_offset != NULL && deferred_len != NULL, FALSE);
 
   memset (members, 0, SNODO_JSON_TOP_N_MEMBERS * sizeof (JsonNode *));
+  *jsonrpc_ok = FALSE;
   if (params != NULL)
     {
       params->n = 0;
