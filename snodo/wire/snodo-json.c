@@ -1223,26 +1223,24 @@ snodo_json_object_get_string (JsonObject *object,
 
 /* Reading what the reader accepted, without building it */
 
-/* @p is just after the opening quote; returns just after the closing one. */
+/* @p is just after the opening quote; returns just after the closing one.
+ * The text was read already: no control character is in a string. */
 static const char *
 snodo_json_text_skip_string (const char *p,
                              const char *end)
 {
-  /* The first quote ends the string unless a backslash comes before it;
-   * names and values are short, for which libc's memchr() beats a loop. */
-  while (p < end)
+  for (;;)
     {
-      const char *quote = memchr (p, '"', (gsize) (end - p));
-      const char *backslash;
-
-      if (quote == NULL)
-        break;
-      backslash = memchr (p, '\\', (gsize) (quote - p));
-      if (backslash == NULL)
-        return quote + 1;
-      p = backslash + 2;
+      SKIP_PLAIN_WORDS (p, end, read);
+      while (p < end && *p != '"' && *p != '\\')
+        p++;
+      if (p >= end)
+        return end;
+      if (*p == '"')
+        return p + 1;
+      /* An escape: its next byte is never the end of the string. */
+      p += 2;
     }
-  return end;
 }
 
 static const char *
