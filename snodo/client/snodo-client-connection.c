@@ -53,18 +53,45 @@ pending_free (Pending *pending)
 
 /* Writing. */
 
-/* Entry: any state but after a failure. Queues @line (taken). */
-static void
-snodo_client_send_line (SnodoClient *self,
-                        GBytes      *line)
+/* Whether anything can still be sent: not after a failure or close. */
+static gboolean
+snodo_client_can_send (SnodoClient *self)
 {
-  if (self->writer == NULL)
+  if (self->http != NULL)
+    return self->state != STATE_CLOSED;
+  return self->writer != NULL;
+}
+
+/* Entry: any state but after a failure. Sends @line (taken): queued for
+ * the writer, or POSTed over HTTP, where a request (@key and @method), a
+ * notification (@method) and a response (neither) differ. */
+static void
+snodo_client_send_message (SnodoClient *self,
+                           GBytes      *line,
+                           const char  *key,
+                           const char  *method,
+                           JsonObject  *params,
+                           gboolean     stateless)
+{
+  if (!snodo_client_can_send (self))
     {
       g_bytes_unref (line);
       return;
     }
+  if (self->http != NULL)
+    {
+      snodo_client_http_post (self, line, key, method, params, stateless);
+      return;
+    }
   g_queue_push_tail (&self->out, line);
   snodo_client_pump (self);
+}
+
+static void
+snodo_client_send_line (SnodoClient *self,
+                        GBytes      *line)
+{
+  snodo_client_send_message (self, line, NULL, NULL, NULL, FALSE);
 }
 
 static void
@@ -149,7 +176,8 @@ snodo_client_send_notification (SnodoClient *self,
 
   if (params != NULL)
     node = snodo_json_node_take_object (json_object_ref (params));
-  snodo_client_send_line (self, snodo_frame_encode_notification (method, node));
+  snodo_client_send_message (self, snodo_frame_encode_notification (method, node),
+                             NULL, method, params, FALSE);
 }
 
 /* Requests. */
@@ -175,8 +203,17 @@ snodo_client_send_cancelled (SnodoClient *self,
 {
   g_autoptr(JsonObject) params = json_object_new ();
 
-  if (self->writer == NULL || g_str_equal (pending->method, "initialize"))
+  if (!snodo_client_can_send (self) || g_str_equal (pending->method, "initialize"))
     return;
+  /* Over HTTP the answer is closed: in 2026-07-28 that is the
+   * cancellation; before, the server sends nothing more on it, and the
+   * notification follows. */
+  if (self->http != NULL)
+    {
+      snodo_client_http_abandon (self, pending->key);
+      if (snodo_protocol_version_is_stateless (self->protocol_version))
+        return;
+    }
   json_object_set_int_member (params, "requestId", pending->id);
   json_object_set_string_member (params, "reason", reason);
   snodo_client_send_notification (self, "notifications/cancelled", params);
@@ -262,7 +299,7 @@ snodo_client_send_request (SnodoClient  *self,
   g_autoptr(JsonNode) params_node = NULL;
   Pending *pending;
 
-  if (self->state == STATE_CLOSED || self->writer == NULL)
+  if (self->state == STATE_CLOSED || !snodo_client_can_send (self))
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
                                _("The connection to the server is closed"));
@@ -326,7 +363,8 @@ snodo_client_send_request (SnodoClient  *self,
                                                      pending, NULL);
     }
 
-  snodo_client_send_line (self, snodo_frame_encode_request (id, method, params_node));
+  snodo_client_send_message (self, snodo_frame_encode_request (id, method, params_node),
+                             pending->key, method, owned_params, envelope);
 }
 
 /* Entry: any state. Sends a request of the connected client (the
@@ -496,7 +534,6 @@ snodo_client_line_cb (SnodoLineFramerEvent  event,
                       gpointer              user_data)
 {
   SnodoClient *self = user_data;
-  g_auto(SnodoFrame) frame = { 0, };
 
   if (self->state == STATE_CLOSED)
     return;
@@ -513,7 +550,19 @@ snodo_client_line_cb (SnodoLineFramerEvent  event,
       return;
     }
 
-  snodo_frame_decode (line, len, &frame);
+  snodo_client_receive (self, line, len);
+}
+
+void
+snodo_client_receive (SnodoClient *self,
+                      const char  *data,
+                      gsize        len)
+{
+  g_auto(SnodoFrame) frame = { 0, };
+
+  if (self->state == STATE_CLOSED)
+    return;
+  snodo_frame_decode (data, len, &frame);
   switch (frame.kind)
     {
     case SNODO_FRAME_RESPONSE:
@@ -530,13 +579,34 @@ snodo_client_line_cb (SnodoLineFramerEvent  event,
 
     case SNODO_FRAME_ERROR:
     case SNODO_FRAME_DROP:
-      g_debug ("A line from the server is not a message: %s", frame.error_message);
+      g_debug ("A message from the server is not one: %s", frame.error_message);
       break;
 
     case SNODO_FRAME_IGNORE:
     default:
       break;
     }
+}
+
+gboolean
+snodo_client_is_pending (SnodoClient *self,
+                         const char  *key)
+{
+  return key != NULL && g_hash_table_contains (self->pending, key);
+}
+
+gboolean
+snodo_client_fail_request (SnodoClient  *self,
+                           const char   *key,
+                           const GError *error)
+{
+  Pending *pending = snodo_client_take_pending (self, key);
+
+  if (pending == NULL)
+    return FALSE;
+  g_task_return_error (pending->task, g_error_copy (error));
+  pending_free (pending);
+  return TRUE;
 }
 
 static void
@@ -577,7 +647,7 @@ snodo_client_read_cb (GObject      *source,
 void
 snodo_client_read (SnodoClient *self)
 {
-  if (self->reading || self->state == STATE_CLOSED)
+  if (self->reading || self->state == STATE_CLOSED || self->http != NULL)
     return;
   self->reading = TRUE;
   g_input_stream_read_bytes_async (self->input, CLIENT_READ_SIZE, G_PRIORITY_DEFAULT,
@@ -604,6 +674,8 @@ snodo_client_stop (SnodoClient  *self,
   g_clear_pointer (&self->writer, snodo_writer_abandon);
   g_clear_pointer (&self->in_flight, g_ptr_array_unref);
   g_queue_clear_full (&self->out, (GDestroyNotify) g_bytes_unref);
+  if (self->http != NULL)
+    snodo_client_http_stop (self);
 
   g_hash_table_iter_init (&iter, self->pending);
   while (g_hash_table_iter_next (&iter, &key, &value))

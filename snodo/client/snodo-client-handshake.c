@@ -13,6 +13,7 @@
 #include "snodo-client-private.h"
 
 #include "snodo-base-private.h"
+#include "snodo-features.h"
 #include "snodo-wire-private.h"
 
 #define CLIENT_PROBE_TIMEOUT_MS 5000
@@ -141,6 +142,11 @@ snodo_client_initialize_cb (GObject      *source,
                            object_member (answer, "serverInfo"),
                            snodo_json_object_get_string (answer, "instructions"));
   snodo_client_send_notification (self, "notifications/initialized", NULL);
+#if SNODO_HAS_HTTP_TRANSPORT
+  /* The server's own messages, on the stream a GET opens. */
+  if (self->http != NULL)
+    snodo_client_http_listen (self);
+#endif
   if (self->log_level != NULL && json_object_has_member (self->server_capabilities, "logging"))
     {
       JsonObject *params = json_object_new ();
@@ -199,6 +205,15 @@ snodo_client_discover_cb (GObject      *source,
     }
 
   if (self->state == STATE_CLOSED || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  /* Over HTTP, what is no answer (refused authorization, no server)
+   * tells nothing of the era, and initialize would fare no better. */
+  if (self->http != NULL && error != NULL && error->domain == G_IO_ERROR &&
+      error->code != G_IO_ERROR_FAILED && error->code != G_IO_ERROR_TIMED_OUT)
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;

@@ -25,7 +25,13 @@ G_BEGIN_DECLS
  *   (snodo_client_stop()).
  * - snodo-client-methods.c: the requests of each server feature, made
  *   with snodo_client_start_request().
+ * - snodo-client-http.c: Streamable HTTP instead of a stream pair (a POST
+ *   a message, the answers in JSON or SSE, the session and the GET stream
+ *   of the initialize era, resumption, DELETE at the end), over
+ *   snodo-client-sse.c, which cuts an event stream into events.
  */
+
+typedef struct _SnodoClientHttp SnodoClientHttp;
 
 typedef enum
 {
@@ -52,6 +58,13 @@ struct _SnodoClient
    * it started; NULL for a stream pair. Owned. */
   char **argv;
   GSubprocess *subprocess;
+
+  /* Streamable HTTP instead of streams: the endpoint (construct-only),
+   * the application's own headers (lowercased name → value), and the
+   * HTTP side of the connection (snodo-client-http.c). NULL else. Owned. */
+  char *uri;
+  GHashTable *http_headers;
+  SnodoClientHttp *http;
 
   ClientState state;
   SnodoProtocolVersion pinned_version;
@@ -133,5 +146,72 @@ void        snodo_client_start_request     (SnodoClient          *self,
                                             GTask                *task);
 void        snodo_client_stop              (SnodoClient          *self,
                                             const GError         *error);
+/* One message of the server, whole (an HTTP body or an SSE event's data). */
+void        snodo_client_receive           (SnodoClient          *self,
+                                            const char           *data,
+                                            gsize                 len);
+gboolean    snodo_client_is_pending        (SnodoClient          *self,
+                                            const char           *key);
+/* Fails the pending request of @key with a copy of @error; FALSE when
+ * none is pending. */
+gboolean    snodo_client_fail_request      (SnodoClient          *self,
+                                            const char           *key,
+                                            const GError         *error);
+
+/* snodo-client-http.c */
+SnodoClientHttp *snodo_client_http_new     (SnodoClient          *self,
+                                            GError              **error);
+void        snodo_client_http_free         (SnodoClientHttp      *http);
+/* POSTs @line (taken): a request (@key and @method set; @params for its
+ * Mcp-Name; @stateless: the 2026-07-28 headers), a notification (@method
+ * only) or a response (neither). */
+void        snodo_client_http_post         (SnodoClient          *self,
+                                            GBytes               *line,
+                                            const char           *key,
+                                            const char           *method,
+                                            JsonObject           *params,
+                                            gboolean              stateless);
+/* 2026-07-28: abandons the request of @key by closing its answer. */
+void        snodo_client_http_abandon      (SnodoClient          *self,
+                                            const char           *key);
+/* The initialize era: opens the GET stream of the server's messages. */
+void        snodo_client_http_listen       (SnodoClient          *self);
+/* Ends every exchange. */
+void        snodo_client_http_stop         (SnodoClient          *self);
+/* Ends the session (DELETE) if there is one, then completes @task (taken). */
+void        snodo_client_http_close        (SnodoClient          *self,
+                                            GTask                *task);
+
+/* snodo-client-sse.c */
+typedef gboolean (*SnodoSseEventFunc) (const char *event,
+                                       const char *data,
+                                       gsize       len,
+                                       const char *last_event_id,
+                                       gpointer    user_data);
+
+typedef struct
+{
+  GByteArray *line;
+  GString *data;
+  gboolean has_data;
+  char *event;
+  /* The stream's last event id (kept across events), or NULL. */
+  char *last_event_id;
+  /* The stream's retry field, or -1. */
+  gint64 retry_ms;
+  gsize max_bytes;
+  gboolean after_cr;
+  gboolean at_start;
+} SnodoSseParser;
+
+void        snodo_sse_parser_init          (SnodoSseParser       *parser,
+                                            gsize                 max_bytes);
+void        snodo_sse_parser_clear         (SnodoSseParser       *parser);
+gboolean    snodo_sse_parser_push          (SnodoSseParser       *parser,
+                                            const char           *chunk,
+                                            gsize                 len,
+                                            SnodoSseEventFunc     func,
+                                            gpointer              user_data,
+                                            GError              **error);
 
 G_END_DECLS

@@ -30,6 +30,7 @@
 
 #include "snodo-base-private.h"
 #include "snodo-enum-types.h"
+#include "snodo-features.h"
 #include "snodo-wire-private.h"
 
 /**
@@ -119,6 +120,7 @@ enum
   PROP_OUTPUT_STREAM,
   PROP_ARGV,
   PROP_SUBPROCESS,
+  PROP_URI,
   PROP_PINNED_VERSION,
   PROP_PROTOCOL_VERSION,
   PROP_SERVER_INFO,
@@ -161,6 +163,20 @@ snodo_client_initable_init (GInitable     *initable,
                             GError       **error)
 {
   SnodoClient *self = SNODO_CLIENT (initable);
+
+  if (self->uri != NULL)
+    {
+      if (self->http != NULL)
+        return TRUE;
+#if SNODO_HAS_HTTP_TRANSPORT
+      self->http = snodo_client_http_new (self, error);
+      return self->http != NULL;
+#else
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("This build of Snodo has no HTTP: %s cannot be reached"), self->uri);
+      return FALSE;
+#endif
+    }
 
   if (self->argv != NULL && self->subprocess == NULL)
     {
@@ -232,6 +248,9 @@ snodo_client_dispose (GObject *object)
   g_clear_object (&self->subprocess);
   g_clear_object (&self->input);
   g_clear_object (&self->output);
+#if SNODO_HAS_HTTP_TRANSPORT
+  g_clear_pointer (&self->http, snodo_client_http_free);
+#endif
 
   G_OBJECT_CLASS (snodo_client_parent_class)->dispose (object);
 }
@@ -249,6 +268,8 @@ snodo_client_finalize (GObject *object)
   g_clear_pointer (&self->instructions, g_free);
   g_clear_pointer (&self->log_level, g_free);
   g_clear_pointer (&self->argv, g_strfreev);
+  g_clear_pointer (&self->uri, g_free);
+  g_clear_pointer (&self->http_headers, g_hash_table_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
 
   G_OBJECT_CLASS (snodo_client_parent_class)->finalize (object);
@@ -278,6 +299,10 @@ snodo_client_get_property (GObject    *object,
 
     case PROP_SUBPROCESS:
       g_value_set_object (value, self->subprocess);
+      break;
+
+    case PROP_URI:
+      g_value_set_string (value, self->uri);
       break;
 
     case PROP_PINNED_VERSION:
@@ -341,6 +366,10 @@ snodo_client_set_property (GObject      *object,
 
     case PROP_ARGV:
       self->argv = g_value_dup_boxed (value);
+      break;
+
+    case PROP_URI:
+      self->uri = g_value_dup_string (value);
       break;
 
     case PROP_PINNED_VERSION:
@@ -435,6 +464,19 @@ snodo_client_class_init (SnodoClientClass *klass)
     g_param_spec_object ("subprocess", NULL, NULL,
                          G_TYPE_SUBPROCESS,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:uri: (getter get_uri)
+   *
+   * The `http` or `https` URI of a server reached over Streamable HTTP,
+   * such as `http://127.0.0.1:8080/mcp`; %NULL for a client of streams.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_URI] =
+    g_param_spec_string ("uri", NULL, NULL,
+                         NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
    * SnodoClient:pinned-version: (getter get_pinned_version) (setter set_pinned_version)
@@ -656,6 +698,7 @@ snodo_client_init (SnodoClient *self)
   self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_queue_init (&self->out);
   self->next_id = 1;
+  self->http_headers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 /**
@@ -708,6 +751,84 @@ snodo_client_new_for_argv (const char * const  *argv,
   return g_initable_new (SNODO_TYPE_CLIENT, NULL, error,
                          "argv", argv,
                          NULL);
+}
+
+/**
+ * snodo_client_new_for_uri:
+ * @uri: the server's endpoint, an `http` or `https` URI
+ * @error: return location for a #GError
+ *
+ * Makes a client of the server at @uri, over Streamable HTTP (see the
+ * class documentation); nothing is sent before
+ * [method@Snodo.Client.connect_async]. Fails with %G_IO_ERROR_NOT_SUPPORTED
+ * in a build of Snodo without HTTP.
+ *
+ * Returns: (transfer full): the new client, or %NULL when @uri is not
+ *   one the client can reach
+ *
+ * Since: 0.1
+ */
+SnodoClient *
+snodo_client_new_for_uri (const char  *uri,
+                          GError     **error)
+{
+  g_return_val_if_fail (uri != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return g_initable_new (SNODO_TYPE_CLIENT, NULL, error,
+                         "uri", uri,
+                         NULL);
+}
+
+/**
+ * snodo_client_get_uri: (get-property uri)
+ * @self: a client
+ *
+ * Gets the URI of the server reached over HTTP.
+ *
+ * Returns: (nullable): the URI, or %NULL for a client of streams
+ *
+ * Since: 0.1
+ */
+const char *
+snodo_client_get_uri (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return self->uri;
+}
+
+/**
+ * snodo_client_set_http_header:
+ * @self: a client
+ * @name: the header's name, such as `Authorization`
+ * @value: (nullable): its value, such as `Bearer` and a token, or %NULL
+ *   to send the header no more
+ *
+ * Sends a header of the application's with every HTTP request of the
+ * client from now on, replacing any the client would send by that name.
+ * A bearer token is one: `Authorization: Bearer TOKEN`. A server that
+ * wants a token it did not get answers HTTP 401, which fails the request
+ * with %G_IO_ERROR_PERMISSION_DENIED naming the server's resource
+ * metadata when it gives one. Nothing happens for a client of streams.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_set_http_header (SnodoClient *self,
+                              const char  *name,
+                              const char  *value)
+{
+  g_autofree char *lower = NULL;
+
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (name != NULL && *name != '\0');
+
+  lower = g_ascii_strdown (name, -1);
+  if (value == NULL)
+    g_hash_table_remove (self->http_headers, lower);
+  else
+    g_hash_table_replace (self->http_headers, g_steal_pointer (&lower), g_strdup (value));
 }
 
 /**
@@ -1230,6 +1351,13 @@ snodo_client_close_async (SnodoClient         *self,
   error = g_error_new (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The client was closed"));
   snodo_client_stop (self, error);
 
+#if SNODO_HAS_HTTP_TRANSPORT
+  if (self->http != NULL)
+    {
+      snodo_client_http_close (self, g_steal_pointer (&task));
+      return;
+    }
+#endif
   if (self->subprocess != NULL)
     {
       g_task_set_task_data (task, g_new0 (CloseState, 1), (GDestroyNotify) close_state_free);

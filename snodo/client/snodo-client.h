@@ -29,7 +29,17 @@ SnodoClient          *snodo_client_new_for_argv            (const char * const  
                                                             GError              **error);
 
 SNODO_AVAILABLE_IN_ALL
+SnodoClient          *snodo_client_new_for_uri             (const char           *uri,
+                                                            GError              **error);
+
+SNODO_AVAILABLE_IN_ALL
 GSubprocess          *snodo_client_get_subprocess          (SnodoClient          *self);
+SNODO_AVAILABLE_IN_ALL
+const char           *snodo_client_get_uri                 (SnodoClient          *self);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_set_http_header         (SnodoClient          *self,
+                                                            const char           *name,
+                                                            const char           *value);
 SNODO_AVAILABLE_IN_ALL
 SnodoProtocolVersion  snodo_client_get_protocol_version    (SnodoClient          *self);
 SNODO_AVAILABLE_IN_ALL
