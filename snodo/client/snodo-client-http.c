@@ -428,7 +428,8 @@ exchange_status_error (Exchange *exchange,
 
   if (exchange->json != NULL && exchange->json->len > 0)
     {
-      g_autoptr(JsonNode) node = json_from_string ((const char *) exchange->json->data, NULL);
+      g_autofree char *text = g_strndup ((const char *) exchange->json->data, exchange->json->len);
+      g_autoptr(JsonNode) node = json_from_string (text, NULL);
       JsonObject *object = node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
       JsonNode *error = object != NULL ? json_object_get_member (object, "error") : NULL;
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright 2026 The Snodo authors */
 
-/* SnodoClient against stdio servers written with the official MCP
- * TypeScript SDKs: server-everything (SDK v1, initialize era), and
+/* SnodoClient against servers written with the official MCP TypeScript
+ * SDKs: over stdio server-everything (SDK v1, initialize era), and
  * sdk-stdio-server.mjs on SDK v1 (initialize era) and on SDK v2
- * (serveStdio, both eras), all from tests/interop/node_modules. */
+ * (serveStdio, both eras); over Streamable HTTP sdk-http-server.mjs on
+ * SDK v1 (sessions, resumable SSE) and on SDK v2 (createMcpHandler, both
+ * eras); all from tests/interop/node_modules. */
 
 #include "config.h"
 
@@ -294,6 +296,114 @@ test_peer (gconstpointer data)
   finish (client);
 }
 
+/* Over Streamable HTTP: sdk-http-server.mjs on v1 (sessions, SSE with
+ * event ids) or v2 (createMcpHandler). */
+
+typedef struct
+{
+  GSubprocess *process;
+  char *uri;
+} HttpPeer;
+
+static void
+http_peer_start (HttpPeer   *peer,
+                 const char *which)
+{
+  const char *node = g_getenv ("INTEROP_NODE");
+  const char *dir = g_getenv ("INTEROP_DIR");
+  g_autofree char *script = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (node);
+  g_assert_nonnull (dir);
+  script = g_build_filename (dir, "sdk-http-server.mjs", NULL);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  /* The SDK's packages are found from the script's folder. */
+  g_subprocess_launcher_set_cwd (launcher, dir);
+  peer->process = g_subprocess_launcher_spawn (launcher, &error, node, script, which, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (peer->process));
+  peer->uri = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (peer->uri);
+  g_assert_true (g_str_has_prefix (peer->uri, "http://127.0.0.1:"));
+}
+
+static void
+http_peer_stop (HttpPeer *peer)
+{
+  g_subprocess_force_exit (peer->process);
+  g_subprocess_wait (peer->process, NULL, NULL);
+  g_clear_object (&peer->process);
+  g_clear_pointer (&peer->uri, g_free);
+}
+
+static void
+test_http_peer (gconstpointer data)
+{
+  const char *which = data;
+  gboolean legacy = g_str_has_suffix (which, "-legacy");
+  HttpPeer peer = { 0, };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SnodoClient) client = NULL;
+  g_autoptr(GAsyncResult) connected = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(GAsyncResult) r2 = NULL;
+  g_autoptr(GAsyncResult) r3 = NULL;
+  g_autoptr(GAsyncResult) closed = NULL;
+  g_autoptr(JsonArray) tools = NULL;
+  g_autoptr(JsonObject) echoed = NULL;
+  g_autoptr(JsonObject) resumed = NULL;
+  g_autoptr(JsonObject) echo_args = parse_object ("{\"text\":\"grüß dich über HTTP\"}");
+  g_autoptr(JsonObject) no_args = parse_object ("{}");
+  g_autofree char *text = NULL;
+  g_autofree char *resumed_text = NULL;
+  SnodoProtocolVersion expected;
+
+  http_peer_start (&peer, g_str_has_prefix (which, "v1") ? "v1" : "v2");
+  client = snodo_client_new_for_uri (peer.uri, &error);
+  g_assert_no_error (error);
+  if (legacy)
+    snodo_client_set_pinned_version (client, SNODO_PROTOCOL_VERSION_2025_11_25);
+  snodo_client_connect_async (client, NULL, store_result_cb, &connected);
+  g_assert_true (snodo_client_connect_finish (client, wait_result (&connected), &error));
+  g_assert_no_error (error);
+  /* v1 refuses the probe without a session (400) and the client falls
+   * back to initialize; v2 speaks 2026-07-28. */
+  expected = g_str_equal (which, "v2") ? SNODO_PROTOCOL_VERSION_2026_07_28 : SNODO_PROTOCOL_VERSION_2025_11_25;
+  g_assert_cmpint (snodo_client_get_protocol_version (client), ==, expected);
+
+  snodo_client_list_tools_async (client, NULL, store_result_cb, &r1);
+  snodo_client_call_tool_async (client, "echo", echo_args, NULL, store_result_cb, &r2);
+  tools = snodo_client_list_tools_finish (client, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  g_assert_true (array_has_name (tools, "sleep"));
+  echoed = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  text = first_text (echoed);
+  g_assert_cmpstr (text, ==, "grüß dich über HTTP");
+
+  if (g_str_equal (which, "v1"))
+    {
+      /* The server closes the answer's stream before the result: the
+       * client resumes it with Last-Event-ID and gets the result. */
+      snodo_client_call_tool_async (client, "interrupt", no_args, NULL, store_result_cb, &r3);
+      resumed = snodo_client_call_tool_finish (client, wait_result (&r3), &error);
+      g_assert_no_error (error);
+      resumed_text = first_text (resumed);
+      g_assert_cmpstr (resumed_text, ==, "resumed");
+    }
+
+  check_cancel (client, "sleep", "{\"ms\":30000}", "{\"text\":\"after\"}", "after");
+
+  snodo_client_close_async (client, NULL, store_result_cb, &closed);
+  g_assert_true (snodo_client_close_finish (client, wait_result (&closed), &error));
+  g_assert_no_error (error);
+  http_peer_stop (&peer);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -305,6 +415,11 @@ main (int   argc,
   g_test_add_data_func ("/snodo/client-interop/ts-v1", "v1", test_peer);
   g_test_add_data_func ("/snodo/client-interop/ts-v2", "v2", test_peer);
   g_test_add_data_func ("/snodo/client-interop/ts-v2/2025-11-25", "v2-legacy", test_peer);
+#if SNODO_HAS_HTTP_TRANSPORT
+  g_test_add_data_func ("/snodo/client-interop/http/ts-v1", "v1", test_http_peer);
+  g_test_add_data_func ("/snodo/client-interop/http/ts-v2", "v2", test_http_peer);
+  g_test_add_data_func ("/snodo/client-interop/http/ts-v2/2025-11-25", "v2-legacy", test_http_peer);
+#endif
 
   return g_test_run ();
 }
