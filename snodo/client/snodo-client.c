@@ -41,7 +41,8 @@
  * A `SnodoClient` speaks newline-delimited JSON-RPC over a pair of
  * streams: the standard input and output of a server it starts itself
  * ([ctor@Snodo.Client.new_for_argv]), or any other pair
- * ([ctor@Snodo.Client.new]). [method@Snodo.Client.connect_async] negotiates
+ * ([ctor@Snodo.Client.new]); or Streamable HTTP to a server's URL
+ * ([ctor@Snodo.Client.new_for_uri]). [method@Snodo.Client.connect_async] negotiates
  * the protocol version; then every request is an `_async`/`_finish` pair,
  * answered in the main context that was the thread default when the client
  * was made.
@@ -84,9 +85,44 @@
  * [signal@Snodo.Client::log-message], and every notification of the
  * server as [signal@Snodo.Client::notification].
  *
+ * ## Streamable HTTP
+ *
+ * A client made with [ctor@Snodo.Client.new_for_uri] POSTs each message
+ * to the server's URL and reads the answer, one JSON message or an event
+ * stream of messages ending with the result. The negotiation is the same;
+ * a server of the initialize era that wants a session refuses the
+ * `server/discover` probe, and the client falls back to `initialize`.
+ *
+ * - In 2026-07-28 every request carries the `MCP-Protocol-Version`,
+ *   `Mcp-Method` and (for `tools/call`, `prompts/get` and
+ *   `resources/read`) `Mcp-Name` headers, a value that is not plain ASCII
+ *   in base64. A cancelled or timed-out request closes its answer, which
+ *   is how the server learns of it. `Mcp-Param-*` headers are not sent.
+ * - In the initialize era, the session id of the server's answer to
+ *   `initialize` goes with every later request, with the version agreed
+ *   on; a GET opens the stream of the server's own messages (reopened
+ *   when it ends, five times in a row at most; not at all after a 405);
+ *   an answer whose event stream ends before its result is asked again
+ *   with a GET carrying `Last-Event-ID`, when the server numbered its
+ *   events (after the stream's `retry` delay, at most ten seconds, five
+ *   times at most); [method@Snodo.Client.close_async] ends the session
+ *   with DELETE. A session the server ended (404) fails the request with
+ *   %G_IO_ERROR_CLOSED; the client does not start another.
+ *
+ * [method@Snodo.Client.set_http_header] adds headers of the
+ * application's, such as `Authorization: Bearer TOKEN`. An answer of HTTP
+ * 401 fails the request with %G_IO_ERROR_PERMISSION_DENIED, whose message
+ * names the `resource_metadata` URL of the server's `WWW-Authenticate`
+ * header, where the application learns how to get a token; the client
+ * runs no OAuth flow itself. Every message of an answer, and every event
+ * of a stream, is bounded by [property@Snodo.Client:max-line-bytes]; a
+ * request by [property@Snodo.Client:request-timeout]; a notification,
+ * response or DELETE by thirty seconds.
+ *
  * ## Lifetime and the server process
  *
- * While it is reading, the client holds a reference on itself, until the
+ * While it is reading (over HTTP: while any request, answer or the GET
+ * stream is under way), the client holds a reference on itself, until the
  * server's output ends or [method@Snodo.Client.close_async] finishes; a
  * connected client must be closed.
  *
