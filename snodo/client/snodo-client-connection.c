@@ -33,6 +33,8 @@ typedef struct
   /* The caller's cancellable, connected while pending. Owned. */
   GCancellable *cancellable;
   gulong cancelled_id;
+  /* 2026-07-28: the params as sent, for a retry with input. Owned. */
+  JsonObject *params;
 } Pending;
 
 static void snodo_client_pump (SnodoClient *self);
@@ -46,6 +48,7 @@ pending_free (Pending *pending)
   g_clear_object (&pending->cancellable);
   g_clear_pointer (&pending->timeout, snodo_source_destroy_and_unref);
   g_clear_object (&pending->task);
+  g_clear_pointer (&pending->params, json_object_unref);
   g_free (pending->method);
   g_free (pending->key);
   g_free (pending);
@@ -341,6 +344,8 @@ snodo_client_send_request (SnodoClient  *self,
       if (JSON_NODE_HOLDS_OBJECT (meta))
         json_object_set_int_member (json_node_get_object (meta), "progressToken", pending->id);
     }
+  if (envelope)
+    pending->params = json_object_ref (owned_params);
   /* A legacy request without params sends none. */
   if (json_object_get_size (owned_params) > 0)
     params_node = snodo_json_node_take_object (json_object_ref (owned_params));
@@ -447,7 +452,10 @@ snodo_client_handle_response (SnodoClient *self,
       JsonObject *result = json_object_get_object_member (message, "result");
       const char *result_type = snodo_json_object_get_string (result, "resultType");
 
-      if (result_type != NULL && !g_str_equal (result_type, "complete"))
+      if (result_type != NULL && g_str_equal (result_type, "input_required") && pending->params != NULL)
+        snodo_client_input_required (self, pending->method, pending->params, pending->cancellable,
+                                     g_steal_pointer (&pending->task), result);
+      else if (result_type != NULL && !g_str_equal (result_type, "complete"))
         g_task_return_new_error (pending->task, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED,
                                  _("The server answered %s with a result of type %s, which this client does not handle"),
                                  pending->method, result_type);
@@ -510,21 +518,30 @@ snodo_client_handle_notification (SnodoClient *self,
                  frame->method, params);
 }
 
-/* A request of the server (initialize era): ping is answered; the client
- * declares no capability, so nothing else is. */
+void
+snodo_client_send_response (SnodoClient *self,
+                            JsonNode    *id,
+                            JsonObject  *result,
+                            int          code,
+                            const char  *message)
+{
+  if (result != NULL)
+    {
+      g_autoptr(JsonNode) node = snodo_json_node_take_object (json_object_ref (result));
+
+      snodo_client_send_line (self, snodo_frame_encode_result (id, node));
+    }
+  else
+    snodo_client_send_line (self, snodo_frame_encode_error (id, code, message, NULL));
+}
+
+/* A request of the server (initialize era): ping, or one for the
+ * application (snodo-client-input.c). */
 static void
 snodo_client_handle_request (SnodoClient *self,
                              SnodoFrame  *frame)
 {
-  if (g_str_equal (frame->method, "ping"))
-    {
-      g_autoptr(JsonNode) result = snodo_json_node_take_object (json_object_new ());
-
-      snodo_client_send_line (self, snodo_frame_encode_result (frame->id, result));
-    }
-  else
-    snodo_client_send_line (self, snodo_frame_encode_error (frame->id, SNODO_RPC_ERROR_METHOD_NOT_FOUND,
-                                                            "Method not found", NULL));
+  snodo_client_handle_server_request (self, frame->method, frame->id, frame->params);
 }
 
 static void

@@ -47,7 +47,7 @@ snodo_client_add_envelope (SnodoClient *self,
   json_object_set_string_member (meta, "io.modelcontextprotocol/protocolVersion",
                                  snodo_protocol_version_to_string (SNODO_PROTOCOL_VERSION_2026_07_28));
   json_object_set_object_member (meta, "io.modelcontextprotocol/clientCapabilities",
-                                 json_object_new ());
+                                 snodo_client_dup_capabilities (self));
   json_object_set_object_member (meta, "io.modelcontextprotocol/clientInfo",
                                  snodo_client_client_info ());
   if (self->log_level != NULL)
@@ -85,7 +85,7 @@ snodo_client_send_initialize (SnodoClient *self,
   if (wanted == SNODO_PROTOCOL_VERSION_UNKNOWN)
     wanted = SNODO_PROTOCOL_VERSION_2025_11_25;
   json_object_set_string_member (params, "protocolVersion", snodo_protocol_version_to_string (wanted));
-  json_object_set_object_member (params, "capabilities", json_object_new ());
+  json_object_set_object_member (params, "capabilities", snodo_client_dup_capabilities (self));
   json_object_set_object_member (params, "clientInfo", snodo_client_client_info ());
 
   request = g_task_new (self, NULL, snodo_client_initialize_cb, task);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "snodo-client.h"
+#include "snodo-server-request.h"
 #include "snodo-wire-private.h"
 
 G_BEGIN_DECLS
@@ -25,6 +26,9 @@ G_BEGIN_DECLS
  *   (snodo_client_stop()).
  * - snodo-client-methods.c: the requests of each server feature, made
  *   with snodo_client_start_request().
+ * - snodo-client-input.c: what the server asks of the application
+ *   (SnodoServerRequest, the server-request signal): its requests in the
+ *   initialize era, the input_required round trip of 2026-07-28.
  * - snodo-client-http.c: Streamable HTTP instead of a stream pair (a POST
  *   a message, the answers in JSON or SSE, the session and the GET stream
  *   of the initialize era, resumption, DELETE at the end), over
@@ -78,6 +82,9 @@ struct _SnodoClient
   guint write_timeout;
   guint64 max_line_bytes;
   guint request_timeout;
+  /* The capabilities the client declares, or NULL. Owned. */
+  JsonObject *capabilities;
+
   /* The level of the log messages asked for, or NULL. Owned. */
   char *log_level;
 
@@ -157,6 +164,40 @@ gboolean    snodo_client_is_pending        (SnodoClient          *self,
 gboolean    snodo_client_fail_request      (SnodoClient          *self,
                                             const char           *key,
                                             const GError         *error);
+
+/* Sends a response to the server's request @id: @result, or the error
+ * @code and @message when @result is NULL. */
+void        snodo_client_send_response     (SnodoClient          *self,
+                                            JsonNode             *id,
+                                            JsonObject           *result,
+                                            int                   code,
+                                            const char           *message);
+
+/* snodo-client-input.c */
+void        snodo_client_install_input_signal (GObjectClass      *klass);
+JsonObject *snodo_client_dup_capabilities  (SnodoClient          *self);
+void        snodo_client_handle_server_request (SnodoClient      *self,
+                                            const char           *method,
+                                            JsonNode             *id,
+                                            JsonObject           *params);
+void        snodo_client_input_required    (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params,
+                                            GCancellable         *cancellable,
+                                            GTask                *task,
+                                            JsonObject           *result);
+
+/* snodo-server-request.c */
+typedef void (*SnodoServerRequestFunc) (SnodoServerRequest *request,
+                                        JsonObject         *result,
+                                        int                 code,
+                                        const char         *message,
+                                        gpointer            user_data);
+
+SnodoServerRequest *snodo_server_request_new (const char             *method,
+                                              JsonObject             *params,
+                                              SnodoServerRequestFunc  func,
+                                              gpointer                user_data);
 
 /* snodo-client-http.c */
 SnodoClientHttp *snodo_client_http_new     (SnodoClient          *self,

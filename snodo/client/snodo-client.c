@@ -303,6 +303,7 @@ snodo_client_finalize (GObject *object)
   g_clear_pointer (&self->server_capabilities, json_object_unref);
   g_clear_pointer (&self->instructions, g_free);
   g_clear_pointer (&self->log_level, g_free);
+  g_clear_pointer (&self->capabilities, json_object_unref);
   g_clear_pointer (&self->argv, g_strfreev);
   g_clear_pointer (&self->uri, g_free);
   g_clear_pointer (&self->http_headers, g_hash_table_unref);
@@ -715,6 +716,8 @@ snodo_client_class_init (SnodoClientClass *klass)
    *
    * Since: 0.1
    */
+  snodo_client_install_input_signal (object_class);
+
   snodo_client_signals[SIGNAL_CLOSED] =
     g_signal_new ("closed",
                   G_TYPE_FROM_CLASS (klass),

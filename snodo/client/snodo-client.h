@@ -11,6 +11,7 @@
 #include <json-glib/json-glib.h>
 
 #include "snodo-protocol-version.h"
+#include "snodo-server-request.h"
 #include "snodo-types.h"
 #include "snodo-version-macros.h"
 
@@ -68,6 +69,11 @@ guint                 snodo_client_get_request_timeout     (SnodoClient         
 SNODO_AVAILABLE_IN_ALL
 void                  snodo_client_set_request_timeout     (SnodoClient          *self,
                                                             guint                 request_timeout);
+SNODO_AVAILABLE_IN_ALL
+JsonObject           *snodo_client_get_capabilities        (SnodoClient          *self);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_set_capabilities        (SnodoClient          *self,
+                                                            JsonObject           *capabilities);
 SNODO_AVAILABLE_IN_ALL
 const char           *snodo_client_get_log_level           (SnodoClient          *self);
 SNODO_AVAILABLE_IN_ALL
