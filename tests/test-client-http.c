@@ -901,6 +901,136 @@ test_server_stream (void)
   script_free (script);
 }
 
+/* 2026-07-28: tools/call answered input_required twice (three inputs,
+ * then requestState alone), then complete. */
+static void
+input_responder (Script        *script,
+                 Request       *request,
+                 GInputStream  *in,
+                 GOutputStream *out)
+{
+  if (g_strcmp0 (request->rpc_method, "server/discover") == 0)
+    {
+      g_autofree char *body = result_for (request, DISCOVER_RESULT);
+
+      answer_json (out, 200, NULL, body);
+    }
+  else if (g_strcmp0 (request->rpc_method, "tools/call") == 0 && strstr (request->body, "requestState") == NULL)
+    {
+      g_autofree char *body = result_for (request,
+        "{\"resultType\":\"input_required\",\"requestState\":\"state-1 \\u00e9\","
+        "\"inputRequests\":{"
+        "\"visit\":{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"url\",\"message\":\"Sign in\","
+        "\"url\":\"https://example.org/login\"}},"
+        "\"where\":{\"method\":\"roots/list\"},"
+        "\"think\":{\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[],\"maxTokens\":5}}}}");
+
+      answer_json (out, 200, NULL, body);
+    }
+  else if (g_strcmp0 (request->rpc_method, "tools/call") == 0 && strstr (request->body, "state-2") == NULL)
+    {
+      g_autofree char *body = result_for (request, "{\"resultType\":\"input_required\",\"requestState\":\"state-2\"}");
+
+      answer_json (out, 200, NULL, body);
+    }
+  else if (g_strcmp0 (request->rpc_method, "tools/call") == 0)
+    {
+      g_autofree char *body = result_for (request, TOOL_RESULT);
+
+      answer_json (out, 200, NULL, body);
+    }
+  else
+    answer_empty (out, 400);
+}
+
+static gboolean
+input_request_cb (SnodoClient        *client,
+                  SnodoServerRequest *request,
+                  gpointer            user_data)
+{
+  const char *method = snodo_server_request_get_method (request);
+  guint *asked = user_data;
+  g_autoptr(JsonObject) result = NULL;
+
+  (*asked)++;
+  if (g_str_equal (method, "elicitation/create"))
+    {
+      g_assert_cmpstr (json_object_get_string_member (snodo_server_request_get_params (request), "mode"), ==, "url");
+      result = parse_object ("{\"action\":\"accept\"}");
+    }
+  else if (g_str_equal (method, "roots/list"))
+    result = parse_object ("{\"roots\":[{\"uri\":\"file:///home/me\"}]}");
+  else
+    result = parse_object ("{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"hm\"},\"model\":\"m\"}");
+  snodo_server_request_return_result (request, result);
+  return TRUE;
+}
+
+static void
+test_modern_input (void)
+{
+  Script *script = script_new (input_responder);
+  g_autoptr(SnodoClient) client = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) args = parse_object ("{\"x\":1}");
+  g_autoptr(JsonObject) capabilities = parse_object ("{\"elicitation\":{\"url\":{}},\"roots\":{},\"sampling\":{}}");
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(JsonObject) called = NULL;
+  g_autoptr(JsonNode) first_node = NULL;
+  g_autoptr(JsonNode) retry_node = NULL;
+  g_autoptr(JsonNode) last_node = NULL;
+  JsonObject *retry_params;
+  JsonObject *responses;
+  JsonObject *last_params;
+  guint asked = 0;
+
+  client = snodo_client_new_for_uri (script->uri, &error);
+  g_assert_no_error (error);
+  snodo_client_set_capabilities (client, capabilities);
+  g_signal_connect (client, "server-request", G_CALLBACK (input_request_cb), &asked);
+  g_assert_true (connect_client (client, &error));
+  g_assert_no_error (error);
+
+  snodo_client_call_tool_async (client, "work", args, NULL, store_result_cb, &r1);
+  called = snodo_client_call_tool_finish (client, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  g_assert_true (json_object_has_member (called, "content"));
+  g_assert_cmpuint (asked, ==, 3);
+
+  /* The capabilities went in the envelope. */
+  first_node = json_from_string (script_find (script, "tools/call", 0)->body, NULL);
+  g_assert_true (json_object_has_member (json_object_get_object_member (
+    json_object_get_object_member (json_object_get_object_member (json_node_get_object (first_node), "params"), "_meta"),
+    "io.modelcontextprotocol/clientCapabilities"), "roots"));
+
+  /* The retry: a new id, the same arguments, the three answers and the
+   * state as it came. */
+  retry_node = json_from_string (script_find (script, "tools/call", 1)->body, NULL);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (retry_node), "id"), !=,
+                   json_object_get_int_member (json_node_get_object (first_node), "id"));
+  retry_params = json_object_get_object_member (json_node_get_object (retry_node), "params");
+  g_assert_cmpstr (json_object_get_string_member (retry_params, "name"), ==, "work");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (retry_params, "arguments"), "x"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (retry_params, "requestState"), ==, "state-1 \u00e9");
+  responses = json_object_get_object_member (retry_params, "inputResponses");
+  g_assert_cmpuint (json_object_get_size (responses), ==, 3);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (responses, "visit"), "action"), ==, "accept");
+  g_assert_true (json_object_has_member (json_object_get_object_member (responses, "where"), "roots"));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (responses, "think"), "model"), ==, "m");
+  g_assert_cmpstr (header (script_find (script, "tools/call", 1), "mcp-name"), ==, "work");
+
+  /* requestState alone: sent back without inputResponses. */
+  last_node = json_from_string (script_find (script, "tools/call", 2)->body, NULL);
+  last_params = json_object_get_object_member (json_node_get_object (last_node), "params");
+  g_assert_cmpstr (json_object_get_string_member (last_params, "requestState"), ==, "state-2");
+  g_assert_false (json_object_has_member (last_params, "inputResponses"));
+  g_assert_null (script_find (script, "tools/call", 3));
+
+  close_client (client);
+  g_clear_object (&client);
+  script_free (script);
+}
+
 static void
 test_bad_uri (void)
 {
@@ -1072,6 +1202,7 @@ main (int   argc,
   g_test_add_func ("/client-http/bounds", test_bounds);
   g_test_add_func ("/client-http/modern-cancel", test_modern_cancel);
   g_test_add_func ("/client-http/server-stream", test_server_stream);
+  g_test_add_func ("/client-http/modern-input", test_modern_input);
 
   return g_test_run ();
 }
