@@ -10,6 +10,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <snodo/snodo.h>
 
 static GAsyncResult *
@@ -261,6 +263,95 @@ test_everything_pinned_modern (void)
   g_test_message ("%s", error->message);
 }
 
+/* server-everything's tools that ask the client (they exist only for a
+ * client that declares roots, sampling and elicitation), answered by
+ * SnodoClient::server-request handlers. */
+static gboolean
+everything_request_cb (SnodoClient        *client,
+                       SnodoServerRequest *request,
+                       gpointer            user_data)
+{
+  GPtrArray *asked = user_data;
+  const char *method = snodo_server_request_get_method (request);
+  g_autoptr(JsonObject) result = NULL;
+
+  g_ptr_array_add (asked, g_strdup (method));
+  if (g_str_equal (method, "roots/list"))
+    result = parse_object ("{\"roots\":[{\"uri\":\"file:///srv/snodo-root\",\"name\":\"snodo-root\"}]}");
+  else if (g_str_equal (method, "sampling/createMessage"))
+    {
+      g_assert_true (json_object_has_member (snodo_server_request_get_params (request), "messages"));
+      result = parse_object ("{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"sampled by snodo\"},"
+                             "\"model\":\"snodo-test\"}");
+    }
+  else if (g_str_equal (method, "elicitation/create"))
+    {
+      g_assert_true (json_object_has_member (snodo_server_request_get_params (request), "requestedSchema"));
+      result = parse_object ("{\"action\":\"accept\",\"content\":{\"name\":\"Ada Snodo\"}}");
+    }
+  else
+    return FALSE;
+  snodo_server_request_return_result (request, result);
+  return TRUE;
+}
+
+static char *
+all_text (JsonObject *result)
+{
+  JsonArray *content = json_object_get_array_member (result, "content");
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < json_array_get_length (content); i++)
+    g_string_append (text, json_object_get_string_member_with_default (json_array_get_object_element (content, i),
+                                                                       "text", ""));
+  return g_string_free (text, FALSE);
+}
+
+static void
+test_everything_input (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) argv = server_argv ("everything");
+  g_autoptr(SnodoClient) client = NULL;
+  g_autoptr(JsonObject) capabilities = parse_object ("{\"roots\":{},\"sampling\":{},\"elicitation\":{\"form\":{}}}");
+  g_autoptr(GPtrArray) asked = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GAsyncResult) connected = NULL;
+  static const struct { const char *tool; const char *arguments; const char *method; const char *expected; } calls[] = {
+    { "get-roots-list", "{}", "roots/list", "file:///srv/snodo-root" },
+    { "trigger-sampling-request", "{\"prompt\":\"hi\"}", "sampling/createMessage", "sampled by snodo" },
+    { "trigger-elicitation-request", "{}", "elicitation/create", "Ada Snodo" },
+  };
+
+  client = snodo_client_new_for_argv ((const char * const *) argv, &error);
+  g_assert_no_error (error);
+  snodo_client_set_capabilities (client, capabilities);
+  g_signal_connect (client, "server-request", G_CALLBACK (everything_request_cb), asked);
+  snodo_client_connect_async (client, NULL, store_result_cb, &connected);
+  g_assert_true (snodo_client_connect_finish (client, wait_result (&connected), &error));
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
+    {
+      g_autoptr(JsonObject) arguments = parse_object (calls[i].arguments);
+      g_autoptr(GAsyncResult) result = NULL;
+      g_autoptr(JsonObject) answer = NULL;
+      g_autofree char *text = NULL;
+      gboolean seen = FALSE;
+
+      snodo_client_call_tool_async (client, calls[i].tool, arguments, NULL, store_result_cb, &result);
+      answer = snodo_client_call_tool_finish (client, wait_result (&result), &error);
+      g_assert_no_error (error);
+      text = all_text (answer);
+      g_test_message ("%s: %s", calls[i].tool, text);
+      g_assert_nonnull (strstr (text, calls[i].expected));
+      for (guint j = 0; j < asked->len; j++)
+        seen |= g_str_equal (asked->pdata[j], calls[i].method);
+      g_assert_true (seen);
+    }
+
+  finish (g_steal_pointer (&client));
+}
+
 static void
 test_peer (gconstpointer data)
 {
@@ -412,6 +503,7 @@ main (int   argc,
 
   g_test_add_func ("/snodo/client-interop/everything", test_everything);
   g_test_add_func ("/snodo/client-interop/everything/pinned-2026-07-28", test_everything_pinned_modern);
+  g_test_add_func ("/snodo/client-interop/everything/server-requests", test_everything_input);
   g_test_add_data_func ("/snodo/client-interop/ts-v1", "v1", test_peer);
   g_test_add_data_func ("/snodo/client-interop/ts-v2", "v2", test_peer);
   g_test_add_data_func ("/snodo/client-interop/ts-v2/2025-11-25", "v2-legacy", test_peer);
