@@ -180,6 +180,53 @@ JsonObject           *snodo_client_get_prompt_finish       (SnodoClient         
                                                             GAsyncResult         *result,
                                                             GError              **error);
 SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_complete_async          (SnodoClient          *self,
+                                                            JsonObject           *ref,
+                                                            const char           *argument,
+                                                            const char           *value,
+                                                            JsonObject           *context_arguments,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+JsonObject           *snodo_client_complete_finish         (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_subscribe_resource_async
+                                                           (SnodoClient          *self,
+                                                            const char           *uri,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_client_subscribe_resource_finish
+                                                           (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_unsubscribe_resource_async
+                                                           (SnodoClient          *self,
+                                                            const char           *uri,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_client_unsubscribe_resource_finish
+                                                           (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_listen_async            (SnodoClient          *self,
+                                                            JsonObject           *notifications,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+JsonObject           *snodo_client_listen_finish           (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
 void                  snodo_client_close_async             (SnodoClient          *self,
                                                             GCancellable         *cancellable,
                                                             GAsyncReadyCallback   callback,
