@@ -63,6 +63,10 @@ def run(pinned):
     check(len(asked) == 1 and asked[0][0] == 'elicitation/create' and asked[0][1]['message'] == 'Sure?',
           'the handler saw the request as a dict (%s)' % version)
 
+    completion = client.complete_finish(wait(lambda cb: client.complete_async(
+        {'type': 'ref/prompt', 'name': 'greet'}, 'name', 'g', None, None, cb)))
+    check(completion['values'] == ['Grace'], 'completion is a dict (%s): %r' % (version, completion))
+
     result = wait(lambda cb: client.close_async(None, cb))
     check(client.close_finish(result), 'closes (%s)' % version)
 

@@ -85,6 +85,28 @@
  * [signal@Snodo.Client::log-message], and every notification of the
  * server as [signal@Snodo.Client::notification].
  *
+ * ## What the server asks
+ *
+ * A server may ask the application for input: a form or a URL
+ * (`elicitation/create`), a completion of a language model
+ * (`sampling/createMessage`), the client's roots (`roots/list`). The
+ * client declares what it answers with
+ * [method@Snodo.Client.set_capabilities], and each request comes as a
+ * [class@Snodo.ServerRequest] to [signal@Snodo.Client::server-request],
+ * answered now or later. In the initialize era these are requests of the
+ * server; in 2026-07-28 they come in an `input_required` result, and the
+ * client sends the request again with the answers until it completes: the
+ * caller of [method@Snodo.Client.call_tool_async] sees only the result.
+ *
+ * ## Change notifications
+ *
+ * In 2026-07-28 [method@Snodo.Client.listen_async] subscribes to list
+ * changes and resource updates (`subscriptions/listen`) until it is
+ * cancelled; in the initialize era list changes come unasked, and
+ * [method@Snodo.Client.subscribe_resource_async] subscribes to one
+ * resource. Either way the notifications are emitted as
+ * [signal@Snodo.Client::notification].
+ *
  * ## Streamable HTTP
  *
  * A client made with [ctor@Snodo.Client.new_for_uri] POSTs each message

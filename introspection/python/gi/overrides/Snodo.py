@@ -377,6 +377,19 @@ class Client(Snodo.Client):
     def list_prompts_finish(self, result):
         return from_json_node(super().list_prompts_finish(result))
 
+    def complete_async(self, ref, argument, value, context_arguments, cancellable, callback, *user_data):
+        return super().complete_async(_object_or_none(ref), argument, value, _object_or_none(context_arguments),
+                                      cancellable, callback, *user_data)
+
+    def complete_finish(self, result):
+        return from_json_node(super().complete_finish(result))
+
+    def listen_async(self, notifications, cancellable, callback, *user_data):
+        return super().listen_async(_object_or_none(notifications), cancellable, callback, *user_data)
+
+    def listen_finish(self, result):
+        return from_json_node(super().listen_finish(result))
+
 
 Client = override(Client)
 __all__.append('Client')
