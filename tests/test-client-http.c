@@ -1031,6 +1031,100 @@ test_modern_input (void)
   script_free (script);
 }
 
+/* 2026-07-28 over a SnodoServer's own HTTP transport, which refuses a
+ * tools/call whose Mcp-Param-* headers disagree with its arguments: the
+ * client sends them for the tool that tools/list described, and leaves
+ * out a tool whose marks break the rules. */
+static void
+route_cb (SnodoInvocation *invocation,
+          gpointer         user_data)
+{
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+  g_autofree char *text = g_strdup_printf ("%s %" G_GINT64_FORMAT " %s",
+                                           json_object_get_string_member (arguments, "region"),
+                                           json_object_get_int_member (arguments, "n"),
+                                           json_object_get_boolean_member (arguments, "flag") ? "yes" : "no");
+
+  snodo_invocation_return_text (invocation, text);
+}
+
+static void
+transport_closed_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  snodo_http_transport_close_finish (SNODO_HTTP_TRANSPORT (source), result, NULL);
+  *done = TRUE;
+}
+
+static void
+test_param_headers (void)
+{
+  g_autoptr(SnodoServer) server = snodo_server_new ("params", "1");
+  g_autoptr(SnodoTool) route = snodo_tool_new ("route", NULL);
+  g_autoptr(SnodoTool) bad = snodo_tool_new ("bad", NULL);
+  g_autoptr(SnodoHttpTransport) transport = NULL;
+  g_autoptr(SnodoClient) client = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(GAsyncResult) r2 = NULL;
+  g_autoptr(GAsyncResult) r3 = NULL;
+  g_autoptr(JsonArray) tools = NULL;
+  g_autoptr(JsonObject) args = parse_object ("{\"region\":\"eu west\",\"n\":42,\"flag\":true}");
+  g_autoptr(JsonObject) routed = NULL;
+  g_autofree char *uri = NULL;
+  g_autofree char *text = NULL;
+  gboolean closed = FALSE;
+
+  g_assert_true (snodo_tool_set_input_schema_from_string (route,
+      "{\"type\":\"object\",\"properties\":{"
+      "\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
+      "\"n\":{\"type\":\"integer\",\"x-mcp-header\":\"N\"},"
+      "\"flag\":{\"type\":\"boolean\",\"x-mcp-header\":\"Flag\"}}}", &error));
+  g_assert_no_error (error);
+  g_assert_true (snodo_server_add_tool (server, route, route_cb, NULL, NULL, NULL));
+  /* Not a token: a client over HTTP leaves the tool out. */
+  g_assert_true (snodo_tool_set_input_schema_from_string (bad,
+      "{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\",\"x-mcp-header\":\"a b\"}}}", &error));
+  g_assert_no_error (error);
+  g_assert_true (snodo_server_add_tool (server, bad, route_cb, NULL, NULL, NULL));
+  transport = snodo_http_transport_new (server);
+  g_assert_true (snodo_http_transport_listen_local (transport, 0, &error));
+  g_assert_no_error (error);
+  uri = snodo_http_transport_dup_uri (transport);
+
+  client = snodo_client_new_for_uri (uri, &error);
+  g_assert_no_error (error);
+  g_assert_true (connect_client (client, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (snodo_client_get_protocol_version (client), ==, SNODO_PROTOCOL_VERSION_2026_07_28);
+
+  /* Before tools/list the client knows no marks: the server refuses. */
+  snodo_client_call_tool_async (client, "route", args, NULL, store_result_cb, &r1);
+  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&r1), &error));
+  g_assert_error (error, SNODO_RPC_ERROR, -32020);
+  g_clear_error (&error);
+
+  snodo_client_list_tools_async (client, NULL, store_result_cb, &r2);
+  tools = snodo_client_list_tools_finish (client, wait_result (&r2), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (tools), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 0), "name"), ==, "route");
+
+  snodo_client_call_tool_async (client, "route", args, NULL, store_result_cb, &r3);
+  routed = snodo_client_call_tool_finish (client, wait_result (&r3), &error);
+  g_assert_no_error (error);
+  text = first_text (routed);
+  g_assert_cmpstr (text, ==, "eu west 42 yes");
+
+  close_client (client);
+  snodo_http_transport_close_async (transport, NULL, transport_closed_cb, &closed);
+  while (!closed)
+    g_main_context_iteration (NULL, TRUE);
+}
+
 static void
 test_bad_uri (void)
 {
@@ -1203,6 +1297,7 @@ main (int   argc,
   g_test_add_func ("/client-http/modern-cancel", test_modern_cancel);
   g_test_add_func ("/client-http/server-stream", test_server_stream);
   g_test_add_func ("/client-http/modern-input", test_modern_input);
+  g_test_add_func ("/client-http/param-headers", test_param_headers);
 
   return g_test_run ();
 }

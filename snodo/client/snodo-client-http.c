@@ -47,6 +47,10 @@ struct _SnodoClientHttp
   char *session_id;
   /* The live exchanges (Exchange). */
   GList *exchanges;
+  /* 2026-07-28: a tool's name → the arguments that go in Mcp-Param-*
+   * headers, as pairs (header name, property) in a GStrv, from tools/list.
+   * Owned. */
+  GHashTable *tool_params;
 };
 
 typedef enum
@@ -111,6 +115,7 @@ snodo_client_http_new (SnodoClient  *self,
 
   http = g_new0 (SnodoClientHttp, 1);
   http->uri = g_steal_pointer (&uri);
+  http->tool_params = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_strfreev);
   /* An answer streamed is a connection held: the GET stream and a few
    * requests at once each have one. */
   http->session = soup_session_new_with_options ("user-agent", "snodo/" PACKAGE_VERSION,
@@ -128,6 +133,7 @@ snodo_client_http_free (SnodoClientHttp *http)
   g_clear_object (&http->session);
   g_clear_pointer (&http->uri, g_uri_unref);
   g_clear_pointer (&http->session_id, g_free);
+  g_clear_pointer (&http->tool_params, g_hash_table_unref);
   g_free (http);
 }
 
@@ -153,6 +159,153 @@ header_value_encode (const char *value)
 
     return g_strconcat ("=?base64?", encoded, "?=", NULL);
   }
+}
+
+/* Tools whose arguments travel in headers. */
+
+static gboolean
+is_token (const char *name)
+{
+  if (*name == '\0')
+    return FALSE;
+  for (const char *c = name; *c != '\0'; c++)
+    if (!g_ascii_isalnum (*c) && strchr ("!#$%&'*+-.^_`|~", *c) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+/* The pairs (header, property) of the top-level properties of @tool's
+ * input schema marked x-mcp-header; NULL (and @valid FALSE) when a mark
+ * breaks the rules: not a token, used twice, on a type other than
+ * string, integer or boolean. */
+static GStrv
+tool_param_headers (JsonObject *tool,
+                    gboolean   *valid)
+{
+  JsonNode *schema = json_object_get_member (tool, "inputSchema");
+  JsonNode *properties;
+  g_autoptr(GStrvBuilder) pairs = g_strv_builder_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  JsonObjectIter iter;
+  const char *property;
+  JsonNode *member;
+  gboolean any = FALSE;
+
+  *valid = TRUE;
+  if (schema == NULL || !JSON_NODE_HOLDS_OBJECT (schema))
+    return NULL;
+  properties = json_object_get_member (json_node_get_object (schema), "properties");
+  if (properties == NULL || !JSON_NODE_HOLDS_OBJECT (properties))
+    return NULL;
+  json_object_iter_init (&iter, json_node_get_object (properties));
+  while (json_object_iter_next (&iter, &property, &member))
+    {
+      JsonNode *mark;
+      const char *type;
+
+      if (!JSON_NODE_HOLDS_OBJECT (member))
+        continue;
+      mark = json_object_get_member (json_node_get_object (member), "x-mcp-header");
+      if (mark == NULL)
+        continue;
+      type = snodo_json_object_get_string (json_node_get_object (member), "type");
+      if (!snodo_json_node_is_string (mark) || !is_token (json_node_get_string (mark)) ||
+          type == NULL || (!g_str_equal (type, "string") && !g_str_equal (type, "integer") &&
+                           !g_str_equal (type, "boolean")) ||
+          !g_hash_table_add (seen, g_ascii_strdown (json_node_get_string (mark), -1)))
+        {
+          *valid = FALSE;
+          return NULL;
+        }
+      g_strv_builder_add (pairs, json_node_get_string (mark));
+      g_strv_builder_add (pairs, property);
+      any = TRUE;
+    }
+  return any ? g_strv_builder_end (pairs) : NULL;
+}
+
+void
+snodo_client_http_learn_tools (SnodoClient *self,
+                               JsonArray   *tools)
+{
+  guint i = 0;
+
+  while (i < json_array_get_length (tools))
+    {
+      JsonNode *node = json_array_get_element (tools, i);
+      JsonObject *tool = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      const char *name = tool != NULL ? snodo_json_object_get_string (tool, "name") : NULL;
+      gboolean valid;
+      GStrv pairs;
+
+      if (name == NULL)
+        {
+          i++;
+          continue;
+        }
+      pairs = tool_param_headers (tool, &valid);
+      if (!valid)
+        {
+          /* A client over HTTP leaves such a tool out. */
+          g_debug ("The tool %s marks an argument x-mcp-header against the rules: left out", name);
+          g_hash_table_remove (self->http->tool_params, name);
+          json_array_remove_element (tools, i);
+          continue;
+        }
+      if (pairs != NULL)
+        g_hash_table_replace (self->http->tool_params, g_strdup (name), pairs);
+      else
+        g_hash_table_remove (self->http->tool_params, name);
+      i++;
+    }
+}
+
+/* The Mcp-Param-* headers of a tools/call of a tool tools/list described. */
+static void
+set_param_headers (SnodoClient        *self,
+                   SoupMessageHeaders *headers,
+                   JsonObject         *params)
+{
+  const char *name = snodo_json_object_get_string (params, "name");
+  JsonNode *arguments = json_object_get_member (params, "arguments");
+  GStrv pairs = name != NULL ? g_hash_table_lookup (self->http->tool_params, name) : NULL;
+
+  if (pairs == NULL || arguments == NULL || !JSON_NODE_HOLDS_OBJECT (arguments))
+    return;
+  for (guint i = 0; pairs[i] != NULL && pairs[i + 1] != NULL; i += 2)
+    {
+      JsonNode *value = json_object_get_member (json_node_get_object (arguments), pairs[i + 1]);
+      g_autofree char *text = NULL;
+      g_autofree char *encoded = NULL;
+      g_autofree char *header = NULL;
+
+      if (value == NULL || !JSON_NODE_HOLDS_VALUE (value))
+        continue;
+      switch (json_node_get_value_type (value))
+        {
+        case G_TYPE_STRING:
+          text = g_strdup (json_node_get_string (value));
+          break;
+        case G_TYPE_BOOLEAN:
+          text = g_strdup (json_node_get_boolean (value) ? "true" : "false");
+          break;
+        case G_TYPE_INT64:
+          text = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (value));
+          break;
+        case G_TYPE_DOUBLE:
+          {
+            char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+            text = g_strdup (g_ascii_dtostr (buffer, sizeof buffer, json_node_get_double (value)));
+          }
+          break;
+        default:
+          continue;
+        }
+      encoded = header_value_encode (text);
+      header = g_strconcat ("Mcp-Param-", pairs[i], NULL);
+      soup_message_headers_replace (headers, header, encoded);
+    }
 }
 
 static void
@@ -191,6 +344,8 @@ exchange_set_headers (Exchange   *exchange,
 
               soup_message_headers_replace (headers, "Mcp-Name", encoded);
             }
+          if (g_str_equal (exchange->method, "tools/call") && params != NULL)
+            set_param_headers (self, headers, params);
         }
     }
   else

@@ -10,6 +10,7 @@
 #include "snodo-client-private.h"
 
 #include "snodo-base-private.h"
+#include "snodo-features.h"
 #include "snodo-wire-private.h"
 
 /* A server that pages forever is not followed forever. */
@@ -109,6 +110,10 @@ snodo_client_list_page_cb (GObject      *source,
                                state->method, state->member);
       return;
     }
+#if SNODO_HAS_HTTP_TRANSPORT
+  if (self->http != NULL && g_str_equal (state->method, "tools/list"))
+    snodo_client_http_learn_tools (self, json_node_get_array (items));
+#endif
   for (guint i = 0; i < json_array_get_length (json_node_get_array (items)); i++)
     json_array_add_element (state->items, json_array_dup_element (json_node_get_array (items), i));
 

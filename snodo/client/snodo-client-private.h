@@ -212,6 +212,11 @@ void        snodo_client_http_post         (SnodoClient          *self,
                                             const char           *method,
                                             JsonObject           *params,
                                             gboolean              stateless);
+/* 2026-07-28: learns from a page of tools/list which arguments of each
+ * tool go in Mcp-Param-* headers, and leaves out (removes from @tools)
+ * the tools whose marks break the rules. */
+void        snodo_client_http_learn_tools  (SnodoClient          *self,
+                                            JsonArray            *tools);
 /* 2026-07-28: abandons the request of @key by closing its answer. */
 void        snodo_client_http_abandon      (SnodoClient          *self,
                                             const char           *key);

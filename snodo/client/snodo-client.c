@@ -119,7 +119,11 @@
  *   `Mcp-Method` and (for `tools/call`, `prompts/get` and
  *   `resources/read`) `Mcp-Name` headers, a value that is not plain ASCII
  *   in base64. A cancelled or timed-out request closes its answer, which
- *   is how the server learns of it. `Mcp-Param-*` headers are not sent.
+ *   is how the server learns of it. The arguments whose property in a
+ *   tool's input schema is marked `x-mcp-header` go in `Mcp-Param-*`
+ *   headers too, for the tools that [method@Snodo.Client.list_tools_async]
+ *   listed (top-level properties); a tool whose marks break the rules is
+ *   left out of that list.
  * - In the initialize era, the session id of the server's answer to
  *   `initialize` goes with every later request, with the version agreed
  *   on; a GET opens the stream of the server's own messages (reopened
