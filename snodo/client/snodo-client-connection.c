@@ -14,6 +14,7 @@
 #include "snodo-client-private.h"
 
 #include "snodo-base-private.h"
+#include "snodo-features.h"
 #include "snodo-wire-private.h"
 
 #define CLIENT_READ_SIZE        65536
@@ -81,11 +82,13 @@ snodo_client_send_message (SnodoClient *self,
       g_bytes_unref (line);
       return;
     }
+#if SNODO_HAS_HTTP_TRANSPORT
   if (self->http != NULL)
     {
       snodo_client_http_post (self, line, key, method, params, stateless);
       return;
     }
+#endif
   g_queue_push_tail (&self->out, line);
   snodo_client_pump (self);
 }
@@ -211,12 +214,14 @@ snodo_client_send_cancelled (SnodoClient *self,
   /* Over HTTP the answer is closed: in 2026-07-28 that is the
    * cancellation; before, the server sends nothing more on it, and the
    * notification follows. */
+#if SNODO_HAS_HTTP_TRANSPORT
   if (self->http != NULL)
     {
       snodo_client_http_abandon (self, pending->key);
       if (snodo_protocol_version_is_stateless (self->protocol_version))
         return;
     }
+#endif
   json_object_set_int_member (params, "requestId", pending->id);
   json_object_set_string_member (params, "reason", reason);
   snodo_client_send_notification (self, "notifications/cancelled", params);
@@ -691,8 +696,10 @@ snodo_client_stop (SnodoClient  *self,
   g_clear_pointer (&self->writer, snodo_writer_abandon);
   g_clear_pointer (&self->in_flight, g_ptr_array_unref);
   g_queue_clear_full (&self->out, (GDestroyNotify) g_bytes_unref);
+#if SNODO_HAS_HTTP_TRANSPORT
   if (self->http != NULL)
     snodo_client_http_stop (self);
+#endif
 
   g_hash_table_iter_init (&iter, self->pending);
   while (g_hash_table_iter_next (&iter, &key, &value))

@@ -49,7 +49,8 @@ snodo_server_request_dispose (GObject *object)
 {
   SnodoServerRequest *self = SNODO_SERVER_REQUEST (object);
 
-  if (!self->answered)
+  /* A request made without the client (g_object_new()) answers nobody. */
+  if (!self->answered && self->func != NULL)
     {
       g_autofree char *message = g_strdup_printf ("The client's application did not answer %s", self->method);
 
@@ -80,6 +81,8 @@ snodo_server_request_class_init (SnodoServerRequestClass *klass)
 static void
 snodo_server_request_init (SnodoServerRequest *self)
 {
+  self->method = g_strdup ("");
+  self->params = json_object_new ();
 }
 
 /* @func is called once, with the result (or NULL and an error's code and
@@ -92,8 +95,13 @@ snodo_server_request_new (const char             *method,
 {
   SnodoServerRequest *self = g_object_new (SNODO_TYPE_SERVER_REQUEST, NULL);
 
+  g_free (self->method);
   self->method = g_strdup (method);
-  self->params = params != NULL ? snodo_client_copy_params (params) : json_object_new ();
+  if (params != NULL)
+    {
+      json_object_unref (self->params);
+      self->params = snodo_client_copy_params (params);
+    }
   self->func = func;
   self->user_data = user_data;
   return self;
@@ -174,7 +182,8 @@ snodo_server_request_return_result (SnodoServerRequest *self,
   g_return_if_fail (!self->answered);
 
   self->answered = TRUE;
-  self->func (self, result, 0, NULL, self->user_data);
+  if (self->func != NULL)
+    self->func (self, result, 0, NULL, self->user_data);
 }
 
 /**
@@ -199,5 +208,6 @@ snodo_server_request_return_error (SnodoServerRequest *self,
   g_return_if_fail (!self->answered);
 
   self->answered = TRUE;
-  self->func (self, NULL, code, message, self->user_data);
+  if (self->func != NULL)
+    self->func (self, NULL, code, message, self->user_data);
 }
