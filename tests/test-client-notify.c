@@ -277,11 +277,13 @@ main (int   argc,
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
+      g_autofree char *path = NULL;
+
 #if !SNODO_HAS_HTTP_TRANSPORT
       if (cases[i].http)
         continue;
 #endif
-      g_autofree char *path = g_strdup_printf ("/client-notify/%s/%s", cases[i].http ? "http" : "stdio",
+      path = g_strdup_printf ("/client-notify/%s/%s", cases[i].http ? "http" : "stdio",
                                                cases[i].pinned == SNODO_PROTOCOL_VERSION_UNKNOWN
                                                ? "2026-07-28" : snodo_protocol_version_to_string (cases[i].pinned));
 
