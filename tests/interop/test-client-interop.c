@@ -95,10 +95,12 @@ start (const char            *which,
   g_auto(GStrv) argv = server_argv (which);
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(SnodoClient) client = NULL;
+  g_autoptr(JsonObject) capabilities = parse_object ("{\"elicitation\":{\"form\":{}}}");
 
   client = snodo_client_new_for_argv ((const char * const *) argv, error);
   g_assert_nonnull (client);
   snodo_client_set_pinned_version (client, pinned);
+  snodo_client_set_capabilities (client, capabilities);
   snodo_client_connect_async (client, NULL, store_result_cb, &result);
   if (!snodo_client_connect_finish (client, wait_result (&result), error))
     {
@@ -173,6 +175,45 @@ check_cancel (SnodoClient *client,
   g_assert_no_error (error);
   text = first_text (echoed);
   g_assert_cmpstr (text, ==, expected);
+}
+
+/* Confirms every elicitation the server asks for. */
+static gboolean
+confirm_cb (SnodoClient        *client,
+            SnodoServerRequest *request,
+            gpointer            user_data)
+{
+  guint *asked = user_data;
+  g_autoptr(JsonObject) result = parse_object ("{\"action\":\"accept\",\"content\":{\"confirm\":true}}");
+
+  (*asked)++;
+  g_assert_true (json_object_has_member (snodo_server_request_get_params (request), "requestedSchema"));
+  snodo_server_request_return_result (request, result);
+  return TRUE;
+}
+
+/* The v2 SDK's deploy tool returns inputRequired(): the client answers the
+ * elicitation (input_required in 2026-07-28, a request in 2025) and sees
+ * the final result. */
+static void
+check_deploy (SnodoClient *client)
+{
+  g_autoptr(JsonObject) args = parse_object ("{\"env\":\"staging\"}");
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(JsonObject) deployed = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  guint asked = 0;
+  gulong id;
+
+  id = g_signal_connect (client, "server-request::elicitation/create", G_CALLBACK (confirm_cb), &asked);
+  snodo_client_call_tool_async (client, "deploy", args, NULL, store_result_cb, &result);
+  deployed = snodo_client_call_tool_finish (client, wait_result (&result), &error);
+  g_assert_no_error (error);
+  text = first_text (deployed);
+  g_assert_cmpstr (text, ==, "deployed to staging");
+  g_assert_cmpuint (asked, ==, 1);
+  g_signal_handler_disconnect (client, id);
 }
 
 static void
@@ -383,6 +424,8 @@ test_peer (gconstpointer data)
   text = first_text (echoed);
   g_assert_cmpstr (text, ==, "hi");
 
+  if (!g_str_has_prefix (which, "v1"))
+    check_deploy (client);
   check_cancel (client, "sleep", "{\"ms\":30000}", "{\"text\":\"after\"}", "after");
   finish (client);
 }
@@ -449,6 +492,7 @@ test_http_peer (gconstpointer data)
   g_autoptr(JsonObject) resumed = NULL;
   g_autoptr(JsonObject) echo_args = parse_object ("{\"text\":\"grüß dich über HTTP\"}");
   g_autoptr(JsonObject) no_args = parse_object ("{}");
+  g_autoptr(JsonObject) capabilities = parse_object ("{\"elicitation\":{\"form\":{}}}");
   g_autofree char *text = NULL;
   g_autofree char *resumed_text = NULL;
   SnodoProtocolVersion expected;
@@ -458,6 +502,7 @@ test_http_peer (gconstpointer data)
   g_assert_no_error (error);
   if (legacy)
     snodo_client_set_pinned_version (client, SNODO_PROTOCOL_VERSION_2025_11_25);
+  snodo_client_set_capabilities (client, capabilities);
   snodo_client_connect_async (client, NULL, store_result_cb, &connected);
   g_assert_true (snodo_client_connect_finish (client, wait_result (&connected), &error));
   g_assert_no_error (error);
@@ -487,6 +532,10 @@ test_http_peer (gconstpointer data)
       g_assert_cmpstr (resumed_text, ==, "resumed");
     }
 
+  /* The SDK's handler answers 2025 traffic statelessly, where it cannot
+   * ask the client anything: only 2026-07-28 asks over HTTP. */
+  if (g_str_equal (which, "v2"))
+    check_deploy (client);
   check_cancel (client, "sleep", "{\"ms\":30000}", "{\"text\":\"after\"}", "after");
 
   snodo_client_close_async (client, NULL, store_result_cb, &closed);
