@@ -1125,6 +1125,104 @@ test_param_headers (void)
     g_main_context_iteration (NULL, TRUE);
 }
 
+/* 2025-11-25: tools/call fails with -32042 naming a URL to visit; once
+ * the application accepted it, the client sends the call again. */
+static void
+url_responder (Script        *script,
+               Request       *request,
+               GInputStream  *in,
+               GOutputStream *out)
+{
+  if (g_strcmp0 (request->rpc_method, "server/discover") == 0)
+    answer_json (out, 400, NULL, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32000,\"message\":\"no session\"}}");
+  else if (g_strcmp0 (request->rpc_method, "initialize") == 0)
+    {
+      g_autofree char *body = result_for (request, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},"
+                                          "\"serverInfo\":{\"name\":\"url\",\"version\":\"1\"}}");
+
+      answer_json (out, 200, NULL, body);
+    }
+  else if (g_strcmp0 (request->rpc_method, "tools/call") == 0 && script_find (script, "tools/call", 1) == NULL)
+    {
+      g_autofree char *body = g_strdup_printf (
+        "{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"error\":{\"code\":-32042,"
+        "\"message\":\"Sign in first\",\"data\":{\"elicitations\":[{\"mode\":\"url\",\"elicitationId\":\"el-1\","
+        "\"url\":\"https://example.org/sign-in\",\"message\":\"Sign in\"}]}}}", request->rpc_id);
+
+      answer_json (out, 200, NULL, body);
+    }
+  else if (g_strcmp0 (request->rpc_method, "tools/call") == 0)
+    {
+      g_autofree char *body = result_for (request, TOOL_RESULT);
+
+      answer_json (out, 200, NULL, body);
+    }
+  else if (g_str_equal (request->method, "GET"))
+    answer_empty (out, 405);
+  else
+    answer_empty (out, 202);
+}
+
+static gboolean
+visit_cb (SnodoClient        *client,
+          SnodoServerRequest *request,
+          gpointer            user_data)
+{
+  const char **action = user_data;
+  JsonObject *params = snodo_server_request_get_params (request);
+  g_autoptr(JsonObject) result = json_object_new ();
+
+  g_assert_cmpstr (json_object_get_string_member (params, "mode"), ==, "url");
+  g_assert_cmpstr (json_object_get_string_member (params, "url"), ==, "https://example.org/sign-in");
+  json_object_set_string_member (result, "action", *action);
+  snodo_server_request_return_result (request, result);
+  return TRUE;
+}
+
+static void
+test_url_required (void)
+{
+  const char *actions[] = { "accept", "decline" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
+    {
+      Script *script = script_new (url_responder);
+      g_autoptr(SnodoClient) client = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonObject) args = parse_object ("{}");
+      g_autoptr(JsonObject) capabilities = parse_object ("{\"elicitation\":{\"url\":{}}}");
+      g_autoptr(GAsyncResult) r1 = NULL;
+      g_autoptr(JsonObject) called = NULL;
+      const char *action = actions[i];
+
+      client = snodo_client_new_for_uri (script->uri, &error);
+      g_assert_no_error (error);
+      snodo_client_set_capabilities (client, capabilities);
+      g_signal_connect (client, "server-request::elicitation/create", G_CALLBACK (visit_cb), &action);
+      g_assert_true (connect_client (client, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (snodo_client_get_protocol_version (client), ==, SNODO_PROTOCOL_VERSION_2025_11_25);
+
+      snodo_client_call_tool_async (client, "private", args, NULL, store_result_cb, &r1);
+      called = snodo_client_call_tool_finish (client, wait_result (&r1), &error);
+      if (g_str_equal (action, "accept"))
+        {
+          g_assert_no_error (error);
+          g_assert_true (json_object_has_member (called, "content"));
+          g_assert_cmpint (script_find (script, "tools/call", 1)->rpc_id, !=, script_find (script, "tools/call", 0)->rpc_id);
+        }
+      else
+        {
+          g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_URL_ELICITATION_REQUIRED);
+          g_assert_nonnull (strstr (error->message, "Sign in first"));
+          g_assert_null (script_find (script, "tools/call", 1));
+        }
+      close_client (client);
+      g_clear_object (&client);
+      script_free (script);
+    }
+}
+
 static void
 test_bad_uri (void)
 {
@@ -1298,6 +1396,7 @@ main (int   argc,
   g_test_add_func ("/client-http/server-stream", test_server_stream);
   g_test_add_func ("/client-http/modern-input", test_modern_input);
   g_test_add_func ("/client-http/param-headers", test_param_headers);
+  g_test_add_func ("/client-http/url-required", test_url_required);
 
   return g_test_run ();
 }

@@ -34,8 +34,10 @@ typedef struct
   /* The caller's cancellable, connected while pending. Owned. */
   GCancellable *cancellable;
   gulong cancelled_id;
-  /* 2026-07-28: the params as sent, for a retry with input. Owned. */
+  /* The params as sent, for a retry with input (2026-07-28) or after a
+   * URL elicitation (-32042). Owned. */
   JsonObject *params;
+  gboolean envelope;
 } Pending;
 
 static void snodo_client_pump (SnodoClient *self);
@@ -349,8 +351,8 @@ snodo_client_send_request (SnodoClient  *self,
       if (JSON_NODE_HOLDS_OBJECT (meta))
         json_object_set_int_member (json_node_get_object (meta), "progressToken", pending->id);
     }
-  if (envelope)
-    pending->params = json_object_ref (owned_params);
+  pending->params = json_object_ref (owned_params);
+  pending->envelope = envelope;
   /* A legacy request without params sends none. */
   if (json_object_get_size (owned_params) > 0)
     params_node = snodo_json_node_take_object (json_object_ref (owned_params));
@@ -444,7 +446,15 @@ snodo_client_handle_response (SnodoClient *self,
                                         json_node_get_string (element));
             }
         }
-      if (supported != NULL)
+      if (code == SNODO_RPC_ERROR_URL_ELICITATION_REQUIRED && data != NULL && JSON_NODE_HOLDS_OBJECT (data) &&
+          json_object_has_member (json_node_get_object (data), "elicitations") &&
+          JSON_NODE_HOLDS_ARRAY (json_object_get_member (json_node_get_object (data), "elicitations")) &&
+          !pending->envelope)
+        snodo_client_url_required (self, pending->method, pending->params, pending->cancellable,
+                                   g_steal_pointer (&pending->task),
+                                   json_object_get_array_member (json_node_get_object (data), "elicitations"),
+                                   text != NULL ? text : _("Unknown error"));
+      else if (supported != NULL)
         g_task_return_new_error (pending->task, SNODO_RPC_ERROR, code,
                                  _("%s (the server supports %s)"),
                                  text != NULL ? text : _("Unknown error"), supported->str);
@@ -457,7 +467,7 @@ snodo_client_handle_response (SnodoClient *self,
       JsonObject *result = json_object_get_object_member (message, "result");
       const char *result_type = snodo_json_object_get_string (result, "resultType");
 
-      if (result_type != NULL && g_str_equal (result_type, "input_required") && pending->params != NULL)
+      if (result_type != NULL && g_str_equal (result_type, "input_required") && pending->envelope)
         snodo_client_input_required (self, pending->method, pending->params, pending->cancellable,
                                      g_steal_pointer (&pending->task), result);
       else if (result_type != NULL && !g_str_equal (result_type, "complete"))

@@ -111,6 +111,12 @@ snodo_client_install_input_signal (GObjectClass *klass)
    * (`inputResponses`) and the server's `requestState`, and the caller
    * sees only the final result. An error answer fails that request.
    *
+   * A server of 2025-11-25 may instead fail a request with error -32042,
+   * naming URLs to visit: each comes as a URL-mode `elicitation/create`,
+   * and once the application accepted every one (the user has been
+   * there) the client sends the request again; any other answer fails it
+   * with that error.
+   *
    * Returns: %TRUE when the handler answers the request
    *
    * Since: 0.1
@@ -201,6 +207,10 @@ typedef struct
   JsonObject *responses;
   char *request_state;
   gboolean has_inputs;
+  /* 2025-11-25 -32042: the request goes again as it was once every URL
+   * is accepted; else it fails with the server's message. */
+  gboolean url_required;
+  char *url_message;
   /* The answers still awaited, plus one while they are being asked. */
   guint outstanding;
   GError *error;
@@ -224,6 +234,7 @@ round_unref (Round *round)
   g_clear_object (&round->task);
   json_object_unref (round->responses);
   g_free (round->request_state);
+  g_free (round->url_message);
   g_clear_error (&round->error);
   g_free (round);
 }
@@ -239,6 +250,34 @@ round_done (Round *round)
   if (round->error != NULL)
     {
       g_task_return_error (g_steal_pointer (&round->task), g_steal_pointer (&round->error));
+      return;
+    }
+
+  if (round->url_required)
+    {
+      JsonObjectIter iter;
+      const char *key;
+      JsonNode *answer;
+
+      json_object_iter_init (&iter, round->responses);
+      while (json_object_iter_next (&iter, &key, &answer))
+        {
+          const char *action = JSON_NODE_HOLDS_OBJECT (answer)
+                               ? snodo_json_object_get_string (json_node_get_object (answer), "action") : NULL;
+
+          if (g_strcmp0 (action, "accept") != 0)
+            {
+              g_task_return_new_error (g_steal_pointer (&round->task), SNODO_RPC_ERROR,
+                                       SNODO_RPC_ERROR_URL_ELICITATION_REQUIRED,
+                                       _("%s (the URL was not visited: %s)"), round->url_message,
+                                       action != NULL ? action : "no action");
+              return;
+            }
+        }
+      rounds = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (round->task), "snodo-input-rounds"));
+      g_object_set_data (G_OBJECT (round->task), "snodo-input-rounds", GUINT_TO_POINTER (rounds + 1));
+      snodo_client_send_request (self, round->method, snodo_client_copy_params (round->params), FALSE,
+                                 self->request_timeout, round->cancellable, g_steal_pointer (&round->task));
       return;
     }
 
@@ -349,6 +388,65 @@ snodo_client_input_required (SnodoClient  *self,
       round->outstanding++;
       request = snodo_server_request_new (input_method,
                                           input_params != NULL ? json_node_get_object (input_params) : NULL,
+                                          round_answered_cb, input);
+      snodo_client_ask (self, request);
+    }
+
+  if (--round->outstanding == 0)
+    round_done (round);
+  round_unref (round);
+}
+
+void
+snodo_client_url_required (SnodoClient  *self,
+                           const char   *method,
+                           JsonObject   *params,
+                           GCancellable *cancellable,
+                           GTask        *task,
+                           JsonArray    *elicitations,
+                           const char   *message)
+{
+  guint rounds = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (task), "snodo-input-rounds"));
+  Round *round;
+
+  if (rounds >= CLIENT_MAX_INPUT_ROUNDS || json_array_get_length (elicitations) == 0)
+    {
+      g_task_return_new_error (task, SNODO_RPC_ERROR, SNODO_RPC_ERROR_URL_ELICITATION_REQUIRED, "%s", message);
+      g_object_unref (task);
+      return;
+    }
+
+  round = g_new0 (Round, 1);
+  round->refs = 1;
+  round->client = g_object_ref (self);
+  round->method = g_strdup (method);
+  round->params = json_object_ref (params);
+  round->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  round->task = task;
+  round->responses = json_object_new ();
+  round->url_required = TRUE;
+  round->url_message = g_strdup (message);
+  round->outstanding = 1;
+
+  for (guint i = 0; i < json_array_get_length (elicitations); i++)
+    {
+      JsonNode *node = json_array_get_element (elicitations, i);
+      g_autoptr(SnodoServerRequest) request = NULL;
+      RoundInput *input;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        {
+          if (round->error == NULL)
+            round->error = g_error_new (SNODO_RPC_ERROR, SNODO_RPC_ERROR_URL_ELICITATION_REQUIRED, "%s", message);
+          continue;
+        }
+      input = g_new0 (RoundInput, 1);
+      input->round = round;
+      input->key = g_strdup_printf ("%u", i);
+      round->refs++;
+      round->outstanding++;
+      /* Each is the params of a URL-mode elicitation/create. */
+      request = snodo_server_request_new ("elicitation/create", json_node_get_object (node),
                                           round_answered_cb, input);
       snodo_client_ask (self, request);
     }

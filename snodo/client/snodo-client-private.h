@@ -187,6 +187,17 @@ void        snodo_client_input_required    (SnodoClient          *self,
                                             GTask                *task,
                                             JsonObject           *result);
 
+/* A -32042 answer (2025-11-25) to @method with @params (as sent): asks
+ * the application to visit each of @elicitations, then sends the request
+ * again once all are accepted; completes @task (taken). */
+void        snodo_client_url_required      (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params,
+                                            GCancellable         *cancellable,
+                                            GTask                *task,
+                                            JsonArray            *elicitations,
+                                            const char           *message);
+
 /* snodo-server-request.c */
 typedef void (*SnodoServerRequestFunc) (SnodoServerRequest *request,
                                         JsonObject         *result,
