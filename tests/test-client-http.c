@@ -341,6 +341,15 @@ script_run_cb (GThreadedSocketService *service,
   return TRUE;
 }
 
+static void
+script_destroy (Script *script)
+{
+  g_ptr_array_unref (script->requests);
+  g_mutex_clear (&script->lock);
+  g_free (script->uri);
+  g_free (script);
+}
+
 static Script *
 script_new (Responder responder)
 {
@@ -358,22 +367,24 @@ script_new (Responder responder)
                                  G_SOCKET_PROTOCOL_TCP, NULL, &bound, &error);
   g_assert_no_error (error);
   g_signal_connect (script->service, "run", G_CALLBACK (script_run_cb), script);
+  g_object_set_data_full (G_OBJECT (script->service), "script", script, (GDestroyNotify) script_destroy);
   g_socket_service_start (script->service);
   script->uri = g_strdup_printf ("http://127.0.0.1:%u/mcp",
                                  g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)));
   return script;
 }
 
+/* Stops listening. A connection the server thread still serves (a late
+ * request of a client that is gone) holds the service, which holds the
+ * script until then. */
 static void
 script_free (Script *script)
 {
-  g_socket_service_stop (script->service);
-  g_socket_listener_close (G_SOCKET_LISTENER (script->service));
-  g_clear_object (&script->service);
-  g_ptr_array_unref (script->requests);
-  g_mutex_clear (&script->lock);
-  g_free (script->uri);
-  g_free (script);
+  GSocketService *service = g_steal_pointer (&script->service);
+
+  g_socket_service_stop (service);
+  g_socket_listener_close (G_SOCKET_LISTENER (service));
+  g_object_unref (service);
 }
 
 /* The @n-th request (0 first) whose JSON-RPC method or HTTP method is
@@ -1223,6 +1234,89 @@ test_url_required (void)
     }
 }
 
+/* The initialize era: the server forgets the session (404); the client
+ * starts another and sends the call again in it. */
+static void
+session_responder (Script        *script,
+                   Request       *request,
+                   GInputStream  *in,
+                   GOutputStream *out)
+{
+  const char *session = header (request, "mcp-session-id");
+
+  if (g_strcmp0 (request->rpc_method, "server/discover") == 0)
+    answer_json (out, 400, NULL, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32000,\"message\":\"no session\"}}");
+  else if (g_strcmp0 (request->rpc_method, "initialize") == 0)
+    {
+      g_autofree char *body = result_for (request, "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},"
+                                          "\"serverInfo\":{\"name\":\"sessions\",\"version\":\"1\"}}");
+      g_autofree char *id = g_strdup_printf ("Mcp-Session-Id: s-%u\r\n", script_find (script, "initialize", 1) != NULL ? 2 : 1);
+
+      answer_json (out, 200, id, body);
+    }
+  else if (g_strcmp0 (session, "s-2") != 0 &&
+           (g_strcmp0 (request->rpc_method, "tools/call") == 0 || script->data != NULL))
+    answer_json (out, 404, NULL, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}");
+  else if (g_strcmp0 (request->rpc_method, "tools/call") == 0)
+    {
+      g_autofree char *body = result_for (request, TOOL_RESULT);
+
+      answer_json (out, 200, NULL, body);
+    }
+  else if (g_str_equal (request->method, "GET"))
+    answer_empty (out, 405);
+  else
+    answer_empty (out, 202);
+}
+
+/* @data: the session ends at once, before notifications/initialized,
+ * which then starts the new one while the call is under way. */
+static void
+test_session_ended (gconstpointer data)
+{
+  Script *script = script_new (session_responder);
+  g_autoptr(SnodoClient) client = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) args = parse_object ("{}");
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(JsonObject) called = NULL;
+  Request *first;
+  Request *again;
+  gint64 start;
+
+  script->data = (gpointer) data;
+  client = snodo_client_new_for_uri (script->uri, &error);
+  g_assert_no_error (error);
+  g_assert_true (connect_client (client, &error));
+  g_assert_no_error (error);
+
+  snodo_client_call_tool_async (client, "work", args, NULL, store_result_cb, &r1);
+  called = snodo_client_call_tool_finish (client, wait_result (&r1), &error);
+  g_assert_no_error (error);
+  g_assert_true (json_object_has_member (called, "content"));
+
+  g_assert_nonnull (script_find (script, "initialize", 1));
+  g_assert_null (script_find (script, "initialize", 2));
+  first = script_find (script, "tools/call", 0);
+  again = script_find (script, "tools/call", 1);
+  g_assert_cmpstr (header (first, "mcp-session-id"), ==, "s-1");
+  g_assert_cmpstr (header (again, "mcp-session-id"), ==, "s-2");
+  g_assert_cmpint (again->rpc_id, ==, first->rpc_id);
+  /* The second initialized is the new session's (or the first one's,
+   * sent again in it); it is not waited for, so it may come after. */
+  start = g_get_monotonic_time ();
+  while (script_find (script, "notifications/initialized", 1) == NULL &&
+         g_get_monotonic_time () - start < 10 * G_USEC_PER_SEC)
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+  g_assert_nonnull (script_find (script, "notifications/initialized", 1));
+  g_assert_cmpstr (header (script_find (script, "notifications/initialized", 1), "mcp-session-id"), ==, "s-2");
+
+  close_client (client);
+  g_assert_cmpstr (header (script_find (script, "DELETE", 0), "mcp-session-id"), ==, "s-2");
+  g_clear_object (&client);
+  script_free (script);
+}
+
 static void
 test_bad_uri (void)
 {
@@ -1397,6 +1491,8 @@ main (int   argc,
   g_test_add_func ("/client-http/modern-input", test_modern_input);
   g_test_add_func ("/client-http/param-headers", test_param_headers);
   g_test_add_func ("/client-http/url-required", test_url_required);
+  g_test_add_data_func ("/client-http/session-ended", NULL, test_session_ended);
+  g_test_add_data_func ("/client-http/session-ended/at-once", "at once", test_session_ended);
 
   return g_test_run ();
 }

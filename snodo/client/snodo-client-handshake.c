@@ -242,6 +242,58 @@ snodo_client_discover_cb (GObject      *source,
   snodo_client_send_initialize (self, g_steal_pointer (&task));
 }
 
+/* A new session (HTTP, the initialize era). */
+
+static void
+snodo_client_reinitialized_cb (GObject      *source,
+                               GAsyncResult *result,
+                               gpointer      user_data)
+{
+  SnodoClient *self = SNODO_CLIENT (source);
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+
+  answer = g_task_propagate_pointer (G_TASK (result), &error);
+  if (answer == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (snodo_protocol_version_from_string (snodo_json_object_get_string (answer, "protocolVersion")) !=
+      self->protocol_version)
+    {
+      g_task_return_new_error (task, SNODO_ERROR, SNODO_ERROR_FAILED,
+                               _("The server answered initialize with another protocol version than before"));
+      return;
+    }
+  snodo_client_send_notification (self, "notifications/initialized", NULL);
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+snodo_client_reinitialize_async (SnodoClient         *self,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  GTask *task = g_task_new (self, NULL, callback, user_data);
+  JsonObject *params = json_object_new ();
+
+  json_object_set_string_member (params, "protocolVersion", snodo_protocol_version_to_string (self->protocol_version));
+  json_object_set_object_member (params, "capabilities", snodo_client_dup_capabilities (self));
+  json_object_set_object_member (params, "clientInfo", snodo_client_client_info ());
+  snodo_client_send_request (self, "initialize", params, FALSE, self->request_timeout, NULL,
+                             g_task_new (self, NULL, snodo_client_reinitialized_cb, task));
+}
+
+gboolean
+snodo_client_reinitialize_finish (SnodoClient   *self,
+                                  GAsyncResult  *result,
+                                  GError       **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
 /**
  * snodo_client_connect_async:
  * @self: a client

@@ -51,6 +51,11 @@ struct _SnodoClientHttp
    * headers, as pairs (header name, property) in a GStrv, from tools/list.
    * Owned. */
   GHashTable *tool_params;
+  /* The initialize era: the server ended the session (404), and the
+   * client is starting another; the POSTs that wait for it (Exchange),
+   * to send again in the new session. */
+  gboolean reinitializing;
+  GList *replay;
 };
 
 typedef enum
@@ -81,6 +86,12 @@ typedef struct
   guint attempts;
   /* The wait before the next attempt, or the deadline; NULL else. Owned. */
   GSource *timer;
+  /* A POST's body, to send it again in a new session, and whether it
+   * was sent again already. Owned. */
+  GBytes *line;
+  gboolean replayed;
+  /* The session the POST was sent in, or NULL. Owned. */
+  char *session;
 } Exchange;
 
 static void exchange_start (Exchange *exchange);
@@ -355,6 +366,8 @@ exchange_set_headers (Exchange   *exchange,
                                       snodo_protocol_version_to_string (self->protocol_version));
       if (self->http->session_id != NULL)
         soup_message_headers_replace (headers, "Mcp-Session-Id", self->http->session_id);
+      g_free (exchange->session);
+      exchange->session = g_strdup (self->http->session_id);
     }
 
   if (exchange->kind == EXCHANGE_RESUME || exchange->kind == EXCHANGE_LISTEN)
@@ -447,6 +460,10 @@ exchange_free (Exchange *exchange)
     self->http->exchanges = g_list_remove (self->http->exchanges, exchange);
   exchange_reset (exchange);
   snodo_sse_parser_clear (&exchange->parser);
+  if (self->http != NULL)
+    self->http->replay = g_list_remove (self->http->replay, exchange);
+  g_clear_pointer (&exchange->line, g_bytes_unref);
+  g_free (exchange->session);
   g_free (exchange->key);
   g_free (exchange->method);
   g_object_unref (self);
@@ -678,6 +695,9 @@ exchange_read_cb (GObject      *source,
                                    exchange->cancellable, exchange_read_cb, exchange);
 }
 
+static void http_replay_later (SnodoClient *self,
+                               Exchange    *exchange);
+
 static void
 exchange_sent_cb (GObject      *source,
                   GAsyncResult *result,
@@ -749,10 +769,20 @@ exchange_sent_cb (GObject      *source,
       exchange_end (exchange, error);
       return;
     }
-  if (status == SOUP_STATUS_NOT_FOUND && self->http->session_id != NULL && !is_stateless (self))
+  if (status == SOUP_STATUS_NOT_FOUND && exchange->session != NULL && !is_stateless (self) &&
+      exchange->kind == EXCHANGE_POST && exchange->method != NULL && !exchange->replayed &&
+      !g_str_equal (exchange->method, "initialize"))
+    {
+      /* The session is over: this POST waits for the next one. */
+      g_input_stream_close (exchange->body, NULL, NULL);
+      exchange_reset (exchange);
+      http_replay_later (self, exchange);
+      return;
+    }
+  if (status == SOUP_STATUS_NOT_FOUND && exchange->session != NULL && !is_stateless (self))
     {
       error = g_error_new (G_IO_ERROR, G_IO_ERROR_CLOSED,
-                           _("The server ended the session %s (HTTP 404)"), self->http->session_id);
+                           _("The server ended the session %s (HTTP 404)"), exchange->session);
       exchange_end (exchange, error);
       return;
     }
@@ -824,6 +854,81 @@ exchange_start (Exchange *exchange)
   exchange_send (exchange);
 }
 
+/* Sends @exchange's POST (again), with the headers of now. */
+static void
+exchange_post (Exchange   *exchange,
+               gboolean    stateless,
+               JsonObject *params)
+{
+  exchange->message = soup_message_new_from_uri ("POST", exchange->client->http->uri);
+  exchange_set_headers (exchange, stateless, params);
+  soup_message_set_request_body_from_bytes (exchange->message, "application/json", exchange->line);
+  exchange_send (exchange);
+}
+
+static void
+http_reinitialized_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  SnodoClient *self = SNODO_CLIENT (source);
+  g_autoptr(GError) error = NULL;
+  GList *replay;
+
+  if (!snodo_client_reinitialize_finish (self, result, &error))
+    g_debug ("A new session could not be started: %s", error->message);
+  if (self->http == NULL || self->state == STATE_CLOSED)
+    return;
+  self->http->reinitializing = FALSE;
+  replay = g_list_reverse (g_steal_pointer (&self->http->replay));
+  for (GList *l = replay; l != NULL; l = l->next)
+    {
+      Exchange *exchange = l->data;
+
+      if (exchange->key != NULL && !snodo_client_is_pending (self, exchange->key))
+        exchange_free (exchange);
+      else if (error != NULL)
+        {
+          g_autoptr(GError) ended = g_error_new (G_IO_ERROR, G_IO_ERROR_CLOSED,
+                                                 _("The server ended the session, and a new one could not be started: %s"),
+                                                 error->message);
+
+          if (exchange->key != NULL)
+            snodo_client_fail_request (self, exchange->key, ended);
+          exchange_free (exchange);
+        }
+      else
+        {
+          exchange->replayed = TRUE;
+          exchange_post (exchange, FALSE, NULL);
+        }
+    }
+  g_list_free (replay);
+}
+
+/* @exchange waits for a new session, which the first one to wait starts. */
+static void
+http_replay_later (SnodoClient *self,
+                   Exchange    *exchange)
+{
+  /* Another POST of the old session saw its end first: the new one is
+   * there already. */
+  if (!self->http->reinitializing && self->http->session_id != NULL &&
+      g_strcmp0 (exchange->session, self->http->session_id) != 0)
+    {
+      exchange->replayed = TRUE;
+      exchange_post (exchange, FALSE, NULL);
+      return;
+    }
+  self->http->replay = g_list_prepend (self->http->replay, exchange);
+  if (self->http->reinitializing)
+    return;
+  g_debug ("The server ended the session %s; starting another", exchange->session);
+  self->http->reinitializing = TRUE;
+  g_clear_pointer (&self->http->session_id, g_free);
+  snodo_client_reinitialize_async (self, http_reinitialized_cb, NULL);
+}
+
 void
 snodo_client_http_post (SnodoClient *self,
                         GBytes      *line,
@@ -832,14 +937,17 @@ snodo_client_http_post (SnodoClient *self,
                         JsonObject  *params,
                         gboolean     stateless)
 {
-  g_autoptr(GBytes) body = line;
   Exchange *exchange;
 
   exchange = exchange_new (self, EXCHANGE_POST, key, method);
-  exchange->message = soup_message_new_from_uri ("POST", self->http->uri);
-  exchange_set_headers (exchange, stateless, params);
-  soup_message_set_request_body_from_bytes (exchange->message, "application/json", body);
-  exchange_send (exchange);
+  exchange->line = line;
+  /* While a new session starts, what is not its initialize waits. */
+  if (self->http->reinitializing && method != NULL && !g_str_equal (method, "initialize") && !stateless)
+    {
+      self->http->replay = g_list_prepend (self->http->replay, exchange);
+      return;
+    }
+  exchange_post (exchange, stateless, params);
 }
 
 void

@@ -133,6 +133,15 @@ void        snodo_client_set_agreed        (SnodoClient          *self,
 void        snodo_client_add_envelope      (SnodoClient          *self,
                                             JsonObject           *params);
 
+/* The initialize era over HTTP, when the server ended the session: a new
+ * initialize with the version spoken, then notifications/initialized. */
+void        snodo_client_reinitialize_async  (SnodoClient        *self,
+                                              GAsyncReadyCallback callback,
+                                              gpointer            user_data);
+gboolean    snodo_client_reinitialize_finish (SnodoClient        *self,
+                                              GAsyncResult       *result,
+                                              GError            **error);
+
 /* snodo-client-connection.c */
 /* Entry: any state. Starts reading (once; a read holds a reference). */
 void        snodo_client_read              (SnodoClient          *self);
