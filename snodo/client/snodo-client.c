@@ -132,8 +132,9 @@
  *   with a GET carrying `Last-Event-ID`, when the server numbered its
  *   events (after the stream's `retry` delay, at most ten seconds, five
  *   times at most); [method@Snodo.Client.close_async] ends the session
- *   with DELETE. A session the server ended (404) fails the request with
- *   %G_IO_ERROR_CLOSED; the client does not start another.
+ *   with DELETE. When the server ended the session (HTTP 404), the
+ *   client starts another (`initialize` again, with the version spoken)
+ *   and sends the request again in it, once; the GET stream follows.
  *
  * [method@Snodo.Client.set_http_header] adds headers of the
  * application's, such as `Authorization: Bearer TOKEN`. An answer of HTTP
