@@ -66,6 +66,9 @@ struct _SnodoInvocation
   /* What request hooks did, made by the first that did something (one
    * pointer, so that a server without hooks pays for nothing else). */
   SnodoHooked        *hooked;
+  /* Who the request comes from (the connection's when it was made), or
+   * NULL without authorization. */
+  SnodoAuthInfo      *auth;
 
   /* Who ended the invocation (atomic, set once): OPEN, ANSWERED by the
    * handler, or ENDED by Snodo (a deadline, a release without an answer,
