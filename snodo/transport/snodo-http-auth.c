@@ -357,7 +357,7 @@ snodo_http_transport_authorize (SnodoHttpTransport *self,
   check->msg = g_object_ref (msg);
   check->request = snodo_auth_request_new (authorization, resource, self->context, check_done_cb, check);
   check->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (check_finished_cb), check);
-  check->timeout_source = g_timeout_source_new_seconds (self->authorization->validation_timeout);
+  check->timeout_source = g_timeout_source_new (self->authorization->validation_timeout * 1000);
   g_source_set_static_name (check->timeout_source, "[snodo] http auth timeout");
   g_source_set_callback (check->timeout_source, check_timeout_cb, check, NULL);
   g_source_attach (check->timeout_source, self->context);
