@@ -32,17 +32,7 @@
  * [method@Snodo.AuthRequest.get_cancellable] cancelled) or after the client
  * left is ignored.
  *
- * ```python
- * def validate(authorization, request):
- *     entry = TOKENS.get(request.get_token())
- *     if entry is None:
- *         request.refuse("unknown token")
- *     else:
- *         request.accept(entry.principal, entry.scopes)
- *     return True
- *
- * authorization.connect("validate-token", validate)
- * ```
+ * [class@Snodo.HttpAuthorization] shows a handler in Python and JavaScript.
  *
  * Since: 0.1
  */

@@ -57,6 +57,52 @@
  * Tokens are never logged. A token is checked for every request; an
  * application whose check is costly keeps its own cache.
  *
+ * In Python (the answer may as well come later, from a callback):
+ *
+ * ```python
+ * authorization = Snodo.HttpAuthorization.new()
+ * authorization.set_authorization_servers(['https://auth.example.com'])
+ * tokens = {'example-token': ('ada', ['mcp:tools'])}
+ *
+ * def validate(authorization, request):
+ *     entry = tokens.get(request.get_token())
+ *     if entry is None:
+ *         request.refuse('unknown token')
+ *     else:
+ *         request.accept(*entry)
+ *     return True
+ *
+ * authorization.connect('validate-token', validate)
+ * transport = Snodo.HttpTransport.new(server)
+ * transport.set_authorization(authorization)
+ * transport.listen_local(0)
+ * print(transport.dup_uri(), flush=True)
+ * GLib.MainLoop().run()
+ * ```
+ *
+ * In JavaScript:
+ *
+ * ```js
+ * const authorization = Snodo.HttpAuthorization.new();
+ * authorization.set_authorization_servers(['https://auth.example.com']);
+ * const tokens = new Map([['example-token', ['ada', ['mcp:tools']]]]);
+ * authorization.connect('validate-token', (self, request) => {
+ *     const entry = tokens.get(request.get_token());
+ *     if (entry === undefined)
+ *         request.refuse('unknown token');
+ *     else
+ *         request.accept(...entry);
+ *     return true;
+ * });
+ * const transport = Snodo.HttpTransport.new(server);
+ * transport.set_authorization(authorization);
+ * transport.listen_local(0);
+ * print(transport.dup_uri());
+ * new GLib.MainLoop(null, false).run();
+ * ```
+ *
+ * A handler reads who calls with [method@Snodo.Invocation.get_principal].
+ *
  * Since: 0.1
  */
 
