@@ -371,6 +371,7 @@ test_demo_scopes (Demo          *demo,
   g_autofree char *error = NULL;
   g_autofree char *scope = NULL;
   g_autofree char *principal = NULL;
+  g_autofree char *metadata_url = NULL;
 
   g_test_summary ("2026-07-28: a token without the tool's scope gets 403 insufficient_scope naming every "
                   "scope the call needs; one without the server's required scope too; a good token is "
@@ -383,7 +384,8 @@ test_demo_scopes (Demo          *demo,
   g_assert_cmpstr (error, ==, "insufficient_scope");
   scope = challenge_param (&reply, "scope");
   g_assert_cmpstr (scope, ==, "mcp:read mcp:tools");
-  g_assert_nonnull (challenge_param (&reply, "resource_metadata"));
+  metadata_url = challenge_param (&reply, "resource_metadata");
+  g_assert_true (g_str_has_suffix (metadata_url, "/.well-known/oauth-protected-resource/mcp"));
   /* The request's id, as in the transport's other errors. */
   g_assert_nonnull (strstr (reply.body, "\"id\":7"));
   reply_clear (&reply);
@@ -545,6 +547,7 @@ typedef struct
   Mode                    mode;
   /* The request the handler kept (MODE_NEVER). */
   SnodoAuthRequest       *kept;
+  gboolean                kept_cancelled;
   guint                   n_validations;
   /* What the tool's handler saw. */
   char                   *seen_principal;
@@ -586,6 +589,12 @@ accept_thread (gpointer user_data)
   return NULL;
 }
 
+static void
+set_true (gboolean *flag)
+{
+  *flag = TRUE;
+}
+
 static gboolean
 validate_cb (SnodoHttpAuthorization *authorization,
              SnodoAuthRequest       *request,
@@ -605,6 +614,8 @@ validate_cb (SnodoHttpAuthorization *authorization,
       return TRUE;
     case MODE_NEVER:
       g_set_object (&hook->kept, request);
+      g_signal_connect_swapped (snodo_auth_request_get_cancellable (request), "cancelled",
+                                G_CALLBACK (set_true), &hook->kept_cancelled);
       return TRUE;
     case MODE_DECLINE:
     case MODE_NO_HANDLER:
@@ -724,6 +735,86 @@ test_hook_never (Hook          *hook,
 }
 
 static void
+test_hook_close (Hook          *hook,
+                 gconstpointer  data)
+{
+  static const char body[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                             "{\"name\":\"echo\",\"arguments\":{}," ENVELOPE "}}";
+  g_autoptr(SoupMessage) msg = soup_message_new ("POST", hook->uri);
+  g_autoptr(GBytes) bytes = g_bytes_new_static (body, sizeof body - 1);
+  SoupMessageHeaders *headers = soup_message_get_request_headers (msg);
+  ReadState state = { 0, };
+  gboolean closed = FALSE;
+  gint64 start;
+
+  g_test_summary ("Closing the transport while a token's check waits: the close completes, the waiting "
+                  "request ends without being served (its client's connection goes), the check's "
+                  "cancellable is cancelled, and the transport is finalized");
+
+  soup_message_headers_replace (headers, "Accept", "application/json, text/event-stream");
+  soup_message_headers_replace (headers, "MCP-Protocol-Version", "2026-07-28");
+  soup_message_headers_replace (headers, "Mcp-Method", "tools/call");
+  soup_message_headers_replace (headers, "Mcp-Name", "echo");
+  soup_message_headers_replace (headers, "Authorization", "Bearer t0ken");
+  soup_message_set_request_body_from_bytes (msg, "application/json", bytes);
+  soup_session_send_and_read_async (hook->session, msg, G_PRIORITY_DEFAULT, NULL, send_and_read_cb, &state);
+  while (hook->kept == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  start = g_get_monotonic_time ();
+  snodo_http_transport_close_async (hook->transport, NULL, close_cb, &closed);
+  g_assert_true (snodo_test_wait_for (&closed, 5000));
+  g_assert_true (snodo_test_wait_for (&state.done, 5000));
+  /* Well before validation-timeout (1 s) would have answered it. */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 900 * 1000);
+  g_assert_true (state.error != NULL || soup_message_get_status (msg) == SOUP_STATUS_SERVICE_UNAVAILABLE);
+  g_clear_error (&state.error);
+  g_clear_pointer (&state.bytes, g_bytes_unref);
+  g_assert_true (snodo_test_wait_for (&hook->kept_cancelled, 5000));
+  g_assert_null (hook->seen_principal);
+}
+
+static void
+test_hook_client_leaves (Hook          *hook,
+                         gconstpointer  data)
+{
+  static const char body[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                             "{\"name\":\"echo\",\"arguments\":{}," ENVELOPE "}}";
+  g_autoptr(SoupMessage) msg = soup_message_new ("POST", hook->uri);
+  g_autoptr(GBytes) bytes = g_bytes_new_static (body, sizeof body - 1);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  SoupMessageHeaders *headers = soup_message_get_request_headers (msg);
+  ReadState state = { 0, };
+  g_auto(Reply) reply = { 0, };
+
+  g_test_summary ("A client that leaves while its token is checked: the check is given up (its "
+                  "cancellable cancelled) by validation-timeout at the latest, nothing is served, "
+                  "and the transport serves the next request");
+
+  soup_message_headers_replace (headers, "Accept", "application/json, text/event-stream");
+  soup_message_headers_replace (headers, "MCP-Protocol-Version", "2026-07-28");
+  soup_message_headers_replace (headers, "Mcp-Method", "tools/call");
+  soup_message_headers_replace (headers, "Mcp-Name", "echo");
+  soup_message_headers_replace (headers, "Authorization", "Bearer t0ken");
+  soup_message_set_request_body_from_bytes (msg, "application/json", bytes);
+  soup_session_send_and_read_async (hook->session, msg, G_PRIORITY_DEFAULT, cancellable, send_and_read_cb,
+                                    &state);
+  while (hook->kept == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_cancellable_cancel (cancellable);
+  soup_session_abort (hook->session);
+  g_assert_true (snodo_test_wait_for (&state.done, 5000));
+  g_clear_error (&state.error);
+  g_assert_true (snodo_test_wait_for (&hook->kept_cancelled, 5000));
+  g_assert_null (hook->seen_principal);
+
+  /* The next request: its check never completes either, so 503. */
+  g_clear_object (&hook->kept);
+  send_request (hook->session, "POST", hook->uri, body, &reply, "Authorization", "Bearer t0ken", NULL);
+  g_assert_cmpuint (reply.status, ==, SOUP_STATUS_SERVICE_UNAVAILABLE);
+}
+
+static void
 test_hook_unchecked (Hook          *hook,
                      gconstpointer  data)
 {
@@ -760,6 +851,10 @@ main (int   argc,
               test_hook_accept, hook_teardown);
   g_test_add ("/snodo/http/auth/hook/never", Hook, GINT_TO_POINTER (MODE_NEVER), hook_setup,
               test_hook_never, hook_teardown);
+  g_test_add ("/snodo/http/auth/hook/close", Hook, GINT_TO_POINTER (MODE_NEVER), hook_setup,
+              test_hook_close, hook_teardown);
+  g_test_add ("/snodo/http/auth/hook/client-leaves", Hook, GINT_TO_POINTER (MODE_NEVER), hook_setup,
+              test_hook_client_leaves, hook_teardown);
   g_test_add ("/snodo/http/auth/hook/no-handler", Hook, GINT_TO_POINTER (MODE_NO_HANDLER), hook_setup,
               test_hook_unchecked, hook_teardown);
   g_test_add ("/snodo/http/auth/hook/declined", Hook, GINT_TO_POINTER (MODE_DECLINE), hook_setup,

@@ -36,6 +36,8 @@ static GQuark auth_quark;
 /* One request waiting for the check of its token. */
 typedef struct
 {
+  /* In the transport's auth_checks. */
+  GList               link;
   SnodoHttpTransport *transport;
   SoupServerMessage  *msg;
   SnodoAuthRequest   *request;
@@ -49,6 +51,7 @@ typedef struct
 static void
 check_free (Check *check)
 {
+  g_queue_unlink (&check->transport->auth_checks, &check->link);
   g_clear_pointer (&check->timeout_source, snodo_source_destroy_and_unref);
   if (check->finished_id != 0)
     g_signal_handler_disconnect (check->msg, check->finished_id);
@@ -276,6 +279,9 @@ check_done_cb (SnodoAuthRequest *request,
   g_autoptr(GPtrArray) missing = NULL;
   const char *description = NULL;
 
+  /* The client left. (A paused message whose connection libsoup drops,
+   * as soup_server_disconnect() does, never hears of it: the transport
+   * ends its checks before that, in snodo_http_auth_stop().) */
   if (check->finished)
     {
       check_free (check);
@@ -353,6 +359,8 @@ snodo_http_transport_authorize (SnodoHttpTransport *self,
 
   resource = dup_resource (self, msg);
   check = g_new0 (Check, 1);
+  check->link.data = check;
+  g_queue_push_tail_link (&self->auth_checks, &check->link);
   check->transport = g_object_ref (self);
   check->msg = g_object_ref (msg);
   check->request = snodo_auth_request_new (authorization, resource, self->context, check_done_cb, check);
@@ -541,9 +549,25 @@ snodo_http_auth_add_handlers (SnodoHttpTransport *self)
     soup_server_add_handler (self->soup, SNODO_WELL_KNOWN_RESOURCE, snodo_http_auth_metadata_cb, self, NULL);
 }
 
+/* The transport closes: the requests still waiting for their check are
+ * answered 503 now, while their connections are there (their
+ * SnodoAuthRequests are cancelled), and the metadata goes. */
 void
-snodo_http_auth_remove_handlers (SnodoHttpTransport *self)
+snodo_http_auth_stop (SnodoHttpTransport *self)
 {
-  if (self->authorization != NULL)
-    soup_server_remove_handler (self->soup, SNODO_WELL_KNOWN_RESOURCE);
+  if (self->authorization == NULL)
+    return;
+  while (self->auth_checks.head != NULL)
+    {
+      Check *check = self->auth_checks.head->data;
+
+      snodo_auth_request_abandon (check->request);
+      if (!check->finished)
+        {
+          soup_server_message_unpause (check->msg);
+          snodo_http_reply_status (check->msg, SOUP_STATUS_SERVICE_UNAVAILABLE);
+        }
+      check_free (check);
+    }
+  soup_server_remove_handler (self->soup, SNODO_WELL_KNOWN_RESOURCE);
 }

@@ -214,8 +214,10 @@ struct _SnodoHttpTransport
    * (owned, shared with the bodies' reservations), and their bound. */
   BodyBudget      *body_budget;
   guint64          max_bodies_bytes;
-  /* Bearer tokens are required, or NULL (owned; set before listening). */
+  /* Bearer tokens are required, or NULL (owned; set before listening);
+   * the requests waiting for the check of their token (snodo-http-auth.c). */
   SnodoHttpAuthorization *authorization;
+  GQueue           auth_checks;
   /* Starts the session ids issued, with a dot; NULL for none (owned). */
   char            *instance_id;
   /* Runs subscriptions/listen (owned): a listen lasts as long as its
@@ -331,7 +333,7 @@ gboolean  snodo_http_auth_owns_session              (Peer               *peer,
 void      snodo_http_auth_bind                      (Peer               *peer,
                                                      SoupServerMessage  *msg);
 void      snodo_http_auth_add_handlers              (SnodoHttpTransport *self);
-void      snodo_http_auth_remove_handlers           (SnodoHttpTransport *self);
+void      snodo_http_auth_stop                      (SnodoHttpTransport *self);
 
 /* For tests: the executor of subscriptions/listen. */
 SnodoExecutor *snodo_http_transport_get_stream_executor (SnodoHttpTransport *self);

@@ -274,7 +274,7 @@ snodo_http_transport_dispose (GObject *object)
       if (self->listener != NULL)
         snodo_http_listener_stop (self->listener);
       soup_server_remove_handler (self->soup, self->path);
-      snodo_http_auth_remove_handlers (self);
+      snodo_http_auth_stop (self);
       if (!self->mounted)
         soup_server_disconnect (self->soup);
     }
