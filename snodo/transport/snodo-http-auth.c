@@ -219,14 +219,10 @@ token_is_valid (const char *token)
 {
   const char *p = token;
 
-  if (*p == '\0' || strlen (token) > MAX_TOKEN_BYTES)
+  if (strlen (token) > MAX_TOKEN_BYTES)
     return FALSE;
-  while (g_ascii_isalnum (*p) || strchr ("-._~+/", *p) != NULL)
-    {
-      if (*p == '\0')
-        break;
-      p++;
-    }
+  while (*p != '\0' && (g_ascii_isalnum (*p) || strchr ("-._~+/", *p) != NULL))
+    p++;
   if (p == token)
     return FALSE;
   while (*p == '=')
