@@ -9,9 +9,9 @@
  * separated by spaces or tabs; empty lines and lines starting with # are
  * skipped. A request with one of these tokens is served as PRINCIPAL with
  * those scopes; any other token is refused. With it, the tool whoami says
- * who the caller is. --authorization-server, --resource,
- * --required-scopes and --tool-scope say what the protected resource
- * metadata and the challenges tell clients. */
+ * who the caller is. --authorization-server (required: MCP's metadata
+ * names at least one), --resource, --required-scopes and --tool-scope say
+ * what the protected resource metadata and the challenges tell clients. */
 
 #include "config.h"
 
@@ -242,8 +242,16 @@ demo_auth_setup (GApplicationCommandLine *command_line,
         }
       snodo_http_authorization_set_resource (authorization, resource);
     }
-  if (g_variant_dict_lookup (options, "authorization-server", "^a&s", &servers))
-    snodo_http_authorization_set_authorization_servers (authorization, servers);
+  /* MCP: the metadata names at least one authorization server. */
+  if (!g_variant_dict_lookup (options, "authorization-server", "^a&s", &servers) || servers[0] == NULL ||
+      servers[0][0] == '\0')
+    {
+      g_application_command_line_printerr (command_line,
+                                           "snodo-demo: --bearer-token-file needs --authorization-server: "
+                                           "the metadata must name where clients get tokens\n");
+      return FALSE;
+    }
+  snodo_http_authorization_set_authorization_servers (authorization, servers);
   if (g_variant_dict_lookup (options, "required-scopes", "&s", &text))
     {
       g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();

@@ -485,6 +485,7 @@ test_demo_options (void)
     { "secret-token-1 a\nsecret-token-1 b\n", NULL, "line 2: the token is given twice" },
     { "secret-token-1 a\n", "--tool-scope=whoami", "--tool-scope needs TOOL:SCOPE" },
     { "secret-token-1 a\n", "--resource=ftp://x/mcp", "--resource needs an http or https URL" },
+    { "secret-token-1 a\n", "--resource=http://x/mcp", "--bearer-token-file needs --authorization-server" },
   };
 
   g_test_summary ("snodo-demo refuses a bad token file or option with one line on stderr and exit 2, "
@@ -499,8 +500,11 @@ test_demo_options (void)
       g_autofree char *err = NULL;
 
       g_assert_true (g_file_set_contents (bad, cases[i].contents, -1, &error));
+      /* The cases before the last have an authorization server. */
       process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
-                                  path, "--http=0", "--bearer-token-file", bad, cases[i].option, NULL);
+                                  path, "--http=0", "--bearer-token-file", bad, cases[i].option,
+                                  i + 1 < G_N_ELEMENTS (cases) ? "--authorization-server=https://as.example" : NULL,
+                                  NULL);
       g_assert_no_error (error);
       g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, NULL, &err, &error));
       g_assert_no_error (error);
