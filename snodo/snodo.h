@@ -17,6 +17,7 @@
 # include "snodo-executor.h"
 # include "snodo-description.h"
 # include "snodo-tool.h"
+# include "snodo-task-store.h"
 # include "snodo-invocation.h"
 # include "snodo-server.h"
 # include "snodo-stdio-transport.h"

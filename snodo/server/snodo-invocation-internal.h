@@ -66,6 +66,8 @@ struct _SnodoInvocation
   /* What request hooks did, made by the first that did something (one
    * pointer, so that a server without hooks pays for nothing else). */
   SnodoHooked        *hooked;
+  /* The task it runs as (snodo-server-tasks.c), or NULL. */
+  GObject            *task_run;
   /* Who the request comes from (the connection's when it was made), or
    * NULL without authorization. */
   SnodoAuthInfo      *auth;

@@ -53,6 +53,12 @@ void                snodo_invocation_start_deadline  (SnodoInvocation    *self,
 /* After the request hooks ran: if one refused the request, answers it with
  * that error and returns TRUE. */
 gboolean            snodo_invocation_answer_rejection (SnodoInvocation   *self);
+/* Makes the invocation the handler's of a task (snodo-server-tasks.c),
+ * before the handler runs: it moves onto the task's own @connection. */
+void                snodo_invocation_set_task        (SnodoInvocation    *self,
+                                                      GObject            *task_run,
+                                                      SnodoConnection    *connection);
+GObject            *snodo_invocation_get_task        (SnodoInvocation    *self);
 /* Ends the invocation without an answer (a cancelled request). */
 void                snodo_invocation_drop            (SnodoInvocation    *self);
 

@@ -14,6 +14,7 @@
 #include "snodo-protocol-private.h"
 #include "snodo-server.h"
 #include "snodo-server-internal.h"
+#include "snodo-server-tasks-private.h"
 #include "snodo-wire-private.h"
 
 /**
@@ -139,6 +140,7 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->key, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->input_answers, json_object_unref);
+  g_clear_object (&self->task_run);
   if (G_UNLIKELY (self->hooked != NULL))
     {
       g_clear_pointer (&self->hooked->annotations, json_object_unref);
@@ -259,6 +261,22 @@ snodo_invocation_set_input_answers (SnodoInvocation *self,
   g_clear_pointer (&self->input_answers, json_object_unref);
   if (answers != NULL)
     self->input_answers = json_object_ref (answers);
+}
+
+void
+snodo_invocation_set_task (SnodoInvocation *self,
+                           GObject         *task_run,
+                           SnodoConnection *connection)
+{
+  g_set_object (&self->task_run, task_run);
+  snodo_connection_unref (self->connection);
+  self->connection = snodo_connection_ref (connection);
+}
+
+GObject *
+snodo_invocation_get_task (SnodoInvocation *self)
+{
+  return self->task_run;
 }
 
 void
@@ -1063,6 +1081,7 @@ snodo_invocation_flush_inputs_cb (gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) result = NULL;
   g_autofree char *state = NULL;
+  g_autofree const char **asked = NULL;
   JsonObject *object;
   JsonObject *requests;
 
@@ -1070,12 +1089,16 @@ snodo_invocation_flush_inputs_cb (gpointer user_data)
   inputs = g_steal_pointer (&self->pending_inputs);
   g_mutex_unlock (&self->lock);
 
+  asked = g_new0 (const char *, inputs->len + 1);
+  for (guint i = 0; i < inputs->len; i++)
+    asked[i] = ((PendingInput *) g_ptr_array_index (inputs, i))->key;
+
   if (g_atomic_int_get (&self->returned))
     error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The request was answered"));
   else
     state = snodo_request_state_seal (snodo_stamp_get_request_state_key (self->stamp),
                                       self->method, json_node_get_object (self->params),
-                                      self->input_answers, g_get_real_time (),
+                                      self->input_answers, asked, g_get_real_time (),
                                       INPUT_STATE_TTL_US, &error);
   if (state == NULL)
     {
@@ -1241,6 +1264,19 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
                                _("The request was cancelled or answered"));
+      return;
+    }
+
+  /* A task waits for its input (snodo-server-tasks.c); answers gathered
+   * in input_required rounds before it became one still count. */
+  if (G_UNLIKELY (self->task_run != NULL))
+    {
+      if (self->input_answers != NULL && json_object_has_member (self->input_answers, key))
+        request_input_return_answer (task, self->input_answers, key);
+      else
+        snodo_server_tasks_request_input (self->task_run, key, method, params,
+                                          self->work ? snodo_work_get_cancellable (self->work) : NULL,
+                                          g_steal_pointer (&task));
       return;
     }
 
