@@ -200,6 +200,11 @@ typedef struct
 void         snodo_dialect_decode                  (const char             *data,
                                                     gsize                   len,
                                                     SnodoFrame             *frame);
+/* snodo_frame_decode_lazy() with `_meta` deferred: params is built when
+ * someone asks for it whole (snodo_frame_get_params()). */
+void         snodo_dialect_decode_lazy             (const char             *data,
+                                                    gsize                   len,
+                                                    SnodoFrame             *frame);
 /* Reads the _meta of @frame's params: takes frame->deferred, or writes the
  * text of a _meta object the frame built. */
 void         snodo_request_meta_init               (SnodoRequestMeta       *meta,

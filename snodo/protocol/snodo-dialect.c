@@ -285,6 +285,14 @@ snodo_dialect_decode (const char *data,
   snodo_frame_decode_deferring (data, len, SNODO_META, frame);
 }
 
+void
+snodo_dialect_decode_lazy (const char *data,
+                           gsize       len,
+                           SnodoFrame *frame)
+{
+  snodo_frame_decode_lazy (data, len, SNODO_META, frame);
+}
+
 static void
 request_meta_scan (SnodoRequestMeta *meta)
 {
@@ -358,7 +366,7 @@ snodo_request_meta_init (SnodoRequestMeta *meta,
     }
   else
     {
-      JsonNode *node = frame->params != NULL ? json_object_get_member (frame->params, SNODO_META) : NULL;
+      JsonNode *node = snodo_frame_get_param (frame, SNODO_META);
 
       /* Decoded without deferring (or a _meta that is no object). */
       if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
@@ -626,7 +634,8 @@ snodo_dialect_select (SnodoFrame             *frame,
   if (era == SNODO_ERA_MODERN || version == SNODO_PROTOCOL_VERSION_UNKNOWN)
     {
       if (g_str_equal (frame->method, "initialize"))
-        return fail_unsupported (selection, versions, snodo_json_object_get_string (frame->params, "protocolVersion"));
+        return fail_unsupported (selection, versions, snodo_json_object_get_string (snodo_frame_get_params (frame),
+                                                                                    "protocolVersion"));
       return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
                    _("Invalid params: a 2026-07-28 request must carry _meta[\"%s\"] and _meta[\"%s\"]"),
                    SNODO_META_PROTOCOL_VERSION, SNODO_META_CLIENT_CAPABILITIES);

@@ -19,7 +19,8 @@ G_BEGIN_DECLS
 
 /* A request to answer, made by the dispatch: @stamp (transfer full) is
  * what a 2026-07-28 answer says of the server, NULL in the initialize era;
- * @meta, the _meta of @params, is moved into the invocation. */
+ * @meta, the _meta of @params, is moved into the invocation, and so are
+ * @members, params not built, when not NULL (then @params is NULL). */
 SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server,
                                                       SnodoConnection    *connection,
                                                       const SnodoDialect *dialect,
@@ -28,8 +29,12 @@ SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server
                                                       JsonNode           *message,
                                                       JsonNode           *id,
                                                       const char         *method,
-                                                      JsonObject         *params,
+                                                      JsonNode           *params,
+                                                      SnodoJsonMembers   *members,
                                                       SnodoRequestMeta   *meta);
+/* The member @name of params (built or not); NULL when absent. */
+JsonNode           *snodo_invocation_get_param       (SnodoInvocation    *self,
+                                                      const char         *name);
 void                snodo_invocation_set_work        (SnodoInvocation    *self,
                                                       SnodoWork          *work);
 void                snodo_invocation_set_name        (SnodoInvocation    *self,

@@ -134,6 +134,7 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->message, json_node_unref);
   g_clear_pointer (&self->id, json_node_unref);
   g_clear_pointer (&self->params, json_node_unref);
+  snodo_json_members_clear (&self->members);
   snodo_request_meta_clear (&self->meta);
   g_clear_pointer (&self->arguments, json_object_unref);
   g_clear_pointer (&self->method, g_free);
@@ -182,7 +183,8 @@ snodo_invocation_new (SnodoServer        *server,
                       JsonNode           *message,
                       JsonNode           *id,
                       const char         *method,
-                      JsonObject         *params,
+                      JsonNode           *params,
+                      SnodoJsonMembers   *members,
                       SnodoRequestMeta   *meta)
 {
   SnodoInvocation *self = g_object_new (SNODO_TYPE_INVOCATION, NULL);
@@ -204,19 +206,47 @@ snodo_invocation_new (SnodoServer        *server,
    * reads it only in calls the handler makes. The one later read from
    * another thread, the requestState of a 2026-07-28 input_required
    * answer, seals params first (snodo_invocation_queue_input()). */
-  self->message = json_node_ref (message);
-  self->id = json_node_copy (id);
+  self->message = message != NULL ? json_node_ref (message) : NULL;
+  /* The frame's: parentless, never changed (JsonNode references are
+   * atomic). */
+  self->id = json_node_ref (id);
   self->key = snodo_frame_id_key (id);
   self->method = g_strdup (method);
-  self->params = json_node_new (JSON_NODE_OBJECT);
-  if (params != NULL)
-    json_node_set_object (self->params, params);
+  if (members != NULL)
+    {
+      /* Built when someone asks for params whole. */
+      self->has_members = TRUE;
+      self->members = *members;
+      members->n = 0;
+    }
+  else if (params != NULL && json_node_get_parent (params) == NULL)
+    {
+      /* Decoded without building the message: params is a tree of its
+       * own. */
+      self->params = json_node_ref (params);
+    }
   else
-    json_node_take_object (self->params, json_object_new ());
+    {
+      /* A member of @message, which keeps its parent alive. */
+      self->params = json_node_new (JSON_NODE_OBJECT);
+      if (params != NULL)
+        json_node_set_object (self->params, json_node_get_object (params));
+      else
+        json_node_take_object (self->params, json_object_new ());
+    }
 
   snodo_request_meta_move (&self->meta, meta);
   self->progress_token = snodo_request_meta_dup_progress_token (&self->meta);
   return self;
+}
+
+JsonNode *
+snodo_invocation_get_param (SnodoInvocation *self,
+                            const char      *name)
+{
+  if (self->has_members)
+    return snodo_json_members_lookup (&self->members, name);
+  return json_object_get_member (json_node_get_object (self->params), name);
 }
 
 /* Puts the _meta that decoding left as text back into params, for those
@@ -226,6 +256,8 @@ snodo_invocation_build_params_locked (SnodoInvocation *self)
 {
   JsonNode *meta;
 
+  if (self->params == NULL)
+    self->params = snodo_json_members_build (&self->members);
   if (!self->meta.deferred)
     return;
   meta = snodo_request_meta_parse (&self->meta);
@@ -301,11 +333,10 @@ void
 snodo_invocation_set_tool_call (SnodoInvocation *self,
                                 gboolean         tool_call)
 {
-  JsonObject *params = json_node_get_object (self->params);
   JsonNode *arguments;
 
   self->tool_call = tool_call;
-  arguments = json_object_get_member (params, "arguments");
+  arguments = snodo_invocation_get_param (self, "arguments");
   g_clear_pointer (&self->arguments, json_object_unref);
   if (arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments))
     self->arguments = json_object_ref (json_node_get_object (arguments));
@@ -1368,7 +1399,7 @@ snodo_invocation_get_uri (SnodoInvocation *self)
 
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
 
-  uri = json_object_get_member (json_node_get_object (self->params), "uri");
+  uri = snodo_invocation_get_param (self, "uri");
   if (uri == NULL || !JSON_NODE_HOLDS_VALUE (uri) || json_node_get_value_type (uri) != G_TYPE_STRING)
     return NULL;
   return json_node_get_string (uri);

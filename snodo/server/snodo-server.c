@@ -382,14 +382,16 @@ snodo_server_collect_answers (SnodoServer  *self,
                               JsonObject  **answers,
                               GError      **error)
 {
-  JsonNode *state = frame->params ? json_object_get_member (frame->params, "requestState") : NULL;
-  JsonNode *responses = frame->params ? json_object_get_member (frame->params, "inputResponses") : NULL;
+  JsonNode *state = snodo_frame_get_param (frame, "requestState");
+  JsonNode *responses = snodo_frame_get_param (frame, "inputResponses");
   g_autoptr(JsonObject) collected = NULL;
   g_auto(GStrv) asked = NULL;
 
   *answers = NULL;
   if (state == NULL && responses == NULL)
     return TRUE;
+  /* The state is signed over params whole. */
+  snodo_frame_get_params (frame);
 
   if (state != NULL)
     {
@@ -511,7 +513,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
     {
       connection->era = SNODO_ERA_LEGACY;
       connection->legacy_version = snodo_protocol_negotiate (self->enabled_versions,
-                                                             snodo_json_object_get_string (frame->params,
+                                                             snodo_json_object_get_string (snodo_frame_get_params (frame),
                                                                                            "protocolVersion"));
     }
 
@@ -527,13 +529,15 @@ snodo_server_dispatch_request (SnodoServer     *self,
   /* 2026-07-28 answers say what the server is when the request comes. */
   stamp = dialect->stateless ? snodo_server_ref_stamp (self) : NULL;
   call->invocation = snodo_invocation_new (self, connection, dialect, method, stamp, frame->message,
-                                           frame->id, frame->method, frame->params, &meta);
+                                           frame->id, frame->method, frame->params_node,
+                                           frame->params_unbuilt ? &frame->params_members : NULL, &meta);
   snodo_invocation_set_input_answers (call->invocation, answers);
 
   if (method->flags & SNODO_METHOD_FLAGS_TOOL_CALL)
     {
-      const char *name = snodo_json_object_get_string (frame->params, "name");
-      JsonNode *arguments = frame->params ? json_object_get_member (frame->params, "arguments") : NULL;
+      JsonNode *name_node = snodo_invocation_get_param (call->invocation, "name");
+      const char *name = snodo_json_node_is_string (name_node) ? json_node_get_string (name_node) : NULL;
+      JsonNode *arguments = snodo_invocation_get_param (call->invocation, "arguments");
       g_autofree char *message = NULL;
 
       if (name == NULL)
@@ -655,7 +659,7 @@ snodo_server_dispatch (SnodoServer     *self,
           /* At once, as the transport hands it over: the request's
            * cancellable fires and it gets no answer. A listen subscription
            * ends the same way. */
-          JsonNode *request_id = frame->params ? json_object_get_member (frame->params, "requestId") : NULL;
+          JsonNode *request_id = snodo_frame_get_param (frame, "requestId");
           g_autofree char *key = request_id ? snodo_frame_id_key (request_id) : NULL;
 
           if (key != NULL && snodo_executor_cancel (connection->executor, connection->owner, key))
