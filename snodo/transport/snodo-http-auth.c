@@ -396,13 +396,17 @@ snodo_http_auth_check_tool (SnodoHttpTransport *self,
   SnodoAuthInfo *info;
   const char * const *scopes;
   const char *name;
+  JsonNode *name_node;
   g_autoptr(GPtrArray) missing = NULL;
 
   if (self->authorization == NULL || frame->kind != SNODO_FRAME_REQUEST ||
       g_hash_table_size (self->authorization->tool_scopes) == 0 ||
       !g_str_equal (frame->method, "tools/call"))
     return TRUE;
-  name = snodo_json_object_get_string (frame->params, "name");
+  /* Built or not (snodo_frame_decode_lazy()). */
+  name_node = snodo_frame_get_param (frame, "name");
+  name = name_node != NULL && JSON_NODE_HOLDS_VALUE (name_node) &&
+         json_node_get_value_type (name_node) == G_TYPE_STRING ? json_node_get_string (name_node) : NULL;
   if (name == NULL ||
       (scopes = g_hash_table_lookup (self->authorization->tool_scopes, name)) == NULL)
     return TRUE;
