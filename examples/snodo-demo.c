@@ -66,6 +66,7 @@
 #include <glib/gi18n.h>
 #include <snodo/snodo.h>
 
+#include "snodo-demo-auth.h"
 #include "snodo-demo-tasks.h"
 
 #ifdef G_OS_UNIX
@@ -920,6 +921,12 @@ demo_serve_http (GApplication            *app,
   /* Checked by the caller. */
   if (g_variant_dict_lookup (options, "instance-id", "&s", &instance_id))
     snodo_http_transport_set_instance_id (http->transport, instance_id);
+  if (!demo_auth_setup (command_line, options, server, http->transport))
+    {
+      g_clear_object (&http->transport);
+      g_free (http);
+      return 2;
+    }
 
   g_variant_dict_lookup (options, "tls-certificate", "^&ay", &certificate_file);
   g_variant_dict_lookup (options, "tls-key", "^&ay", &key_file);
@@ -1167,12 +1174,13 @@ command_line_cb (GApplication            *app,
                               (guint64) max_line_bytes, max_running, max_queued,
                               max_live_bytes);
     if (has_certificate || g_variant_dict_contains (options, "allowed-hosts") ||
-        g_variant_dict_contains (options, "allowed-origins") || instance_id != NULL)
+        g_variant_dict_contains (options, "allowed-origins") || instance_id != NULL ||
+        demo_auth_wanted (options))
       {
         g_application_command_line_printerr (command_line,
                                              "snodo-demo: --tls-certificate, --allowed-hosts, "
-                                             "--allowed-origins and --instance-id are for HTTP: they need "
-                                             "--http or --http-unix\n");
+                                             "--allowed-origins, --instance-id and --bearer-token-file are for "
+                                             "HTTP: they need --http or --http-unix\n");
         return 2;
       }
   }
@@ -1264,6 +1272,9 @@ main (int   argc,
   app = g_application_new ("org.snodo.Demo", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
   g_application_set_option_context_summary (app, "Serves a demonstration MCP server on standard input and output.");
   g_application_add_main_option_entries (app, entries);
+#if SNODO_HAS_HTTP_TRANSPORT
+  g_application_add_main_option_entries (app, demo_auth_entries);
+#endif
   demo.app = app;
   g_signal_connect (app, "command-line", G_CALLBACK (command_line_cb), &demo);
 

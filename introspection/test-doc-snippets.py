@@ -72,6 +72,8 @@ EXCHANGES = {
     'SnodoPrompt': (call('prompts/get', {'name': 'review', 'arguments': {'change': 'v2'}}),
                     '"Please review v2"'),
     'SnodoHttpTransport': None,
+    # HTTP with a bearer token: the headers the request carries.
+    'SnodoHttpAuthorization': {'Authorization': 'Bearer example-token'},
 }
 
 INITIALIZE = [
@@ -136,7 +138,7 @@ def run_stdio(cls, language, path):
            '%s %s: %s' % (cls, language, answer or result.stderr.strip()[-500:]))
 
 
-def run_http(cls, language, path):
+def run_http(cls, language, path, headers=None):
     process = subprocess.Popen(command(language, path), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     try:
@@ -144,7 +146,7 @@ def run_http(cls, language, path):
         body = json.dumps(INITIALIZE[0]).encode()
         request = urllib.request.Request(uri, data=body, method='POST', headers={
             'Content-Type': 'application/json',
-            'Accept': 'application/json, text/event-stream'})
+            'Accept': 'application/json, text/event-stream', **(headers or {})})
         with urllib.request.urlopen(request, timeout=20) as response:
             answer = response.read().decode()
         report('"serverInfo"' in answer, '%s %s: %s answered %s' % (cls, language, uri, answer))
@@ -168,8 +170,8 @@ def main():
                 path = os.path.join(tmp, '%s.%s' % (cls, 'py' if language == 'python' else 'js'))
                 with open(path, 'w', encoding='utf-8') as f:
                     f.write(program(language, snippet))
-                if EXCHANGES[cls] is None:
-                    run_http(cls, language, path)
+                if EXCHANGES[cls] is None or isinstance(EXCHANGES[cls], dict):
+                    run_http(cls, language, path, EXCHANGES[cls])
                 else:
                     run_stdio(cls, language, path)
     for cls in EXCHANGES:

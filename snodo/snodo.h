@@ -29,5 +29,7 @@
 # include "snodo-features.h"
 # if SNODO_HAS_HTTP_TRANSPORT
 #  include "snodo-http-transport.h"
+#  include "snodo-auth-request.h"
+#  include "snodo-http-authorization.h"
 # endif
 #undef SNODO_INSIDE

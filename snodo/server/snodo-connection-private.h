@@ -58,6 +58,9 @@ struct _SnodoConnection
   gint64                       next_outgoing_id;
   /* subscriptions/listen in progress (2026-07-28), owned by the server. */
   GPtrArray                   *subscriptions;
+  /* Who the requests dispatched now come from (owned), or NULL without
+   * authorization; see snodo_connection_set_auth(). On the context. */
+  SnodoAuthInfo               *auth;
 
   /* Deadlines (SnodoDeadline), earliest first, under deadline_lock, and the
    * one source that fires for them (made with the first), whose ready time

@@ -203,6 +203,7 @@ snodo_connection_unref (SnodoConnection *self)
   g_clear_pointer (&self->resource_subscriptions, g_hash_table_unref);
   g_clear_pointer (&self->outgoing, g_hash_table_unref);
   g_clear_pointer (&self->subscriptions, g_ptr_array_unref);
+  g_clear_pointer (&self->auth, snodo_auth_info_unref);
   g_clear_object (&self->executor);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_free (self);

@@ -79,6 +79,9 @@ struct _SnodoInvocation
   SnodoHooked        *hooked;
   /* The task it runs as (snodo-server-tasks.c), or NULL. */
   GObject            *task_run;
+  /* Who the request comes from (the connection's when it was made), or
+   * NULL without authorization. */
+  SnodoAuthInfo      *auth;
 
   /* Who ended the invocation (atomic, set once): OPEN, ANSWERED by the
    * handler, or ENDED by Snodo (a deadline, a release without an answer,

@@ -130,6 +130,7 @@ snodo_invocation_finalize (GObject *object)
   g_clear_object (&self->server);
   g_clear_pointer (&self->connection, snodo_connection_unref);
   g_clear_pointer (&self->stamp, snodo_stamp_unref);
+  g_clear_pointer (&self->auth, snodo_auth_info_unref);
   g_clear_pointer (&self->message, json_node_unref);
   g_clear_pointer (&self->id, json_node_unref);
   g_clear_pointer (&self->params, json_node_unref);
@@ -194,6 +195,8 @@ snodo_invocation_new (SnodoServer        *server,
   self->dialect = dialect;
   self->method_entry = method_entry;
   self->stamp = stamp;
+  if (G_UNLIKELY (connection->auth != NULL))
+    self->auth = snodo_auth_info_ref (connection->auth);
   /* The request is not sealed: json_node_seal() is deep in json-glib 1.6
    * and hashes every member name and string value of every object it
    * seals (12% of the CPU time on a 10 KiB echo), and it would not make

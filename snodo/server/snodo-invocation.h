@@ -168,4 +168,12 @@ SNODO_AVAILABLE_IN_ALL
 JsonNode             *snodo_invocation_get_annotation       (SnodoInvocation    *self,
                                                              const char         *key);
 
+SNODO_AVAILABLE_IN_ALL
+const char           *snodo_invocation_get_principal        (SnodoInvocation    *self);
+SNODO_AVAILABLE_IN_ALL
+const char * const   *snodo_invocation_get_scopes           (SnodoInvocation    *self);
+SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_invocation_has_scope            (SnodoInvocation    *self,
+                                                             const char         *scope);
+
 G_END_DECLS

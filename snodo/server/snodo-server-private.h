@@ -89,6 +89,27 @@ void             snodo_connection_remove_deadline (SnodoConnection   *self,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoConnection, snodo_connection_unref)
 
+/* Who a request comes from, as a transport's authorization found it
+ * (snodo-invocation-auth.c): a principal and its scopes, immutable and
+ * shared by reference from any thread. */
+typedef struct _SnodoAuthInfo SnodoAuthInfo;
+
+SnodoAuthInfo      *snodo_auth_info_new           (const char         *principal,
+                                                   const char * const *scopes);
+SnodoAuthInfo      *snodo_auth_info_ref           (SnodoAuthInfo      *self);
+void                snodo_auth_info_unref         (SnodoAuthInfo      *self);
+const char         *snodo_auth_info_get_principal (SnodoAuthInfo      *self);
+const char * const *snodo_auth_info_get_scopes    (SnodoAuthInfo      *self);
+gboolean            snodo_auth_info_has_scope     (SnodoAuthInfo      *self,
+                                                   const char         *scope);
+/* On the context: the authorization of the requests dispatched on
+ * @connection from now on (nullable; a reference is taken). Each
+ * invocation keeps the one its request was dispatched with. */
+void                snodo_connection_set_auth     (SnodoConnection    *self,
+                                                   SnodoAuthInfo      *auth);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoAuthInfo, snodo_auth_info_unref)
+
 /*
  * Hands one decoded message (REQUEST, NOTIFICATION or RESPONSE) to the
  * server, on the connection's context. The server answers through the

@@ -61,6 +61,7 @@ snodo_http_transport_start (SnodoHttpTransport  *self,
   self->soup = g_object_new (SOUP_TYPE_SERVER, NULL);
   soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
   soup_server_add_handler (self->soup, self->path, snodo_http_transport_handler_cb, self, NULL);
+  snodo_http_auth_add_handlers (self);
   g_signal_connect (self->soup, "request-finished", G_CALLBACK (snodo_http_exchange_finished_cb), self);
   g_signal_connect (self->soup, "request-aborted", G_CALLBACK (snodo_http_exchange_finished_cb), self);
   /* The transport's own listening socket, with a real backlog, and its own
@@ -258,6 +259,7 @@ snodo_http_transport_attach (SnodoHttpTransport  *self,
   self->mounted = TRUE;
   soup_server_add_early_handler (self->soup, self->path, snodo_http_transport_early_cb, self, NULL);
   soup_server_add_handler (self->soup, self->path, snodo_http_transport_handler_cb, self, NULL);
+  snodo_http_auth_add_handlers (self);
   g_signal_connect (self->soup, "request-finished", G_CALLBACK (snodo_http_exchange_finished_cb), self);
   g_signal_connect (self->soup, "request-aborted", G_CALLBACK (snodo_http_exchange_finished_cb), self);
 

@@ -387,6 +387,8 @@ snodo_http_transport_serve_stateless (SnodoHttpTransport *self,
   /* A subscription lasts as long as its stream: it is bounded by
    * max-streams, and runs on the stream executor rather than holding a
    * slot of the executor that admits work. */
+  if (!snodo_http_auth_check_tool (self, msg, frame))
+    return;
   listen = g_str_equal (frame->method, "subscriptions/listen");
   if (listen && !snodo_http_transport_admit_stream (self, msg, frame->id))
     return;
@@ -402,6 +404,7 @@ snodo_http_transport_serve_stateless (SnodoHttpTransport *self,
   snodo_http_exchange_watch_hangup (ex);
 
   headers = new_headers (protocol_version);
+  snodo_http_auth_bind (peer, msg);
   snodo_server_dispatch (self->server, peer->connection, frame, headers, cost);
 }
 
@@ -609,6 +612,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
           soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                         SESSION_HEADER, peer->session_id);
           dispatch_headers = new_headers (header_version != SNODO_PROTOCOL_VERSION_UNKNOWN ? version_header : NULL);
+          snodo_http_auth_bind (peer, msg);
           snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
           return;
         }
@@ -619,7 +623,8 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
     }
 
   peer = g_hash_table_lookup (self->sessions, session_id);
-  if (peer == NULL)
+  /* Another principal's session does not exist, for this one. */
+  if (peer == NULL || !snodo_http_auth_owns_session (peer, msg))
     {
       snodo_http_reply_error (msg, SOUP_STATUS_NOT_FOUND, frame.id, SNODO_RPC_ERROR_INVALID_REQUEST,
                               _("Session not found"));
@@ -639,6 +644,10 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
   {
     g_autoptr(GHashTable) dispatch_headers =
       new_headers (version_header != NULL ? version_header : peer->protocol_version);
+
+    if (!snodo_http_auth_check_tool (self, msg, &frame))
+      return;
+    snodo_http_auth_bind (peer, msg);
 
     switch (frame.kind)
       {

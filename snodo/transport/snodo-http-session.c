@@ -119,6 +119,7 @@ snodo_http_peer_free (Peer *peer)
   g_clear_pointer (&peer->connection, snodo_connection_unref);
   g_free (peer->session_id);
   g_free (peer->protocol_version);
+  g_free (peer->principal);
   g_free (peer);
 }
 
@@ -215,7 +216,8 @@ snodo_http_transport_handle_get_or_delete (SnodoHttpTransport *self,
       return;
     }
   peer = g_hash_table_lookup (self->sessions, session_id);
-  if (peer == NULL)
+  /* Another principal's session does not exist, for this one. */
+  if (peer == NULL || !snodo_http_auth_owns_session (peer, msg))
     {
       snodo_http_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL, SNODO_RPC_ERROR_INVALID_REQUEST,
                               _("Session not found"));

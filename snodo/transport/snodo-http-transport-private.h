@@ -19,6 +19,8 @@
  *   snodo-http-exchange.c   answering one HTTP request: at once, with one
  *                           JSON body, or with an event stream (keep-alive,
  *                           write timeouts, a client that leaves)
+ *   snodo-http-auth.c       bearer tokens, when the application set an
+ *                           authorization (snodo-http-auth-private.h)
  *
  * They stand on snodo-http-rules.c (the rules of Streamable HTTP that need
  * no socket) and snodo-http-listener.c (the sockets). Everything runs on
@@ -32,6 +34,7 @@
 #include <libsoup/soup.h>
 
 #include "snodo-executor.h"
+#include "snodo-http-auth-private.h"
 #include "snodo-http-listener-private.h"
 #include "snodo-http-transport.h"
 #include "snodo-server.h"
@@ -135,6 +138,9 @@ struct _Peer
   char               *session_id;
   /* The version initialize negotiated, or NULL. */
   char               *protocol_version;
+  /* The principal whose token started the session (owned), or NULL
+   * without authorization. */
+  char               *principal;
   /* When the session last had a request (monotonic time). */
   gint64              last_active;
   /* A stateless peer ends with its one exchange. */
@@ -208,6 +214,10 @@ struct _SnodoHttpTransport
    * (owned, shared with the bodies' reservations), and their bound. */
   BodyBudget      *body_budget;
   guint64          max_bodies_bytes;
+  /* Bearer tokens are required, or NULL (owned; set before listening);
+   * the requests waiting for the check of their token (snodo-http-auth.c). */
+  SnodoHttpAuthorization *authorization;
+  GQueue           auth_checks;
   /* Starts the session ids issued, with a dot; NULL for none (owned). */
   char            *instance_id;
   /* Runs subscriptions/listen (owned): a listen lasts as long as its
@@ -235,6 +245,9 @@ void      snodo_http_transport_handler_cb           (SoupServer         *server,
                                                      const char         *path,
                                                      GHashTable         *query,
                                                      gpointer            user_data);
+
+void      snodo_http_transport_route                (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg);
 
 /* snodo-http-close.c */
 
@@ -306,6 +319,21 @@ gboolean  snodo_http_transport_admit_stream         (SnodoHttpTransport *self,
                                                      SoupServerMessage  *msg,
                                                      JsonNode           *id);
 void      snodo_http_exchange_count_stream          (Exchange           *ex);
+
+/* snodo-http-auth.c */
+
+gboolean  snodo_http_transport_authorize            (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg);
+SnodoAuthInfo *snodo_http_auth_get                  (SoupServerMessage  *msg);
+gboolean  snodo_http_auth_check_tool                (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg,
+                                                     SnodoFrame         *frame);
+gboolean  snodo_http_auth_owns_session              (Peer               *peer,
+                                                     SoupServerMessage  *msg);
+void      snodo_http_auth_bind                      (Peer               *peer,
+                                                     SoupServerMessage  *msg);
+void      snodo_http_auth_add_handlers              (SnodoHttpTransport *self);
+void      snodo_http_auth_stop                      (SnodoHttpTransport *self);
 
 /* For tests: the executor of subscriptions/listen. */
 SnodoExecutor *snodo_http_transport_get_stream_executor (SnodoHttpTransport *self);

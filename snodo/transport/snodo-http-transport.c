@@ -159,7 +159,6 @@ snodo_http_transport_handler_cb (SoupServer        *server,
 {
   SnodoHttpTransport *self = user_data;
   SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
-  const char *method = soup_server_message_get_method (msg);
   const char *origin = soup_message_headers_get_one (headers, "Origin");
   const char *host = soup_message_headers_get_one (headers, "Host");
 
@@ -198,6 +197,18 @@ snodo_http_transport_handler_cb (SoupServer        *server,
       snodo_http_reply_status (msg, SOUP_STATUS_SERVICE_UNAVAILABLE);
       return;
     }
+  /* Bearer tokens (snodo-http-auth.c): routed below, or once checked. */
+  if (G_UNLIKELY (self->authorization != NULL) && !snodo_http_transport_authorize (self, msg))
+    return;
+  snodo_http_transport_route (self, msg);
+}
+
+/* A request of the endpoint, checked, by its method. */
+void
+snodo_http_transport_route (SnodoHttpTransport *self,
+                            SoupServerMessage  *msg)
+{
+  const char *method = soup_server_message_get_method (msg);
 
   if (g_str_equal (method, "POST"))
     snodo_http_transport_handle_post (self, msg);
@@ -263,6 +274,7 @@ snodo_http_transport_dispose (GObject *object)
       if (self->listener != NULL)
         snodo_http_listener_stop (self->listener);
       soup_server_remove_handler (self->soup, self->path);
+      snodo_http_auth_stop (self);
       if (!self->mounted)
         soup_server_disconnect (self->soup);
     }
@@ -297,6 +309,7 @@ snodo_http_transport_finalize (GObject *object)
   g_clear_pointer (&self->allowed_origins, g_strfreev);
   g_clear_pointer (&self->allowed_hosts, g_strfreev);
   g_clear_pointer (&self->instance_id, g_free);
+  g_clear_object (&self->authorization);
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_object (&self->executor);

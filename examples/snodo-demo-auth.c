@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* snodo-demo's authorization: --bearer-token-file=FILE, a table of bearer
+ * tokens, one a line:
+ *
+ *   TOKEN PRINCIPAL [SCOPE...]
+ *
+ * separated by spaces or tabs; empty lines and lines starting with # are
+ * skipped. A request with one of these tokens is served as PRINCIPAL with
+ * those scopes; any other token is refused. With it, the tool whoami says
+ * who the caller is. --authorization-server (required: MCP's metadata
+ * names at least one), --resource, --required-scopes and --tool-scope say
+ * what the protected resource metadata and the challenges tell clients. */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <snodo/snodo.h>
+
+#include "snodo-demo-auth.h"
+
+#if SNODO_HAS_HTTP_TRANSPORT
+
+/* A token file of a demo, not a database. */
+#define DEMO_TOKEN_FILE_MAX_BYTES (1024 * 1024)
+
+const GOptionEntry demo_auth_entries[] = {
+  { "bearer-token-file", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+    "Require a bearer token on HTTP, one of those in FILE (lines of TOKEN PRINCIPAL SCOPE...)", "FILE" },
+  { "authorization-server", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
+    "The issuer URL of an authorization server whose tokens are accepted (may be repeated)", "URL" },
+  { "resource", 0, 0, G_OPTION_ARG_STRING, NULL,
+    "The resource identifier of the endpoint (default: its URL as each request names it)", "URL" },
+  { "required-scopes", 0, 0, G_OPTION_ARG_STRING, NULL,
+    "Scopes every request needs, separated by commas", "LIST" },
+  { "tool-scope", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
+    "A scope a call of TOOL needs (may be repeated)", "TOOL:SCOPE" },
+  { NULL }
+};
+
+typedef struct
+{
+  char  *principal;
+  char **scopes;
+} DemoToken;
+
+static void
+demo_token_free (gpointer data)
+{
+  DemoToken *token = data;
+
+  g_free (token->principal);
+  g_strfreev (token->scopes);
+  g_free (token);
+}
+
+static void
+demo_tokens_free (gpointer  data,
+                  GClosure *closure)
+{
+  g_hash_table_unref (data);
+}
+
+static gboolean
+validate_token_cb (SnodoHttpAuthorization *authorization,
+                   SnodoAuthRequest       *request,
+                   GHashTable             *tokens)
+{
+  DemoToken *token = g_hash_table_lookup (tokens, snodo_auth_request_get_token (request));
+
+  if (token == NULL)
+    snodo_auth_request_refuse (request, "unknown token");
+  else
+    snodo_auth_request_accept (request, token->principal, (const char * const *) token->scopes);
+  return TRUE;
+}
+
+static void
+whoami_cb (SnodoInvocation *invocation,
+           gpointer         user_data)
+{
+  const char * const *scopes = snodo_invocation_get_scopes (invocation);
+  const char *principal = snodo_invocation_get_principal (invocation);
+  g_autoptr(JsonNode) result = json_node_new (JSON_NODE_OBJECT);
+  JsonObject *object = json_object_new ();
+  JsonArray *array = json_array_new ();
+
+  for (guint i = 0; scopes != NULL && scopes[i] != NULL; i++)
+    json_array_add_string_element (array, scopes[i]);
+  if (principal != NULL)
+    json_object_set_string_member (object, "principal", principal);
+  else
+    json_object_set_null_member (object, "principal");
+  json_object_set_array_member (object, "scopes", array);
+  json_node_take_object (result, object);
+  snodo_invocation_return_structured (invocation, result);
+}
+
+/* Reads @file into @tokens; FALSE with one line on standard error. The
+ * tokens themselves are never printed. */
+static gboolean
+demo_read_tokens (GApplicationCommandLine *command_line,
+                  const char              *file,
+                  GHashTable              *tokens)
+{
+  g_autofree char *display = g_filename_display_name (file);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = NULL;
+  gsize len = 0;
+
+  if (!g_file_get_contents (file, &contents, &len, &error))
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: --bearer-token-file: %s\n", error->message);
+      return FALSE;
+    }
+  if (len > DEMO_TOKEN_FILE_MAX_BYTES || memchr (contents, '\0', len) != NULL)
+    {
+      g_application_command_line_printerr (command_line,
+                                           "snodo-demo: --bearer-token-file: “%s” is not a token file "
+                                           "(a NUL byte, or more than %u bytes)\n",
+                                           display, (guint) DEMO_TOKEN_FILE_MAX_BYTES);
+      return FALSE;
+    }
+  lines = g_strsplit (contents, "\n", -1);
+  memset (contents, 0, len);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) words = NULL;
+      g_autoptr(GStrvBuilder) scopes = g_strv_builder_new ();
+      DemoToken *token;
+      const char *value = NULL;
+      guint n = 0;
+
+      g_strdelimit (lines[i], "\t\r", ' ');
+      g_strstrip (lines[i]);
+      if (lines[i][0] == '\0' || lines[i][0] == '#')
+        continue;
+      words = g_strsplit (lines[i], " ", -1);
+      token = g_new0 (DemoToken, 1);
+      for (guint j = 0; words[j] != NULL; j++)
+        {
+          if (words[j][0] == '\0')
+            continue;
+          if (n == 0)
+            value = words[j];
+          else if (n == 1)
+            token->principal = g_strdup (words[j]);
+          else
+            g_strv_builder_add (scopes, words[j]);
+          n++;
+        }
+      token->scopes = g_strv_builder_end (scopes);
+      if (token->principal == NULL)
+        {
+          demo_token_free (token);
+          g_application_command_line_printerr (command_line,
+                                               "snodo-demo: --bearer-token-file: “%s”, line %u: "
+                                               "a token needs a principal (TOKEN PRINCIPAL SCOPE...)\n",
+                                               display, i + 1);
+          return FALSE;
+        }
+      if (g_hash_table_contains (tokens, value))
+        {
+          demo_token_free (token);
+          g_application_command_line_printerr (command_line,
+                                               "snodo-demo: --bearer-token-file: “%s”, line %u: "
+                                               "the token is given twice\n", display, i + 1);
+          return FALSE;
+        }
+      g_hash_table_insert (tokens, g_strdup (value), token);
+      for (guint j = 0; words[j] != NULL; j++)
+        memset (words[j], 0, strlen (words[j]));
+    }
+  for (guint i = 0; lines[i] != NULL; i++)
+    memset (lines[i], 0, strlen (lines[i]));
+  if (g_hash_table_size (tokens) == 0)
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: --bearer-token-file: “%s” has no token\n",
+                                           display);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+demo_auth_wanted (GVariantDict *options)
+{
+  for (guint i = 0; demo_auth_entries[i].long_name != NULL; i++)
+    if (g_variant_dict_contains (options, demo_auth_entries[i].long_name))
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+demo_auth_setup (GApplicationCommandLine *command_line,
+                 GVariantDict            *options,
+                 SnodoServer             *server,
+                 SnodoHttpTransport      *transport)
+{
+  g_autoptr(SnodoHttpAuthorization) authorization = NULL;
+  g_autoptr(GHashTable) tokens = NULL;
+  g_autoptr(GStrvBuilder) supported = g_strv_builder_new ();
+  g_autoptr(SnodoTool) whoami = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) required = NULL;
+  g_auto(GStrv) all = NULL;
+  g_autofree const char **servers = NULL;
+  g_autofree const char **tool_scopes = NULL;
+  const char *file = NULL;
+  const char *resource = NULL;
+  const char *text = NULL;
+
+  if (!g_variant_dict_lookup (options, "bearer-token-file", "^&ay", &file))
+    {
+      if (!demo_auth_wanted (options))
+        return TRUE;
+      g_application_command_line_printerr (command_line,
+                                           "snodo-demo: --authorization-server, --resource, --required-scopes "
+                                           "and --tool-scope need --bearer-token-file\n");
+      return FALSE;
+    }
+
+  authorization = snodo_http_authorization_new ();
+  tokens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, demo_token_free);
+  if (!demo_read_tokens (command_line, file, tokens))
+    return FALSE;
+
+  if (g_variant_dict_lookup (options, "resource", "&s", &resource))
+    {
+      g_autoptr(GUri) uri = g_uri_parse (resource, G_URI_FLAGS_NONE, NULL);
+
+      if (uri == NULL || g_uri_get_host (uri) == NULL || g_uri_get_fragment (uri) != NULL ||
+          (!g_str_equal (g_uri_get_scheme (uri), "http") && !g_str_equal (g_uri_get_scheme (uri), "https")))
+        {
+          g_application_command_line_printerr (command_line,
+                                               "snodo-demo: --resource needs an http or https URL without a "
+                                               "fragment, not “%s”\n", resource);
+          return FALSE;
+        }
+      snodo_http_authorization_set_resource (authorization, resource);
+    }
+  /* MCP: the metadata names at least one authorization server. */
+  if (!g_variant_dict_lookup (options, "authorization-server", "^a&s", &servers) || servers[0] == NULL ||
+      servers[0][0] == '\0')
+    {
+      g_application_command_line_printerr (command_line,
+                                           "snodo-demo: --bearer-token-file needs --authorization-server: "
+                                           "the metadata must name where clients get tokens\n");
+      return FALSE;
+    }
+  snodo_http_authorization_set_authorization_servers (authorization, servers);
+  if (g_variant_dict_lookup (options, "required-scopes", "&s", &text))
+    {
+      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+      g_auto(GStrv) items = g_strsplit (text, ",", -1);
+
+      for (guint i = 0; items[i] != NULL; i++)
+        {
+          g_strstrip (items[i]);
+          if (items[i][0] != '\0')
+            {
+              g_strv_builder_add (builder, items[i]);
+              g_strv_builder_add (supported, items[i]);
+            }
+        }
+      required = g_strv_builder_end (builder);
+      snodo_http_authorization_set_required_scopes (authorization, (const char * const *) required);
+    }
+  if (g_variant_dict_lookup (options, "tool-scope", "^a&s", &tool_scopes))
+    for (guint i = 0; tool_scopes[i] != NULL; i++)
+      {
+        const char *colon = strchr (tool_scopes[i], ':');
+        g_autofree char *tool = NULL;
+        g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+        g_auto(GStrv) scopes = NULL;
+        const char * const *had;
+
+        if (colon == NULL || colon == tool_scopes[i] || colon[1] == '\0')
+          {
+            g_application_command_line_printerr (command_line,
+                                                 "snodo-demo: --tool-scope needs TOOL:SCOPE, not “%s”\n",
+                                                 tool_scopes[i]);
+            return FALSE;
+          }
+        tool = g_strndup (tool_scopes[i], colon - tool_scopes[i]);
+        had = snodo_http_authorization_get_tool_scopes (authorization, tool);
+        if (had != NULL)
+          g_strv_builder_addv (builder, (const char **) had);
+        g_strv_builder_add (builder, colon + 1);
+        g_strv_builder_add (supported, colon + 1);
+        scopes = g_strv_builder_end (builder);
+        snodo_http_authorization_require_tool_scopes (authorization, tool, (const char * const *) scopes);
+      }
+  all = g_strv_builder_end (supported);
+  if (all[0] != NULL)
+    snodo_http_authorization_set_scopes_supported (authorization, (const char * const *) all);
+  snodo_http_authorization_set_resource_name (authorization, "Snodo demo");
+
+  g_signal_connect_data (authorization, "validate-token", G_CALLBACK (validate_token_cb),
+                         g_steal_pointer (&tokens), demo_tokens_free, 0);
+  snodo_http_transport_set_authorization (transport, authorization);
+
+  whoami = snodo_tool_new ("whoami", "Says who the caller is: the principal and scopes of its bearer token");
+  if (!snodo_tool_set_input_schema_from_string (whoami, "{\"type\":\"object\",\"properties\":{}}", &error) ||
+      !snodo_tool_set_output_schema_from_string (whoami,
+                                                 "{\"type\":\"object\",\"properties\":{\"principal\":"
+                                                 "{\"type\":[\"string\",\"null\"]},\"scopes\":{\"type\":\"array\","
+                                                 "\"items\":{\"type\":\"string\"}}},\"required\":[\"principal\","
+                                                 "\"scopes\"]}", &error) ||
+      !snodo_server_add_tool (server, whoami, whoami_cb, NULL, NULL, &error))
+    g_error ("whoami: %s", error->message);
+  return TRUE;
+}
+
+#endif
