@@ -408,6 +408,50 @@ test_demo_scopes (Demo          *demo,
   g_assert_nonnull (strstr (reply.body, "\"scopes\":[\"mcp:read\",\"mcp:tools\"]"));
 }
 
+#define ASK_META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+                 "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}"
+
+static void
+test_demo_request_state (Demo          *demo,
+                         gconstpointer  data)
+{
+  g_auto(Reply) asked = { 0, };
+  g_auto(Reply) stolen = { 0, };
+  g_auto(Reply) answered = { 0, };
+  g_autoptr(JsonNode) first = NULL;
+  g_autofree char *retry = NULL;
+  const char *state;
+
+  g_test_summary ("A requestState issued to one principal is refused to another (-32602), "
+                  "and still completes the call for its own");
+
+  send_request (demo->session, "POST", demo->uri,
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                "{\"name\":\"ask\",\"arguments\":{}," ASK_META "}}",
+                &asked, "Authorization", "Bearer tok-alice", "Mcp-Name", "ask", NULL);
+  g_assert_cmpuint (asked.status, ==, SOUP_STATUS_OK);
+  first = snodo_test_parse (asked.body);
+  state = json_object_get_string_member (json_object_get_object_member (json_node_get_object (first), "result"),
+                                         "requestState");
+  g_assert_nonnull (state);
+
+  retry = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+                           "{\"name\":\"ask\",\"arguments\":{},\"inputResponses\":{\"confirm\":"
+                           "{\"action\":\"accept\",\"content\":{\"confirm\":true}}},"
+                           "\"requestState\":\"%s\"," ASK_META "}}", state);
+  /* bob's token is good for ask (it needs no scope of its own). */
+  send_request (demo->session, "POST", demo->uri, retry, &stolen,
+                "Authorization", "Bearer tok-bob", "Mcp-Name", "ask", NULL);
+  g_assert_nonnull (strstr (stolen.body, "-32602"));
+  g_assert_nonnull (strstr (stolen.body, "another principal"));
+  g_assert_null (strstr (stolen.body, "confirmed"));
+
+  send_request (demo->session, "POST", demo->uri, retry, &answered,
+                "Authorization", "Bearer tok-alice", "Mcp-Name", "ask", NULL);
+  g_assert_cmpuint (answered.status, ==, SOUP_STATUS_OK);
+  g_assert_nonnull (strstr (answered.body, "\"text\":\"confirmed\""));
+}
+
 static void
 test_demo_session (Demo          *demo,
                    gconstpointer  data)
@@ -848,6 +892,8 @@ main (int   argc,
   g_test_add ("/snodo/http/auth/demo/refused", Demo, NULL, demo_setup, test_demo_refused, demo_teardown);
   g_test_add ("/snodo/http/auth/demo/scopes", Demo, NULL, demo_setup, test_demo_scopes, demo_teardown);
   g_test_add ("/snodo/http/auth/demo/session", Demo, NULL, demo_setup, test_demo_session, demo_teardown);
+  g_test_add ("/snodo/http/auth/demo/request-state", Demo, NULL, demo_setup, test_demo_request_state,
+              demo_teardown);
   g_test_add_func ("/snodo/http/auth/demo/options", test_demo_options);
   g_test_add ("/snodo/http/auth/hook/later", Hook, GINT_TO_POINTER (MODE_ACCEPT_LATER), hook_setup,
               test_hook_accept, hook_teardown);

@@ -74,7 +74,7 @@ seal_ok (SnodoRequestStateKey *key,
   g_autoptr(JsonObject) answers = object_from (answers_json);
   char *state;
 
-  state = snodo_request_state_seal (key, method, params, answers, NULL, now_us, ttl_us, &error);
+  state = snodo_request_state_seal (key, method, params, answers, NULL, NULL, now_us, ttl_us, &error);
   g_assert_no_error (error);
   g_assert_nonnull (state);
   g_assert_cmpuint (strlen (state), <=, SNODO_REQUEST_STATE_MAX_BYTES);
@@ -92,7 +92,7 @@ open_ok (SnodoRequestStateKey *key,
   g_autoptr(JsonObject) params = object_from (params_json);
   JsonObject *answers;
 
-  answers = snodo_request_state_open (key, state, method, params, now_us, NULL, &error);
+  answers = snodo_request_state_open (key, state, method, params, NULL, now_us, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (answers);
   return answers;
@@ -112,7 +112,7 @@ open_fails (SnodoRequestStateKey *key,
   g_autoptr(JsonObject) params = object_from (params_json);
   g_autoptr(JsonObject) answers = NULL;
 
-  answers = snodo_request_state_open (key, state, method, params, now_us, NULL, &error);
+  answers = snodo_request_state_open (key, state, method, params, NULL, now_us, NULL, &error);
   if (answers != NULL)
     g_error ("state \"%.200s\" for %s %s unexpectedly opened", state, method, params_json);
   g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS);
@@ -291,7 +291,7 @@ test_asked (void)
                   "sorted, and gives them back; a state without them (an older build's) "
                   "opens with none; malformed keys are refused");
 
-  state = snodo_request_state_seal (key, "tools/call", params, NULL, keys, NOW_US, TTL_US, &error);
+  state = snodo_request_state_seal (key, "tools/call", params, NULL, keys, NULL, NOW_US, TTL_US, &error);
   g_assert_no_error (error);
 
   digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "{\"name\":\"ask\"}", -1);
@@ -302,7 +302,7 @@ test_asked (void)
   forged = forge (0x42, payload->str);
   g_assert_cmpstr (state, ==, forged);
 
-  answers = snodo_request_state_open (key, state, "tools/call", params, NOW_US, &asked, &error);
+  answers = snodo_request_state_open (key, state, "tools/call", params, NULL, NOW_US, &asked, &error);
   g_assert_no_error (error);
   g_assert_nonnull (answers);
   g_assert_nonnull (asked);
@@ -317,7 +317,7 @@ test_asked (void)
                           "\"m\":\"tools/call\",\"v\":1}",
                           digest, (NOW_US + TTL_US) / 1000);
   old = forge (0x42, payload->str);
-  old_answers = snodo_request_state_open (key, old, "tools/call", params, NOW_US, &old_asked, &error);
+  old_answers = snodo_request_state_open (key, old, "tools/call", params, NULL, NOW_US, &old_asked, &error);
   g_assert_no_error (error);
   g_assert_true (json_object_has_member (old_answers, "k"));
   g_assert_null (old_asked);
@@ -334,6 +334,50 @@ test_asked (void)
       bad = forge (0x42, payload->str);
       open_fails (key, bad, "tools/call", "{\"name\":\"ask\"}", NOW_US, "malformed");
     }
+}
+
+static void
+test_principal (void)
+{
+  g_autoptr(SnodoRequestStateKey) key = key_from_byte (0x42, 32);
+  g_autoptr(JsonObject) params = object_from ("{\"name\":\"ask\"}");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) back = NULL;
+  g_autofree char *alice = NULL;
+  g_autofree char *nobody = NULL;
+  const char *const openers[][2] = {
+    { "bob", "another principal" },
+    { NULL, "another principal" },
+    { "alice ", "another principal" },
+  };
+
+  g_test_summary ("A state issued to a principal opens only for that principal; one issued "
+                  "with none opens only with none");
+
+  alice = snodo_request_state_seal (key, "tools/call", params, NULL, NULL, "alice", NOW_US, TTL_US, &error);
+  g_assert_no_error (error);
+  back = snodo_request_state_open (key, alice, "tools/call", params, "alice", NOW_US, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (back);
+  g_clear_pointer (&back, json_object_unref);
+  for (gsize i = 0; i < G_N_ELEMENTS (openers); i++)
+    {
+      back = snodo_request_state_open (key, alice, "tools/call", params, openers[i][0], NOW_US, NULL, &error);
+      g_assert_null (back);
+      g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS);
+      g_assert_nonnull (strstr (error->message, openers[i][1]));
+      g_clear_error (&error);
+    }
+
+  nobody = snodo_request_state_seal (key, "tools/call", params, NULL, NULL, NULL, NOW_US, TTL_US, &error);
+  g_assert_no_error (error);
+  back = snodo_request_state_open (key, nobody, "tools/call", params, "alice", NOW_US, NULL, &error);
+  g_assert_null (back);
+  g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS);
+  g_clear_error (&error);
+  back = snodo_request_state_open (key, nobody, "tools/call", params, NULL, NOW_US, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (back);
 }
 
 static void
@@ -571,20 +615,20 @@ test_oversized (void)
 
   g_test_summary ("No state longer than 64 KiB is issued or opened");
 
-  state = snodo_request_state_seal (key, "tools/call", params, big, NULL, NOW_US, TTL_US, &error);
+  state = snodo_request_state_seal (key, "tools/call", params, big, NULL, NULL, NOW_US, TTL_US, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (strlen (state), >, 60000);
   g_assert_cmpuint (strlen (state), <=, SNODO_REQUEST_STATE_MAX_BYTES);
-  back = snodo_request_state_open (key, state, "tools/call", params, NOW_US, NULL, &error);
+  back = snodo_request_state_open (key, state, "tools/call", params, NULL, NOW_US, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (objects_equal (back, big));
 
-  failed = snodo_request_state_seal (key, "tools/call", params, too_big, NULL, NOW_US, TTL_US, &error);
+  failed = snodo_request_state_seal (key, "tools/call", params, too_big, NULL, NULL, NOW_US, TTL_US, &error);
   g_assert_null (failed);
   g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS);
   g_clear_error (&error);
 
-  failed = snodo_request_state_seal (key, "tools/call", params, huge, NULL, NOW_US, TTL_US, &error);
+  failed = snodo_request_state_seal (key, "tools/call", params, huge, NULL, NULL, NOW_US, TTL_US, &error);
   g_assert_null (failed);
   g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS);
   g_clear_error (&error);
@@ -780,20 +824,20 @@ thread_func (gpointer user_data)
       json_object_set_int_member (answers, "thread", data->index);
       json_object_set_int_member (answers, "round", round);
 
-      state = snodo_request_state_seal (key, "tools/call", params, answers, NULL, NOW_US, TTL_US, &error);
+      state = snodo_request_state_seal (key, "tools/call", params, answers, NULL, NULL, NOW_US, TTL_US, &error);
       if (state == NULL)
         {
           g_atomic_int_inc (data->failures);
           continue;
         }
-      back = snodo_request_state_open (key, state, "tools/call", params, NOW_US, NULL, &error);
+      back = snodo_request_state_open (key, state, "tools/call", params, NULL, NOW_US, NULL, &error);
       if (back == NULL ||
           json_object_get_int_member (back, "thread") != data->index ||
           json_object_get_int_member (back, "round") != round)
         g_atomic_int_inc (data->failures);
 
       state[round % strlen (state)] ^= 0x01;
-      tampered_back = snodo_request_state_open (key, state, "tools/call", params, NOW_US, NULL, NULL);
+      tampered_back = snodo_request_state_open (key, state, "tools/call", params, NULL, NOW_US, NULL, NULL);
       if (tampered_back != NULL)
         g_atomic_int_inc (data->failures);
 
@@ -847,6 +891,7 @@ main (int    argc,
   g_test_add_func ("/snodo/request-state/round-trip", test_round_trip);
   g_test_add_func ("/snodo/request-state/format", test_format);
   g_test_add_func ("/snodo/request-state/asked", test_asked);
+  g_test_add_func ("/snodo/request-state/principal", test_principal);
   g_test_add_func ("/snodo/request-state/member-order", test_member_order);
   g_test_add_func ("/snodo/request-state/changed-params", test_changed_params);
   g_test_add_func ("/snodo/request-state/other-method", test_other_method);

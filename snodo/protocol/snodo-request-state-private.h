@@ -27,12 +27,15 @@ G_BEGIN_DECLS
  * encoded payload exactly as it appears in the state. The payload is JSON:
  *
  *   {"a":<answers>,"d":"<params digest>","exp":<expiry>,"m":"<method>",
- *    "q":[<keys asked>],"v":1}
+ *    "p":"<principal digest>","q":[<keys asked>],"v":1}
  *
  *  - a: the answers object given to seal, returned by open;
  *  - d: lower-case hex SHA-256 of the canonical form of params;
  *  - exp: the expiry in milliseconds since the Unix epoch (an integer);
  *  - m: the method;
+ *  - p: lower-case hex SHA-256 of the principal the state was issued to
+ *    (authorization's), absent when there was none; a state opens only for
+ *    the same principal, or none for none;
  *  - q: the keys of the input requests the state was issued with, sorted:
  *    the only answers a retry may add (absent from states of older builds,
  *    which open as "unknown");
@@ -56,7 +59,8 @@ G_BEGIN_DECLS
  *
  * Errors of open are SNODO_RPC_ERROR_INVALID_PARAMS, one message per cause
  * (too long, malformed, not authentic, unsupported version, expired, other
- * method, other params). No input makes it emit a warning or a critical.
+ * method, other params, other principal). No input makes it emit a warning
+ * or a critical.
  * A key is immutable: any number of threads may use it at once.
  */
 
@@ -76,6 +80,7 @@ char                 *snodo_request_state_seal           (SnodoRequestStateKey  
                                                           JsonObject            *params,
                                                           JsonObject            *answers,
                                                           const char * const    *asked,
+                                                          const char            *principal,
                                                           gint64                 now_us,
                                                           gint64                 ttl_us,
                                                           GError               **error);
@@ -83,6 +88,7 @@ JsonObject           *snodo_request_state_open           (SnodoRequestStateKey  
                                                           const char            *state,
                                                           const char            *method,
                                                           JsonObject            *params,
+                                                          const char            *principal,
                                                           gint64                 now_us,
                                                           GStrv                 *asked,
                                                           GError               **error);

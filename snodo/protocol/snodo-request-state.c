@@ -581,6 +581,8 @@ snodo_request_state_key_unref (SnodoRequestStateKey *self)
  * @asked: (nullable) (array zero-terminated=1): the keys of the input
  *   requests of the round this state is issued with: the only answers the
  *   retry may add; %NULL or empty for none
+ * @principal: (nullable): who the request came from, as authorization
+ *   found it; only a request of the same principal may open the state
  * @now_us: the current wall-clock time, g_get_real_time()
  * @ttl_us: how long the state stays valid, more than 0
  * @error: return location for an error
@@ -599,10 +601,12 @@ snodo_request_state_seal (SnodoRequestStateKey  *key,
                           JsonObject            *params,
                           JsonObject            *answers,
                           const char * const    *asked,
+                          const char            *principal,
                           gint64                 now_us,
                           gint64                 ttl_us,
                           GError               **error)
 {
+  g_autofree char *principal_digest = NULL;
   g_autoptr(GPtrArray) names = NULL;
   g_autoptr(GString) payload = NULL;
   g_autofree char *digest = NULL;
@@ -629,6 +633,11 @@ snodo_request_state_seal (SnodoRequestStateKey  *key,
   g_string_append_printf (payload, ",\"d\":\"%s\",\"exp\":%" G_GINT64_FORMAT ",\"m\":",
                           digest, expiry_ms);
   snodo_request_state_append_name (payload, method);
+  if (principal != NULL)
+    {
+      principal_digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, principal, -1);
+      g_string_append_printf (payload, ",\"p\":\"%s\"", principal_digest);
+    }
   g_string_append (payload, ",\"q\":[");
   names = g_ptr_array_new ();
   for (gsize i = 0; asked != NULL && asked[i] != NULL; i++)
@@ -668,6 +677,8 @@ snodo_request_state_seal (SnodoRequestStateKey  *key,
  * @state: the "requestState" the client sent
  * @method: the method of the retried request
  * @params: (nullable): the params of the retried request
+ * @principal: (nullable): who the retried request comes from, as
+ *   authorization found it; it must be who the state was issued to
  * @now_us: the current wall-clock time, g_get_real_time()
  * @asked: (out) (optional) (transfer full) (nullable): the keys of the input
  *   requests @state was issued with, or %NULL when it does not say (a state
@@ -687,10 +698,13 @@ snodo_request_state_open (SnodoRequestStateKey  *key,
                           const char            *state,
                           const char            *method,
                           JsonObject            *params,
+                          const char            *principal,
                           gint64                 now_us,
                           GStrv                 *asked,
                           GError               **error)
 {
+  const char *sealed_principal;
+  JsonNode *principal_node;
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GStrvBuilder) keys = NULL;
   JsonNode *questions;
@@ -775,6 +789,21 @@ snodo_request_state_open (SnodoRequestStateKey  *key,
   if (strcmp (sealed_digest, digest) != 0)
     return snodo_request_state_fail (error, _("Invalid request state: it was issued for "
                                               "other parameters"));
+
+  /* "p", a digest of the principal, is absent when there was none. */
+  principal_node = json_object_get_member (object, "p");
+  sealed_principal = snodo_request_state_get_string (object, "p");
+  if (principal_node != NULL && sealed_principal == NULL)
+    return snodo_request_state_fail (error, _("Invalid request state: it is malformed"));
+  if (principal != NULL || sealed_principal != NULL)
+    {
+      g_autofree char *principal_digest =
+        principal != NULL ? g_compute_checksum_for_string (G_CHECKSUM_SHA256, principal, -1) : NULL;
+
+      if (g_strcmp0 (principal_digest, sealed_principal) != 0)
+        return snodo_request_state_fail (error, _("Invalid request state: it was issued to "
+                                                  "another principal"));
+    }
 
   /* "q", the keys asked, is absent from states sealed before it existed. */
   questions = json_object_get_member (object, "q");

@@ -1198,7 +1198,9 @@ snodo_invocation_flush_inputs_cb (gpointer user_data)
   else
     state = snodo_request_state_seal (snodo_stamp_get_request_state_key (self->stamp),
                                       self->method, json_node_get_object (self->params),
-                                      answers, asked, g_get_real_time (),
+                                      answers, asked,
+                                      self->auth != NULL ? snodo_auth_info_get_principal (self->auth) : NULL,
+                                      g_get_real_time (),
                                       INPUT_STATE_TTL_US, &error);
   if (state == NULL)
     {

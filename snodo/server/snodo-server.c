@@ -371,7 +371,8 @@ snodo_server_send_dialect_error (SnodoConnection    *connection,
 
 /* 2026-07-28, for a method that may ask for input: the answers of earlier
  * rounds, from a requestState that must be ours, unaltered, unexpired and
- * bound to this very request, plus this round's inputResponses to the
+ * bound to this very request and to its @principal (authorization's, or
+ * NULL), plus this round's inputResponses to the
  * questions that state was issued with. Answers to questions never asked
  * (any without a requestState: this server always issues one with its
  * questions) go to @unrequested: ignored, as the protocol says of unknown
@@ -381,6 +382,7 @@ snodo_server_send_dialect_error (SnodoConnection    *connection,
 static gboolean
 snodo_server_collect_answers (SnodoServer  *self,
                               SnodoFrame   *frame,
+                              const char   *principal,
                               JsonObject  **answers,
                               JsonObject  **unrequested,
                               GError      **error)
@@ -406,8 +408,8 @@ snodo_server_collect_answers (SnodoServer  *self,
           return FALSE;
         }
       collected = snodo_request_state_open (self->request_state_key, json_node_get_string (state),
-                                            frame->method, frame->params, g_get_real_time (),
-                                            &asked, error);
+                                            frame->method, frame->params, principal,
+                                            g_get_real_time (), &asked, error);
       if (collected == NULL)
         return FALSE;
     }
@@ -526,7 +528,9 @@ snodo_server_dispatch_request (SnodoServer     *self,
     }
 
   if (dialect->stateless && (method->flags & SNODO_METHOD_FLAGS_INPUT) &&
-      !snodo_server_collect_answers (self, frame, &answers, &unrequested, &error))
+      !snodo_server_collect_answers (self, frame,
+                                     connection->auth != NULL ? snodo_auth_info_get_principal (connection->auth) : NULL,
+                                     &answers, &unrequested, &error))
     {
       snodo_server_send_dialect_error (connection, dialect, frame->id, error->code, error->message, NULL);
       return;
