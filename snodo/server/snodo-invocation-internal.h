@@ -127,5 +127,10 @@ gboolean snodo_invocation_claim  (SnodoInvocation *self);
 /* Snodo ends the request itself with error -32603 and @message. */
 void     snodo_invocation_end    (SnodoInvocation *self,
                                   const char      *message);
+/* Whether the request is neither answered nor cancelled. */
+gboolean snodo_invocation_is_live (SnodoInvocation *self);
+/* Builds params from members left unbuilt, for code that reads params
+ * whole. With the lock held. */
+void     snodo_invocation_build_params_locked (SnodoInvocation *self);
 
 G_END_DECLS
