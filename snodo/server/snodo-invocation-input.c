@@ -473,3 +473,88 @@ snodo_invocation_request_input_finish (SnodoInvocation  *self,
 
   return g_task_propagate_pointer (G_TASK (result), error);
 }
+
+/* 2026-07-28, for a method that may ask for input: the answers of earlier
+ * rounds, from a requestState that must be ours, unaltered, unexpired and
+ * bound to this very request and to its @principal (authorization's, or
+ * NULL), plus this round's inputResponses to the
+ * questions that state was issued with. Answers to questions never asked
+ * (any without a requestState: this server always issues one with its
+ * questions) go to @unrequested: ignored, as the protocol says of unknown
+ * keys, unless the handler accepts them
+ * (snodo_invocation_set_accepts_unrequested_input()), so that a client
+ * cannot answer before it is asked. */
+gboolean
+snodo_invocation_collect_answers (SnodoRequestStateKey  *key,
+                                  SnodoFrame            *frame,
+                                  const char            *principal,
+                                  JsonObject           **answers,
+                                  JsonObject           **unrequested,
+                                  GError               **error)
+{
+  JsonNode *state = snodo_frame_get_param (frame, "requestState");
+  JsonNode *responses = snodo_frame_get_param (frame, "inputResponses");
+  g_autoptr(JsonObject) collected = NULL;
+  g_auto(GStrv) asked = NULL;
+
+  *answers = NULL;
+  *unrequested = NULL;
+  if (state == NULL && responses == NULL)
+    return TRUE;
+  /* The state is signed over params whole. */
+  snodo_frame_get_params (frame);
+
+  if (state != NULL)
+    {
+      if (!JSON_NODE_HOLDS_VALUE (state) || json_node_get_value_type (state) != G_TYPE_STRING)
+        {
+          g_set_error_literal (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+                               _("Invalid params: \"requestState\" must be a string"));
+          return FALSE;
+        }
+      collected = snodo_request_state_open (key, json_node_get_string (state),
+                                            frame->method, frame->params, principal,
+                                            g_get_real_time (), &asked, error);
+      if (collected == NULL)
+        return FALSE;
+    }
+  else
+    collected = json_object_new ();
+
+  if (responses != NULL)
+    {
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *member;
+
+      if (!JSON_NODE_HOLDS_OBJECT (responses))
+        {
+          g_set_error_literal (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+                               _("Invalid params: \"inputResponses\" must be an object"));
+          return FALSE;
+        }
+      json_object_iter_init_ordered (&iter, json_node_get_object (responses));
+      while (json_object_iter_next_ordered (&iter, &name, &member))
+        {
+          if (!JSON_NODE_HOLDS_OBJECT (member))
+            {
+              g_set_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS,
+                           _("Invalid params: inputResponses[\"%s\"] must be an object"), name);
+              return FALSE;
+            }
+          /* A state of an older build says nothing of its questions. */
+          if (state == NULL || (asked != NULL && !g_strv_contains ((const char * const *) asked, name)))
+            {
+              /* For a handler that accepts answers it did not ask for. */
+              if (*unrequested == NULL)
+                *unrequested = json_object_new ();
+              json_object_set_member (*unrequested, name, json_node_copy (member));
+              continue;
+            }
+          json_object_set_member (collected, name, json_node_copy (member));
+        }
+    }
+
+  *answers = g_steal_pointer (&collected);
+  return TRUE;
+}

@@ -54,6 +54,13 @@ void                snodo_invocation_set_input_answers (SnodoInvocation  *self,
                                                         JsonObject       *answers);
 void                snodo_invocation_set_unrequested_answers (SnodoInvocation *self,
                                                               JsonObject      *answers);
+/* 2026-07-28: the answers a retry of @frame brings (snodo-invocation-input.c). */
+gboolean            snodo_invocation_collect_answers (SnodoRequestStateKey  *key,
+                                                      SnodoFrame            *frame,
+                                                      const char            *principal,
+                                                      JsonObject           **answers,
+                                                      JsonObject           **unrequested,
+                                                      GError               **error);
 /* Arms the handler's deadline (0: none); before the handler runs. */
 void                snodo_invocation_start_deadline  (SnodoInvocation    *self,
                                                       guint               timeout);
