@@ -320,7 +320,8 @@ log_message_cb (SnodoClient *client,
 }
 
 /* Log messages are asked for with log-level: in the envelope in
- * 2026-07-28, with logging/setLevel in the initialize era. */
+ * 2026-07-28, with logging/setLevel in the initialize era, at the
+ * handshake and whenever it changes. */
 static void
 test_log (gconstpointer data)
 {
@@ -334,6 +335,8 @@ test_log (gconstpointer data)
   g_autoptr(GAsyncResult) r2 = NULL;
   g_autoptr(JsonObject) logged = NULL;
   g_autoptr(JsonObject) logged2 = NULL;
+  g_autoptr(GAsyncResult) r3 = NULL;
+  g_autoptr(JsonObject) logged3 = NULL;
   g_autoptr(GError) error = NULL;
 
   client = snodo_client_new_for_argv (argv, &error);
@@ -354,6 +357,15 @@ test_log (gconstpointer data)
   /* The message comes before the result on the same stream. */
   g_assert_cmpuint (seen->len, ==, 1);
   g_assert_cmpstr (g_ptr_array_index (seen, 0), ==, "warning careful");
+
+  /* A new level while connected reaches the server before the next call
+   * (logging/setLevel in the initialize era, the envelope in 2026-07-28). */
+  snodo_client_set_log_level (client, "debug");
+  snodo_client_call_tool_async (client, "log", debug_arguments, NULL, store_result_cb, &r3);
+  logged3 = snodo_client_call_tool_finish (client, wait_result (&r3), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (seen->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (seen, 1), ==, "debug noise");
   close_client (client);
 }
 

@@ -147,16 +147,27 @@ snodo_client_initialize_cb (GObject      *source,
   if (self->http != NULL)
     snodo_client_http_listen (self);
 #endif
-  if (self->log_level != NULL && json_object_has_member (self->server_capabilities, "logging"))
-    {
-      JsonObject *params = json_object_new ();
-
-      json_object_set_string_member (params, "level", self->log_level);
-      /* Answered before any later request: the server reads in order. */
-      snodo_client_send_request (self, "logging/setLevel", params, FALSE, self->request_timeout, NULL,
-                                 g_task_new (self, NULL, snodo_client_set_level_cb, NULL));
-    }
+  /* Answered before any later request: the server reads in order. */
+  snodo_client_send_log_level (self);
   g_task_return_boolean (task, TRUE);
+}
+
+/* In the initialize era, once agreed, asks a server that logs for the
+ * client's log-level (2026-07-28 carries it in every request instead). */
+void
+snodo_client_send_log_level (SnodoClient *self)
+{
+  JsonObject *params;
+
+  if (self->log_level == NULL || self->server_capabilities == NULL ||
+      snodo_protocol_version_is_stateless (self->protocol_version) ||
+      !json_object_has_member (self->server_capabilities, "logging"))
+    return;
+
+  params = json_object_new ();
+  json_object_set_string_member (params, "level", self->log_level);
+  snodo_client_send_request (self, "logging/setLevel", params, FALSE, self->request_timeout, NULL,
+                             g_task_new (self, NULL, snodo_client_set_level_cb, NULL));
 }
 
 static gboolean

@@ -132,6 +132,9 @@ void        snodo_client_set_agreed        (SnodoClient          *self,
 /* snodo-client-handshake.c */
 void        snodo_client_add_envelope      (SnodoClient          *self,
                                             JsonObject           *params);
+/* The initialize era: logging/setLevel with log-level, when agreed and the
+ * server logs; nothing otherwise. */
+void        snodo_client_send_log_level    (SnodoClient          *self);
 
 /* The initialize era over HTTP, when the server ended the session: a new
  * initialize with the version spoken, then notifications/initialized. */

@@ -657,8 +657,9 @@ snodo_client_class_init (SnodoClientClass *klass)
    * or `emergency`), or %NULL (the default) to ask for none. In
    * 2026-07-28 every later request carries it; in the initialize era the
    * handshake sends `logging/setLevel` when the server has the `logging`
-   * capability (a change afterwards is for
-   * [method@Snodo.Client.request_async]). The messages are emitted as
+   * capability, and again whenever it changes while connected (a change
+   * to %NULL asks nothing: the server keeps the last level). The messages
+   * are emitted as
    * [signal@Snodo.Client::log-message].
    *
    * Since: 0.1
@@ -1172,7 +1173,8 @@ snodo_client_get_log_level (SnodoClient *self)
  * @self: a client
  * @log_level: (nullable): the lowest level asked for, or %NULL for none
  *
- * Sets the level of the server's log messages the client asks for.
+ * Sets the level of the server's log messages the client asks for; see
+ * [property@Snodo.Client:log-level].
  *
  * Since: 0.1
  */
@@ -1186,6 +1188,8 @@ snodo_client_set_log_level (SnodoClient *self,
     return;
   g_free (self->log_level);
   self->log_level = g_strdup (log_level);
+  /* A change once connected reaches an initialize-era server at once. */
+  snodo_client_send_log_level (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOG_LEVEL]);
 }
 
