@@ -8,7 +8,9 @@
  *   snodo-http-transport.c  the object: its properties, the routing of
  *                           each request by its method
  *   snodo-http-listen.c     where it listens (or attaching to an
- *                           application's SoupServer), its port and URI
+ *                           application's SoupServer), its port and URI,
+ *                           and the limits its listener applies to
+ *                           connections (idle and read timeouts, count)
  *   snodo-http-close.c      closing: the exchanges end, then the peers
  *   snodo-http-post.c       a POST: its body, the checks of its headers, the
  *                           era it belongs to, its dispatch to the server
@@ -193,6 +195,8 @@ struct _SnodoHttpTransport
   /* The most sessions at once; a new one beyond is refused (503). */
   guint            max_sessions;
   guint            connection_idle_timeout;
+  /* Seconds from a request's first byte to its end; 0: no limit. */
+  guint            request_read_timeout;
   guint            max_connections;
   /* Bytes of messages waiting to be written to one stream, beyond which
    * the stream ends. */

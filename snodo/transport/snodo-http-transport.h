@@ -70,6 +70,13 @@ void                 snodo_http_transport_set_connection_idle_timeout
                                                               (SnodoHttpTransport   *self,
                                                                guint                 connection_idle_timeout);
 SNODO_AVAILABLE_IN_ALL
+guint                snodo_http_transport_get_request_read_timeout
+                                                              (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_request_read_timeout
+                                                              (SnodoHttpTransport   *self,
+                                                               guint                 request_read_timeout);
+SNODO_AVAILABLE_IN_ALL
 guint                snodo_http_transport_get_max_connections (SnodoHttpTransport   *self);
 SNODO_AVAILABLE_IN_ALL
 void                 snodo_http_transport_set_max_connections (SnodoHttpTransport   *self,
