@@ -1190,6 +1190,113 @@ test_bodies_budget_chunked (Fixture       *fixture,
     g_object_unref (sockets[i]);
 }
 
+/* ---- Malformed chunked bodies ---------------------------------------------- */
+
+/* Sends a 2026-07-28 echo whose chunked body is @chunks, with LEN
+ * replaced by the JSON body's length in hexadecimal and BODY by the body,
+ * on a new connection; returns its socket. */
+static GSocket *
+send_chunked (Fixture    *fixture,
+              const char *chunks)
+{
+  static const char body[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                             "{\"name\":\"echo\",\"arguments\":{\"text\":\"chunky\"}," ENVELOPE "}}";
+  GSocket *socket = raw_connect (fixture);
+  g_autoptr(GString) framed = g_string_new (chunks);
+  g_autofree char *length = g_strdup_printf ("%zx", strlen (body));
+  g_autofree char *request = NULL;
+
+  g_string_replace (framed, "LEN", length, 0);
+  g_string_replace (framed, "BODY", body, 0);
+  request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                             "Accept: application/json, text/event-stream\r\n"
+                             "Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                             "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n"
+                             "Transfer-Encoding: chunked\r\n\r\n%s", fixture->port, framed->str);
+  g_assert_true (raw_send (socket, request, strlen (request)));
+  return socket;
+}
+
+static void
+test_chunks_malformed (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  /* A size line libsoup reads as the last chunk: what came before is the
+   * body, judged as any other (here: none, so -32700). */
+  static const char *const as_last[] = {
+    "zz\r\nBODY\r\n0\r\n\r\n",
+    "-5\r\nBODY\r\n0\r\n\r\n",
+    "ffffffffffffffff\r\nBODY\r\n0\r\n\r\n",
+  };
+  /* Framing libsoup cannot read: the connection ends without an answer. */
+  static const char *const unreadable[] = {
+    "LEN;ext=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\nBODY\r\n0\r\n\r\n",
+  };
+  /* Cut short: closed at the read deadline. */
+  static const char *const truncated[] = {
+    "LEN\r\n{\"jsonrpc\"",
+    "LEN\r\nBODY\r\n",
+    "10\r\n",
+  };
+  g_autofree char *good = NULL;
+
+  g_test_summary ("Malformed chunked bodies never hang and never hold a connection past the read "
+                  "deadline: a size libsoup reads as the last chunk is answered 400 for the body so "
+                  "far, a size beyond max-body-bytes 413 at once, a size line too long for libsoup "
+                  "closes at once, a body cut short closes at request-read-timeout");
+
+  snodo_http_transport_set_connection_idle_timeout (fixture->transport, 0);
+  snodo_http_transport_set_request_read_timeout (fixture->transport, 1);
+
+  {
+    g_autoptr(GSocket) socket = send_chunked (fixture, "LEN\r\nBODY\r\n0\r\n\r\n");
+
+    good = raw_receive (socket, 20000);
+    g_assert_nonnull (good);
+    g_assert_true (g_str_has_prefix (good, "HTTP/1.1 200"));
+    g_assert_nonnull (strstr (good, "chunky"));
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (as_last); i++)
+    {
+      g_autoptr(GSocket) socket = send_chunked (fixture, as_last[i]);
+      g_autofree char *answer = raw_receive (socket, 20000);
+
+      g_assert_nonnull (answer);
+      g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 400"));
+      g_assert_nonnull (strstr (answer, "-32700"));
+      g_assert_true (raw_wait_closed (socket, 20000));
+    }
+  {
+    g_autoptr(GSocket) socket = send_chunked (fixture, "7fffffffffffffff\r\nBODY");
+    g_autoptr(GString) in = g_string_new (NULL);
+    g_autofree char *filler = g_strnfill (100000, ' ');
+
+    for (guint i = 0; i < 25 && raw_send (socket, filler, strlen (filler)); i++)
+      ;
+    g_assert_true (raw_wait_for (socket, in, "\r\n\r\n", 20000));
+    g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 413"));
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (unreadable); i++)
+    {
+      g_autoptr(GSocket) socket = send_chunked (fixture, unreadable[i]);
+      g_autoptr(GString) in = g_string_new (NULL);
+      gint64 start = g_get_monotonic_time ();
+
+      g_assert_false (raw_wait_for (socket, in, "HTTP/1.1", 20000));
+      g_assert_cmpuint (in->len, ==, 0);
+      /* Before the read deadline: libsoup itself gave up. */
+      g_assert_cmpint (g_get_monotonic_time () - start, <, 900 * G_TIME_SPAN_MILLISECOND);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (truncated); i++)
+    {
+      g_autoptr(GSocket) socket = send_chunked (fixture, truncated[i]);
+      gint64 start = g_get_monotonic_time ();
+
+      g_assert_true (raw_wait_closed (socket, 20000));
+      g_assert_cmpint (g_get_monotonic_time () - start, >=, 900 * G_TIME_SPAN_MILLISECOND);
+    }
+}
+
 /* ---- Repeated headers ------------------------------------------------------ */
 
 /* Sends the whole HTTP @request on a new connection: its whole response. */
@@ -1331,6 +1438,8 @@ main (int   argc,
   g_test_add ("/snodo/http/limits/read-deadline/listeners", Fixture, NULL, fixture_setup,
               test_read_deadline_listeners, fixture_teardown);
 
+  g_test_add ("/snodo/http/limits/bodies/chunks-malformed", Fixture, NULL, fixture_setup,
+              test_chunks_malformed, fixture_teardown);
   g_test_add ("/snodo/http/limits/headers/repeated", Fixture, NULL, fixture_setup,
               test_headers_repeated, fixture_teardown);
 
