@@ -1190,6 +1190,59 @@ test_bodies_budget_chunked (Fixture       *fixture,
     g_object_unref (sockets[i]);
 }
 
+/* ---- Clients that reset their connection ----------------------------------- */
+
+static void
+test_reset_after_answer (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autofree char *text = g_strnfill (1000000, 'r');
+  g_autofree char *answer = NULL;
+  gint64 deadline;
+
+  g_test_summary ("A client that closes its kept-alive connection before reading its whole answer "
+                  "(the kernel resets the connection) is forgotten: its connection and descriptor "
+                  "go, and more such clients than max-connections do not lock others out "
+                  "(libsoup 3.2 forgot such connections without closing them)");
+
+  snodo_http_transport_set_max_connections (fixture->transport, 4);
+  for (guint i = 0; i < 12; i++)
+    {
+      g_autoptr(GSocket) socket = raw_connect (fixture);
+      g_autoptr(GString) in = g_string_new (NULL);
+      g_autofree char *body = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
+                                               "{\"name\":\"echo\",\"arguments\":{\"text\":\"%s\"}," ENVELOPE "}}",
+                                               text);
+
+      raw_post_modern (fixture, socket, "tools/call\r\nMcp-Name: echo", body);
+      /* The first bytes of the answer only. */
+      deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+      while (in->len == 0)
+        {
+          char buf[1024];
+          gssize n = g_socket_receive (socket, buf, sizeof buf, NULL, NULL);
+
+          if (n > 0)
+            g_string_append_len (in, buf, n);
+          g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+          g_main_context_iteration (NULL, FALSE);
+        }
+      g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 200"));
+      /* Let the server write all of it, then close with most of it unread. */
+      run_for (200);
+      g_socket_close (socket, NULL);
+    }
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (snodo_http_transport_get_n_connections (fixture->transport) > 0)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      run_for (10);
+    }
+  answer = call_echo (fixture, "after");
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+}
+
 /* ---- Malformed chunked bodies ---------------------------------------------- */
 
 /* Sends a 2026-07-28 echo whose chunked body is @chunks, with LEN
@@ -1440,6 +1493,8 @@ main (int   argc,
 
   g_test_add ("/snodo/http/limits/bodies/chunks-malformed", Fixture, NULL, fixture_setup,
               test_chunks_malformed, fixture_teardown);
+  g_test_add ("/snodo/http/limits/connections/reset-after-answer", Fixture, NULL, fixture_setup,
+              test_reset_after_answer, fixture_teardown);
   g_test_add ("/snodo/http/limits/headers/repeated", Fixture, NULL, fixture_setup,
               test_headers_repeated, fixture_teardown);
 

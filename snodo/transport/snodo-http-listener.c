@@ -181,6 +181,30 @@ snodo_http_input_stream_filter (SnodoHttpInputStream *self,
   return n;
 }
 
+/* An error ending the stream between two requests (the client reset the
+ * connection: it closed with an answer not yet read) is the end of the
+ * stream too, and libsoup before 3.3 forgets the connection on it just
+ * the same: it reads as the newline first. */
+static gssize
+snodo_http_input_stream_filter_error (SnodoHttpInputStream  *self,
+                                      gssize                 n,
+                                      void                  *buffer,
+                                      gsize                  count,
+                                      GError               **error)
+{
+  Connection *connection = self->connection;
+
+  if (n < 0 && connection != NULL && self->eof_as_newline && !self->gave_newline &&
+      connection->between_requests && count > 0 && error != NULL && *error != NULL &&
+      !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    {
+      g_debug ("An HTTP client reset its connection: %s", (*error)->message);
+      g_clear_error (error);
+      n = 0;
+    }
+  return snodo_http_input_stream_filter (self, n, buffer, count);
+}
+
 static GInputStream *
 snodo_http_input_stream_get_base (gpointer stream)
 {
@@ -224,7 +248,7 @@ snodo_http_input_stream_read (GInputStream  *stream,
 
   if (!snodo_http_input_stream_take_ahead (self, buffer, count, &n))
     n = g_input_stream_read (snodo_http_input_stream_get_base (stream), buffer, count, cancellable, error);
-  return snodo_http_input_stream_filter (self, n, buffer, count);
+  return snodo_http_input_stream_filter_error (self, n, buffer, count, error);
 }
 
 static gboolean
@@ -277,7 +301,7 @@ snodo_http_input_stream_read_nonblocking (GPollableInputStream  *stream,
 
   if (!snodo_http_input_stream_take_ahead (self, buffer, count, &n))
     n = g_pollable_input_stream_read_nonblocking (base, buffer, count, NULL, error);
-  return snodo_http_input_stream_filter (self, n, buffer, count);
+  return snodo_http_input_stream_filter_error (self, n, buffer, count, error);
 }
 
 static void
