@@ -204,6 +204,7 @@ snodo_connection_unref (SnodoConnection *self)
   g_clear_pointer (&self->outgoing, g_hash_table_unref);
   g_clear_pointer (&self->subscriptions, g_ptr_array_unref);
   g_clear_object (&self->executor);
+  g_clear_object (&self->stream_executor);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_free (self);
 }
@@ -213,6 +214,13 @@ snodo_connection_set_persistent (SnodoConnection *self,
                                  gboolean         persistent)
 {
   self->persistent = !!persistent;
+}
+
+void
+snodo_connection_set_stream_executor (SnodoConnection *self,
+                                      SnodoExecutor   *executor)
+{
+  g_set_object (&self->stream_executor, executor);
 }
 
 /* Called by the transport, on the context, when it goes away or ends. */

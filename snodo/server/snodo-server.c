@@ -13,6 +13,7 @@
 #include "snodo-catalog-private.h"
 #include "snodo-connection-private.h"
 #include "snodo-executor.h"
+#include "snodo-executor-private.h"
 #include "snodo-invocation.h"
 #include "snodo-invocation-private.h"
 #include "snodo-protocol-private.h"
@@ -423,6 +424,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
   SnodoStamp *stamp;
   Call *call;
   SnodoWorkKind kind = SNODO_WORK_KIND_ASYNC;
+  SnodoExecutor *executor;
 
   if (frame->has_nul)
     {
@@ -555,7 +557,23 @@ snodo_server_dispatch_request (SnodoServer     *self,
 
   /* What the request holds while it is answered: what the transport keeps
    * of it, and the decoded message, which the invocation keeps. */
-  if (!snodo_executor_submit (connection->executor, connection->owner, frame->key, kind, cost + frame->size,
+  /* A subscription runs on the connection's stream executor, if it has
+   * one; an id stays unique across both. */
+  executor = connection->executor;
+  if (connection->stream_executor != NULL && frame->key != NULL)
+    {
+      SnodoExecutor *other = connection->stream_executor;
+
+      if (method->id == SNODO_METHOD_SUBSCRIPTIONS_LISTEN)
+        {
+          other = executor;
+          executor = connection->stream_executor;
+        }
+      if (snodo_executor_has_key (other, connection->owner, frame->key))
+        g_set_error_literal (&error, SNODO_ERROR, SNODO_ERROR_DUPLICATE_KEY, "");
+    }
+  if (error != NULL ||
+      !snodo_executor_submit (executor, connection->owner, frame->key, kind, cost + frame->size,
                               snodo_server_run_cb, call, (GDestroyNotify) call_free, &error))
     {
       /* A refused submission leaves the call to us. */
@@ -601,7 +619,10 @@ snodo_server_dispatch (SnodoServer     *self,
           JsonNode *request_id = frame->params ? json_object_get_member (frame->params, "requestId") : NULL;
           g_autofree char *key = request_id ? snodo_frame_id_key (request_id) : NULL;
 
-          if (key != NULL && snodo_executor_cancel (connection->executor, connection->owner, key))
+          if (key != NULL &&
+              (snodo_executor_cancel (connection->executor, connection->owner, key) ||
+               (connection->stream_executor != NULL &&
+                snodo_executor_cancel (connection->stream_executor, connection->owner, key))))
             g_debug ("Cancelled request %s", key);
         }
       /* Notifications are never answered, whatever they are. */
