@@ -26,6 +26,7 @@
 # include "snodo-client.h"
 # include "snodo-features.h"
 # if SNODO_HAS_HTTP_TRANSPORT
+#  include "snodo-event-store.h"
 #  include "snodo-http-transport.h"
 # endif
 #undef SNODO_INSIDE

@@ -33,6 +33,7 @@
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
 
+#include "snodo-event-store.h"
 #include "snodo-executor.h"
 #include "snodo-http-listener-private.h"
 #include "snodo-http-transport.h"
@@ -70,6 +71,9 @@ typedef struct
   GBytes        *line;
   SnodoSendFunc  func;
   gpointer       user_data;
+  /* The SSE id of the event, or NULL; with an empty line, a priming
+   * event (snodo-http-resume.c). */
+  char          *event_id;
 } PendingSend;
 
 /* One HTTP request being answered: a POSTed request, or a session's GET
@@ -101,6 +105,8 @@ typedef struct
   PendingSend        *in_flight;
   GSource            *write_timeout_source;
   GSource            *keepalive_source;
+  /* Ends a resumable GET stream after get-stream-lifetime, or NULL. */
+  GSource            *lifetime_source;
   /* Watches the socket while waiting, to notice a client that left. */
   GSource            *hangup_source;
   /* Until then, the exchange's place in the transport's hangup_waiting
@@ -214,6 +220,13 @@ struct _SnodoHttpTransport
   guint64          max_bodies_bytes;
   /* Starts the session ids issued, with a dot; NULL for none (owned). */
   char            *instance_id;
+  /* Resumable GET streams of sessions (snodo-http-resume.c): where their
+   * events are kept (owned, or NULL: not resumable), the retry field of
+   * their priming event (ms) and how long they stay open (s, 0: until
+   * the client leaves). */
+  SnodoEventStore *event_store;
+  guint            stream_retry;
+  guint            get_stream_lifetime;
   /* Runs subscriptions/listen (owned): a listen lasts as long as its
    * stream, and must not hold a slot of the executor that admits work.
    * max-streams bounds it instead. */
@@ -301,6 +314,11 @@ void      snodo_http_exchange_send                  (Exchange           *ex,
                                                      GBytes             *line,
                                                      SnodoSendFunc       func,
                                                      gpointer            user_data);
+void      snodo_http_exchange_send_event            (Exchange           *ex,
+                                                     const char         *event_id,
+                                                     GBytes             *line,
+                                                     SnodoSendFunc       func,
+                                                     gpointer            user_data);
 void      snodo_http_exchange_start_stream          (Exchange           *ex);
 void      snodo_http_exchange_watch_hangup          (Exchange           *ex);
 void      snodo_http_exchange_end                   (Exchange           *ex,
@@ -310,6 +328,28 @@ gboolean  snodo_http_transport_admit_stream         (SnodoHttpTransport *self,
                                                      SoupServerMessage  *msg,
                                                      JsonNode           *id);
 void      snodo_http_exchange_count_stream          (Exchange           *ex);
+
+/* snodo-http-resume.c: resumable GET streams of sessions. The properties
+ * are installed after the transport's own, from @first_id on. */
+void      snodo_http_transport_install_resume_properties (GObjectClass       *klass,
+                                                          guint               first_id);
+gboolean  snodo_http_transport_resume_get_property  (SnodoHttpTransport *self,
+                                                     guint               id,
+                                                     GValue             *value);
+gboolean  snodo_http_transport_resume_set_property  (SnodoHttpTransport *self,
+                                                     guint               id,
+                                                     const GValue       *value);
+gboolean  snodo_http_resume_send                    (Peer               *peer,
+                                                     const char         *related,
+                                                     GBytes             *line,
+                                                     SnodoSendFunc       func,
+                                                     gpointer            user_data);
+gboolean  snodo_http_resume_check                   (Peer               *peer,
+                                                     SoupServerMessage  *msg,
+                                                     char              **last_event_id);
+void      snodo_http_resume_begin                   (Peer               *peer,
+                                                     const char         *last_event_id);
+void      snodo_http_resume_forget                  (Peer               *peer);
 
 /* For tests: the executor of subscriptions/listen. */
 SnodoExecutor *snodo_http_transport_get_stream_executor (SnodoHttpTransport *self);

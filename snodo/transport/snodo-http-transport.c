@@ -302,6 +302,7 @@ snodo_http_transport_finalize (GObject *object)
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_object (&self->executor);
   g_clear_object (&self->stream_executor);
+  g_clear_object (&self->event_store);
   g_clear_pointer (&self->streams_per_address, g_hash_table_unref);
   g_clear_pointer (&self->body_budget, snodo_http_body_budget_unref);
   g_clear_object (&self->server);
@@ -392,7 +393,8 @@ snodo_http_transport_get_property (GObject    *object,
       break;
 
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!snodo_http_transport_resume_get_property (self, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -479,7 +481,8 @@ snodo_http_transport_set_property (GObject      *object,
       break;
 
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!snodo_http_transport_resume_set_property (self, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -798,12 +801,14 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  snodo_http_transport_install_resume_properties (object_class, N_PROPS);
 }
 
 static void
 snodo_http_transport_init (SnodoHttpTransport *self)
 {
   self->context = g_main_context_ref_thread_default ();
+  self->event_store = SNODO_EVENT_STORE (snodo_memory_event_store_new ());
   self->max_body_bytes = 2000000;
   self->write_timeout = 5000;
   self->session_idle_timeout = 1800;
