@@ -897,7 +897,7 @@ demo_serve_http (GApplication            *app,
    * same name. */
   static const char *const list_options[] = { "allowed-hosts", "allowed-origins" };
   SnodoExecutor *executor;
-  const char *max_streams = NULL;
+  const char *number = NULL;
   gboolean listening;
 
   http->app = app;
@@ -905,8 +905,12 @@ demo_serve_http (GApplication            *app,
   snodo_http_transport_set_write_timeout (http->transport, write_timeout);
   snodo_http_transport_set_max_body_bytes (http->transport, max_body_bytes);
   /* Checked by the caller. */
-  if (g_variant_dict_lookup (options, "max-streams", "&s", &max_streams))
-    snodo_http_transport_set_max_streams (http->transport, (guint) g_ascii_strtoull (max_streams, NULL, 10));
+  if (g_variant_dict_lookup (options, "max-streams", "&s", &number))
+    snodo_http_transport_set_max_streams (http->transport, (guint) g_ascii_strtoull (number, NULL, 10));
+  if (g_variant_dict_lookup (options, "get-stream-lifetime", "&s", &number))
+    snodo_http_transport_set_get_stream_lifetime (http->transport, (guint) g_ascii_strtoull (number, NULL, 10));
+  if (g_variant_dict_lookup (options, "stream-retry", "&s", &number))
+    snodo_http_transport_set_stream_retry (http->transport, (guint) g_ascii_strtoull (number, NULL, 10));
   executor = snodo_http_transport_get_executor (http->transport);
   if (max_running > 0)
     snodo_executor_set_max_running (executor, (guint) max_running);
@@ -1099,6 +1103,9 @@ command_line_cb (GApplication            *app,
   if (g_variant_dict_contains (options, "max-streams") &&
       !demo_get_number (command_line, options, "max-streams", 1, G_MAXUINT, &max_streams))
     return 2;
+  if (!demo_get_number (command_line, options, "get-stream-lifetime", 0, G_MAXUINT / 1000, &value) ||
+      !demo_get_number (command_line, options, "stream-retry", 0, G_MAXINT32, &value))
+    return 2;
   if (!demo_get_number (command_line, options, "request-timeout", 1, G_MAXUINT, &request_timeout) ||
       !demo_get_number (command_line, options, "handler-timeout", 0, G_MAXINT, &handler_timeout))
     return 2;
@@ -1202,6 +1209,12 @@ main (int   argc,
       "How many requests may wait for a slot (default 256)", "N" },
     { "max-live-bytes", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How many bytes the running and waiting requests may hold once decoded (default 268435456)", "N" },
+    { "get-stream-lifetime", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Over HTTP, close a 2025-11-25 session's GET stream after this many seconds; the client comes back "
+      "with Last-Event-ID (default 0: keep it open)", "S" },
+    { "stream-retry", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Over HTTP, how long a client waits before it comes back to a closed GET stream, in milliseconds "
+      "(default 1000)", "MS" },
     { "max-streams", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How many subscriptions/listen requests (and HTTP GET streams) may be open at once (default 256)", "N" },
     { "handler-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
