@@ -385,7 +385,7 @@ snodo_http_resume_begin (Peer       *peer,
   snodo_http_exchange_send_event (ex, priming_id, g_bytes_ref (empty), NULL, NULL);
   if (self->get_stream_lifetime > 0 && peer->standalone == ex)
     {
-      ex->lifetime_source = g_timeout_source_new_seconds (self->get_stream_lifetime);
+      ex->lifetime_source = g_timeout_source_new (self->get_stream_lifetime * 1000);
       g_source_set_static_name (ex->lifetime_source, "[snodo] http get stream lifetime");
       g_source_set_callback (ex->lifetime_source, lifetime_cb, ex, NULL);
       g_source_attach (ex->lifetime_source, self->context);
