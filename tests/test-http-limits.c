@@ -1274,16 +1274,23 @@ static void
 test_chunks_malformed (Fixture       *fixture,
                        gconstpointer  data)
 {
-  /* A size line libsoup reads as the last chunk: what came before is the
-   * body, judged as any other (here: none, so -32700). */
-  static const char *const as_last[] = {
+  /* Framing libsoup 3.2 misreads (the first three as the last chunk, the
+   * fourth by dropping the rest of the line) or cannot read (the fifth):
+   * answered 400 by the transport. */
+  static const char *const malformed[] = {
     "zz\r\nBODY\r\n0\r\n\r\n",
     "-5\r\nBODY\r\n0\r\n\r\n",
     "ffffffffffffffff\r\nBODY\r\n0\r\n\r\n",
-  };
-  /* Framing libsoup cannot read: the connection ends without an answer. */
-  static const char *const unreadable[] = {
+    "LEN\r\nBODYXX\r\n0\r\n\r\n",
     "LEN;ext=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\nBODY\r\n0\r\n\r\n",
+    "LEN zz\r\nBODY\r\n0\r\n\r\n",
+  };
+  /* Well formed, if unusual: served. */
+  static const char *const unusual[] = {
+    "LEN;name=value\r\nBODY\r\n0\r\n\r\n",
+    "LEN\nBODY\n0\n\n",
+    "LEN\r\nBODY\r\n0\r\nX-Trailer: 1\r\n\r\n",
+    "0000000000000000000LEN\r\nBODY\r\n0\r\n\r\n",
   };
   /* Cut short: closed at the read deadline. */
   static const char *const truncated[] = {
@@ -1293,34 +1300,50 @@ test_chunks_malformed (Fixture       *fixture,
   };
   g_autofree char *good = NULL;
 
-  g_test_summary ("Malformed chunked bodies never hang and never hold a connection past the read "
-                  "deadline: a size libsoup reads as the last chunk is answered 400 for the body so "
-                  "far, a size beyond max-body-bytes 413 at once, a size line too long for libsoup "
-                  "closes at once, a body cut short closes at request-read-timeout");
+  g_test_summary ("Malformed chunked bodies are answered 400 (-32700) and their connection closed; "
+                  "a size beyond max-body-bytes gets 413 at once; a body cut short is closed at "
+                  "request-read-timeout; well-formed chunks (extensions, bare LF, trailers) are served, "
+                  "and a kept-alive connection serves a chunked request after another");
 
   snodo_http_transport_set_connection_idle_timeout (fixture->transport, 0);
   snodo_http_transport_set_request_read_timeout (fixture->transport, 1);
 
   {
     g_autoptr(GSocket) socket = send_chunked (fixture, "LEN\r\nBODY\r\n0\r\n\r\n");
+    g_autofree char *second = NULL;
 
     good = raw_receive (socket, 20000);
     g_assert_nonnull (good);
     g_assert_true (g_str_has_prefix (good, "HTTP/1.1 200"));
     g_assert_nonnull (strstr (good, "chunky"));
+    /* The same connection, a plain request next. */
+    second = call_on (fixture, socket, "echo", "again");
+    g_assert_nonnull (second);
+    g_assert_nonnull (strstr (second, "again"));
   }
-  for (guint i = 0; i < G_N_ELEMENTS (as_last); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (unusual); i++)
     {
-      g_autoptr(GSocket) socket = send_chunked (fixture, as_last[i]);
+      g_autoptr(GSocket) socket = send_chunked (fixture, unusual[i]);
       g_autofree char *answer = raw_receive (socket, 20000);
 
       g_assert_nonnull (answer);
-      g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 400"));
+      if (!g_str_has_prefix (answer, "HTTP/1.1 200"))
+        g_error ("%s: %s", unusual[i], answer);
+      g_assert_nonnull (strstr (answer, "chunky"));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (malformed); i++)
+    {
+      g_autoptr(GSocket) socket = send_chunked (fixture, malformed[i]);
+      g_autofree char *answer = raw_receive (socket, 20000);
+
+      g_assert_nonnull (answer);
+      if (!g_str_has_prefix (answer, "HTTP/1.1 400"))
+        g_error ("%s: %s", malformed[i], answer);
       g_assert_nonnull (strstr (answer, "-32700"));
       g_assert_true (raw_wait_closed (socket, 20000));
     }
   {
-    g_autoptr(GSocket) socket = send_chunked (fixture, "7fffffffffffffff\r\nBODY");
+    g_autoptr(GSocket) socket = send_chunked (fixture, "fffffffffffffff\r\nBODY");
     g_autoptr(GString) in = g_string_new (NULL);
     g_autofree char *filler = g_strnfill (100000, ' ');
 
@@ -1329,17 +1352,6 @@ test_chunks_malformed (Fixture       *fixture,
     g_assert_true (raw_wait_for (socket, in, "\r\n\r\n", 20000));
     g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 413"));
   }
-  for (guint i = 0; i < G_N_ELEMENTS (unreadable); i++)
-    {
-      g_autoptr(GSocket) socket = send_chunked (fixture, unreadable[i]);
-      g_autoptr(GString) in = g_string_new (NULL);
-      gint64 start = g_get_monotonic_time ();
-
-      g_assert_false (raw_wait_for (socket, in, "HTTP/1.1", 20000));
-      g_assert_cmpuint (in->len, ==, 0);
-      /* Before the read deadline: libsoup itself gave up. */
-      g_assert_cmpint (g_get_monotonic_time () - start, <, 900 * G_TIME_SPAN_MILLISECOND);
-    }
   for (guint i = 0; i < G_N_ELEMENTS (truncated); i++)
     {
       g_autoptr(GSocket) socket = send_chunked (fixture, truncated[i]);

@@ -20,6 +20,7 @@
 #include <libsoup/soup.h>
 
 #include "snodo-base-private.h"
+#include "snodo-http-framing-private.h"
 #include "snodo-http-listener-private.h"
 
 /*
@@ -121,6 +122,11 @@ struct _Connection
   /* No byte of a request was read since the last request ended (or since
    * accept): libsoup waits for the next one. */
   guint              between_requests : 1;
+  /* A malformed chunked body was answered 400: the connection ends once
+   * the client stops sending (snodo-http-framing.c). */
+  guint              refused : 1;
+  /* The framing of the requests read, to notice malformed chunks. */
+  SnodoHttpFraming   framing;
 };
 
 /* ---- The stream's input: the end of the stream as a cut-short request --- */
@@ -181,10 +187,14 @@ snodo_http_input_stream_filter (SnodoHttpInputStream *self,
   return n;
 }
 
+static void connection_refuse (Connection *connection);
+static GMainContext *snodo_http_listener_get_context (SnodoHttpListener *self);
+
 /* An error ending the stream between two requests (the client reset the
  * connection: it closed with an answer not yet read) is the end of the
  * stream too, and libsoup before 3.3 forgets the connection on it just
- * the same: it reads as the newline first. */
+ * the same: it reads as the newline first. And the bytes read are
+ * followed for a malformed chunked body, refused here with a 400. */
 static gssize
 snodo_http_input_stream_filter_error (SnodoHttpInputStream  *self,
                                       gssize                 n,
@@ -202,7 +212,17 @@ snodo_http_input_stream_filter_error (SnodoHttpInputStream  *self,
       g_clear_error (error);
       n = 0;
     }
-  return snodo_http_input_stream_filter (self, n, buffer, count);
+  n = snodo_http_input_stream_filter (self, n, buffer, count);
+  if (n > 0 && connection != NULL && !connection->refused && !self->gave_newline &&
+      !snodo_http_framing_feed (&connection->framing, buffer, n))
+    {
+      /* libsoup would misread it: refused here, and libsoup gets an
+       * error, which ends the message without an answer of its own. */
+      connection_refuse (connection);
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Malformed chunked body");
+      return -1;
+    }
+  return n;
 }
 
 static GInputStream *
@@ -579,6 +599,14 @@ snodo_http_stream_close (GIOStream     *stream,
   SnodoHttpStream *self = SNODO_HTTP_STREAM (stream);
   Connection *connection = g_steal_pointer (&self->connection);
 
+  if (connection != NULL && connection->refused)
+    {
+      /* Not at once: what the client still sends would reset the
+       * connection, and its 400 with it. */
+      snodo_http_framing_linger (self->base, snodo_http_listener_get_context (connection->listener));
+      connection_closed (connection);
+      return TRUE;
+    }
   if (connection != NULL)
     connection_closed (connection);
   return g_io_stream_close (self->base, cancellable, error);
@@ -594,6 +622,16 @@ snodo_http_stream_finalize (GObject *object)
   g_clear_object (&self->base);
 
   G_OBJECT_CLASS (snodo_http_stream_parent_class)->finalize (object);
+}
+
+/* A malformed chunked body: 400, and the sending side shut. */
+static void
+connection_refuse (Connection *connection)
+{
+  g_debug ("An HTTP client sent a malformed chunked body");
+  connection->refused = TRUE;
+  snodo_http_framing_refuse (connection->stream->base);
+  g_socket_shutdown (connection->socket, FALSE, TRUE, NULL);
 }
 
 static void
@@ -680,6 +718,12 @@ struct _SnodoHttpListener
 
 static void snodo_http_listener_arm_accept (SnodoHttpListener *self);
 static gboolean snodo_http_listener_retry_cb (gpointer user_data);
+
+static GMainContext *
+snodo_http_listener_get_context (SnodoHttpListener *self)
+{
+  return self->context;
+}
 
 /* A TLS handshake before libsoup gets the connection. The connection
  * forgets it (and cancels it) if it goes first. */
