@@ -175,6 +175,26 @@ snodo_http_framing_feed (SnodoHttpFraming *self,
           continue;
         }
 
+      if (self->state != STATE_CHUNK_END)
+        {
+          /* A line (HEAD, CHUNK_SIZE, TRAILER): up to its end at once. */
+          const guint8 *end = memchr (data + i, '\n', len - i);
+          gsize n = (end != NULL ? (gsize) (end - data) : len) - i;
+
+          if (n > 0)
+            {
+              gsize keep = MIN (n, (gsize) (SNODO_HTTP_FRAMING_LINE - self->kept));
+
+              memcpy (self->line + self->kept, data + i, keep);
+              self->kept += keep;
+              self->line_len += n;
+              self->cr = data[i + n - 1] == '\r';
+              i += n;
+            }
+          if (end == NULL)
+            continue;
+        }
+
       c = data[i++];
       if (self->state == STATE_CHUNK_END)
         {
@@ -193,16 +213,8 @@ snodo_http_framing_feed (SnodoHttpFraming *self,
           continue;
         }
 
-      /* A line: HEAD, CHUNK_SIZE, TRAILER. */
-      if (c != '\n')
-        {
-          if (self->kept < SNODO_HTTP_FRAMING_LINE)
-            self->line[self->kept++] = (char) c;
-          self->line_len++;
-          self->cr = (c == '\r');
-          continue;
-        }
-      /* The line ends with CRLF, or a lone LF as libsoup allows. */
+      /* c is the '\n' that ends the line: after CR, or alone as libsoup
+       * allows. */
       if (self->cr)
         {
           if (self->kept == self->line_len)
