@@ -47,11 +47,10 @@ framing_next_request (SnodoHttpFraming *self)
 static gboolean
 line_has_name (const char *line,
                gsize       kept,
-               const char *name)
+               const char *name,
+               gsize       n)
 {
-  gsize n = strlen (name);
-
-  return kept > n && g_ascii_strncasecmp (line, name, n) == 0 && line[n] == ':';
+  return kept > n && line[n] == ':' && g_ascii_strncasecmp (line, name, n) == 0;
 }
 
 /* The value of a header line (kept whole), trimmed; NULL when the line
@@ -86,7 +85,10 @@ framing_head_line (SnodoHttpFraming *self)
       self->seen_request_line = TRUE;
       return;
     }
-  if (line_has_name (self->line, self->kept, "transfer-encoding"))
+  /* Most lines name neither header. */
+  if (self->line[0] != 't' && self->line[0] != 'T' && self->line[0] != 'c' && self->line[0] != 'C')
+    return;
+  if (line_has_name (self->line, self->kept, "transfer-encoding", strlen ("transfer-encoding")))
     {
       g_autofree char *value = line_value (self, strlen ("transfer-encoding"));
 
@@ -96,7 +98,7 @@ framing_head_line (SnodoHttpFraming *self)
       else
         self->state = STATE_OFF;
     }
-  else if (line_has_name (self->line, self->kept, "content-length"))
+  else if (line_has_name (self->line, self->kept, "content-length", strlen ("content-length")))
     {
       g_autofree char *value = line_value (self, strlen ("content-length"));
       guint64 length;
