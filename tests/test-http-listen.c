@@ -550,6 +550,13 @@ test_listen_tls (Fixture       *fixture,
 
   assert_echo_served (fixture->session, uri);
   g_assert_cmpuint (snodo_http_transport_get_n_connections (fixture->transport), ==, 1);
+  /* A body over max-body-bytes is refused at once, in TLS like the rest
+   * (it used to be written as plain text into the TLS stream). */
+  snodo_http_transport_set_max_body_bytes (fixture->transport, 20);
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, NULL, NULL, NULL), ==, 413);
+  snodo_http_transport_set_max_body_bytes (fixture->transport, 2000000);
+  g_assert_true (wait_for_connections (fixture->transport, 0, 5000));
+  assert_echo_served (fixture->session, uri);
   /* A client that closes its kept-alive connection: the server closes its
    * end at once. */
   soup_session_abort (fixture->session);
