@@ -14,6 +14,7 @@
 #include "snodo-protocol-private.h"
 #include "snodo-server.h"
 #include "snodo-server-internal.h"
+#include "snodo-server-tasks-private.h"
 #include "snodo-wire-private.h"
 
 /**
@@ -132,12 +133,15 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->message, json_node_unref);
   g_clear_pointer (&self->id, json_node_unref);
   g_clear_pointer (&self->params, json_node_unref);
+  snodo_json_members_clear (&self->members);
   snodo_request_meta_clear (&self->meta);
   g_clear_pointer (&self->arguments, json_object_unref);
   g_clear_pointer (&self->method, g_free);
   g_clear_pointer (&self->key, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->input_answers, json_object_unref);
+  g_clear_pointer (&self->unrequested_answers, json_object_unref);
+  g_clear_object (&self->task_run);
   if (G_UNLIKELY (self->hooked != NULL))
     {
       g_clear_pointer (&self->hooked->annotations, json_object_unref);
@@ -179,7 +183,8 @@ snodo_invocation_new (SnodoServer        *server,
                       JsonNode           *message,
                       JsonNode           *id,
                       const char         *method,
-                      JsonObject         *params,
+                      JsonNode           *params,
+                      SnodoJsonMembers   *members,
                       SnodoRequestMeta   *meta)
 {
   SnodoInvocation *self = g_object_new (SNODO_TYPE_INVOCATION, NULL);
@@ -199,19 +204,47 @@ snodo_invocation_new (SnodoServer        *server,
    * reads it only in calls the handler makes. The one later read from
    * another thread, the requestState of a 2026-07-28 input_required
    * answer, seals params first (snodo_invocation_queue_input()). */
-  self->message = json_node_ref (message);
-  self->id = json_node_copy (id);
+  self->message = message != NULL ? json_node_ref (message) : NULL;
+  /* The frame's: parentless, never changed (JsonNode references are
+   * atomic). */
+  self->id = json_node_ref (id);
   self->key = snodo_frame_id_key (id);
   self->method = g_strdup (method);
-  self->params = json_node_new (JSON_NODE_OBJECT);
-  if (params != NULL)
-    json_node_set_object (self->params, params);
+  if (members != NULL)
+    {
+      /* Built when someone asks for params whole. */
+      self->has_members = TRUE;
+      self->members = *members;
+      members->n = 0;
+    }
+  else if (params != NULL && json_node_get_parent (params) == NULL)
+    {
+      /* Decoded without building the message: params is a tree of its
+       * own. */
+      self->params = json_node_ref (params);
+    }
   else
-    json_node_take_object (self->params, json_object_new ());
+    {
+      /* A member of @message, which keeps its parent alive. */
+      self->params = json_node_new (JSON_NODE_OBJECT);
+      if (params != NULL)
+        json_node_set_object (self->params, json_node_get_object (params));
+      else
+        json_node_take_object (self->params, json_object_new ());
+    }
 
   snodo_request_meta_move (&self->meta, meta);
   self->progress_token = snodo_request_meta_dup_progress_token (&self->meta);
   return self;
+}
+
+JsonNode *
+snodo_invocation_get_param (SnodoInvocation *self,
+                            const char      *name)
+{
+  if (self->has_members)
+    return snodo_json_members_lookup (&self->members, name);
+  return json_object_get_member (json_node_get_object (self->params), name);
 }
 
 /* Puts the _meta that decoding left as text back into params, for those
@@ -221,6 +254,8 @@ snodo_invocation_build_params_locked (SnodoInvocation *self)
 {
   JsonNode *meta;
 
+  if (self->params == NULL)
+    self->params = snodo_json_members_build (&self->members);
   if (!self->meta.deferred)
     return;
   meta = snodo_request_meta_parse (&self->meta);
@@ -259,6 +294,98 @@ snodo_invocation_set_input_answers (SnodoInvocation *self,
 }
 
 void
+snodo_invocation_set_unrequested_answers (SnodoInvocation *self,
+                                          JsonObject      *answers)
+{
+  g_clear_pointer (&self->unrequested_answers, json_object_unref);
+  if (answers != NULL && json_object_get_size (answers) > 0)
+    self->unrequested_answers = json_object_ref (answers);
+}
+
+/**
+ * snodo_invocation_set_accepts_unrequested_input:
+ * @self: an invocation
+ * @accepts: whether [method@Snodo.Invocation.request_input_async] may take
+ *   an answer the client sent without being asked
+ *
+ * In 2026-07-28, a client answers the questions of an `input_required`
+ * result by sending the request again with `inputResponses` and the
+ * `requestState` it was given, which records the questions it was issued
+ * with. By default an answer counts only for such a question: members of
+ * `inputResponses` sent without a `requestState`, or under a key the state
+ * does not record, are ignored, so that a client cannot answer a question
+ * before it is asked (for instance a confirmation) nor change an answer of an
+ * earlier round. A handler that expects answers up front (a client told out
+ * of band which keys it asks for) calls this with %TRUE before asking; such
+ * an answer is then taken as if it had been asked for, and carried in the
+ * state of later rounds. It has no effect in other versions, where the
+ * server asks with a request of its own.
+ *
+ * Since: 0.1
+ */
+void
+snodo_invocation_set_accepts_unrequested_input (SnodoInvocation *self,
+                                                gboolean         accepts)
+{
+  g_return_if_fail (SNODO_IS_INVOCATION (self));
+
+  g_mutex_lock (&self->lock);
+  self->accepts_unrequested_input = !!accepts;
+  g_mutex_unlock (&self->lock);
+}
+
+/* Under the lock: the answer the handler may have for @key, new, or NULL. */
+static JsonNode *
+snodo_invocation_dup_answer_locked (SnodoInvocation *self,
+                                    const char      *key)
+{
+  JsonNode *answer;
+
+  if (self->input_answers != NULL && (answer = json_object_get_member (self->input_answers, key)) != NULL)
+    return json_node_copy (answer);
+
+  if (self->accepts_unrequested_input && self->unrequested_answers != NULL &&
+      (answer = json_object_get_member (self->unrequested_answers, key)) != NULL)
+    {
+      /* Taken as if asked: a new object, so that a reader of the old one
+       * (the server gave it, a flush may seal it) sees no change. */
+      JsonObject *answers = json_object_new ();
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *member;
+
+      if (self->input_answers != NULL)
+        {
+          json_object_iter_init (&iter, self->input_answers);
+          while (json_object_iter_next (&iter, &name, &member))
+            json_object_set_member (answers, name, json_node_copy (member));
+          json_object_unref (self->input_answers);
+        }
+      json_object_set_member (answers, key, json_node_copy (answer));
+      self->input_answers = answers;
+      return json_node_copy (answer);
+    }
+
+  return NULL;
+}
+
+void
+snodo_invocation_set_task (SnodoInvocation *self,
+                           GObject         *task_run,
+                           SnodoConnection *connection)
+{
+  g_set_object (&self->task_run, task_run);
+  snodo_connection_unref (self->connection);
+  self->connection = snodo_connection_ref (connection);
+}
+
+GObject *
+snodo_invocation_get_task (SnodoInvocation *self)
+{
+  return self->task_run;
+}
+
+void
 snodo_invocation_set_work (SnodoInvocation *self,
                            SnodoWork       *work)
 {
@@ -280,11 +407,10 @@ void
 snodo_invocation_set_tool_call (SnodoInvocation *self,
                                 gboolean         tool_call)
 {
-  JsonObject *params = json_node_get_object (self->params);
   JsonNode *arguments;
 
   self->tool_call = tool_call;
-  arguments = json_object_get_member (params, "arguments");
+  arguments = snodo_invocation_get_param (self, "arguments");
   g_clear_pointer (&self->arguments, json_object_unref);
   if (arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments))
     self->arguments = json_object_ref (json_node_get_object (arguments));
@@ -1021,16 +1147,6 @@ missing_capability (JsonObject *capabilities,
   return required;
 }
 
-static void
-request_input_return_answer (GTask      *task,
-                             JsonObject *answers,
-                             const char *key)
-{
-  JsonNode *answer = json_object_get_member (answers, key);
-
-  g_task_return_pointer (task, json_node_copy (answer), (GDestroyNotify) json_node_unref);
-}
-
 typedef struct
 {
   char     *key;
@@ -1060,19 +1176,26 @@ snodo_invocation_flush_inputs_cb (gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) result = NULL;
   g_autofree char *state = NULL;
+  g_autofree const char **asked = NULL;
+  g_autoptr(JsonObject) answers = NULL;
   JsonObject *object;
   JsonObject *requests;
 
   g_mutex_lock (&self->lock);
   inputs = g_steal_pointer (&self->pending_inputs);
+  answers = self->input_answers != NULL ? json_object_ref (self->input_answers) : NULL;
   g_mutex_unlock (&self->lock);
+
+  asked = g_new0 (const char *, inputs->len + 1);
+  for (guint i = 0; i < inputs->len; i++)
+    asked[i] = ((PendingInput *) g_ptr_array_index (inputs, i))->key;
 
   if (g_atomic_int_get (&self->returned))
     error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The request was answered"));
   else
     state = snodo_request_state_seal (snodo_stamp_get_request_state_key (self->stamp),
                                       self->method, json_node_get_object (self->params),
-                                      self->input_answers, g_get_real_time (),
+                                      answers, asked, g_get_real_time (),
                                       INPUT_STATE_TTL_US, &error);
   if (state == NULL)
     {
@@ -1198,6 +1321,7 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
   g_autoptr(GTask) task = NULL;
   g_autoptr(JsonObject) capabilities = NULL;
   g_autoptr(JsonObject) required = NULL;
+  JsonNode *answer;
   gboolean known;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
@@ -1241,6 +1365,22 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
       return;
     }
 
+  /* A task waits for its input (snodo-server-tasks.c); answers gathered
+   * in input_required rounds before it became one still count. */
+  if (G_UNLIKELY (self->task_run != NULL))
+    {
+      g_mutex_lock (&self->lock);
+      answer = snodo_invocation_dup_answer_locked (self, key);
+      g_mutex_unlock (&self->lock);
+      if (answer != NULL)
+        g_task_return_pointer (task, answer, (GDestroyNotify) json_node_unref);
+      else
+        snodo_server_tasks_request_input (self->task_run, key, method, params,
+                                          self->work ? snodo_work_get_cancellable (self->work) : NULL,
+                                          g_steal_pointer (&task));
+      return;
+    }
+
   if (self->dialect->stateless)
     {
       if (self->method_entry == NULL || !(self->method_entry->flags & SNODO_METHOD_FLAGS_INPUT))
@@ -1249,9 +1389,12 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
                                    _("%s cannot ask the client for input"), self->method);
           return;
         }
-      if (self->input_answers != NULL && json_object_has_member (self->input_answers, key))
+      g_mutex_lock (&self->lock);
+      answer = snodo_invocation_dup_answer_locked (self, key);
+      g_mutex_unlock (&self->lock);
+      if (answer != NULL)
         {
-          request_input_return_answer (task, self->input_answers, key);
+          g_task_return_pointer (task, answer, (GDestroyNotify) json_node_unref);
           return;
         }
       /* Answered with input_required in place of the handler, together
@@ -1329,7 +1472,7 @@ snodo_invocation_get_uri (SnodoInvocation *self)
 
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
 
-  uri = json_object_get_member (json_node_get_object (self->params), "uri");
+  uri = snodo_invocation_get_param (self, "uri");
   if (uri == NULL || !JSON_NODE_HOLDS_VALUE (uri) || json_node_get_value_type (uri) != G_TYPE_STRING)
     return NULL;
   return json_node_get_string (uri);

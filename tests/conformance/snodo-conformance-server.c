@@ -22,6 +22,8 @@
 
 #include <snodo/snodo.h>
 
+#include "snodo-conformance-tasks.h"
+
 #ifdef G_OS_UNIX
 # include <glib-unix.h>
 #endif
@@ -475,6 +477,9 @@ static void
 ir_elicitation_cb (SnodoInvocation *invocation,
                    gpointer         user_data)
 {
+  /* The suite's input-required-result-ignore-extra-params sends the answer
+   * with its first call, unasked: this tool takes it (others do not). */
+  snodo_invocation_set_accepts_unrequested_input (invocation, TRUE);
   request_input (invocation, "user_name", "elicitation/create", ASK_NAME, name_answered);
 }
 
@@ -912,6 +917,9 @@ static void
 streaming_elicitation_cb (SnodoInvocation *invocation,
                           gpointer         user_data)
 {
+  /* The suite's input-required-result-ignore-extra-params sends the answer
+   * with its first call, unasked: this tool takes it (others do not). */
+  snodo_invocation_set_accepts_unrequested_input (invocation, TRUE);
   request_input (invocation, "user_name", "elicitation/create", ASK_NAME, name_answered);
 }
 
@@ -1055,6 +1063,7 @@ fixture_server_new (void)
   add_prompt (server, input_required, input_required_prompt_cb);
 
   snodo_server_set_completion_func (server, complete_cb, NULL, NULL);
+  fixture_add_task_tools (server);
 
   return g_steal_pointer (&server);
 }
