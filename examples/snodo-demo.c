@@ -904,12 +904,20 @@ demo_serve_http (GApplication            *app,
    * same name. */
   static const char *const list_options[] = { "allowed-hosts", "allowed-origins" };
   SnodoExecutor *executor;
+  const char *number = NULL;
   gboolean listening;
 
   http->app = app;
   http->transport = snodo_http_transport_new (server);
   snodo_http_transport_set_write_timeout (http->transport, write_timeout);
   snodo_http_transport_set_max_body_bytes (http->transport, max_body_bytes);
+  /* Checked by the caller. */
+  if (g_variant_dict_lookup (options, "max-streams", "&s", &number))
+    snodo_http_transport_set_max_streams (http->transport, (guint) g_ascii_strtoull (number, NULL, 10));
+  if (g_variant_dict_lookup (options, "get-stream-lifetime", "&s", &number))
+    snodo_http_transport_set_get_stream_lifetime (http->transport, (guint) g_ascii_strtoull (number, NULL, 10));
+  if (g_variant_dict_lookup (options, "stream-retry", "&s", &number))
+    snodo_http_transport_set_stream_retry (http->transport, (guint) g_ascii_strtoull (number, NULL, 10));
   executor = snodo_http_transport_get_executor (http->transport);
   if (max_running > 0)
     snodo_executor_set_max_running (executor, (guint) max_running);
@@ -1080,6 +1088,7 @@ command_line_cb (GApplication            *app,
   gint32 max_running = -1;
   gint32 max_queued = -1;
   gint64 max_live_bytes = -1;
+  guint64 max_streams = 256;
 
   /* The numbers are string options, read strictly: GApplication drops an
    * integer option whose value is 0, and reads "12abc" as 12. */
@@ -1104,6 +1113,12 @@ command_line_cb (GApplication            *app,
         return 2;
       max_live_bytes = (gint64) value;
     }
+  if (g_variant_dict_contains (options, "max-streams") &&
+      !demo_get_number (command_line, options, "max-streams", 1, G_MAXUINT, &max_streams))
+    return 2;
+  if (!demo_get_number (command_line, options, "get-stream-lifetime", 0, G_MAXUINT / 1000, &value) ||
+      !demo_get_number (command_line, options, "stream-retry", 0, G_MAXINT32, &value))
+    return 2;
   if (!demo_get_number (command_line, options, "request-timeout", 1, G_MAXUINT, &request_timeout) ||
       !demo_get_number (command_line, options, "handler-timeout", 0, G_MAXINT, &handler_timeout))
     return 2;
@@ -1188,6 +1203,7 @@ command_line_cb (GApplication            *app,
   demo->transport = snodo_stdio_transport_new_for_stdio (server);
   snodo_stdio_transport_set_write_timeout (demo->transport, (guint) write_timeout);
   snodo_stdio_transport_set_max_line_bytes (demo->transport, (guint64) max_line_bytes);
+  snodo_stdio_transport_set_max_streams (demo->transport, (guint) max_streams);
   executor = snodo_stdio_transport_get_executor (demo->transport);
   if (max_running > 0)
     snodo_executor_set_max_running (executor, (guint) max_running);
@@ -1218,6 +1234,14 @@ main (int   argc,
       "How many requests may wait for a slot (default 256)", "N" },
     { "max-live-bytes", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How many bytes the running and waiting requests may hold once decoded (default 268435456)", "N" },
+    { "get-stream-lifetime", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Over HTTP, close a 2025-11-25 session's GET stream after this many seconds; the client comes back "
+      "with Last-Event-ID (default 0: keep it open)", "S" },
+    { "stream-retry", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Over HTTP, how long a client waits before it comes back to a closed GET stream, in milliseconds "
+      "(default 1000)", "MS" },
+    { "max-streams", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "How many subscriptions/listen requests (and HTTP GET streams) may be open at once (default 256)", "N" },
     { "handler-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How long a tool may take to answer, in milliseconds, or 0 for no limit (default 120000)", "MS" },
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,

@@ -28,6 +28,7 @@
 # include "snodo-client.h"
 # include "snodo-features.h"
 # if SNODO_HAS_HTTP_TRANSPORT
+#  include "snodo-event-store.h"
 #  include "snodo-http-transport.h"
 #  include "snodo-auth-request.h"
 #  include "snodo-http-authorization.h"

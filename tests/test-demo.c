@@ -503,6 +503,109 @@ test_subscription_limit (void)
   test_process_free (demo);
 }
 
+#define MODERN_META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+                    "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+static void
+send_listen (TestProcess *demo,
+             gint64       id)
+{
+  g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ","
+                                           "\"method\":\"subscriptions/listen\",\"params\":{" MODERN_META ","
+                                           "\"notifications\":{\"toolsListChanged\":true}}}", id);
+
+  test_process_send (demo, line);
+}
+
+/* The next message, which must be the acknowledgement of listen @id. */
+static void
+assert_acknowledged (TestProcess *demo,
+                     gint64       id)
+{
+  g_autoptr(JsonNode) ack = test_process_read (demo, ANSWER_TIMEOUT);
+  g_autofree char *tag = g_strdup_printf ("\"io.modelcontextprotocol/subscriptionId\":%" G_GINT64_FORMAT, id);
+
+  g_assert_nonnull (ack);
+  if (strstr (test_process_get_last_line (demo), "notifications/subscriptions/acknowledged") == NULL)
+    g_error ("Not an acknowledgement: %s", test_process_get_last_line (demo));
+  g_assert_nonnull (strstr (test_process_get_last_line (demo), tag));
+}
+
+static void
+test_listen_streams (void)
+{
+  TestProcess *demo = spawn_demo ("--max-running=8", "--max-queued=0", "--max-streams=10", NULL);
+  g_autoptr(JsonNode) over = NULL;
+  g_autoptr(JsonNode) duplicate = NULL;
+
+  g_test_summary ("Over stdio a subscriptions/listen takes no slot of the executor: 8 listens with "
+                  "--max-running=8 --max-queued=0 leave every call served; --max-streams bounds them "
+                  "(-32010 beyond), a cancelled one makes room, and ids stay unique across both");
+
+  for (gint64 id = 101; id <= 108; id++)
+    {
+      send_listen (demo, id);
+      assert_acknowledged (demo, id);
+    }
+  for (gint64 id = 1; id <= 10; id++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":"
+                                               "\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":"
+                                               "{\"text\":\"hi\"}," MODERN_META "}}", id);
+      g_autoptr(JsonNode) answer = NULL;
+
+      test_process_send (demo, line);
+      answer = test_process_read_id (demo, id, ANSWER_TIMEOUT);
+      g_assert_nonnull (answer);
+      g_assert_cmpint (test_message_get_error_code (answer), ==, 0);
+      g_assert_cmpstr (test_message_get_text (answer), ==, "hi");
+    }
+
+  send_listen (demo, 109);
+  assert_acknowledged (demo, 109);
+  send_listen (demo, 110);
+  assert_acknowledged (demo, 110);
+  send_listen (demo, 111);
+  over = test_process_read_id (demo, 111, ANSWER_TIMEOUT);
+  g_assert_nonnull (over);
+  g_assert_cmpint (test_message_get_error_code (over), ==, -32010);
+
+  /* A cancelled subscription makes room (it ends without an answer). */
+  test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                           "\"params\":{\"requestId\":101}}");
+  for (gint64 id = 112;; id++)
+    {
+      g_autoptr(JsonNode) next = NULL;
+
+      /* The cancelled one ends as soon as the server has run its end. */
+      g_assert_cmpint (id, <, 200);
+      send_listen (demo, id);
+      next = test_process_read (demo, ANSWER_TIMEOUT);
+      g_assert_nonnull (next);
+      if (strstr (test_process_get_last_line (demo), "notifications/subscriptions/acknowledged") != NULL)
+        break;
+      g_assert_cmpint (test_message_get_error_code (next), ==, -32010);
+      g_usleep (50000);
+    }
+
+  /* The id of a live subscription is taken for calls too. */
+  {
+    g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":102,\"method\":"
+                                             "\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":"
+                                             "{\"text\":\"dup\"}," MODERN_META "}}");
+
+    test_process_send (demo, line);
+    duplicate = test_process_read_id (demo, 102, ANSWER_TIMEOUT);
+    g_assert_nonnull (duplicate);
+    g_assert_cmpint (test_message_get_error_code (duplicate), ==, -32600);
+  }
+
+  /* The end of input ends the subscriptions; the process exits. */
+  test_process_close_stdin (demo);
+  g_assert_cmpint (test_process_wait (demo, ANSWER_TIMEOUT), ==, 0);
+  test_process_free (demo);
+}
+
 static void
 test_handler_timeout (void)
 {
@@ -712,6 +815,7 @@ main (int   argc,
   g_test_add_func ("/snodo/demo/overload", test_overload);
   g_test_add_func ("/snodo/demo/handler-timeout", test_handler_timeout);
   g_test_add_func ("/snodo/demo/subscription-limit", test_subscription_limit);
+  g_test_add_func ("/snodo/demo/listen-streams", test_listen_streams);
   g_test_add_func ("/snodo/demo/options", test_options);
   g_test_add_func ("/snodo/demo/write-timeout", test_write_timeout);
   g_test_add_func ("/snodo/demo/output-closed", test_output_closed);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 #include "snodo-error.h"
@@ -46,6 +47,24 @@ echo_cb (SnodoInvocation *invocation,
   snodo_invocation_return_text (invocation, json_object_get_string_member_with_default (arguments, "text", ""));
 }
 
+static gboolean
+slow_answer_cb (gpointer user_data)
+{
+  SnodoInvocation *invocation = user_data;
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+
+  snodo_invocation_return_text (invocation, json_object_get_string_member_with_default (arguments, "text", ""));
+  return G_SOURCE_REMOVE;
+}
+
+/* slow {text}: echoes after 2.5 s. */
+static void
+slow_cb (SnodoInvocation *invocation,
+         gpointer         user_data)
+{
+  g_timeout_add (2500, slow_answer_cb, invocation);
+}
+
 /* ---- Fixture --------------------------------------------------------------- */
 
 static void
@@ -53,10 +72,12 @@ fixture_setup (Fixture       *fixture,
                gconstpointer  data)
 {
   g_autoptr(SnodoTool) echo = snodo_tool_new ("echo", NULL);
+  g_autoptr(SnodoTool) slow = snodo_tool_new ("slow", NULL);
   g_autoptr(GError) error = NULL;
 
   fixture->server = snodo_server_new ("test", "1");
   g_assert_true (snodo_server_add_tool (fixture->server, echo, echo_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_tool (fixture->server, slow, slow_cb, NULL, NULL, NULL));
   fixture->transport = snodo_http_transport_new (fixture->server);
   g_assert_true (snodo_http_transport_listen_local (fixture->transport, 0, &error));
   g_assert_no_error (error);
@@ -938,9 +959,35 @@ trickle_until_closed (GSocket    *socket,
   return FALSE;
 }
 
+/* Runs the main context for @ms milliseconds. */
 static void
-test_bodies_deadline (Fixture       *fixture,
-                      gconstpointer  data)
+run_for (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
+
+  while (g_get_monotonic_time () < end)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+/* Trickles @data on @socket until the server closes it: the time that
+ * took, in ms, asserted below @timeout_ms. */
+static gint64
+trickle_timed (GSocket    *socket,
+               const char *data,
+               guint       timeout_ms)
+{
+  gint64 start = g_get_monotonic_time ();
+
+  g_assert_true (trickle_until_closed (socket, data, timeout_ms));
+  return (g_get_monotonic_time () - start) / G_TIME_SPAN_MILLISECOND;
+}
+
+static void
+test_read_deadline (Fixture       *fixture,
+                    gconstpointer  data)
 {
   g_autoptr(GSocket) headers = raw_connect (fixture);
   g_autoptr(GSocket) body = raw_connect (fixture);
@@ -948,18 +995,165 @@ test_bodies_deadline (Fixture       *fixture,
   g_autofree char *head = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
                                            "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n",
                                            fixture->port);
+  gint64 took;
 
-  g_test_summary ("A request must arrive whole within connection-idle-timeout of its start: "
-                  "a client sending its headers, or its body, a byte at a time is closed");
+  g_test_summary ("A request must arrive whole within request-read-timeout of its first byte, "
+                  "whatever connection-idle-timeout says: a client sending its headers, or its "
+                  "body, a byte at a time is closed at the deadline, not before");
 
-  snodo_http_transport_set_connection_idle_timeout (fixture->transport, 1);
-  g_assert_true (trickle_until_closed (headers, "POST /mcp HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 20000));
+  g_assert_cmpuint (snodo_http_transport_get_request_read_timeout (fixture->transport), ==, 30);
+  snodo_http_transport_set_connection_idle_timeout (fixture->transport, 0);
+  snodo_http_transport_set_request_read_timeout (fixture->transport, 2);
+  g_assert_cmpuint (snodo_http_transport_get_request_read_timeout (fixture->transport), ==, 2);
+
+  took = trickle_timed (headers, "POST /mcp HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 20000);
+  g_assert_cmpint (took, >=, 1900);
   g_assert_true (raw_send (body, head, strlen (head)));
-  g_assert_true (trickle_until_closed (body, "                    ", 20000));
+  took = trickle_timed (body, "                    ", 20000);
+  g_assert_cmpint (took, >=, 1500);
 
   answer = call_echo (fixture, "after");
   g_assert_nonnull (answer);
   g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+}
+
+/* Sends a 2026-07-28 call of @tool with @text on @socket and waits for its
+ * whole answer. */
+static char *
+call_on (Fixture    *fixture,
+         GSocket    *socket,
+         const char *tool,
+         const char *text)
+{
+  g_autofree char *body = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
+                                           "{\"name\":\"%s\",\"arguments\":{\"text\":\"%s\"}," ENVELOPE "}}",
+                                           tool, text);
+  g_autofree char *request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                              "Accept: application/json, text/event-stream\r\n"
+                                              "Content-Type: application/json\r\n"
+                                              "MCP-Protocol-Version: 2026-07-28\r\n"
+                                              "Mcp-Method: tools/call\r\nMcp-Name: %s\r\n"
+                                              "Content-Length: %zu\r\n\r\n%s",
+                                              fixture->port, tool, strlen (body), body);
+
+  g_assert_true (raw_send (socket, request, strlen (request)));
+  return raw_receive (socket, 20000);
+}
+
+static void
+test_read_deadline_keep_alive (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autoptr(GSocket) socket = raw_connect (fixture);
+  g_autoptr(GSocket) split = raw_connect (fixture);
+  g_autofree char *first = NULL;
+  g_autofree char *slow = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *whole = NULL;
+  g_autofree char *body = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":"
+                                           "{\"name\":\"echo\",\"arguments\":{\"text\":\"split\"}," ENVELOPE "}}");
+  g_autofree char *request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                              "Accept: application/json, text/event-stream\r\n"
+                                              "Content-Type: application/json\r\n"
+                                              "MCP-Protocol-Version: 2026-07-28\r\n"
+                                              "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n"
+                                              "Content-Length: %zu\r\n\r\n%s",
+                                              fixture->port, strlen (body), body);
+  gsize half = strlen (request) / 2;
+
+  g_test_summary ("request-read-timeout counts only the reading of a request: a kept-alive "
+                  "connection quiet between requests, a handler slower than the deadline, and "
+                  "a request sent in two parts within it are all served");
+
+  snodo_http_transport_set_connection_idle_timeout (fixture->transport, 0);
+  snodo_http_transport_set_request_read_timeout (fixture->transport, 1);
+
+  first = call_on (fixture, socket, "echo", "one");
+  g_assert_nonnull (first);
+  g_assert_true (g_str_has_prefix (first, "HTTP/1.1 200"));
+  /* Quiet for three deadlines between two requests. */
+  run_for (3000);
+  slow = call_on (fixture, socket, "slow", "two");
+  g_assert_nonnull (slow);
+  g_assert_true (g_str_has_prefix (slow, "HTTP/1.1 200"));
+  g_assert_nonnull (strstr (slow, "two"));
+  again = call_on (fixture, socket, "echo", "three");
+  g_assert_nonnull (again);
+  g_assert_nonnull (strstr (again, "three"));
+
+  /* Half a request, a pause well under the deadline, the rest. */
+  g_assert_true (raw_send (split, request, half));
+  run_for (300);
+  g_assert_true (raw_send (split, request + half, strlen (request) - half));
+  whole = raw_receive (split, 20000);
+  g_assert_nonnull (whole);
+  g_assert_nonnull (strstr (whole, "split"));
+}
+
+/* A client socket connected to @address (TCP or Unix), non-blocking. */
+static GSocket *
+raw_connect_to (GSocketAddress *address)
+{
+  g_autoptr(GError) error = NULL;
+  GSocket *socket = g_socket_new (g_socket_address_get_family (address), G_SOCKET_TYPE_STREAM,
+                                  G_SOCKET_PROTOCOL_DEFAULT, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (g_socket_connect (socket, address, NULL, &error));
+  g_assert_no_error (error);
+  g_socket_set_blocking (socket, FALSE);
+  return socket;
+}
+
+static void
+test_read_deadline_listeners (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("snodo-deadline-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "mcp.sock", NULL);
+  g_autoptr(GSocketAddress) unix_address = g_unix_socket_address_new (path);
+  g_autoptr(GSocketAddress) any = g_inet_socket_address_new_from_string ("127.0.0.1", 0);
+  g_autoptr(GSocket) listening = NULL;
+  g_autoptr(GSocketAddress) bound = NULL;
+  SnodoHttpTransport *transports[2];
+  GSocketAddress *addresses[2];
+
+  g_test_summary ("The read deadline holds on a Unix socket and on a socket the application "
+                  "passes in (as systemd's LISTEN_FDS gives one)");
+
+  g_assert_no_error (error);
+  listening = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+  g_assert_true (g_socket_bind (listening, any, TRUE, &error));
+  g_assert_true (g_socket_listen (listening, &error));
+  g_assert_no_error (error);
+  bound = g_socket_get_local_address (listening, &error);
+  g_assert_no_error (error);
+
+  transports[0] = snodo_http_transport_new (fixture->server);
+  g_assert_true (snodo_http_transport_listen (transports[0], unix_address, &error));
+  g_assert_no_error (error);
+  addresses[0] = unix_address;
+  transports[1] = snodo_http_transport_new (fixture->server);
+  g_assert_true (snodo_http_transport_listen_socket (transports[1], listening, &error));
+  g_assert_no_error (error);
+  addresses[1] = bound;
+
+  for (guint i = 0; i < G_N_ELEMENTS (transports); i++)
+    {
+      g_autoptr(GSocket) socket = raw_connect_to (addresses[i]);
+      gboolean done = FALSE;
+      gint64 took;
+
+      snodo_http_transport_set_connection_idle_timeout (transports[i], 0);
+      snodo_http_transport_set_request_read_timeout (transports[i], 1);
+      took = trickle_timed (socket, "POST /mcp HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 20000);
+      g_assert_cmpint (took, >=, 900);
+      snodo_http_transport_close_async (transports[i], NULL, close_cb, &done);
+      g_assert_true (snodo_test_wait_for (&done, 10000));
+      g_assert_finalize_object (transports[i]);
+    }
+  g_rmdir (dir);
 }
 
 static void
@@ -994,6 +1188,178 @@ test_bodies_budget_chunked (Fixture       *fixture,
     }
   for (guint i = 0; i < G_N_ELEMENTS (sockets); i++)
     g_object_unref (sockets[i]);
+}
+
+/* ---- Clients that reset their connection ----------------------------------- */
+
+static void
+test_reset_after_answer (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autofree char *text = g_strnfill (1000000, 'r');
+  g_autofree char *answer = NULL;
+  gint64 deadline;
+
+  g_test_summary ("A client that closes its kept-alive connection before reading its whole answer "
+                  "(the kernel resets the connection) is forgotten: its connection and descriptor "
+                  "go, and more such clients than max-connections do not lock others out "
+                  "(libsoup 3.2 forgot such connections without closing them)");
+
+  snodo_http_transport_set_max_connections (fixture->transport, 4);
+  for (guint i = 0; i < 12; i++)
+    {
+      g_autoptr(GSocket) socket = raw_connect (fixture);
+      g_autoptr(GString) in = g_string_new (NULL);
+      g_autofree char *body = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
+                                               "{\"name\":\"echo\",\"arguments\":{\"text\":\"%s\"}," ENVELOPE "}}",
+                                               text);
+
+      raw_post_modern (fixture, socket, "tools/call\r\nMcp-Name: echo", body);
+      /* The first bytes of the answer only. */
+      deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+      while (in->len == 0)
+        {
+          char buf[1024];
+          gssize n = g_socket_receive (socket, buf, sizeof buf, NULL, NULL);
+
+          if (n > 0)
+            g_string_append_len (in, buf, n);
+          g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+          g_main_context_iteration (NULL, FALSE);
+        }
+      g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 200"));
+      /* Let the server write all of it, then close with most of it unread. */
+      run_for (200);
+      g_socket_close (socket, NULL);
+    }
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (snodo_http_transport_get_n_connections (fixture->transport) > 0)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      run_for (10);
+    }
+  answer = call_echo (fixture, "after");
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+}
+
+/* ---- Malformed chunked bodies ---------------------------------------------- */
+
+/* Sends a 2026-07-28 echo whose chunked body is @chunks, with LEN
+ * replaced by the JSON body's length in hexadecimal and BODY by the body,
+ * on a new connection; returns its socket. */
+static GSocket *
+send_chunked (Fixture    *fixture,
+              const char *chunks)
+{
+  static const char body[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                             "{\"name\":\"echo\",\"arguments\":{\"text\":\"chunky\"}," ENVELOPE "}}";
+  GSocket *socket = raw_connect (fixture);
+  g_autoptr(GString) framed = g_string_new (chunks);
+  g_autofree char *length = g_strdup_printf ("%zx", strlen (body));
+  g_autofree char *request = NULL;
+
+  g_string_replace (framed, "LEN", length, 0);
+  g_string_replace (framed, "BODY", body, 0);
+  request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                             "Accept: application/json, text/event-stream\r\n"
+                             "Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                             "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n"
+                             "Transfer-Encoding: chunked\r\n\r\n%s", fixture->port, framed->str);
+  g_assert_true (raw_send (socket, request, strlen (request)));
+  return socket;
+}
+
+static void
+test_chunks_malformed (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  /* Framing libsoup 3.2 misreads (the first three as the last chunk, the
+   * fourth by dropping the rest of the line) or cannot read (the fifth):
+   * answered 400 by the transport. */
+  static const char *const malformed[] = {
+    "zz\r\nBODY\r\n0\r\n\r\n",
+    "-5\r\nBODY\r\n0\r\n\r\n",
+    "ffffffffffffffff\r\nBODY\r\n0\r\n\r\n",
+    "LEN\r\nBODYXX\r\n0\r\n\r\n",
+    "LEN;ext=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\nBODY\r\n0\r\n\r\n",
+    "LEN zz\r\nBODY\r\n0\r\n\r\n",
+  };
+  /* Well formed, if unusual: served. */
+  static const char *const unusual[] = {
+    "LEN;name=value\r\nBODY\r\n0\r\n\r\n",
+    "LEN\nBODY\n0\n\n",
+    "LEN\r\nBODY\r\n0\r\nX-Trailer: 1\r\n\r\n",
+    "0000000000000000000LEN\r\nBODY\r\n0\r\n\r\n",
+  };
+  /* Cut short: closed at the read deadline. */
+  static const char *const truncated[] = {
+    "LEN\r\n{\"jsonrpc\"",
+    "LEN\r\nBODY\r\n",
+    "10\r\n",
+  };
+  g_autofree char *good = NULL;
+
+  g_test_summary ("Malformed chunked bodies are answered 400 (-32700) and their connection closed; "
+                  "a size beyond max-body-bytes gets 413 at once; a body cut short is closed at "
+                  "request-read-timeout; well-formed chunks (extensions, bare LF, trailers) are served, "
+                  "and a kept-alive connection serves a chunked request after another");
+
+  snodo_http_transport_set_connection_idle_timeout (fixture->transport, 0);
+  snodo_http_transport_set_request_read_timeout (fixture->transport, 1);
+
+  {
+    g_autoptr(GSocket) socket = send_chunked (fixture, "LEN\r\nBODY\r\n0\r\n\r\n");
+    g_autofree char *second = NULL;
+
+    good = raw_receive (socket, 20000);
+    g_assert_nonnull (good);
+    g_assert_true (g_str_has_prefix (good, "HTTP/1.1 200"));
+    g_assert_nonnull (strstr (good, "chunky"));
+    /* The same connection, a plain request next. */
+    second = call_on (fixture, socket, "echo", "again");
+    g_assert_nonnull (second);
+    g_assert_nonnull (strstr (second, "again"));
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (unusual); i++)
+    {
+      g_autoptr(GSocket) socket = send_chunked (fixture, unusual[i]);
+      g_autofree char *answer = raw_receive (socket, 20000);
+
+      g_assert_nonnull (answer);
+      if (!g_str_has_prefix (answer, "HTTP/1.1 200"))
+        g_error ("%s: %s", unusual[i], answer);
+      g_assert_nonnull (strstr (answer, "chunky"));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (malformed); i++)
+    {
+      g_autoptr(GSocket) socket = send_chunked (fixture, malformed[i]);
+      g_autofree char *answer = raw_receive (socket, 20000);
+
+      g_assert_nonnull (answer);
+      if (!g_str_has_prefix (answer, "HTTP/1.1 400"))
+        g_error ("%s: %s", malformed[i], answer);
+      g_assert_nonnull (strstr (answer, "-32700"));
+      g_assert_true (raw_wait_closed (socket, 20000));
+    }
+  {
+    g_autoptr(GSocket) socket = send_chunked (fixture, "fffffffffffffff\r\nBODY");
+    g_autoptr(GString) in = g_string_new (NULL);
+    g_autofree char *filler = g_strnfill (100000, ' ');
+
+    for (guint i = 0; i < 25 && raw_send (socket, filler, strlen (filler)); i++)
+      ;
+    g_assert_true (raw_wait_for (socket, in, "\r\n\r\n", 20000));
+    g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 413"));
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (truncated); i++)
+    {
+      g_autoptr(GSocket) socket = send_chunked (fixture, truncated[i]);
+      gint64 start = g_get_monotonic_time ();
+
+      g_assert_true (raw_wait_closed (socket, 20000));
+      g_assert_cmpint (g_get_monotonic_time () - start, >=, 900 * G_TIME_SPAN_MILLISECOND);
+    }
 }
 
 /* ---- Repeated headers ------------------------------------------------------ */
@@ -1130,9 +1496,17 @@ main (int   argc,
 
   g_test_add ("/snodo/http/limits/bodies/budget-chunked", Fixture, NULL, fixture_setup,
               test_bodies_budget_chunked, fixture_teardown);
-  g_test_add ("/snodo/http/limits/bodies/deadline", Fixture, NULL, fixture_setup,
-              test_bodies_deadline, fixture_teardown);
+  g_test_add ("/snodo/http/limits/read-deadline/headers-and-body", Fixture, NULL, fixture_setup,
+              test_read_deadline, fixture_teardown);
+  g_test_add ("/snodo/http/limits/read-deadline/keep-alive", Fixture, NULL, fixture_setup,
+              test_read_deadline_keep_alive, fixture_teardown);
+  g_test_add ("/snodo/http/limits/read-deadline/listeners", Fixture, NULL, fixture_setup,
+              test_read_deadline_listeners, fixture_teardown);
 
+  g_test_add ("/snodo/http/limits/bodies/chunks-malformed", Fixture, NULL, fixture_setup,
+              test_chunks_malformed, fixture_teardown);
+  g_test_add ("/snodo/http/limits/connections/reset-after-answer", Fixture, NULL, fixture_setup,
+              test_reset_after_answer, fixture_teardown);
   g_test_add ("/snodo/http/limits/headers/repeated", Fixture, NULL, fixture_setup,
               test_headers_repeated, fixture_teardown);
 

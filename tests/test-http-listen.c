@@ -550,11 +550,20 @@ test_listen_tls (Fixture       *fixture,
 
   assert_echo_served (fixture->session, uri);
   g_assert_cmpuint (snodo_http_transport_get_n_connections (fixture->transport), ==, 1);
+  /* A body over max-body-bytes is refused at once, in TLS like the rest
+   * (it used to be written as plain text into the TLS stream). */
+  snodo_http_transport_set_max_body_bytes (fixture->transport, 20);
+  g_assert_cmpuint (post_echo (fixture->session, uri, NULL, NULL, NULL, NULL), ==, 413);
+  snodo_http_transport_set_max_body_bytes (fixture->transport, 2000000);
+  g_assert_true (wait_for_connections (fixture->transport, 0, 5000));
+  assert_echo_served (fixture->session, uri);
   /* A client that closes its kept-alive connection: the server closes its
    * end at once. */
   soup_session_abort (fixture->session);
   g_assert_true (wait_for_connections (fixture->transport, 0, 2000));
-  snodo_http_transport_set_connection_idle_timeout (fixture->transport, 1);
+  /* Only the read deadline closes what follows. */
+  snodo_http_transport_set_connection_idle_timeout (fixture->transport, 0);
+  snodo_http_transport_set_request_read_timeout (fixture->transport, 1);
 
   /* Plain HTTP on the TLS port gets no answer. */
   plain = g_strdup_printf ("http://%s", uri + strlen ("https://"));
@@ -568,7 +577,7 @@ test_listen_tls (Fixture       *fixture,
     g_clear_error (&state.error);
     g_clear_pointer (&state.bytes, g_bytes_unref);
   }
-  /* A client that never shakes hands is idle, and closed as such. */
+  /* A client that never shakes hands is closed at the read deadline. */
   {
     g_autoptr(GSocketClient) client = g_socket_client_new ();
     g_autoptr(GSocketConnection) silent = NULL;
@@ -583,6 +592,103 @@ test_listen_tls (Fixture       *fixture,
     g_assert_true (wait_for_connections (fixture->transport, 0, 4000));
     g_assert_cmpint (g_get_monotonic_time () - start, >=, G_USEC_PER_SEC / 2);
   }
+}
+
+static gboolean
+accept_any_tls_cb (GTlsConnection       *connection,
+                   GTlsCertificate      *peer_cert,
+                   GTlsCertificateFlags  errors,
+                   gpointer              user_data)
+{
+  return TRUE;
+}
+
+static void
+client_event_cb (GSocketClient      *client,
+                 GSocketClientEvent  event,
+                 GSocketConnectable *connectable,
+                 GIOStream          *connection,
+                 gpointer            user_data)
+{
+  if (event == G_SOCKET_CLIENT_TLS_HANDSHAKING)
+    g_signal_connect (connection, "accept-certificate", G_CALLBACK (accept_any_tls_cb), NULL);
+}
+
+typedef struct
+{
+  GSocketConnection *connection;
+  GError            *error;
+  gboolean           done;
+} ConnectState;
+
+static void
+connected_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  ConnectState *state = user_data;
+
+  state->connection = g_socket_client_connect_to_host_finish (G_SOCKET_CLIENT (object), result, &state->error);
+  state->done = TRUE;
+}
+
+static void
+test_listen_tls_read_deadline (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  static const char head[] = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+  g_autofree char *cert_file = g_test_build_filename (G_TEST_DIST, "data", "tls", "test-cert.pem", NULL);
+  g_autofree char *key_file = g_test_build_filename (G_TEST_DIST, "data", "tls", "test-key.pem", NULL);
+  g_autoptr(GTlsCertificate) certificate = NULL;
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string ("127.0.0.1", 0);
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GError) error = NULL;
+  ConnectState state = { 0, };
+  GOutputStream *out;
+  gint64 start;
+  gboolean closed = FALSE;
+
+#ifdef __SANITIZE_ADDRESS__
+  /* See test_listen_tls(). */
+  g_test_skip ("LeakSanitizer cannot scan the TLS of GnuTLS loaded at run time");
+  return;
+#endif
+
+  g_test_summary ("Over TLS, a client that shakes hands and then sends its request a byte at a "
+                  "time is closed at request-read-timeout, connection-idle-timeout being off");
+
+  if (!g_tls_backend_supports_tls (g_tls_backend_get_default ()))
+    {
+      g_test_skip ("GIO has no TLS backend (glib-networking is not installed)");
+      return;
+    }
+  certificate = g_tls_certificate_new_from_files (cert_file, key_file, &error);
+  g_assert_no_error (error);
+  snodo_http_transport_set_tls_certificate (fixture->transport, certificate);
+  snodo_http_transport_set_connection_idle_timeout (fixture->transport, 0);
+  snodo_http_transport_set_request_read_timeout (fixture->transport, 2);
+  g_assert_true (snodo_http_transport_listen (fixture->transport, address, &error));
+  g_assert_no_error (error);
+
+  g_socket_client_set_tls (client, TRUE);
+  g_signal_connect (client, "event", G_CALLBACK (client_event_cb), NULL);
+  g_socket_client_connect_to_host_async (client, "127.0.0.1", snodo_http_transport_get_port (fixture->transport),
+                                         NULL, connected_cb, &state);
+  g_assert_true (snodo_test_wait_for (&state.done, 10000));
+  g_assert_no_error (state.error);
+  out = g_io_stream_get_output_stream (G_IO_STREAM (state.connection));
+
+  start = g_get_monotonic_time ();
+  for (gsize i = 0; !closed; i = (i + 1) % (sizeof head - 1))
+    {
+      g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
+      if (g_output_stream_write (out, head + i, 1, NULL, NULL) != 1)
+        break;
+      closed = wait_for_connections (fixture->transport, 0, 50);
+    }
+  /* Not before the deadline (the handshake's time counts too). */
+  g_assert_cmpint (g_get_monotonic_time () - start, >=, G_USEC_PER_SEC);
+  g_clear_object (&state.connection);
 }
 
 /* ---- Mounted in an application's server ---------------------------------- */
@@ -951,6 +1057,8 @@ main (int   argc,
   g_test_add ("/snodo/http/listen/inherited", Fixture, NULL, fixture_setup, test_listen_inherited,
               fixture_teardown);
   g_test_add ("/snodo/http/listen/tls", Fixture, NULL, fixture_setup, test_listen_tls, fixture_teardown);
+  g_test_add ("/snodo/http/listen/tls-read-deadline", Fixture, NULL, fixture_setup, test_listen_tls_read_deadline,
+              fixture_teardown);
   g_test_add ("/snodo/http/listen/tls-client-leaves", Fixture, NULL, fixture_setup, test_listen_tls_client_leaves,
               fixture_teardown);
   g_test_add ("/snodo/http/mount", Fixture, NULL, fixture_setup, test_mount, fixture_teardown);

@@ -781,7 +781,9 @@ read_line_cb (GObject      *object,
   state->done = TRUE;
 }
 
-/* The JSON of the next event of the stream, or NULL at its end. */
+/* The JSON of the next event of the stream, or NULL at its end. Events
+ * with empty data (priming events) are not messages: skipped, as SSE
+ * clients do. */
 static char *
 next_event (StreamState *state)
 {
@@ -796,7 +798,7 @@ next_event (StreamState *state)
       line = g_steal_pointer (&state->line);
       if (line == NULL)
         return NULL;
-      if (g_str_has_prefix (line, "data: "))
+      if (g_str_has_prefix (line, "data: ") && line[6] != '\0')
         {
           char *json = g_strdup (line + 6);
 

@@ -27,4 +27,9 @@ guint snodo_executor_get_n_uncancelled_for_owner (SnodoExecutor *self,
 void  snodo_executor_release_key                 (SnodoExecutor *self,
                                                   SnodoWork     *work);
 
+/* Whether @owner has live work with @key. Any thread. */
+gboolean snodo_executor_has_key                  (SnodoExecutor *self,
+                                                  GObject       *owner,
+                                                  const char    *key);
+
 G_END_DECLS

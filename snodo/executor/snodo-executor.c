@@ -1129,6 +1129,23 @@ snodo_executor_cancel (SnodoExecutor *self,
   return work != NULL;
 }
 
+/* Whether @owner has live work with @key (see snodo-executor-private.h). */
+gboolean
+snodo_executor_has_key (SnodoExecutor *self,
+                        GObject       *owner,
+                        const char    *key)
+{
+  SnodoExecutorOwner *entry;
+  gboolean found = FALSE;
+
+  g_mutex_lock (&self->lock);
+  entry = g_hash_table_lookup (self->owners, owner);
+  if (entry != NULL && entry->keys != NULL)
+    found = g_hash_table_contains (entry->keys, key);
+  g_mutex_unlock (&self->lock);
+  return found;
+}
+
 /*
  * snodo_executor_release_key:
  * @self: an executor

@@ -32,6 +32,9 @@ struct _SnodoConnection
   GObject                     *owner;
   /* Owned. */
   SnodoExecutor               *executor;
+  /* Where subscriptions/listen runs instead, so that streams, which last,
+   * hold no slot of the executor that admits work (owned), or NULL. */
+  SnodoExecutor               *stream_executor;
   /* Owned; where vtable functions and send callbacks run. */
   GMainContext                *context;
   /* Sends on their way to the context (atomic). */

@@ -205,6 +205,7 @@ snodo_connection_unref (SnodoConnection *self)
   g_clear_pointer (&self->subscriptions, g_ptr_array_unref);
   g_clear_pointer (&self->auth, snodo_auth_info_unref);
   g_clear_object (&self->executor);
+  g_clear_object (&self->stream_executor);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_free (self);
 }
@@ -214,6 +215,13 @@ snodo_connection_set_persistent (SnodoConnection *self,
                                  gboolean         persistent)
 {
   self->persistent = !!persistent;
+}
+
+void
+snodo_connection_set_stream_executor (SnodoConnection *self,
+                                      SnodoExecutor   *executor)
+{
+  g_set_object (&self->stream_executor, executor);
 }
 
 /* Called by the transport, on the context, when it goes away or ends. */

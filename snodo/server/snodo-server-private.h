@@ -71,6 +71,12 @@ void             snodo_connection_unref  (SnodoConnection             *self);
  * connection made for one stateless request. */
 void             snodo_connection_set_persistent (SnodoConnection     *self,
                                                   gboolean             persistent);
+/* subscriptions/listen on this connection runs on @executor (with the
+ * same owner) rather than on the one that admits work: a transport whose
+ * one connection carries streams and requests alike (stdio) bounds its
+ * streams on their own this way. Before the first request. */
+void             snodo_connection_set_stream_executor (SnodoConnection *self,
+                                                       SnodoExecutor   *executor);
 void             snodo_connection_detach (SnodoConnection             *self);
 guint            snodo_connection_get_n_in_transit (SnodoConnection  *self);
 void             snodo_connection_send   (SnodoConnection             *self,

@@ -13,6 +13,7 @@
 #include "snodo-catalog-private.h"
 #include "snodo-connection-private.h"
 #include "snodo-executor.h"
+#include "snodo-executor-private.h"
 #include "snodo-invocation.h"
 #include "snodo-invocation-private.h"
 #include "snodo-protocol-private.h"
@@ -388,6 +389,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
   Call *call;
   SnodoWorkKind kind = SNODO_WORK_KIND_ASYNC;
   SnodoConnection *runner = connection;
+  SnodoExecutor *executor;
 
   if (frame->has_nul)
     {
@@ -538,8 +540,24 @@ snodo_server_dispatch_request (SnodoServer     *self,
     }
 
   /* What the request holds while it is answered: what the transport keeps
-   * of it, and the decoded message, which the invocation keeps. */
-  if (!snodo_executor_submit (runner->executor, runner->owner, frame->key, kind, cost + frame->size,
+   * of it, and the decoded message, which the invocation keeps. A
+   * subscription runs on the connection's stream executor, if it has one;
+   * an id stays unique across both. */
+  executor = runner->executor;
+  if (runner->stream_executor != NULL && frame->key != NULL)
+    {
+      SnodoExecutor *other = runner->stream_executor;
+
+      if (method->id == SNODO_METHOD_SUBSCRIPTIONS_LISTEN)
+        {
+          other = executor;
+          executor = runner->stream_executor;
+        }
+      if (snodo_executor_has_key (other, runner->owner, frame->key))
+        g_set_error_literal (&error, SNODO_ERROR, SNODO_ERROR_DUPLICATE_KEY, "");
+    }
+  if (error != NULL ||
+      !snodo_executor_submit (executor, runner->owner, frame->key, kind, cost + frame->size,
                               snodo_server_run_cb, call, (GDestroyNotify) call_free, &error))
     {
       /* A refused submission leaves the call to us. */
@@ -590,7 +608,10 @@ snodo_server_dispatch (SnodoServer     *self,
           JsonNode *request_id = snodo_frame_get_param (frame, "requestId");
           g_autofree char *key = request_id ? snodo_frame_id_key (request_id) : NULL;
 
-          if (key != NULL && snodo_executor_cancel (connection->executor, connection->owner, key))
+          if (key != NULL &&
+              (snodo_executor_cancel (connection->executor, connection->owner, key) ||
+               (connection->stream_executor != NULL &&
+                snodo_executor_cancel (connection->stream_executor, connection->owner, key))))
             g_debug ("Cancelled request %s", key);
         }
       /* Notifications are never answered, whatever they are. */

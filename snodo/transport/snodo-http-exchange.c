@@ -76,7 +76,7 @@ snodo_http_send_fail_later (GMainContext  *context,
   later = g_new0 (FailLater, 1);
   later->func = func;
   later->user_data = user_data;
-  later->error = g_error_copy (error);
+  later->error = error != NULL ? g_error_copy (error) : NULL;
   source = g_idle_source_new ();
   g_source_set_priority (source, G_PRIORITY_DEFAULT);
   g_source_set_static_name (source, "[snodo] http send failed");
@@ -92,6 +92,7 @@ pending_send_finish (PendingSend  *send,
   if (send->func != NULL)
     send->func (error, send->user_data);
   g_clear_pointer (&send->line, g_bytes_unref);
+  g_free (send->event_id);
   g_free (send);
 }
 
@@ -159,6 +160,7 @@ exchange_disarm (Exchange *ex)
 {
   g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&ex->keepalive_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&ex->lifetime_source, snodo_source_destroy_and_unref);
   exchange_unwatch_hangup (ex);
 }
 
@@ -507,11 +509,23 @@ exchange_pump (Exchange *ex)
   ex->pending_bytes -= len;
   if (len > 0 && data[len - 1] == '\n')
     len--;
-  chunk = g_string_sized_new (len + 24);
+  chunk = g_string_sized_new (len + 48);
+  if (send->event_id != NULL && len == 0)
+    {
+      /* A priming event: an id, no data, and when to come back. */
+      g_string_append_printf (chunk, "id: %s\n", send->event_id);
+      if (ex->transport->stream_retry > 0)
+        g_string_append_printf (chunk, "retry: %u\n", ex->transport->stream_retry);
+      g_string_append (chunk, "data: \n\n");
+      goto write;
+    }
+  if (send->event_id != NULL)
+    g_string_append_printf (chunk, "id: %s\n", send->event_id);
   g_string_append_len (chunk, "event: message\ndata: ", 21);
   g_string_append_len (chunk, data, len);
   g_string_append_len (chunk, "\n\n", 2);
 
+write:
   ex->in_flight = send;
   bytes = g_string_free_to_bytes (chunk);
   soup_message_body_append_bytes (soup_server_message_get_response_body (ex->msg), bytes);
@@ -550,6 +564,18 @@ snodo_http_exchange_send (Exchange      *ex,
                           SnodoSendFunc  func,
                           gpointer       user_data)
 {
+  snodo_http_exchange_send_event (ex, NULL, line, func, user_data);
+}
+
+/* The same, as the SSE event @event_id (NULL: none); an empty @line with
+ * an id is a priming event. */
+void
+snodo_http_exchange_send_event (Exchange      *ex,
+                                const char    *event_id,
+                                GBytes        *line,
+                                SnodoSendFunc  func,
+                                gpointer       user_data)
+{
   PendingSend *send;
   gboolean is_answer;
   int code = 0;
@@ -568,6 +594,7 @@ snodo_http_exchange_send (Exchange      *ex,
   send->line = line;
   send->func = func;
   send->user_data = user_data;
+  send->event_id = g_strdup (event_id);
   is_answer = ex->key != NULL && snodo_http_line_is_response (line, &code);
 
   if (is_answer && ex->is_initialize && code != 0 && ex->peer != NULL && ex->peer->session_id != NULL)

@@ -5,7 +5,8 @@
  * address, a Unix socket or an inherited socket, with the transport's own
  * SoupServer and listener (snodo-http-listener.c), with TLS when it has a
  * certificate; or attached to an application's SoupServer. And what it
- * then tells of itself: its port and URI.
+ * then tells of itself: its port and URI; and the accessors of the limits
+ * the listener applies to connections.
  * snodo-http-transport-private.h says which file holds what. */
 
 #include "config.h"
@@ -68,6 +69,7 @@ snodo_http_transport_start (SnodoHttpTransport  *self,
    * management of kept-alive connections (see snodo-http-listener.c). */
   self->listener = snodo_http_listener_new (self->soup, self->context);
   snodo_http_listener_set_idle_timeout (self->listener, self->connection_idle_timeout);
+  snodo_http_listener_set_read_timeout (self->listener, self->request_read_timeout);
   snodo_http_listener_set_max_connections (self->listener, self->max_connections);
   snodo_http_listener_set_tls_certificate (self->listener, self->tls_certificate);
   snodo_http_listener_set_hangup_func (self->listener, snodo_http_transport_client_left_cb, self);
@@ -340,4 +342,132 @@ snodo_http_transport_dup_uri (SnodoHttpTransport *self)
     host = g_inet_address_to_string (inet);
   return g_strdup_printf ("%s://%s:%u%s", self->tls_certificate != NULL ? "https" : "http", host, self->port,
                           self->path);
+}
+
+/* ---- The connections' limits, applied by the listener ---------------- */
+
+/**
+ * snodo_http_transport_get_connection_idle_timeout:
+ * @self: a transport
+ *
+ * Gets how long a kept-alive connection may stay idle.
+ *
+ * Returns: the limit in seconds, or 0 for none
+ *
+ * Since: 0.1
+ */
+guint
+snodo_http_transport_get_connection_idle_timeout (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->connection_idle_timeout;
+}
+
+/**
+ * snodo_http_transport_set_connection_idle_timeout:
+ * @self: a transport
+ * @connection_idle_timeout: the limit in seconds, or 0 for none
+ *
+ * Sets how long a kept-alive connection may stay idle; see
+ * [property@Snodo.HttpTransport:connection-idle-timeout].
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_connection_idle_timeout (SnodoHttpTransport *self,
+                                                  guint               connection_idle_timeout)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (connection_idle_timeout <= G_MAXUINT / 1000);
+
+  if (self->connection_idle_timeout == connection_idle_timeout)
+    return;
+  self->connection_idle_timeout = connection_idle_timeout;
+  if (self->listener != NULL)
+    snodo_http_listener_set_idle_timeout (self->listener, connection_idle_timeout);
+  g_object_notify (G_OBJECT (self), "connection-idle-timeout");
+}
+
+/**
+ * snodo_http_transport_get_max_connections:
+ * @self: a transport
+ *
+ * Gets the most client connections open at once.
+ *
+ * Returns: the limit
+ *
+ * Since: 0.1
+ */
+guint
+snodo_http_transport_get_max_connections (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->max_connections;
+}
+
+/**
+ * snodo_http_transport_set_max_connections:
+ * @self: a transport
+ * @max_connections: the limit, at least 1
+ *
+ * Sets the most client connections open at once; see
+ * [property@Snodo.HttpTransport:max-connections].
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_max_connections (SnodoHttpTransport *self,
+                                          guint               max_connections)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (max_connections >= 1);
+
+  if (self->max_connections == max_connections)
+    return;
+  self->max_connections = max_connections;
+  if (self->listener != NULL)
+    snodo_http_listener_set_max_connections (self->listener, max_connections);
+  g_object_notify (G_OBJECT (self), "max-connections");
+}
+
+/**
+ * snodo_http_transport_get_request_read_timeout:
+ * @self: a transport
+ *
+ * Gets how long a client may take to send one request, head and body.
+ *
+ * Returns: the limit in seconds, or 0 for none
+ *
+ * Since: 0.1
+ */
+guint
+snodo_http_transport_get_request_read_timeout (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->request_read_timeout;
+}
+
+/**
+ * snodo_http_transport_set_request_read_timeout:
+ * @self: a transport
+ * @request_read_timeout: the limit in seconds, or 0 for none
+ *
+ * Sets how long a client may take to send one request, head and body;
+ * see [property@Snodo.HttpTransport:request-read-timeout].
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_request_read_timeout (SnodoHttpTransport *self,
+                                               guint               request_read_timeout)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (request_read_timeout <= G_MAXUINT / 1000);
+
+  if (self->request_read_timeout == request_read_timeout)
+    return;
+  self->request_read_timeout = request_read_timeout;
+  if (self->listener != NULL)
+    snodo_http_listener_set_read_timeout (self->listener, request_read_timeout);
+  g_object_notify (G_OBJECT (self), "request-read-timeout");
 }

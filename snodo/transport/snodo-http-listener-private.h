@@ -44,6 +44,8 @@ void               snodo_http_listener_set_tls_certificate
                                                          GTlsCertificate    *certificate);
 void               snodo_http_listener_set_idle_timeout (SnodoHttpListener  *self,
                                                          guint               seconds);
+void               snodo_http_listener_set_read_timeout (SnodoHttpListener  *self,
+                                                         guint               seconds);
 void               snodo_http_listener_set_max_connections
                                                         (SnodoHttpListener  *self,
                                                          guint               max_connections);

@@ -20,6 +20,7 @@
 #include <libsoup/soup.h>
 
 #include "snodo-base-private.h"
+#include "snodo-http-framing-private.h"
 #include "snodo-http-listener-private.h"
 
 /*
@@ -54,7 +55,10 @@
  * middle of a request is left alone: libsoup handles that itself.
  *
  * With that, the transport can time idle connections out (it shuts the
- * socket down, and libsoup sees the end of the stream) and bound their
+ * socket down, and libsoup sees the end of the stream), give each request
+ * a deadline from its first byte to the end of its body (libsoup has
+ * none: a client sending a byte a second would hold its connection for
+ * as long as it liked), and bound their
  * number (the oldest idle connection makes room for a new one; when none
  * is idle, new clients wait in the backlog).
  *
@@ -62,8 +66,8 @@
  * here or inherited; everything above applies to each. With a
  * certificate, the listener wraps each connection in TLS and shakes hands
  * before libsoup gets it (libsoup would do so only on sockets it accepts
- * itself); a connection shaking hands is counted, and idle, like any
- * other, so one that never finishes is closed by the idle timeout. A
+ * itself); a connection shaking hands is counted like any other, and
+ * its handshake has the read deadline of a request. A
  * client's end of a TLS connection without close_notify ends it as the
  * end of a TCP stream does.
  *
@@ -99,6 +103,10 @@ struct _Connection
   /* When the last request started or the last held exchange ended
    * (monotonic time). */
   gint64             last_active;
+  /* When the first byte of the request being read came (monotonic
+   * time), or 0 when no request is being read; over TLS, also when the
+   * handshake started. */
+  gint64             reading_since;
   /* Exchanges in progress (held by the transport). */
   guint              n_held;
   /* The TLS handshake in progress (TLS only), until libsoup gets the
@@ -114,6 +122,11 @@ struct _Connection
   /* No byte of a request was read since the last request ended (or since
    * accept): libsoup waits for the next one. */
   guint              between_requests : 1;
+  /* A malformed chunked body was answered 400: the connection ends once
+   * the client stops sending (snodo-http-framing.c). */
+  guint              refused : 1;
+  /* The framing of the requests read, to notice malformed chunks. */
+  SnodoHttpFraming   framing;
 };
 
 /* ---- The stream's input: the end of the stream as a cut-short request --- */
@@ -156,6 +169,9 @@ snodo_http_input_stream_filter (SnodoHttpInputStream *self,
     return n;
   if (n > 0)
     {
+      /* The first byte of a request starts its read deadline. */
+      if (connection->between_requests && connection->reading_since == 0)
+        connection->reading_since = g_get_monotonic_time ();
       connection->between_requests = FALSE;
       return n;
     }
@@ -167,6 +183,44 @@ snodo_http_input_stream_filter (SnodoHttpInputStream *self,
       self->gave_newline = TRUE;
       ((char *) buffer)[0] = '\n';
       return 1;
+    }
+  return n;
+}
+
+static void connection_refuse (Connection *connection);
+static GMainContext *snodo_http_listener_get_context (SnodoHttpListener *self);
+
+/* An error ending the stream between two requests (the client reset the
+ * connection: it closed with an answer not yet read) is the end of the
+ * stream too, and libsoup before 3.3 forgets the connection on it just
+ * the same: it reads as the newline first. And the bytes read are
+ * followed for a malformed chunked body, refused here with a 400. */
+static gssize
+snodo_http_input_stream_filter_error (SnodoHttpInputStream  *self,
+                                      gssize                 n,
+                                      void                  *buffer,
+                                      gsize                  count,
+                                      GError               **error)
+{
+  Connection *connection = self->connection;
+
+  if (n < 0 && connection != NULL && self->eof_as_newline && !self->gave_newline &&
+      connection->between_requests && count > 0 && error != NULL && *error != NULL &&
+      !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    {
+      g_debug ("An HTTP client reset its connection: %s", (*error)->message);
+      g_clear_error (error);
+      n = 0;
+    }
+  n = snodo_http_input_stream_filter (self, n, buffer, count);
+  if (n > 0 && connection != NULL && !connection->refused && !self->gave_newline &&
+      !snodo_http_framing_feed (&connection->framing, buffer, n))
+    {
+      /* libsoup would misread it: refused here, and libsoup gets an
+       * error, which ends the message without an answer of its own. */
+      connection_refuse (connection);
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Malformed chunked body");
+      return -1;
     }
   return n;
 }
@@ -214,7 +268,7 @@ snodo_http_input_stream_read (GInputStream  *stream,
 
   if (!snodo_http_input_stream_take_ahead (self, buffer, count, &n))
     n = g_input_stream_read (snodo_http_input_stream_get_base (stream), buffer, count, cancellable, error);
-  return snodo_http_input_stream_filter (self, n, buffer, count);
+  return snodo_http_input_stream_filter_error (self, n, buffer, count, error);
 }
 
 static gboolean
@@ -267,7 +321,7 @@ snodo_http_input_stream_read_nonblocking (GPollableInputStream  *stream,
 
   if (!snodo_http_input_stream_take_ahead (self, buffer, count, &n))
     n = g_pollable_input_stream_read_nonblocking (base, buffer, count, NULL, error);
-  return snodo_http_input_stream_filter (self, n, buffer, count);
+  return snodo_http_input_stream_filter_error (self, n, buffer, count, error);
 }
 
 static void
@@ -545,6 +599,14 @@ snodo_http_stream_close (GIOStream     *stream,
   SnodoHttpStream *self = SNODO_HTTP_STREAM (stream);
   Connection *connection = g_steal_pointer (&self->connection);
 
+  if (connection != NULL && connection->refused)
+    {
+      /* Not at once: what the client still sends would reset the
+       * connection, and its 400 with it. */
+      snodo_http_framing_linger (self->base, snodo_http_listener_get_context (connection->listener));
+      connection_closed (connection);
+      return TRUE;
+    }
   if (connection != NULL)
     connection_closed (connection);
   return g_io_stream_close (self->base, cancellable, error);
@@ -560,6 +622,16 @@ snodo_http_stream_finalize (GObject *object)
   g_clear_object (&self->base);
 
   G_OBJECT_CLASS (snodo_http_stream_parent_class)->finalize (object);
+}
+
+/* A malformed chunked body: 400, and the sending side shut. */
+static void
+connection_refuse (Connection *connection)
+{
+  g_debug ("An HTTP client sent a malformed chunked body");
+  connection->refused = TRUE;
+  snodo_http_framing_refuse (connection->stream->base);
+  g_socket_shutdown (connection->socket, FALSE, TRUE, NULL);
 }
 
 static void
@@ -626,12 +698,16 @@ struct _SnodoHttpListener
   /* remote address -> Connection (owned). */
   GHashTable   *connections;
   guint         idle_timeout;
+  /* Seconds from a request's first byte to its whole head and body, or
+   * 0 for no limit. */
+  guint         read_timeout;
   guint         max_connections;
   /* Told when a client leaves a connection whose exchanges cannot see it
    * from the socket (TLS). */
   SnodoHttpListenerHangupFunc hangup_func;
   gpointer      hangup_data;
   gulong        request_started_id;
+  gulong        request_read_id;
   gulong        request_finished_id;
   gulong        request_aborted_id;
   /* The end of the stream reads as a newline first (libsoup < 3.3). */
@@ -642,6 +718,12 @@ struct _SnodoHttpListener
 
 static void snodo_http_listener_arm_accept (SnodoHttpListener *self);
 static gboolean snodo_http_listener_retry_cb (gpointer user_data);
+
+static GMainContext *
+snodo_http_listener_get_context (SnodoHttpListener *self)
+{
+  return self->context;
+}
 
 /* A TLS handshake before libsoup gets the connection. The connection
  * forgets it (and cancels it) if it goes first. */
@@ -779,7 +861,22 @@ snodo_http_listener_request_ended_cb (SoupServer        *soup,
   Connection *connection = snodo_http_listener_lookup (user_data, msg);
 
   if (connection != NULL)
-    connection->between_requests = TRUE;
+    {
+      connection->between_requests = TRUE;
+      connection->reading_since = 0;
+    }
+}
+
+/* The request is read whole, head and body: its read deadline is met. */
+static void
+snodo_http_listener_request_read_cb (SoupServer        *soup,
+                                     SoupServerMessage *msg,
+                                     gpointer           user_data)
+{
+  Connection *connection = snodo_http_listener_lookup (user_data, msg);
+
+  if (connection != NULL)
+    connection->reading_since = 0;
 }
 
 static void
@@ -793,12 +890,16 @@ snodo_http_listener_request_started_cb (SoupServer        *soup,
     connection->last_active = g_get_monotonic_time ();
 }
 
-/* Closes the connections idle for idle-timeout seconds. */
+/* Closes the connections idle for idle-timeout seconds, and those that
+ * have been reading one request (or shaking hands) for read-timeout
+ * seconds. */
 static gboolean
 snodo_http_listener_sweep_cb (gpointer user_data)
 {
   SnodoHttpListener *self = user_data;
-  gint64 limit = g_get_monotonic_time () - (gint64) self->idle_timeout * G_USEC_PER_SEC;
+  gint64 now = g_get_monotonic_time ();
+  gint64 limit = now - (gint64) self->idle_timeout * G_USEC_PER_SEC;
+  gint64 read_limit = now - (gint64) self->read_timeout * G_USEC_PER_SEC;
   GHashTableIter iter;
   gpointer value;
 
@@ -813,7 +914,12 @@ snodo_http_listener_sweep_cb (gpointer user_data)
     {
       Connection *connection = value;
 
-      if (connection->n_held == 0 && connection->last_active < limit)
+      if (self->read_timeout > 0 && connection->reading_since != 0 && connection->reading_since < read_limit)
+        {
+          g_debug ("An HTTP client did not send its request within %u s", self->read_timeout);
+          connection_shut (connection);
+        }
+      else if (self->idle_timeout > 0 && connection->n_held == 0 && connection->last_active < limit)
         connection_shut (connection);
     }
   return G_SOURCE_CONTINUE;
@@ -822,13 +928,20 @@ snodo_http_listener_sweep_cb (gpointer user_data)
 static void
 snodo_http_listener_arm_sweep (SnodoHttpListener *self)
 {
+  guint shortest;
   guint interval;
 
-  if (self->sweep_source != NULL || self->idle_timeout == 0 || g_hash_table_size (self->connections) == 0)
+  if (self->idle_timeout == 0)
+    shortest = self->read_timeout;
+  else if (self->read_timeout == 0)
+    shortest = self->idle_timeout;
+  else
+    shortest = MIN (self->idle_timeout, self->read_timeout);
+  if (self->sweep_source != NULL || shortest == 0 || g_hash_table_size (self->connections) == 0)
     return;
-  /* Idle connections close between one and one and a quarter timeouts
-   * after their last request, at most 15 s late. */
-  interval = CLAMP (self->idle_timeout * 250, 100, 15000);
+  /* Connections close between one and one and an eighth of the shorter
+   * timeout after their deadline, at most 15 s late. */
+  interval = CLAMP (shortest * 125, 100, 15000);
   self->sweep_source = g_timeout_source_new (interval);
   g_source_set_static_name (self->sweep_source, "[snodo] http idle connections");
   g_source_set_callback (self->sweep_source, snodo_http_listener_sweep_cb, self, NULL);
@@ -876,6 +989,7 @@ snodo_http_listener_hand_over (SnodoHttpListener *self,
   connection->stream->connection = connection;
   SNODO_HTTP_INPUT_STREAM (connection->stream->input)->connection = connection;
   connection->between_requests = TRUE;
+  connection->reading_since = 0;
 
   /* libsoup reads the first request at once; the stream's close removes
    * the connection again. */
@@ -969,12 +1083,15 @@ snodo_http_listener_accept_one (SnodoHttpListener *self,
       connection->tls = TRUE;
     }
   connection->last_active = g_get_monotonic_time ();
+  /* A handshake has the read deadline of a request. */
+  if (tls != NULL)
+    connection->reading_since = connection->last_active;
   g_hash_table_insert (self->connections, connection->remote, connection);
 
   if (tls != NULL)
     {
-      /* Counted and timed like any connection while it shakes hands: one
-       * that never finishes is idle, and closed as such. */
+      /* Counted like any connection while it shakes hands: one that
+       * does not finish within the read deadline is closed. */
       Handshake *handshake = g_new0 (Handshake, 1);
 
       handshake->connection = connection;
@@ -1075,10 +1192,13 @@ snodo_http_listener_new (SoupServer   *soup,
   self->context = g_main_context_ref (context);
   self->connections = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, connection_free);
   self->idle_timeout = 60;
+  self->read_timeout = 30;
   self->max_connections = 1024;
   self->eof_as_newline = soup_get_major_version () == 3 && soup_get_minor_version () < 3;
   self->request_started_id = g_signal_connect (soup, "request-started",
                                                G_CALLBACK (snodo_http_listener_request_started_cb), self);
+  self->request_read_id = g_signal_connect (soup, "request-read",
+                                            G_CALLBACK (snodo_http_listener_request_read_cb), self);
   self->request_finished_id = g_signal_connect (soup, "request-finished",
                                                 G_CALLBACK (snodo_http_listener_request_ended_cb), self);
   self->request_aborted_id = g_signal_connect (soup, "request-aborted",
@@ -1240,6 +1360,15 @@ snodo_http_listener_set_idle_timeout (SnodoHttpListener *self,
 }
 
 void
+snodo_http_listener_set_read_timeout (SnodoHttpListener *self,
+                                      guint              seconds)
+{
+  self->read_timeout = seconds;
+  g_clear_pointer (&self->sweep_source, snodo_source_destroy_and_unref);
+  snodo_http_listener_arm_sweep (self);
+}
+
+void
 snodo_http_listener_set_max_connections (SnodoHttpListener *self,
                                          guint              max_connections)
 {
@@ -1337,6 +1466,7 @@ snodo_http_listener_free (SnodoHttpListener *self)
   snodo_http_listener_stop (self);
   g_clear_pointer (&self->sweep_source, snodo_source_destroy_and_unref);
   g_clear_signal_handler (&self->request_started_id, self->soup);
+  g_clear_signal_handler (&self->request_read_id, self->soup);
   g_clear_signal_handler (&self->request_finished_id, self->soup);
   g_clear_signal_handler (&self->request_aborted_id, self->soup);
   /* Whatever libsoup still holds is shut, so that it ends. */

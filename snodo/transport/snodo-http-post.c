@@ -206,7 +206,17 @@ snodo_http_refuse_now (SnodoHttpTransport *self,
       g_free (linger);
       return FALSE;
     }
-  g_socket_send_with_blocking (socket, response->str, response->len, FALSE, NULL, NULL);
+  /* Through the connection's stream, which speaks TLS when the
+   * connection does (the socket itself would carry plain text into it). */
+  {
+    GOutputStream *output = g_io_stream_get_output_stream (linger->stream);
+
+    if (G_IS_POLLABLE_OUTPUT_STREAM (output))
+      g_pollable_output_stream_write_nonblocking (G_POLLABLE_OUTPUT_STREAM (output), response->str,
+                                                  response->len, NULL, NULL);
+    else
+      g_socket_send_with_blocking (socket, response->str, response->len, FALSE, NULL, NULL);
+  }
   g_socket_shutdown (socket, FALSE, TRUE, NULL);
 
   linger->read_source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);

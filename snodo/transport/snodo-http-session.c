@@ -39,8 +39,13 @@ peer_send (gpointer       transport,
     ex = g_hash_table_lookup (peer->exchanges, related);
   /* Lines of no request (announcements), and requests to the client whose
    * POST is gone, go on the session's GET stream if one is open. */
-  if (ex == NULL && peer->standalone != NULL && (related == NULL || !snodo_http_line_is_response (line, &code)))
-    ex = peer->standalone;
+  if (ex == NULL && (related == NULL || !snodo_http_line_is_response (line, &code)))
+    {
+      /* A resumable stream keeps it even while no connection is open. */
+      if (snodo_http_resume_send (peer, related, line, func, user_data))
+        return;
+      ex = peer->standalone;
+    }
 
   if (ex == NULL)
     {
@@ -174,6 +179,8 @@ snodo_http_peer_end (Peer     *peer,
 
   if (peer->stateless)
     g_ptr_array_remove_fast (self->stateless, peer);
+  else
+    snodo_http_resume_forget (peer);
   snodo_http_peer_free (peer);
 }
 
@@ -188,6 +195,7 @@ snodo_http_transport_handle_get_or_delete (SnodoHttpTransport *self,
   const char *session_id = snodo_http_get_request_header (headers, SESSION_HEADER);
   const char *version_header = snodo_http_get_request_header (headers, "MCP-Protocol-Version");
   gboolean legacy_served = snodo_server_get_oldest_legacy (self->server) != SNODO_PROTOCOL_VERSION_UNKNOWN;
+  g_autofree char *last_event_id = NULL;
   Peer *peer;
 
   /* A proxy that reads one copy and the transport another would see
@@ -244,6 +252,8 @@ snodo_http_transport_handle_get_or_delete (SnodoHttpTransport *self,
                               _("Conflict: the session already has a stream open"));
       return;
     }
+  if (!snodo_http_resume_check (peer, msg, &last_event_id))
+    return;
   if (!snodo_http_transport_admit_stream (self, msg, NULL))
     return;
 
@@ -252,6 +262,8 @@ snodo_http_transport_handle_get_or_delete (SnodoHttpTransport *self,
   snodo_http_exchange_count_stream (peer->standalone);
   snodo_http_exchange_start_stream (peer->standalone);
   snodo_http_exchange_watch_hangup (peer->standalone);
+  /* What the client missed, and a priming event. */
+  snodo_http_resume_begin (peer, last_event_id);
   /* Send the headers now; events follow as they come. */
   soup_server_message_unpause (msg);
 }

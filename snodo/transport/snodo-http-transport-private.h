@@ -8,7 +8,9 @@
  *   snodo-http-transport.c  the object: its properties, the routing of
  *                           each request by its method
  *   snodo-http-listen.c     where it listens (or attaching to an
- *                           application's SoupServer), its port and URI
+ *                           application's SoupServer), its port and URI,
+ *                           and the limits its listener applies to
+ *                           connections (idle and read timeouts, count)
  *   snodo-http-close.c      closing: the exchanges end, then the peers
  *   snodo-http-post.c       a POST: its body, the checks of its headers, the
  *                           era it belongs to, its dispatch to the server
@@ -33,6 +35,7 @@
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
 
+#include "snodo-event-store.h"
 #include "snodo-executor.h"
 #include "snodo-http-auth-private.h"
 #include "snodo-http-listener-private.h"
@@ -71,6 +74,9 @@ typedef struct
   GBytes        *line;
   SnodoSendFunc  func;
   gpointer       user_data;
+  /* The SSE id of the event, or NULL; with an empty line, a priming
+   * event (snodo-http-resume.c). */
+  char          *event_id;
 } PendingSend;
 
 /* One HTTP request being answered: a POSTed request, or a session's GET
@@ -102,6 +108,8 @@ typedef struct
   PendingSend        *in_flight;
   GSource            *write_timeout_source;
   GSource            *keepalive_source;
+  /* Ends a resumable GET stream after get-stream-lifetime, or NULL. */
+  GSource            *lifetime_source;
   /* Watches the socket while waiting, to notice a client that left. */
   GSource            *hangup_source;
   /* Until then, the exchange's place in the transport's hangup_waiting
@@ -199,6 +207,8 @@ struct _SnodoHttpTransport
   /* The most sessions at once; a new one beyond is refused (503). */
   guint            max_sessions;
   guint            connection_idle_timeout;
+  /* Seconds from a request's first byte to its end; 0: no limit. */
+  guint            request_read_timeout;
   guint            max_connections;
   /* Bytes of messages waiting to be written to one stream, beyond which
    * the stream ends. */
@@ -220,6 +230,13 @@ struct _SnodoHttpTransport
   GQueue           auth_checks;
   /* Starts the session ids issued, with a dot; NULL for none (owned). */
   char            *instance_id;
+  /* Resumable GET streams of sessions (snodo-http-resume.c): where their
+   * events are kept (owned, or NULL: not resumable), the retry field of
+   * their priming event (ms) and how long they stay open (s, 0: until
+   * the client leaves). */
+  SnodoEventStore *event_store;
+  guint            stream_retry;
+  guint            get_stream_lifetime;
   /* Runs subscriptions/listen (owned): a listen lasts as long as its
    * stream, and must not hold a slot of the executor that admits work.
    * max-streams bounds it instead. */
@@ -310,6 +327,11 @@ void      snodo_http_exchange_send                  (Exchange           *ex,
                                                      GBytes             *line,
                                                      SnodoSendFunc       func,
                                                      gpointer            user_data);
+void      snodo_http_exchange_send_event            (Exchange           *ex,
+                                                     const char         *event_id,
+                                                     GBytes             *line,
+                                                     SnodoSendFunc       func,
+                                                     gpointer            user_data);
 void      snodo_http_exchange_start_stream          (Exchange           *ex);
 void      snodo_http_exchange_watch_hangup          (Exchange           *ex);
 void      snodo_http_exchange_end                   (Exchange           *ex,
@@ -334,6 +356,27 @@ void      snodo_http_auth_bind                      (Peer               *peer,
                                                      SoupServerMessage  *msg);
 void      snodo_http_auth_add_handlers              (SnodoHttpTransport *self);
 void      snodo_http_auth_stop                      (SnodoHttpTransport *self);
+/* snodo-http-resume.c: resumable GET streams of sessions. The properties
+ * are installed after the transport's own, from @first_id on. */
+void      snodo_http_transport_install_resume_properties (GObjectClass       *klass,
+                                                          guint               first_id);
+gboolean  snodo_http_transport_resume_get_property  (SnodoHttpTransport *self,
+                                                     guint               id,
+                                                     GValue             *value);
+gboolean  snodo_http_transport_resume_set_property  (SnodoHttpTransport *self,
+                                                     guint               id,
+                                                     const GValue       *value);
+gboolean  snodo_http_resume_send                    (Peer               *peer,
+                                                     const char         *related,
+                                                     GBytes             *line,
+                                                     SnodoSendFunc       func,
+                                                     gpointer            user_data);
+gboolean  snodo_http_resume_check                   (Peer               *peer,
+                                                     SoupServerMessage  *msg,
+                                                     char              **last_event_id);
+void      snodo_http_resume_begin                   (Peer               *peer,
+                                                     const char         *last_event_id);
+void      snodo_http_resume_forget                  (Peer               *peer);
 
 /* For tests: the executor of subscriptions/listen. */
 SnodoExecutor *snodo_http_transport_get_stream_executor (SnodoHttpTransport *self);

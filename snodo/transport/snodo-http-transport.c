@@ -120,6 +120,7 @@ enum {
   PROP_SESSION_IDLE_TIMEOUT,
   PROP_MAX_SESSIONS,
   PROP_CONNECTION_IDLE_TIMEOUT,
+  PROP_REQUEST_READ_TIMEOUT,
   PROP_MAX_CONNECTIONS,
   PROP_TLS_CERTIFICATE,
   PROP_ALLOWED_HOSTS,
@@ -314,6 +315,7 @@ snodo_http_transport_finalize (GObject *object)
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_object (&self->executor);
   g_clear_object (&self->stream_executor);
+  g_clear_object (&self->event_store);
   g_clear_pointer (&self->streams_per_address, g_hash_table_unref);
   g_clear_pointer (&self->body_budget, snodo_http_body_budget_unref);
   g_clear_object (&self->server);
@@ -367,6 +369,10 @@ snodo_http_transport_get_property (GObject    *object,
       g_value_set_uint (value, self->connection_idle_timeout);
       break;
 
+    case PROP_REQUEST_READ_TIMEOUT:
+      g_value_set_uint (value, self->request_read_timeout);
+      break;
+
     case PROP_MAX_CONNECTIONS:
       g_value_set_uint (value, self->max_connections);
       break;
@@ -400,7 +406,8 @@ snodo_http_transport_get_property (GObject    *object,
       break;
 
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!snodo_http_transport_resume_get_property (self, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -450,6 +457,10 @@ snodo_http_transport_set_property (GObject      *object,
       snodo_http_transport_set_connection_idle_timeout (self, g_value_get_uint (value));
       break;
 
+    case PROP_REQUEST_READ_TIMEOUT:
+      snodo_http_transport_set_request_read_timeout (self, g_value_get_uint (value));
+      break;
+
     case PROP_MAX_CONNECTIONS:
       snodo_http_transport_set_max_connections (self, g_value_get_uint (value));
       break;
@@ -483,7 +494,8 @@ snodo_http_transport_set_property (GObject      *object,
       break;
 
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!snodo_http_transport_resume_set_property (self, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -625,9 +637,9 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * (and without a request in progress or a stream open) before the
    * transport closes it. A connection the client closes is closed at once,
    * whatever this says. Until a request has arrived whole, headers and
-   * body, its connection counts as idle: a request that takes longer than
-   * this from its first byte is cut off the same way, so a client that
-   * sends a byte at a time holds nothing for long. 0 keeps idle
+   * body, its connection also counts as idle; a request that arrives
+   * slowly is bounded first by
+   * [property@Snodo.HttpTransport:request-read-timeout]. 0 keeps idle
    * connections until the client closes them. The default is 60.
    *
    * Since: 0.1
@@ -635,6 +647,27 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
   properties[PROP_CONNECTION_IDLE_TIMEOUT] =
     g_param_spec_uint ("connection-idle-timeout", NULL, NULL,
                        0, G_MAXUINT / 1000, 60,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoHttpTransport:request-read-timeout: (getter get_request_read_timeout) (setter set_request_read_timeout)
+   *
+   * How many seconds a client may take to send one request whole, from its
+   * first byte to the end of its head and body; over HTTPS, also how long
+   * the TLS handshake may take. A connection whose request is not complete
+   * by then is closed without an answer, so that a client sending a byte
+   * at a time (its headers or its body) holds a connection for no longer.
+   * Time between requests on a kept-alive connection does not count (that
+   * is [property@Snodo.HttpTransport:connection-idle-timeout]), nor does
+   * the time a handler takes or a stream stays open. Connections are
+   * checked every eighth of the shorter of the two timeouts, so one may
+   * be closed up to that much later. 0 sets no limit. The default is 30.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_REQUEST_READ_TIMEOUT] =
+    g_param_spec_uint ("request-read-timeout", NULL, NULL,
+                       0, G_MAXUINT / 1000, 30,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
@@ -781,12 +814,14 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  snodo_http_transport_install_resume_properties (object_class, N_PROPS);
 }
 
 static void
 snodo_http_transport_init (SnodoHttpTransport *self)
 {
   self->context = g_main_context_ref_thread_default ();
+  self->event_store = SNODO_EVENT_STORE (snodo_memory_event_store_new ());
   self->max_body_bytes = 2000000;
   self->write_timeout = 5000;
   self->session_idle_timeout = 1800;
@@ -1130,90 +1165,6 @@ snodo_http_transport_set_max_sessions (SnodoHttpTransport *self,
     return;
   self->max_sessions = max_sessions;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_SESSIONS]);
-}
-
-/**
- * snodo_http_transport_get_connection_idle_timeout:
- * @self: a transport
- *
- * Gets how long a kept-alive connection may stay idle.
- *
- * Returns: the limit in seconds, or 0 for none
- *
- * Since: 0.1
- */
-guint
-snodo_http_transport_get_connection_idle_timeout (SnodoHttpTransport *self)
-{
-  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
-  return self->connection_idle_timeout;
-}
-
-/**
- * snodo_http_transport_set_connection_idle_timeout:
- * @self: a transport
- * @connection_idle_timeout: the limit in seconds, or 0 for none
- *
- * Sets how long a kept-alive connection may stay idle; see
- * [property@Snodo.HttpTransport:connection-idle-timeout].
- *
- * Since: 0.1
- */
-void
-snodo_http_transport_set_connection_idle_timeout (SnodoHttpTransport *self,
-                                                  guint               connection_idle_timeout)
-{
-  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
-  g_return_if_fail (connection_idle_timeout <= G_MAXUINT / 1000);
-
-  if (self->connection_idle_timeout == connection_idle_timeout)
-    return;
-  self->connection_idle_timeout = connection_idle_timeout;
-  if (self->listener != NULL)
-    snodo_http_listener_set_idle_timeout (self->listener, connection_idle_timeout);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CONNECTION_IDLE_TIMEOUT]);
-}
-
-/**
- * snodo_http_transport_get_max_connections:
- * @self: a transport
- *
- * Gets the most client connections open at once.
- *
- * Returns: the limit
- *
- * Since: 0.1
- */
-guint
-snodo_http_transport_get_max_connections (SnodoHttpTransport *self)
-{
-  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
-  return self->max_connections;
-}
-
-/**
- * snodo_http_transport_set_max_connections:
- * @self: a transport
- * @max_connections: the limit, at least 1
- *
- * Sets the most client connections open at once; see
- * [property@Snodo.HttpTransport:max-connections].
- *
- * Since: 0.1
- */
-void
-snodo_http_transport_set_max_connections (SnodoHttpTransport *self,
-                                          guint               max_connections)
-{
-  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
-  g_return_if_fail (max_connections >= 1);
-
-  if (self->max_connections == max_connections)
-    return;
-  self->max_connections = max_connections;
-  if (self->listener != NULL)
-    snodo_http_listener_set_max_connections (self->listener, max_connections);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_CONNECTIONS]);
 }
 
 /**

@@ -10,6 +10,7 @@
 #include <gio/gio.h>
 #include <libsoup/soup.h>
 
+#include "snodo-event-store.h"
 #include "snodo-executor.h"
 #include "snodo-server.h"
 #include "snodo-types.h"
@@ -69,6 +70,30 @@ SNODO_AVAILABLE_IN_ALL
 void                 snodo_http_transport_set_connection_idle_timeout
                                                               (SnodoHttpTransport   *self,
                                                                guint                 connection_idle_timeout);
+SNODO_AVAILABLE_IN_ALL
+SnodoEventStore     *snodo_http_transport_get_event_store     (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_event_store     (SnodoHttpTransport   *self,
+                                                               SnodoEventStore      *store);
+SNODO_AVAILABLE_IN_ALL
+guint                snodo_http_transport_get_stream_retry    (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_stream_retry    (SnodoHttpTransport   *self,
+                                                               guint                 stream_retry);
+SNODO_AVAILABLE_IN_ALL
+guint                snodo_http_transport_get_get_stream_lifetime
+                                                              (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_get_stream_lifetime
+                                                              (SnodoHttpTransport   *self,
+                                                               guint                 get_stream_lifetime);
+SNODO_AVAILABLE_IN_ALL
+guint                snodo_http_transport_get_request_read_timeout
+                                                              (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_request_read_timeout
+                                                              (SnodoHttpTransport   *self,
+                                                               guint                 request_read_timeout);
 SNODO_AVAILABLE_IN_ALL
 guint                snodo_http_transport_get_max_connections (SnodoHttpTransport   *self);
 SNODO_AVAILABLE_IN_ALL

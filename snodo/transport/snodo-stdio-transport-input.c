@@ -113,8 +113,8 @@ snodo_stdio_transport_abandon_cb (gpointer user_data)
   if (self->state != STATE_DRAINING || self->in_flight != NULL || !g_queue_is_empty (&self->pending))
     return G_SOURCE_REMOVE;
 
-  n_live = snodo_executor_get_n_live_for_owner (self->executor, G_OBJECT (self));
-  if (n_live > 0 && snodo_executor_get_n_uncancelled_for_owner (self->executor, G_OBJECT (self)) == 0)
+  n_live = snodo_stdio_transport_get_n_live (self);
+  if (n_live > 0 && snodo_stdio_transport_get_n_uncancelled (self) == 0)
     {
       g_warning (snodo_ngettext ("%u cancelled request did not end within %u ms of the end of input; "
                                  "closing without it",
@@ -138,14 +138,14 @@ snodo_stdio_transport_check_done (SnodoStdioTransport *self)
     {
       if (self->in_flight != NULL || !g_queue_is_empty (&self->pending))
         return;
-      if (snodo_executor_get_n_live_for_owner (self->executor, G_OBJECT (self)) > 0)
+      if (snodo_stdio_transport_get_n_live (self) > 0)
         {
           /* Work that was cancelled (by the client, by its deadline) and
            * does not end is waited for write-timeout ms, no longer: the
            * end of input never waits for ever on a handler that ignores
            * its cancellable. */
           if (self->abandon_source == NULL &&
-              snodo_executor_get_n_uncancelled_for_owner (self->executor, G_OBJECT (self)) == 0)
+              snodo_stdio_transport_get_n_uncancelled (self) == 0)
             {
               self->abandon_source = g_timeout_source_new (self->write_timeout);
               g_source_set_static_name (self->abandon_source, "[snodo] abandon cancelled work");
@@ -192,6 +192,8 @@ snodo_stdio_transport_begin_drain (SnodoStdioTransport *self,
   /* Subscriptions end gracefully now, or the drain would wait for them. */
   snodo_server_connection_draining (self->server, self->connection);
   snodo_executor_wait_owner_async (self->executor, G_OBJECT (self), NULL,
+                                   snodo_stdio_transport_drain_work_cb, g_object_ref (self));
+  snodo_executor_wait_owner_async (self->stream_executor, G_OBJECT (self), NULL,
                                    snodo_stdio_transport_drain_work_cb, g_object_ref (self));
   snodo_stdio_transport_check_done (self);
 }

@@ -74,6 +74,11 @@ struct _SnodoStdioTransport
   /* Construct-only, owned. */
   SnodoServer     *server;
   SnodoExecutor   *executor;
+  /* Where subscriptions/listen runs (owned): max-streams at once, none
+   * waiting, so that streams hold no slot of the executor. Made by
+   * constructed(). */
+  SnodoExecutor   *stream_executor;
+  guint            max_streams;
   GInputStream    *input;
   GOutputStream   *output;
   /* The context the transport was created in; everything below is only
@@ -173,6 +178,9 @@ void snodo_stdio_transport_choose_read_mode     (SnodoStdioTransport *self);
 void snodo_stdio_transport_read                 (SnodoStdioTransport *self);
 void snodo_stdio_transport_stop_reading         (SnodoStdioTransport *self);
 void snodo_stdio_transport_check_done           (SnodoStdioTransport *self);
+/* The transport's live and uncancelled work, on both its executors. */
+guint snodo_stdio_transport_get_n_live          (SnodoStdioTransport *self);
+guint snodo_stdio_transport_get_n_uncancelled   (SnodoStdioTransport *self);
 
 /* snodo-stdio-transport-output.c */
 /* The connection's send (SnodoConnectionVTable). */

@@ -28,6 +28,7 @@
 #include "snodo-stdio-transport.h"
 #include "snodo-stdio-transport-private.h"
 #include "snodo-base-private.h"
+#include "snodo-executor-private.h"
 #include "snodo-protocol-version.h"
 #include "snodo-server-private.h"
 #include "snodo-wire-private.h"
@@ -159,6 +160,7 @@ enum {
   PROP_MAX_LINE_BYTES,
   PROP_PROTECT_STDOUT,
   PROP_PROTOCOL_VERSION,
+  PROP_MAX_STREAMS,
   N_PROPS
 };
 
@@ -218,6 +220,42 @@ snodo_stdio_transport_wait_work_cb (GObject      *object,
     }
 }
 
+/* The work of this transport live on its two executors (requests, and
+ * subscriptions on the stream executor). */
+guint
+snodo_stdio_transport_get_n_live (SnodoStdioTransport *self)
+{
+  return snodo_executor_get_n_live_for_owner (self->executor, G_OBJECT (self)) +
+         snodo_executor_get_n_live_for_owner (self->stream_executor, G_OBJECT (self));
+}
+
+guint
+snodo_stdio_transport_get_n_uncancelled (SnodoStdioTransport *self)
+{
+  return snodo_executor_get_n_uncancelled_for_owner (self->executor, G_OBJECT (self)) +
+         snodo_executor_get_n_uncancelled_for_owner (self->stream_executor, G_OBJECT (self));
+}
+
+static void
+snodo_stdio_transport_cancel_work (SnodoStdioTransport *self)
+{
+  snodo_executor_cancel_owner (self->stream_executor, G_OBJECT (self));
+  snodo_executor_cancel_owner (self->executor, G_OBJECT (self));
+}
+
+/* The subscriptions have ended: now the requests. */
+static void
+snodo_stdio_transport_wait_streams_cb (GObject      *object,
+                                       GAsyncResult *result,
+                                       gpointer      user_data)
+{
+  g_autoptr(SnodoStdioTransport) self = user_data;
+
+  snodo_executor_wait_owner_finish (SNODO_EXECUTOR (object), result, NULL);
+  snodo_executor_wait_owner_async (self->executor, G_OBJECT (self), NULL,
+                                   snodo_stdio_transport_wait_work_cb, g_object_ref (self));
+}
+
 /* Entry: state is CLOSED or FAILED. Reports the end once. */
 void
 snodo_stdio_transport_emit_closed (SnodoStdioTransport *self,
@@ -247,8 +285,8 @@ snodo_stdio_transport_emit_closed (SnodoStdioTransport *self,
   if (self->holds_self && !self->waiting_work)
     {
       self->waiting_work = TRUE;
-      snodo_executor_wait_owner_async (self->executor, G_OBJECT (self), NULL,
-                                       snodo_stdio_transport_wait_work_cb,
+      snodo_executor_wait_owner_async (self->stream_executor, G_OBJECT (self), NULL,
+                                       snodo_stdio_transport_wait_streams_cb,
                                        g_object_ref (self));
     }
 
@@ -281,7 +319,7 @@ snodo_stdio_transport_fail (SnodoStdioTransport *self,
       g_clear_pointer (&self->writer, snodo_writer_abandon);
     }
 
-  snodo_executor_cancel_owner (self->executor, G_OBJECT (self));
+  snodo_stdio_transport_cancel_work (self);
 
   if (self->in_flight != NULL)
     snodo_stdio_transport_finish_in_flight (self, self->error);
@@ -323,6 +361,9 @@ snodo_stdio_transport_constructed (GObject *object)
 
   if (self->executor == NULL)
     self->executor = snodo_executor_new ();
+  self->stream_executor = snodo_executor_new ();
+  snodo_executor_set_max_running (self->stream_executor, self->max_streams);
+  snodo_executor_set_max_queued (self->stream_executor, 0);
 
   /* Made without streams: the process's own standard input and output. */
   self->for_stdio = (self->input == NULL && self->output == NULL);
@@ -363,6 +404,7 @@ snodo_stdio_transport_constructed (GObject *object)
 
   self->connection = snodo_connection_new (&stdio_connection_vtable, self, G_OBJECT (self),
                                            self->executor, self->context);
+  snodo_connection_set_stream_executor (self->connection, self->stream_executor);
 }
 
 static void
@@ -409,6 +451,7 @@ snodo_stdio_transport_finalize (GObject *object)
   g_clear_object (&self->input);
   g_clear_object (&self->output);
   g_clear_object (&self->executor);
+  g_clear_object (&self->stream_executor);
   g_clear_object (&self->server);
 
   G_OBJECT_CLASS (snodo_stdio_transport_parent_class)->finalize (object);
@@ -456,6 +499,10 @@ snodo_stdio_transport_get_property (GObject    *object,
       g_value_set_string (value, self->protocol_version);
       break;
 
+    case PROP_MAX_STREAMS:
+      g_value_set_uint (value, self->max_streams);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -497,6 +544,10 @@ snodo_stdio_transport_set_property (GObject      *object,
 
     case PROP_PROTECT_STDOUT:
       self->protect_stdout = g_value_get_boolean (value);
+      break;
+
+    case PROP_MAX_STREAMS:
+      snodo_stdio_transport_set_max_streams (self, g_value_get_uint (value));
       break;
 
     default:
@@ -623,6 +674,25 @@ snodo_stdio_transport_class_init (SnodoStdioTransportClass *klass)
     g_param_spec_string ("protocol-version", NULL, NULL,
                          NULL,
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoStdioTransport:max-streams: (getter get_max_streams) (setter set_max_streams)
+   *
+   * The most `subscriptions/listen` requests open at once on this
+   * transport. A subscription lasts until it is cancelled or the input
+   * ends, so it does not take a slot of the
+   * [property@Snodo.StdioTransport:executor] (idle subscriptions would
+   * otherwise keep other requests out): it is counted against this bound
+   * instead, and one beyond it is answered with error -32010. At least 1;
+   * the default is 256, as the HTTP transport's
+   * [property@Snodo.HttpTransport:max-streams].
+   *
+   * Since: 0.1
+   */
+  properties[PROP_MAX_STREAMS] =
+    g_param_spec_uint ("max-streams", NULL, NULL,
+                       1, G_MAXUINT, 256,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -875,6 +945,49 @@ snodo_stdio_transport_set_max_line_bytes (SnodoStdioTransport *self,
 }
 
 /**
+ * snodo_stdio_transport_get_max_streams:
+ * @self: a transport
+ *
+ * Gets the most `subscriptions/listen` requests open at once.
+ *
+ * Returns: the limit
+ *
+ * Since: 0.1
+ */
+guint
+snodo_stdio_transport_get_max_streams (SnodoStdioTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_STDIO_TRANSPORT (self), 0);
+  return self->max_streams;
+}
+
+/**
+ * snodo_stdio_transport_set_max_streams:
+ * @self: a transport
+ * @max_streams: the limit, at least 1
+ *
+ * Sets the most `subscriptions/listen` requests open at once; see
+ * [property@Snodo.StdioTransport:max-streams]. Subscriptions already open
+ * beyond a lowered limit stay.
+ *
+ * Since: 0.1
+ */
+void
+snodo_stdio_transport_set_max_streams (SnodoStdioTransport *self,
+                                       guint                max_streams)
+{
+  g_return_if_fail (SNODO_IS_STDIO_TRANSPORT (self));
+  g_return_if_fail (max_streams >= 1);
+
+  if (self->max_streams == max_streams)
+    return;
+  self->max_streams = max_streams;
+  if (self->stream_executor != NULL)
+    snodo_executor_set_max_running (self->stream_executor, max_streams);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_STREAMS]);
+}
+
+/**
  * snodo_stdio_transport_get_protect_stdout:
  * @self: a transport
  *
@@ -1014,7 +1127,7 @@ snodo_stdio_transport_close_async (SnodoStdioTransport *self,
   self->state = STATE_CLOSING;
   snodo_stdio_transport_stop_reading (self);
   snodo_connection_detach (self->connection);
-  snodo_executor_cancel_owner (self->executor, G_OBJECT (self));
+  snodo_stdio_transport_cancel_work (self);
 
   {
     g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED,

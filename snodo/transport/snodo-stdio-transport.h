@@ -46,6 +46,11 @@ SNODO_AVAILABLE_IN_ALL
 void                 snodo_stdio_transport_set_max_line_bytes (SnodoStdioTransport  *self,
                                                                guint64               max_line_bytes);
 SNODO_AVAILABLE_IN_ALL
+guint                snodo_stdio_transport_get_max_streams    (SnodoStdioTransport  *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_stdio_transport_set_max_streams    (SnodoStdioTransport  *self,
+                                                               guint                 max_streams);
+SNODO_AVAILABLE_IN_ALL
 gboolean             snodo_stdio_transport_get_protect_stdout (SnodoStdioTransport  *self);
 SNODO_AVAILABLE_IN_ALL
 const char          *snodo_stdio_transport_get_protocol_version
