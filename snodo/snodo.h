@@ -17,6 +17,8 @@
 # include "snodo-executor.h"
 # include "snodo-description.h"
 # include "snodo-tool.h"
+# include "snodo-bus.h"
+# include "snodo-local-bus.h"
 # include "snodo-invocation.h"
 # include "snodo-server.h"
 # include "snodo-stdio-transport.h"
@@ -27,5 +29,8 @@
 # include "snodo-features.h"
 # if SNODO_HAS_HTTP_TRANSPORT
 #  include "snodo-http-transport.h"
+# endif
+# if SNODO_HAS_REDIS_BUS
+#  include "snodo-redis-bus.h"
 # endif
 #undef SNODO_INSIDE

@@ -173,6 +173,8 @@ struct _SnodoServer
 
   /* See snodo-server-hooks.c. */
   SnodoServerHooks hooks;
+  /* See snodo-server-bus.c. */
+  SnodoServerBus   bus;
 };
 
 
@@ -182,6 +184,12 @@ SnodoServerHooks *
 snodo_server_get_hooks (SnodoServer *self)
 {
   return &self->hooks;
+}
+
+SnodoServerBus *
+snodo_server_get_bus_state (SnodoServer *self)
+{
+  return &self->bus;
 }
 
 enum {
@@ -624,6 +632,7 @@ snodo_server_finalize (GObject *object)
 {
   SnodoServer *self = SNODO_SERVER (object);
 
+  snodo_server_clear_bus (self);
   g_clear_pointer (&self->hooks.request, g_ptr_array_unref);
   g_clear_pointer (&self->hooks.answer, g_ptr_array_unref);
   g_clear_pointer (&self->catalog, snodo_catalog_free);
