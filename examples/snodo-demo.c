@@ -1068,7 +1068,7 @@ demo_set_bus (GApplicationCommandLine *command_line,
 {
 #if SNODO_HAS_REDIS_BUS
   const char *url = NULL;
-  g_autoptr(SnodoBus) bus = NULL;
+  g_autoptr(SnodoRedisBus) bus = NULL;
   g_autoptr(GError) error = NULL;
 
   if (!g_variant_dict_lookup (options, "redis", "&s", &url))
@@ -1080,7 +1080,7 @@ demo_set_bus (GApplicationCommandLine *command_line,
       return FALSE;
     }
   g_signal_connect (bus, "notify::connected", G_CALLBACK (demo_bus_connected_cb), NULL);
-  snodo_server_set_bus (server, bus);
+  snodo_server_set_bus (server, SNODO_BUS (bus));
 #endif
   return TRUE;
 }

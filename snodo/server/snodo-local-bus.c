@@ -59,7 +59,7 @@ snodo_local_bus_init (SnodoLocalBus *self)
  *
  * Since: 0.1
  */
-SnodoBus *
+SnodoLocalBus *
 snodo_local_bus_new (void)
 {
   return g_object_new (SNODO_TYPE_LOCAL_BUS, NULL);

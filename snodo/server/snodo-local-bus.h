@@ -20,6 +20,6 @@ SNODO_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (SnodoLocalBus, snodo_local_bus, SNODO, LOCAL_BUS, GObject)
 
 SNODO_AVAILABLE_IN_ALL
-SnodoBus *snodo_local_bus_new (void);
+SnodoLocalBus *snodo_local_bus_new (void);
 
 G_END_DECLS

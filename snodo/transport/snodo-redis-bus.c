@@ -706,7 +706,7 @@ snodo_redis_bus_parse_url (SnodoRedisBus  *self,
  *
  * Since: 0.1
  */
-SnodoBus *
+SnodoRedisBus *
 snodo_redis_bus_new (const char  *url,
                      const char  *channel,
                      GError     **error)
@@ -723,7 +723,7 @@ snodo_redis_bus_new (const char  *url,
   self->channel = g_strdup (channel != NULL ? channel : "snodo");
   link_connect (&self->subscriber);
   link_connect (&self->publisher);
-  return SNODO_BUS (g_steal_pointer (&self));
+  return g_steal_pointer (&self);
 }
 
 /**

@@ -20,16 +20,16 @@ SNODO_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (SnodoRedisBus, snodo_redis_bus, SNODO, REDIS_BUS, GObject)
 
 SNODO_AVAILABLE_IN_ALL
-SnodoBus   *snodo_redis_bus_new           (const char     *url,
-                                           const char     *channel,
-                                           GError        **error);
+SnodoRedisBus *snodo_redis_bus_new           (const char     *url,
+                                              const char     *channel,
+                                              GError        **error);
 SNODO_AVAILABLE_IN_ALL
-const char *snodo_redis_bus_get_url       (SnodoRedisBus  *self);
+const char    *snodo_redis_bus_get_url       (SnodoRedisBus  *self);
 SNODO_AVAILABLE_IN_ALL
-const char *snodo_redis_bus_get_channel   (SnodoRedisBus  *self);
+const char    *snodo_redis_bus_get_channel   (SnodoRedisBus  *self);
 SNODO_AVAILABLE_IN_ALL
-gboolean    snodo_redis_bus_get_connected (SnodoRedisBus  *self);
+gboolean       snodo_redis_bus_get_connected (SnodoRedisBus  *self);
 SNODO_AVAILABLE_IN_ALL
-guint64     snodo_redis_bus_get_n_dropped (SnodoRedisBus  *self);
+guint64        snodo_redis_bus_get_n_dropped (SnodoRedisBus  *self);
 
 G_END_DECLS
