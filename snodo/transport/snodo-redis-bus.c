@@ -440,6 +440,9 @@ conn_connected_cb (GObject      *source,
 
   self = conn->link->bus;
   conn->connection = connection;
+  /* The client's timeout bounds connecting only: a subscribed connection
+   * is quiet for as long as nobody publishes. */
+  g_socket_set_timeout (g_socket_connection_get_socket (connection), 0);
   conn->reader = redisReaderCreate ();
   if (self->password != NULL && self->user == NULL)
     conn_command (conn, 2, (const char *[]) { "AUTH", self->password },
