@@ -585,6 +585,34 @@ def check_redis_outage(redis, redis_argv, workdir, demos, ports):
     return 'both buses connected again %.1f s after redis-server restarted' % reconnected
 
 
+IDLE_SECONDS = 20
+
+
+def check_idle_streams(running, demos, ports):
+    """Streams through every proxy stay open while idle for longer than the
+    15 s between keep-alive comments, and so do the buses' connections."""
+    streams = []
+    try:
+        for proxy, port in running:
+            uri = 'demo://deploy/idle/' + proxy
+            stream = listen_stream(port, uri)
+            streams.append((proxy, uri, stream, served_by(stream.response, ports)))
+        time.sleep(IDLE_SECONDS)
+        for proxy, uri, stream, here in streams:
+            other = [n for n in ports if n != here][0]
+            touch(other, ports, uri)
+            expect_event(stream, 'notifications/resources/updated', uri, 'idle stream through ' + proxy)
+    finally:
+        for _, _, stream, _ in streams:
+            stream.close()
+    for name, demo in demos.items():
+        with open(demo.snodo_log, 'rb') as f:
+            log = f.read().decode('utf-8', 'replace')
+        assert 'disconnected' not in log and log.count('is connected') == 1, \
+            '%s lost its bus:\n%s' % (name, log_tail(demo))
+    return '%d streams idle for %d s, then each got a change; no bus disconnected' % (len(streams), IDLE_SECONDS)
+
+
 def run_check(name, func, *args):
     try:
         detail = func(*args)
@@ -723,6 +751,10 @@ def run(demo, workdir):
             process = [p for p in processes if p.snodo_name == proxy][0]
             report(process.poll() is None, '%s is still running' % proxy, log_tail(process))
 
+    running = [(proxy, port) for proxy, port, _ in proxies if port is not None]
+    if redis_url and running:
+        run_check('streams through the proxies and the buses survive %d idle seconds' % IDLE_SECONDS,
+                  check_idle_streams, running, demos, ports)
     if redis_url:
         run_check('while Redis is down each instance announces its own changes; then the buses connect again',
                   check_redis_outage, redis, redis_argv, workdir, demos, ports)
