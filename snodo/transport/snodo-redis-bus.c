@@ -733,6 +733,8 @@ snodo_redis_bus_new (const char  *url,
  * snodo_redis_bus_get_url:
  * @self: a bus
  *
+ * The Redis server, as given to [ctor@Snodo.RedisBus.new].
+ *
  * Returns: the URL of the Redis server
  *
  * Since: 0.1
@@ -747,6 +749,8 @@ snodo_redis_bus_get_url (SnodoRedisBus *self)
 /**
  * snodo_redis_bus_get_channel:
  * @self: a bus
+ *
+ * The Redis channel the bus publishes on and listens to.
  *
  * Returns: the channel
  *
@@ -763,6 +767,9 @@ snodo_redis_bus_get_channel (SnodoRedisBus *self)
  * snodo_redis_bus_get_connected:
  * @self: a bus
  *
+ * Whether both connections to Redis are up: see
+ * [property@Snodo.RedisBus:connected].
+ *
  * Returns: whether both connections to Redis are up
  *
  * Since: 0.1
@@ -777,6 +784,9 @@ snodo_redis_bus_get_connected (SnodoRedisBus *self)
 /**
  * snodo_redis_bus_get_n_dropped:
  * @self: a bus
+ *
+ * How many messages published here reached this process only: see
+ * [property@Snodo.RedisBus:n-dropped].
  *
  * Returns: how many messages published here reached this process only
  *
