@@ -11,7 +11,7 @@ every configuration, log and pid file:
 - redis-server (no persistence), when snodo-demo was built with --redis;
 - two `snodo-demo --http` instances, node-a and node-b, with one
   --request-state-secret-file, --allowed-hosts for the public name the
-  clients use, and --redis;
+  clients use, and --redis (node-a over TCP, node-b over a Unix socket);
 - haproxy with the map recipe, haproxy with the stick-table recipe, and
   nginx with the map recipe of introspection/deploy.md, each in the
   foreground.
@@ -660,11 +660,15 @@ def run(demo, workdir):
     redis_url = None
     if redis_server and has_redis_option:
         redis_port = free_port()
+        redis_socket = os.path.join(workdir, 'redis.sock')
         redis_argv = [redis_server, '--port', str(redis_port), '--bind', '127.0.0.1',
+                      '--unixsocket', redis_socket, '--unixsocketperm', '700',
                       '--save', '', '--appendonly', 'no', '--dir', workdir, '--daemonize', 'no']
         redis = start('redis', redis_argv, workdir)
         wait_for_port(redis_port, redis, 'redis-server')
-        redis_url = 'redis://127.0.0.1:%d' % redis_port
+        # node-a over TCP, node-b over the Unix socket.
+        redis_urls = {'node-a': 'redis://127.0.0.1:%d' % redis_port, 'node-b': 'unix:' + redis_socket}
+        redis_url = redis_urls['node-a']
 
     ports = {}
     demos = {}
@@ -672,7 +676,7 @@ def run(demo, workdir):
         argv = [demo, '--http=0', '--instance-id=' + name, '--request-state-secret-file=' + secret,
                 '--allowed-hosts=%s,127.0.0.1' % PUBLIC_HOST]
         if redis_url:
-            argv.append('--redis=' + redis_url)
+            argv.append('--redis=' + redis_urls[name])
         out = open(os.path.join(workdir, name + '.uri'), 'w+b')
         demos[name] = start(name, argv, workdir, stdout=out)
         deadline = time.monotonic() + START_TIMEOUT
@@ -699,10 +703,10 @@ def run(demo, workdir):
         while pending and time.monotonic() < deadline:
             for name in list(pending):
                 with open(demos[name].snodo_log, 'rb') as f:
-                    if b'the Redis bus %s is connected' % redis_url.encode() in f.read():
+                    if b'the Redis bus %s is connected' % redis_urls[name].encode() in f.read():
                         pending.discard(name)
             time.sleep(0.05)
-        report(not pending, 'both instances connected their bus to redis-server',
+        report(not pending, 'both instances connected their bus to redis-server (TCP and Unix socket)',
                '' if not pending else '\n'.join(log_tail(demos[n]) for n in pending))
 
     proxies = []
