@@ -769,6 +769,16 @@ def run(demo, workdir):
 
     for name, process in demos.items():
         report(process.poll() is None, '%s is still running' % name, log_tail(process))
+    # Stopped as a service manager would; under the sanitizers a leak or
+    # an error shows in the status.
+    for name, process in demos.items():
+        process.terminate()
+        try:
+            status = process.wait(START_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            status = 'still running'
+        report(status == 0, '%s exits with status 0 on SIGTERM' % name,
+               '' if status == 0 else 'status %s\n%s' % (status, log_tail(process)))
     return 0
 
 
