@@ -211,8 +211,10 @@ static void
 link_fail (Link       *link,
            const char *why)
 {
+  /* An outage is no programming error: a message, not a warning (which
+   * G_DEBUG=fatal-warnings would make fatal), once until it works again. */
   if (!link->reported)
-    g_warning ("Redis bus %s: %s (connecting again, every %u s at most)",
+    g_message ("Redis bus %s: %s (connecting again, every %u s at most)",
                link->bus->url, why, REDIS_BACKOFF_MAX_MS / 1000);
   else
     g_debug ("Redis bus %s: %s", link->bus->url, why);
