@@ -277,6 +277,13 @@ mb_quote (MbBuf *b, const char *text, size_t len)
 
   mb_reserve (b, len + 2);
   mb_add (b, "\"", 1);
+  if (memchr (text, '"', len) == NULL && memchr (text, '\\', len) == NULL)
+    {
+      /* Nothing to escape (every payload mb_payload() makes). */
+      mb_add (b, text, len);
+      mb_add (b, "\"", 1);
+      return;
+    }
   for (size_t i = 0; i < len; i++)
     {
       if (text[i] == '"' || text[i] == '\\')

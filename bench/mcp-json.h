@@ -16,6 +16,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define MJ_MAX_DEPTH 64
 
@@ -69,10 +72,28 @@ mj_skip_string (const char *p, const char *end)
           continue;
         }
       /* Plain bytes: jump to the next quote, backslash or control byte,
-       * eight bytes at a time (a 10 KiB answer must not make the client
-       * the bottleneck). */
+       * sixteen (SSE2) then eight bytes at a time (a 10 KiB answer, read
+       * several times, must not make the client the bottleneck). */
       {
         const char *q = p + 1;
+
+#ifdef __SSE2__
+        while (end - q >= 16)
+          {
+            __m128i v = _mm_loadu_si128 ((const __m128i *) q);
+            __m128i stop = _mm_or_si128 (_mm_or_si128 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ('"')),
+                                                       _mm_cmpeq_epi8 (v, _mm_set1_epi8 ('\\'))),
+                                         _mm_cmpeq_epi8 (_mm_min_epu8 (v, _mm_set1_epi8 (0x1f)), v));
+            int mask = _mm_movemask_epi8 (stop);
+
+            if (mask != 0)
+              {
+                q += __builtin_ctz (mask);
+                break;
+              }
+            q += 16;
+          }
+#endif
 
         while (end - q >= 8)
           {

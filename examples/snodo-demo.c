@@ -42,6 +42,10 @@
  *                          which clients that support MCP Apps draw as bars
  *                          in its view, ui://snodo-demo/chart (see below)
  *
+ * With --task-store=memory|file, the server serves tasks (both eras) and
+ * has the tool job, a long job that runs as a task: see
+ * snodo-demo-tasks.c.
+ *
  * A tool that has not answered within --handler-timeout (120000 ms by
  * default; 0 for no limit) is answered with error -32603 and cancelled.
  *
@@ -61,6 +65,8 @@
 
 #include <glib/gi18n.h>
 #include <snodo/snodo.h>
+
+#include "snodo-demo-tasks.h"
 
 #ifdef G_OS_UNIX
 # include <fcntl.h>
@@ -1158,6 +1164,17 @@ command_line_cb (GApplication            *app,
   if (!demo_set_secret (command_line, options, server) ||
       !demo_set_bus (command_line, options, server))
     return 2;
+  {
+    const char *task_store = NULL;
+    g_autoptr(GError) error = NULL;
+
+    if (g_variant_dict_lookup (options, "task-store", "&s", &task_store) &&
+        !demo_add_tasks (server, task_store, &error))
+      {
+        g_application_command_line_printerr (command_line, "snodo-demo: --task-store: %s\n", error->message);
+        return 2;
+      }
+  }
 #if SNODO_HAS_HTTP_TRANSPORT
   {
     g_autoptr(GSocketAddress) address = NULL;
@@ -1239,6 +1256,9 @@ main (int   argc,
     { "protocol-versions", 0, 0, G_OPTION_ARG_STRING, NULL,
       "The protocol versions to serve, separated by commas (default all: 2025-06-18,2025-11-25,2026-07-28)",
       "LIST" },
+    { "task-store", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Serve tasks, and the tool job, keeping them in memory or in files under "
+      "$XDG_STATE_HOME/snodo-demo/tasks (file), where results survive a restart", "memory|file" },
     { "request-state-secret-file", 0, 0, G_OPTION_ARG_FILENAME, NULL,
       "Protect the state of 2026-07-28 requests that need input with the secret in FILE "
       "(at least 32 bytes; the same for every instance serving the same clients)", "FILE" },

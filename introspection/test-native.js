@@ -217,6 +217,17 @@ async function checkStdio() {
 }
 
 // A JavaScript callback cannot run on a worker thread: refused when added.
+function checkTasks() {
+    const tool = Snodo.Tool.new('t', null);
+    check(tool.get_task_support() === Snodo.TaskSupport.FORBIDDEN, 'task support is forbidden by default');
+    tool.task_support = Snodo.TaskSupport.OPTIONAL;
+    check(tool.get_task_support() === Snodo.TaskSupport.OPTIONAL, 'task support set from JavaScript');
+    const server = Snodo.Server.new('js-tasks', '1');
+    check(server.enable_tasks(Snodo.TaskStore.new_memory(10, 0)), 'tasks enabled with a store from JavaScript');
+    server.add_tool(tool, inv => inv.return_text(inv.is_task() ? 'task' : 'plain'));
+    check(server.lookup_tool('t').task_support === Snodo.TaskSupport.OPTIONAL, 'the tool keeps its task support');
+}
+
 function checkRunInThread() {
     const server = Snodo.Server.new('threads', '1');
     const tool = Snodo.Tool.new('blocking', 'Would block');
@@ -344,6 +355,7 @@ if (ARGV[0] === 'serve') {
     (async () => {
         try {
             checkValues();
+            checkTasks();
             checkRunInThread();
             await checkStdio();
             await checkHttp();

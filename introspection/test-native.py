@@ -403,13 +403,75 @@ def check_run_in_thread():
     check(server.lookup_tool('blocking') is None, 'the refused tool is not registered')
 
 
+def serve_tasks():
+    """A Python tool whose calls run as tasks when the client can take one."""
+    server = Snodo.Server.new('py-tasks', '1')
+    server.enable_tasks(None)
+    tool = Snodo.Tool.new('later', 'Answers after a moment, saying whether it ran as a task')
+    tool.props.task_support = Snodo.TaskSupport.OPTIONAL
+
+    def later(inv):
+        def answer():
+            inv.return_text('task' if inv.is_task() else 'plain')
+            return GLib.SOURCE_REMOVE
+        GLib.timeout_add(10, answer)
+    server.add_tool(tool, later)
+    transport = Snodo.StdioTransport.new_for_stdio(server)
+    loop = GLib.MainLoop()
+    transport.connect('closed', lambda _t, error: loop.quit())
+    transport.start()
+    loop.run()
+
+
+def check_tasks():
+    tool = Snodo.Tool.new('t', None)
+    check(tool.get_task_support() == Snodo.TaskSupport.FORBIDDEN, 'task support is forbidden by default')
+    tool.set_task_support(Snodo.TaskSupport.REQUIRED)
+    check(tool.props.task_support == Snodo.TaskSupport.REQUIRED, 'task support set from Python')
+
+    child = subprocess.Popen([sys.executable, __file__, 'serve-tasks'], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    tasks_meta = dict(META, **{'io.modelcontextprotocol/clientCapabilities': {
+        'extensions': {'io.modelcontextprotocol/tasks': {}}}})
+
+    def ask(message):
+        child.stdin.write(json.dumps(message) + '\n')
+        child.stdin.flush()
+        return json.loads(child.stdout.readline())
+
+    plain = ask(call(1, 'later', {}))
+    check(plain.get('result', {}).get('content') == [{'type': 'text', 'text': 'plain'}],
+          'a plain call of a task tool: %r' % plain)
+    created = ask({'jsonrpc': '2.0', 'id': 2, 'method': 'tools/call',
+                   'params': {'name': 'later', 'arguments': {}, '_meta': tasks_meta}})
+    task_id = created.get('result', {}).get('taskId')
+    check(created.get('result', {}).get('resultType') == 'task' and task_id, 'a task: %r' % created)
+    status = None
+    for i in range(200):
+        got = ask({'jsonrpc': '2.0', 'id': 3 + i, 'method': 'tasks/get',
+                   'params': {'taskId': task_id, '_meta': tasks_meta}})
+        status = got.get('result', {}).get('status')
+        if status == 'completed':
+            check(got['result'].get('result', {}).get('content') == [{'type': 'text', 'text': 'task'}],
+                  'the task\'s result: %r' % got)
+            break
+        time.sleep(0.02)
+    check(status == 'completed', 'the task completed: %r' % status)
+    child.stdin.close()
+    check(child.wait(timeout=30) == 0, 'the tasks server exited 0')
+
+
 def main():
     if sys.argv[1:] == ['serve']:
         serve()
         return
+    if sys.argv[1:] == ['serve-tasks']:
+        serve_tasks()
+        return
     check_values()
     check_run_in_thread()
     check_stdio()
+    check_tasks()
     check_http()
     if failures:
         sys.exit(1)

@@ -19,6 +19,7 @@
 # include "snodo-tool.h"
 # include "snodo-bus.h"
 # include "snodo-local-bus.h"
+# include "snodo-task-store.h"
 # include "snodo-invocation.h"
 # include "snodo-server.h"
 # include "snodo-stdio-transport.h"

@@ -136,6 +136,13 @@ pipe_closed_cb (SnodoStdioTransport *transport,
 void
 snodo_test_pipe_set_up (SnodoTestPipe *pipe)
 {
+  snodo_test_pipe_set_up_for (pipe, NULL);
+}
+
+void
+snodo_test_pipe_set_up_for (SnodoTestPipe *pipe,
+                            SnodoServer   *server)
+{
   g_autoptr(GInputStream) input = NULL;
   g_autoptr(GOutputStream) output = NULL;
   g_autoptr(GInputStream) answers = NULL;
@@ -153,10 +160,20 @@ snodo_test_pipe_set_up (SnodoTestPipe *pipe)
   pipe->next_id = 1;
   pipe->closed = FALSE;
 
-  pipe->server = snodo_server_new ("test", "1");
+  pipe->server = server != NULL ? g_object_ref (server) : snodo_server_new ("test", "1");
   pipe->transport = snodo_stdio_transport_new (pipe->server, input, output);
   g_signal_connect (pipe->transport, "closed", G_CALLBACK (pipe_closed_cb), pipe);
   snodo_stdio_transport_start (pipe->transport);
+}
+
+void
+snodo_test_pipe_close (SnodoTestPipe *pipe)
+{
+  close (pipe->write_fd);
+  g_assert_true (snodo_test_wait_for (&pipe->closed, PIPE_ANSWER_TIMEOUT));
+  g_clear_object (&pipe->transport);
+  g_clear_object (&pipe->server);
+  g_clear_object (&pipe->answers);
 }
 
 void

@@ -39,6 +39,13 @@ typedef struct
 
 /* A server "test" 1 and its started transport. */
 void      snodo_test_pipe_set_up    (SnodoTestPipe *pipe);
+/* The same for @server (a new one if NULL), which it references: several
+ * connections to one server. */
+void      snodo_test_pipe_set_up_for (SnodoTestPipe *pipe,
+                                      SnodoServer   *server);
+/* Closes the test's end and waits for the transport to close; the server
+ * is only let go of. */
+void      snodo_test_pipe_close     (SnodoTestPipe *pipe);
 /* Closes the test's end, waits for the transport to close, and checks
  * that the server is finalized. */
 void      snodo_test_pipe_tear_down (SnodoTestPipe *pipe);

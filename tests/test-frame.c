@@ -407,8 +407,9 @@ assert_line (GBytes     *line,
   g_assert_cmpmem (data, len - 1, expected, strlen (expected));
 }
 
-/* Decoding with params._meta left as text gives the frame that decoding
- * it whole gives, once the text is put back in its place. */
+/* Decoding with params._meta left as text (and the root object not
+ * built) gives the frame that decoding it whole gives, once the text is
+ * put back in its place. */
 static void
 test_deferred (void)
 {
@@ -448,10 +449,78 @@ test_deferred (void)
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":\"\\udc00\"}}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{}}} x",
+    /* The root object is not built either: members of other names are
+     * checked and dropped, the last of duplicate names wins. */
+    "{\"x\":{\"a\":[1,{\"b\":\"\\u0000\"}]},\"jsonrpc\":\"2.0\",\"id\":\"7\",\"method\":\"m\",\"y\":[],\"z\":-1.5}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{}},\"x\":\"\\u0000\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":{\"a\":\"\\q\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":[1 2]}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":1e999}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":tru}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":{}",
+    "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"a\",\"jsonrpc\":\"2.0\",\"method\":\"b\",\"id\":\"c\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"jsonrpc\":\"1.0\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"id\":null}",
+    "{\"jsonrpc\":\"2.0\",\"id\":[],\"method\":\"a\",\"id\":2}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"a\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}",
+    "{\"jsonrpc\":\"2.0\",\"method\":7}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":[]}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":5}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{},\"result\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":\"r\",\"result\":{\"a\":[1,2]},\"x\":1}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-1,\"message\":\"no\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":\"x\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":1},\"result\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":1}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":5}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3}",
+    "{\"jsonrpc\":\"2.0\"}",
+    "{}",
+    " { } ",
+    "\"x\"",
+    "5",
+    "[]",
+    "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775808,\"method\":\"m\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":9223372036854775808,\"method\":\"m\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1}},\"x\":{\"params\":{\"_meta\":{}}}}",
+    /* params kept apart (snodo_frame_decode_lazy()) up to eight members,
+     * built beyond. */
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":2,\"c\":3,\"_meta\":{\"x\":1},\"e\":5,\"f\":6,"
+    "\"g\":7,\"h\":8,\"i\":{\"j\":[9]},\"a\":10,\"_meta\":{\"y\":2},\"k\":11}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"a\":2,\"a\":3,\"a\":4,\"a\":5,\"a\":6,\"a\":7,\"a\":8,\"a\":9,\"b\":1}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":7,\"reason\":\"x\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1},\"params\":{\"b\":{\"c\":[]}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1},\"params\":null}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":null,\"params\":{\"b\":2}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9},"
+    "\"params\":{\"z\":0}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{},\"params\":{\"a\":1}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"m\",\"params\":{\"a\":1}}",
+    /* Only whether "jsonrpc" is "2.0" is kept of it. */
+    "{\"jsonrpc\":\"2\\u002e0\",\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":\"2.0\\u0000\",\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":{\"2.0\":\"2.0\"},\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":[\"2.0\"],\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":2.0,\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":null,\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":\"2.0\",\"jsonrpc\":{},\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":\"2.0 \",\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":{\"a\":[1,\"\\q\"]},\"id\":1,\"method\":\"m\"}",
+    "{\"id\":1,\"method\":\"m\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1},\"jsonrpc\":\"2.0\"}",
   };
 
-  for (guint i = 0; i <= G_N_ELEMENTS (inputs) + 1; i++)
+  for (guint k = 0; k < 2 * (G_N_ELEMENTS (inputs) + 2); k++)
     {
+      guint i = k / 2;
+      gboolean lazy = k % 2;
       g_autoptr(GString) deep = g_string_new ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":");
       const char *input;
       g_auto(SnodoFrame) whole = { 0, };
@@ -474,9 +543,44 @@ test_deferred (void)
         }
 
       escaped = g_strescape (input, NULL);
-      g_test_message ("decoding %s", escaped);
+      g_test_message ("decoding %s%s", escaped, lazy ? " (params unbuilt)" : "");
       snodo_frame_decode (input, strlen (input), &whole);
-      snodo_frame_decode_deferring (input, strlen (input), "_meta", &deferred);
+      if (!lazy)
+        {
+          snodo_frame_decode_deferring (input, strlen (input), "_meta", &deferred);
+          g_assert_false (deferred.params_unbuilt);
+        }
+      else
+        {
+          snodo_frame_decode_lazy (input, strlen (input), "_meta", &deferred);
+          if (deferred.params_unbuilt)
+            {
+              JsonObjectIter iter;
+              const char *name;
+              JsonNode *node;
+
+              /* Its members read apart are those of params built whole. */
+              g_assert_true (deferred.kind == SNODO_FRAME_REQUEST || deferred.kind == SNODO_FRAME_NOTIFICATION);
+              g_assert_null (deferred.params);
+              g_assert_null (deferred.params_node);
+              g_assert_nonnull (whole.params);
+              json_object_iter_init (&iter, whole.params);
+              while (json_object_iter_next (&iter, &name, &node))
+                if (strcmp (name, "_meta") != 0 || !JSON_NODE_HOLDS_OBJECT (node))
+                  {
+                    g_autofree char *expected = snodo_json_to_string (node, NULL);
+                    g_autofree char *got = snodo_json_to_string (snodo_frame_get_param (&deferred, name), NULL);
+
+                    g_assert_cmpstr (got, ==, expected);
+                  }
+              g_assert_cmpuint (deferred.params_members.n, ==, json_object_get_size (whole.params));
+              g_assert_null (snodo_frame_get_param (&deferred, "no such member"));
+              g_assert_nonnull (snodo_frame_get_params (&deferred));
+              g_assert_false (deferred.params_unbuilt);
+            }
+          else if (whole.params != NULL)
+            g_assert_cmpuint (json_object_get_size (whole.params), >, SNODO_JSON_MEMBERS_MAX);
+        }
 
       g_assert_cmpint (deferred.kind, ==, whole.kind);
       g_assert_cmpint (deferred.error_code, ==, whole.error_code);
@@ -485,25 +589,74 @@ test_deferred (void)
       g_assert_cmpstr (deferred.method, ==, whole.method);
       g_assert_cmpstr (deferred.key, ==, whole.key);
       g_assert_null (whole.deferred);
+      g_assert_cmpint (deferred.id == NULL, ==, whole.id == NULL);
+      if (whole.id != NULL)
+        g_assert_true (json_node_equal (deferred.id, whole.id));
+      g_assert_cmpint (deferred.params == NULL, ==, whole.params == NULL);
+      g_assert_cmpint (deferred.params_node == NULL, ==, whole.params_node == NULL);
+      g_assert_cmpint (deferred.method_node == NULL, ==, whole.method_node == NULL);
+      if (whole.params_node != NULL)
+        g_assert_true (whole.params_node == json_object_get_member (json_node_get_object (whole.message),
+                                                                     "params"));
+      if (whole.kind == SNODO_FRAME_REQUEST || whole.kind == SNODO_FRAME_NOTIFICATION)
+        {
+          /* Decoded whole: members of the message; else trees of their own. */
+          g_assert_nonnull (whole.message);
+          g_assert_null (deferred.message);
+          g_assert_true (whole.method == json_node_get_string (whole.method_node));
+          g_assert_true (deferred.method == json_node_get_string (deferred.method_node));
+          g_assert_null (json_node_get_parent (deferred.method_node));
+          if (deferred.params_node != NULL)
+            {
+              g_assert_null (json_node_get_parent (deferred.params_node));
+              g_assert_true (deferred.params == json_node_get_object (deferred.params_node));
+            }
+        }
+      else
+        g_assert_cmpint (whole.message == NULL, ==, deferred.message == NULL);
 
       if (deferred.deferred != NULL)
         {
           JsonNode *meta = snodo_json_parse (deferred.deferred, deferred.deferred_len, NULL);
-          JsonObject *params = json_object_get_object_member (json_node_get_object (deferred.message), "params");
+          JsonObject *params;
 
           g_assert_nonnull (meta);
+          g_assert_nonnull (deferred.params_node);
+          params = json_node_get_object (deferred.params_node);
           g_assert_cmpuint (strlen (deferred.deferred), ==, deferred.deferred_len);
           g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (params, "_meta")));
           json_object_set_member (params, "_meta", meta);
         }
 
-      g_assert_cmpint (whole.message == NULL, ==, deferred.message == NULL);
-      if (whole.message != NULL)
+      if (whole.params_node != NULL)
         {
-          g_autofree char *expected = snodo_json_to_string (whole.message, NULL);
-          g_autofree char *got = snodo_json_to_string (deferred.message, NULL);
+          g_autofree char *expected = snodo_json_to_string (whole.params_node, NULL);
+          g_autofree char *got = snodo_json_to_string (deferred.params_node, NULL);
 
           g_assert_cmpstr (got, ==, expected);
+        }
+
+      if (whole.kind == SNODO_FRAME_RESPONSE)
+        {
+          /* What those who read a response read: its result or error. */
+          JsonObject *a = json_node_get_object (whole.message);
+          JsonObject *b = json_node_get_object (deferred.message);
+          static const char * const names[] = { "jsonrpc", "id", "result", "error", "params" };
+
+          for (guint j = 0; j < G_N_ELEMENTS (names); j++)
+            {
+              JsonNode *x = json_object_get_member (a, names[j]);
+              JsonNode *y = json_object_get_member (b, names[j]);
+
+              g_assert_cmpint (x == NULL, ==, y == NULL);
+              if (x != NULL)
+                {
+                  g_autofree char *expected = snodo_json_to_string (x, NULL);
+                  g_autofree char *got = snodo_json_to_string (y, NULL);
+
+                  g_assert_cmpstr (got, ==, expected);
+                }
+            }
         }
     }
 }

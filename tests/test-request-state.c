@@ -74,7 +74,7 @@ seal_ok (SnodoRequestStateKey *key,
   g_autoptr(JsonObject) answers = object_from (answers_json);
   char *state;
 
-  state = snodo_request_state_seal (key, method, params, answers, now_us, ttl_us, &error);
+  state = snodo_request_state_seal (key, method, params, answers, NULL, now_us, ttl_us, &error);
   g_assert_no_error (error);
   g_assert_nonnull (state);
   g_assert_cmpuint (strlen (state), <=, SNODO_REQUEST_STATE_MAX_BYTES);
@@ -92,7 +92,7 @@ open_ok (SnodoRequestStateKey *key,
   g_autoptr(JsonObject) params = object_from (params_json);
   JsonObject *answers;
 
-  answers = snodo_request_state_open (key, state, method, params, now_us, &error);
+  answers = snodo_request_state_open (key, state, method, params, now_us, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (answers);
   return answers;
@@ -112,7 +112,7 @@ open_fails (SnodoRequestStateKey *key,
   g_autoptr(JsonObject) params = object_from (params_json);
   g_autoptr(JsonObject) answers = NULL;
 
-  answers = snodo_request_state_open (key, state, method, params, now_us, &error);
+  answers = snodo_request_state_open (key, state, method, params, now_us, NULL, &error);
   if (answers != NULL)
     g_error ("state \"%.200s\" for %s %s unexpectedly opened", state, method, params_json);
   g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS);
@@ -243,7 +243,8 @@ test_format (void)
                                           -1);
   g_string_append_printf (payload,
                           "{\"a\":{\"k\":{\"action\":\"accept\",\"content\":{\"x\":1,\"y\":2}}},"
-                          "\"d\":\"%s\",\"exp\":%" G_GINT64_FORMAT ",\"m\":\"tools/call\",\"v\":1}",
+                          "\"d\":\"%s\",\"exp\":%" G_GINT64_FORMAT ",\"m\":\"tools/call\","
+                          "\"q\":[],\"v\":1}",
                           digest, (NOW_US + TTL_US) / 1000);
 
   state = seal_ok (key, "tools/call", params,
@@ -266,6 +267,73 @@ test_format (void)
   wrong_digest = forge (0x42, "{\"a\":{},\"d\":\"00\",\"exp\":9000000000000,"
                               "\"m\":\"tools/call\",\"v\":1}");
   open_fails (key, wrong_digest, "tools/call", params, NOW_US, "other parameters");
+}
+
+static void
+test_asked (void)
+{
+  g_autoptr(SnodoRequestStateKey) key = key_from_byte (0x42, 32);
+  g_autoptr(JsonObject) params = object_from ("{\"name\":\"ask\"}");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answers = NULL;
+  g_autoptr(JsonObject) old_answers = NULL;
+  g_autoptr(GString) payload = g_string_new (NULL);
+  g_autofree char *state = NULL;
+  g_autofree char *forged = NULL;
+  g_autofree char *old = NULL;
+  g_autofree char *digest = NULL;
+  g_auto(GStrv) asked = NULL;
+  g_auto(GStrv) old_asked = NULL;
+  const char *keys[] = { "zeta", "alpha", "mid", NULL };
+  static const char *const bad_questions[] = { "{}", "\"alpha\"", "[1]", "[\"a\",null]" };
+
+  g_test_summary ("A state records the keys of the input requests it was issued with, "
+                  "sorted, and gives them back; a state without them (an older build's) "
+                  "opens with none; malformed keys are refused");
+
+  state = snodo_request_state_seal (key, "tools/call", params, NULL, keys, NOW_US, TTL_US, &error);
+  g_assert_no_error (error);
+
+  digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "{\"name\":\"ask\"}", -1);
+  g_string_append_printf (payload,
+                          "{\"a\":{},\"d\":\"%s\",\"exp\":%" G_GINT64_FORMAT ",\"m\":\"tools/call\","
+                          "\"q\":[\"alpha\",\"mid\",\"zeta\"],\"v\":1}",
+                          digest, (NOW_US + TTL_US) / 1000);
+  forged = forge (0x42, payload->str);
+  g_assert_cmpstr (state, ==, forged);
+
+  answers = snodo_request_state_open (key, state, "tools/call", params, NOW_US, &asked, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (answers);
+  g_assert_nonnull (asked);
+  g_assert_cmpuint (g_strv_length (asked), ==, 3);
+  g_assert_cmpstr (asked[0], ==, "alpha");
+  g_assert_cmpstr (asked[1], ==, "mid");
+  g_assert_cmpstr (asked[2], ==, "zeta");
+
+  g_string_truncate (payload, 0);
+  g_string_append_printf (payload,
+                          "{\"a\":{\"k\":{}},\"d\":\"%s\",\"exp\":%" G_GINT64_FORMAT ","
+                          "\"m\":\"tools/call\",\"v\":1}",
+                          digest, (NOW_US + TTL_US) / 1000);
+  old = forge (0x42, payload->str);
+  old_answers = snodo_request_state_open (key, old, "tools/call", params, NOW_US, &old_asked, &error);
+  g_assert_no_error (error);
+  g_assert_true (json_object_has_member (old_answers, "k"));
+  g_assert_null (old_asked);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad_questions); i++)
+    {
+      g_autofree char *bad = NULL;
+
+      g_string_truncate (payload, 0);
+      g_string_append_printf (payload,
+                              "{\"a\":{},\"d\":\"%s\",\"exp\":%" G_GINT64_FORMAT ","
+                              "\"m\":\"tools/call\",\"q\":%s,\"v\":1}",
+                              digest, (NOW_US + TTL_US) / 1000, bad_questions[i]);
+      bad = forge (0x42, payload->str);
+      open_fails (key, bad, "tools/call", "{\"name\":\"ask\"}", NOW_US, "malformed");
+    }
 }
 
 static void
@@ -503,20 +571,20 @@ test_oversized (void)
 
   g_test_summary ("No state longer than 64 KiB is issued or opened");
 
-  state = snodo_request_state_seal (key, "tools/call", params, big, NOW_US, TTL_US, &error);
+  state = snodo_request_state_seal (key, "tools/call", params, big, NULL, NOW_US, TTL_US, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (strlen (state), >, 60000);
   g_assert_cmpuint (strlen (state), <=, SNODO_REQUEST_STATE_MAX_BYTES);
-  back = snodo_request_state_open (key, state, "tools/call", params, NOW_US, &error);
+  back = snodo_request_state_open (key, state, "tools/call", params, NOW_US, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (objects_equal (back, big));
 
-  failed = snodo_request_state_seal (key, "tools/call", params, too_big, NOW_US, TTL_US, &error);
+  failed = snodo_request_state_seal (key, "tools/call", params, too_big, NULL, NOW_US, TTL_US, &error);
   g_assert_null (failed);
   g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS);
   g_clear_error (&error);
 
-  failed = snodo_request_state_seal (key, "tools/call", params, huge, NOW_US, TTL_US, &error);
+  failed = snodo_request_state_seal (key, "tools/call", params, huge, NULL, NOW_US, TTL_US, &error);
   g_assert_null (failed);
   g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS);
   g_clear_error (&error);
@@ -712,20 +780,20 @@ thread_func (gpointer user_data)
       json_object_set_int_member (answers, "thread", data->index);
       json_object_set_int_member (answers, "round", round);
 
-      state = snodo_request_state_seal (key, "tools/call", params, answers, NOW_US, TTL_US, &error);
+      state = snodo_request_state_seal (key, "tools/call", params, answers, NULL, NOW_US, TTL_US, &error);
       if (state == NULL)
         {
           g_atomic_int_inc (data->failures);
           continue;
         }
-      back = snodo_request_state_open (key, state, "tools/call", params, NOW_US, &error);
+      back = snodo_request_state_open (key, state, "tools/call", params, NOW_US, NULL, &error);
       if (back == NULL ||
           json_object_get_int_member (back, "thread") != data->index ||
           json_object_get_int_member (back, "round") != round)
         g_atomic_int_inc (data->failures);
 
       state[round % strlen (state)] ^= 0x01;
-      tampered_back = snodo_request_state_open (key, state, "tools/call", params, NOW_US, NULL);
+      tampered_back = snodo_request_state_open (key, state, "tools/call", params, NOW_US, NULL, NULL);
       if (tampered_back != NULL)
         g_atomic_int_inc (data->failures);
 
@@ -778,6 +846,7 @@ main (int    argc,
 
   g_test_add_func ("/snodo/request-state/round-trip", test_round_trip);
   g_test_add_func ("/snodo/request-state/format", test_format);
+  g_test_add_func ("/snodo/request-state/asked", test_asked);
   g_test_add_func ("/snodo/request-state/member-order", test_member_order);
   g_test_add_func ("/snodo/request-state/changed-params", test_changed_params);
   g_test_add_func ("/snodo/request-state/other-method", test_other_method);

@@ -8,6 +8,7 @@
 #include "snodo-tool.h"
 #include "snodo-base-private.h"
 #include "snodo-description.h"
+#include "snodo-enum-types.h"
 #include "snodo-error.h"
 #include "snodo-wire-private.h"
 
@@ -73,6 +74,7 @@ struct _SnodoTool
   JsonNode         *annotations;
   gboolean          run_in_thread;
   int               handler_timeout;
+  SnodoTaskSupport  task_support;
 };
 
 G_DEFINE_FINAL_TYPE (SnodoTool, snodo_tool, SNODO_TYPE_DESCRIPTION)
@@ -84,6 +86,7 @@ enum {
   PROP_ANNOTATIONS,
   PROP_RUN_IN_THREAD,
   PROP_HANDLER_TIMEOUT,
+  PROP_TASK_SUPPORT,
   N_PROPS
 };
 
@@ -159,6 +162,9 @@ snodo_tool_get_property (GObject    *object,
     case PROP_ANNOTATIONS:
       g_value_set_boxed (value, self->annotations);
       break;
+    case PROP_TASK_SUPPORT:
+      g_value_set_enum (value, self->task_support);
+      break;
     case PROP_RUN_IN_THREAD:
       g_value_set_boolean (value, self->run_in_thread);
       break;
@@ -192,6 +198,9 @@ snodo_tool_set_property (GObject      *object,
       break;
     case PROP_ANNOTATIONS:
       snodo_tool_set_annotations (self, g_value_get_boxed (value));
+      break;
+    case PROP_TASK_SUPPORT:
+      snodo_tool_set_task_support (self, g_value_get_enum (value));
       break;
     case PROP_RUN_IN_THREAD:
       snodo_tool_set_run_in_thread (self, g_value_get_boolean (value));
@@ -283,6 +292,19 @@ snodo_tool_class_init (SnodoToolClass *klass)
   properties[PROP_HANDLER_TIMEOUT] =
     g_param_spec_int ("handler-timeout", NULL, NULL, -1, G_MAXINT, -1,
                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoTool:task-support: (getter get_task_support) (setter set_task_support)
+   *
+   * Whether calls of the tool run as tasks, when the server serves tasks
+   * ([method@Snodo.Server.enable_tasks]): the same handler serves a plain
+   * call and a task. %SNODO_TASK_SUPPORT_FORBIDDEN by default.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_TASK_SUPPORT] =
+    g_param_spec_enum ("task-support", NULL, NULL, SNODO_TYPE_TASK_SUPPORT, SNODO_TASK_SUPPORT_FORBIDDEN,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -711,4 +733,44 @@ snodo_tool_set_output_schema_from_string (SnodoTool   *self,
   if (node == NULL)
     return FALSE;
   return snodo_tool_set_output_schema (self, node, error);
+}
+
+/**
+ * snodo_tool_get_task_support:
+ * @self: a tool
+ *
+ * Gets [property@Snodo.Tool:task-support].
+ *
+ * Returns: whether calls of the tool run as tasks
+ *
+ * Since: 0.1
+ */
+SnodoTaskSupport
+snodo_tool_get_task_support (SnodoTool *self)
+{
+  g_return_val_if_fail (SNODO_IS_TOOL (self), SNODO_TASK_SUPPORT_FORBIDDEN);
+
+  return self->task_support;
+}
+
+/**
+ * snodo_tool_set_task_support:
+ * @self: a tool
+ * @task_support: whether calls of the tool run as tasks
+ *
+ * Sets [property@Snodo.Tool:task-support].
+ *
+ * Since: 0.1
+ */
+void
+snodo_tool_set_task_support (SnodoTool        *self,
+                             SnodoTaskSupport  task_support)
+{
+  g_return_if_fail (SNODO_IS_TOOL (self));
+  g_return_if_fail (task_support <= SNODO_TASK_SUPPORT_REQUIRED);
+
+  if (self->task_support == task_support)
+    return;
+  self->task_support = task_support;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TASK_SUPPORT]);
 }

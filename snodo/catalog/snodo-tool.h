@@ -15,6 +15,29 @@
 
 G_BEGIN_DECLS
 
+/**
+ * SnodoTaskSupport:
+ * @SNODO_TASK_SUPPORT_FORBIDDEN: calls of the tool are never tasks
+ * @SNODO_TASK_SUPPORT_OPTIONAL: a call runs as a task when the client can
+ *   take one: in 2025-11-25 when it asks (a `task` in the call's params), in
+ *   2026-07-28 whenever it declared the `io.modelcontextprotocol/tasks`
+ *   extension; otherwise as a plain call
+ * @SNODO_TASK_SUPPORT_REQUIRED: every call runs as a task; a client that
+ *   cannot take one is refused
+ *
+ * Whether the calls of a tool run as tasks (see
+ * [method@Snodo.Server.enable_tasks]). 2025-11-25 lists it as the tool's
+ * `execution.taskSupport`.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  SNODO_TASK_SUPPORT_FORBIDDEN,
+  SNODO_TASK_SUPPORT_OPTIONAL,
+  SNODO_TASK_SUPPORT_REQUIRED,
+} SnodoTaskSupport;
+
 #define SNODO_TYPE_TOOL (snodo_tool_get_type ())
 
 SNODO_AVAILABLE_IN_ALL
@@ -68,6 +91,11 @@ void        snodo_tool_set_icons                    (SnodoTool   *self,
                                                      JsonNode    *icons);
 SNODO_AVAILABLE_IN_ALL
 gboolean    snodo_tool_get_run_in_thread            (SnodoTool   *self);
+SNODO_AVAILABLE_IN_ALL
+SnodoTaskSupport snodo_tool_get_task_support        (SnodoTool   *self);
+SNODO_AVAILABLE_IN_ALL
+void        snodo_tool_set_task_support             (SnodoTool        *self,
+                                                     SnodoTaskSupport  task_support);
 SNODO_AVAILABLE_IN_ALL
 void        snodo_tool_set_run_in_thread            (SnodoTool   *self,
                                                      gboolean     run_in_thread);

@@ -47,6 +47,13 @@ typedef enum
   SNODO_METHOD_PROMPTS_GET,
   SNODO_METHOD_COMPLETION_COMPLETE,
   SNODO_METHOD_SUBSCRIPTIONS_LISTEN,
+  /* Tasks: 2025-11-25 core (get, result, list, cancel), 2026-07-28 the
+   * io.modelcontextprotocol/tasks extension (get, update, cancel). */
+  SNODO_METHOD_TASKS_GET,
+  SNODO_METHOD_TASKS_RESULT,
+  SNODO_METHOD_TASKS_LIST,
+  SNODO_METHOD_TASKS_UPDATE,
+  SNODO_METHOD_TASKS_CANCEL,
   SNODO_N_METHODS,
 } SnodoMethodId;
 
@@ -73,6 +80,8 @@ typedef enum
   SNODO_NEEDS_RESOURCES,
   SNODO_NEEDS_PROMPTS,
   SNODO_NEEDS_COMPLETIONS,
+  /* The server serves tasks (snodo_server_enable_tasks()). */
+  SNODO_NEEDS_TASKS,
 } SnodoNeeds;
 
 typedef struct
@@ -189,6 +198,11 @@ typedef struct
 
 /* snodo_frame_decode_deferring() with `_meta` deferred. */
 void         snodo_dialect_decode                  (const char             *data,
+                                                    gsize                   len,
+                                                    SnodoFrame             *frame);
+/* snodo_frame_decode_lazy() with `_meta` deferred: params is built when
+ * someone asks for it whole (snodo_frame_get_params()). */
+void         snodo_dialect_decode_lazy             (const char             *data,
                                                     gsize                   len,
                                                     SnodoFrame             *frame);
 /* Reads the _meta of @frame's params: takes frame->deferred, or writes the

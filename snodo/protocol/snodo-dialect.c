@@ -34,6 +34,10 @@ static const SnodoMethod legacy_methods[] = {
   { "prompts/list", SNODO_METHOD_PROMPTS_LIST, 0, SNODO_NEEDS_PROMPTS },
   { "prompts/get", SNODO_METHOD_PROMPTS_GET, SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_PROMPTS },
   { "completion/complete", SNODO_METHOD_COMPLETION_COMPLETE, SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_COMPLETIONS },
+  { "tasks/get", SNODO_METHOD_TASKS_GET, 0, SNODO_NEEDS_TASKS },
+  { "tasks/result", SNODO_METHOD_TASKS_RESULT, 0, SNODO_NEEDS_TASKS },
+  { "tasks/list", SNODO_METHOD_TASKS_LIST, 0, SNODO_NEEDS_TASKS },
+  { "tasks/cancel", SNODO_METHOD_TASKS_CANCEL, 0, SNODO_NEEDS_TASKS },
   { NULL, 0, 0, SNODO_NEEDS_NOTHING },
 };
 
@@ -48,6 +52,9 @@ static const SnodoMethod modern_methods[] = {
   { "prompts/get", SNODO_METHOD_PROMPTS_GET, SNODO_METHOD_FLAGS_INPUT | SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_PROMPTS },
   { "completion/complete", SNODO_METHOD_COMPLETION_COMPLETE, SNODO_METHOD_FLAGS_HANDLER, SNODO_NEEDS_COMPLETIONS },
   { "subscriptions/listen", SNODO_METHOD_SUBSCRIPTIONS_LISTEN, 0, SNODO_NEEDS_NOTHING },
+  { "tasks/get", SNODO_METHOD_TASKS_GET, 0, SNODO_NEEDS_TASKS },
+  { "tasks/update", SNODO_METHOD_TASKS_UPDATE, 0, SNODO_NEEDS_TASKS },
+  { "tasks/cancel", SNODO_METHOD_TASKS_CANCEL, 0, SNODO_NEEDS_TASKS },
   { NULL, 0, 0, SNODO_NEEDS_NOTHING },
 };
 
@@ -278,6 +285,14 @@ snodo_dialect_decode (const char *data,
   snodo_frame_decode_deferring (data, len, SNODO_META, frame);
 }
 
+void
+snodo_dialect_decode_lazy (const char *data,
+                           gsize       len,
+                           SnodoFrame *frame)
+{
+  snodo_frame_decode_lazy (data, len, SNODO_META, frame);
+}
+
 static void
 request_meta_scan (SnodoRequestMeta *meta)
 {
@@ -351,7 +366,7 @@ snodo_request_meta_init (SnodoRequestMeta *meta,
     }
   else
     {
-      JsonNode *node = frame->params != NULL ? json_object_get_member (frame->params, SNODO_META) : NULL;
+      JsonNode *node = snodo_frame_get_param (frame, SNODO_META);
 
       /* Decoded without deferring (or a _meta that is no object). */
       if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
@@ -619,7 +634,8 @@ snodo_dialect_select (SnodoFrame             *frame,
   if (era == SNODO_ERA_MODERN || version == SNODO_PROTOCOL_VERSION_UNKNOWN)
     {
       if (g_str_equal (frame->method, "initialize"))
-        return fail_unsupported (selection, versions, snodo_json_object_get_string (frame->params, "protocolVersion"));
+        return fail_unsupported (selection, versions, snodo_json_object_get_string (snodo_frame_get_params (frame),
+                                                                                    "protocolVersion"));
       return fail (selection, SNODO_RPC_ERROR_INVALID_PARAMS, NULL,
                    _("Invalid params: a 2026-07-28 request must carry _meta[\"%s\"] and _meta[\"%s\"]"),
                    SNODO_META_PROTOCOL_VERSION, SNODO_META_CLIENT_CAPABILITIES);

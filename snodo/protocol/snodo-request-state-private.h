@@ -26,12 +26,16 @@ G_BEGIN_DECLS
  * base64url is RFC 4648 section 5 without padding; the MAC covers the
  * encoded payload exactly as it appears in the state. The payload is JSON:
  *
- *   {"a":<answers>,"d":"<params digest>","exp":<expiry>,"m":"<method>","v":1}
+ *   {"a":<answers>,"d":"<params digest>","exp":<expiry>,"m":"<method>",
+ *    "q":[<keys asked>],"v":1}
  *
  *  - a: the answers object given to seal, returned by open;
  *  - d: lower-case hex SHA-256 of the canonical form of params;
  *  - exp: the expiry in milliseconds since the Unix epoch (an integer);
  *  - m: the method;
+ *  - q: the keys of the input requests the state was issued with, sorted:
+ *    the only answers a retry may add (absent from states of older builds,
+ *    which open as "unknown");
  *  - v: the format version, 1.
  *
  * The canonical form of a JSON value is what snodo_json_to_string() writes
@@ -71,6 +75,7 @@ char                 *snodo_request_state_seal           (SnodoRequestStateKey  
                                                           const char            *method,
                                                           JsonObject            *params,
                                                           JsonObject            *answers,
+                                                          const char * const    *asked,
                                                           gint64                 now_us,
                                                           gint64                 ttl_us,
                                                           GError               **error);
@@ -79,6 +84,7 @@ JsonObject           *snodo_request_state_open           (SnodoRequestStateKey  
                                                           const char            *method,
                                                           JsonObject            *params,
                                                           gint64                 now_us,
+                                                          GStrv                 *asked,
                                                           GError               **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoRequestStateKey, snodo_request_state_key_unref)

@@ -578,6 +578,9 @@ snodo_request_state_key_unref (SnodoRequestStateKey *self)
  *   and "requestState" are ignored
  * @answers: (nullable): the answers collected so far (key of an input
  *   request -> the client's result for it); %NULL for none
+ * @asked: (nullable) (array zero-terminated=1): the keys of the input
+ *   requests of the round this state is issued with: the only answers the
+ *   retry may add; %NULL or empty for none
  * @now_us: the current wall-clock time, g_get_real_time()
  * @ttl_us: how long the state stays valid, more than 0
  * @error: return location for an error
@@ -595,10 +598,12 @@ snodo_request_state_seal (SnodoRequestStateKey  *key,
                           const char            *method,
                           JsonObject            *params,
                           JsonObject            *answers,
+                          const char * const    *asked,
                           gint64                 now_us,
                           gint64                 ttl_us,
                           GError               **error)
 {
+  g_autoptr(GPtrArray) names = NULL;
   g_autoptr(GString) payload = NULL;
   g_autofree char *digest = NULL;
   g_autofree char *encoded = NULL;
@@ -624,7 +629,18 @@ snodo_request_state_seal (SnodoRequestStateKey  *key,
   g_string_append_printf (payload, ",\"d\":\"%s\",\"exp\":%" G_GINT64_FORMAT ",\"m\":",
                           digest, expiry_ms);
   snodo_request_state_append_name (payload, method);
-  g_string_append_printf (payload, ",\"v\":%d}", FORMAT_VERSION);
+  g_string_append (payload, ",\"q\":[");
+  names = g_ptr_array_new ();
+  for (gsize i = 0; asked != NULL && asked[i] != NULL; i++)
+    g_ptr_array_add (names, (gpointer) asked[i]);
+  g_ptr_array_sort (names, snodo_request_state_compare_names);
+  for (guint i = 0; i < names->len; i++)
+    {
+      if (i > 0)
+        g_string_append_c (payload, ',');
+      snodo_request_state_append_name (payload, g_ptr_array_index (names, i));
+    }
+  g_string_append_printf (payload, "],\"v\":%d}", FORMAT_VERSION);
 
   /* Unpadded base64 of n bytes has ceil (4n / 3) characters. Check before
    * encoding, so that huge answers are not encoded only to be dropped. */
@@ -653,6 +669,9 @@ snodo_request_state_seal (SnodoRequestStateKey  *key,
  * @method: the method of the retried request
  * @params: (nullable): the params of the retried request
  * @now_us: the current wall-clock time, g_get_real_time()
+ * @asked: (out) (optional) (transfer full) (nullable): the keys of the input
+ *   requests @state was issued with, or %NULL when it does not say (a state
+ *   sealed before the keys were recorded)
  * @error: return location for an error
  *
  * Checks that @state was sealed with @key (or a key from the same secret),
@@ -669,9 +688,12 @@ snodo_request_state_open (SnodoRequestStateKey  *key,
                           const char            *method,
                           JsonObject            *params,
                           gint64                 now_us,
+                          GStrv                 *asked,
                           GError               **error)
 {
   g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GStrvBuilder) keys = NULL;
+  JsonNode *questions;
   g_autofree guint8 *decoded = NULL;
   g_autofree char *digest = NULL;
   char expected_mac[MAC_TEXT_LEN + 1];
@@ -690,6 +712,9 @@ snodo_request_state_open (SnodoRequestStateKey  *key,
   g_return_val_if_fail (key != NULL, NULL);
   g_return_val_if_fail (state != NULL, NULL);
   g_return_val_if_fail (method != NULL, NULL);
+
+  if (asked != NULL)
+    *asked = NULL;
 
   len = snodo_request_state_bounded_strlen (state, SNODO_REQUEST_STATE_MAX_BYTES);
   if (len > SNODO_REQUEST_STATE_MAX_BYTES)
@@ -750,6 +775,29 @@ snodo_request_state_open (SnodoRequestStateKey  *key,
   if (strcmp (sealed_digest, digest) != 0)
     return snodo_request_state_fail (error, _("Invalid request state: it was issued for "
                                               "other parameters"));
+
+  /* "q", the keys asked, is absent from states sealed before it existed. */
+  questions = json_object_get_member (object, "q");
+  if (questions != NULL)
+    {
+      JsonArray *array;
+
+      if (!JSON_NODE_HOLDS_ARRAY (questions))
+        return snodo_request_state_fail (error, _("Invalid request state: it is malformed"));
+      array = json_node_get_array (questions);
+      keys = g_strv_builder_new ();
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          JsonNode *key_node = json_array_get_element (array, i);
+
+          if (!JSON_NODE_HOLDS_VALUE (key_node) ||
+              json_node_get_value_type (key_node) != G_TYPE_STRING)
+            return snodo_request_state_fail (error, _("Invalid request state: it is malformed"));
+          g_strv_builder_add (keys, json_node_get_string (key_node));
+        }
+      if (asked != NULL)
+        *asked = g_strv_builder_end (keys);
+    }
 
   return json_object_ref (json_node_get_object (answers));
 }

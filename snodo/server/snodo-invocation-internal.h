@@ -37,7 +37,8 @@ struct _SnodoInvocation
   SnodoServer        *server;
   SnodoConnection    *connection;
   const SnodoDialect *dialect;
-  /* The request message (not sealed: see snodo_invocation_new()). */
+  /* The request message when it was decoded whole, else NULL (not sealed:
+   * see snodo_invocation_new()). */
   JsonNode           *message;
   JsonNode           *id;
   /* snodo_frame_id_key (id): what the invocation's lines belong to. */
@@ -45,8 +46,13 @@ struct _SnodoInvocation
   char               *method;
   /* "params" of the request (an empty object when absent). Until
    * snodo_invocation_get_params() builds it (under lock), its _meta may be
-   * only in meta, a null node holding its place (meta.deferred). */
+   * only in meta, a null node holding its place (meta.deferred). When the
+   * request was decoded with params unbuilt (has_members), it is NULL until
+   * then, and its members are in members for good: the same nodes, never
+   * changed, which snodo_invocation_get_param() reads without the lock. */
   JsonNode           *params;
+  gboolean            has_members;
+  SnodoJsonMembers    members;
   SnodoRequestMeta    meta;
   /* "arguments" for tools/call (an empty object when absent). */
   JsonObject         *arguments;
@@ -66,6 +72,8 @@ struct _SnodoInvocation
   /* What request hooks did, made by the first that did something (one
    * pointer, so that a server without hooks pays for nothing else). */
   SnodoHooked        *hooked;
+  /* The task it runs as (snodo-server-tasks.c), or NULL. */
+  GObject            *task_run;
 
   /* Who ended the invocation (atomic, set once): OPEN, ANSWERED by the
    * handler, or ENDED by Snodo (a deadline, a release without an answer,

@@ -19,7 +19,8 @@ G_BEGIN_DECLS
 
 /* A request to answer, made by the dispatch: @stamp (transfer full) is
  * what a 2026-07-28 answer says of the server, NULL in the initialize era;
- * @meta, the _meta of @params, is moved into the invocation. */
+ * @meta, the _meta of @params, is moved into the invocation, and so are
+ * @members, params not built, when not NULL (then @params is NULL). */
 SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server,
                                                       SnodoConnection    *connection,
                                                       const SnodoDialect *dialect,
@@ -28,8 +29,12 @@ SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server
                                                       JsonNode           *message,
                                                       JsonNode           *id,
                                                       const char         *method,
-                                                      JsonObject         *params,
+                                                      JsonNode           *params,
+                                                      SnodoJsonMembers   *members,
                                                       SnodoRequestMeta   *meta);
+/* The member @name of params (built or not); NULL when absent. */
+JsonNode           *snodo_invocation_get_param       (SnodoInvocation    *self,
+                                                      const char         *name);
 void                snodo_invocation_set_work        (SnodoInvocation    *self,
                                                       SnodoWork          *work);
 void                snodo_invocation_set_name        (SnodoInvocation    *self,
@@ -53,6 +58,12 @@ void                snodo_invocation_start_deadline  (SnodoInvocation    *self,
 /* After the request hooks ran: if one refused the request, answers it with
  * that error and returns TRUE. */
 gboolean            snodo_invocation_answer_rejection (SnodoInvocation   *self);
+/* Makes the invocation the handler's of a task (snodo-server-tasks.c),
+ * before the handler runs: it moves onto the task's own @connection. */
+void                snodo_invocation_set_task        (SnodoInvocation    *self,
+                                                      GObject            *task_run,
+                                                      SnodoConnection    *connection);
+GObject            *snodo_invocation_get_task        (SnodoInvocation    *self);
 /* Ends the invocation without an answer (a cancelled request). */
 void                snodo_invocation_drop            (SnodoInvocation    *self);
 

@@ -8,6 +8,7 @@
 #include "snodo-base-private.h"
 #include "snodo-invocation.h"
 #include "snodo-invocation-internal.h"
+#include "snodo-invocation-private.h"
 #include "snodo-protocol-private.h"
 #include "snodo-wire-private.h"
 
@@ -261,7 +262,7 @@ snodo_invocation_return_gerror (SnodoInvocation *self,
     if (code == SNODO_RPC_ERROR_RESOURCE_NOT_FOUND && self->dialect->stateless)
       {
         JsonObject *object = json_object_new ();
-        JsonNode *uri = json_object_get_member (json_node_get_object (self->params), "uri");
+        JsonNode *uri = snodo_invocation_get_param (self, "uri");
 
         if (uri != NULL)
           json_object_set_member (object, "uri", json_node_copy (uri));

@@ -14,6 +14,7 @@
 #include "snodo-protocol-private.h"
 #include "snodo-server.h"
 #include "snodo-server-internal.h"
+#include "snodo-server-tasks-private.h"
 #include "snodo-wire-private.h"
 
 /**
@@ -132,12 +133,14 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->message, json_node_unref);
   g_clear_pointer (&self->id, json_node_unref);
   g_clear_pointer (&self->params, json_node_unref);
+  snodo_json_members_clear (&self->members);
   snodo_request_meta_clear (&self->meta);
   g_clear_pointer (&self->arguments, json_object_unref);
   g_clear_pointer (&self->method, g_free);
   g_clear_pointer (&self->key, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->input_answers, json_object_unref);
+  g_clear_object (&self->task_run);
   if (G_UNLIKELY (self->hooked != NULL))
     {
       g_clear_pointer (&self->hooked->annotations, json_object_unref);
@@ -179,7 +182,8 @@ snodo_invocation_new (SnodoServer        *server,
                       JsonNode           *message,
                       JsonNode           *id,
                       const char         *method,
-                      JsonObject         *params,
+                      JsonNode           *params,
+                      SnodoJsonMembers   *members,
                       SnodoRequestMeta   *meta)
 {
   SnodoInvocation *self = g_object_new (SNODO_TYPE_INVOCATION, NULL);
@@ -199,19 +203,47 @@ snodo_invocation_new (SnodoServer        *server,
    * reads it only in calls the handler makes. The one later read from
    * another thread, the requestState of a 2026-07-28 input_required
    * answer, seals params first (snodo_invocation_queue_input()). */
-  self->message = json_node_ref (message);
-  self->id = json_node_copy (id);
+  self->message = message != NULL ? json_node_ref (message) : NULL;
+  /* The frame's: parentless, never changed (JsonNode references are
+   * atomic). */
+  self->id = json_node_ref (id);
   self->key = snodo_frame_id_key (id);
   self->method = g_strdup (method);
-  self->params = json_node_new (JSON_NODE_OBJECT);
-  if (params != NULL)
-    json_node_set_object (self->params, params);
+  if (members != NULL)
+    {
+      /* Built when someone asks for params whole. */
+      self->has_members = TRUE;
+      self->members = *members;
+      members->n = 0;
+    }
+  else if (params != NULL && json_node_get_parent (params) == NULL)
+    {
+      /* Decoded without building the message: params is a tree of its
+       * own. */
+      self->params = json_node_ref (params);
+    }
   else
-    json_node_take_object (self->params, json_object_new ());
+    {
+      /* A member of @message, which keeps its parent alive. */
+      self->params = json_node_new (JSON_NODE_OBJECT);
+      if (params != NULL)
+        json_node_set_object (self->params, json_node_get_object (params));
+      else
+        json_node_take_object (self->params, json_object_new ());
+    }
 
   snodo_request_meta_move (&self->meta, meta);
   self->progress_token = snodo_request_meta_dup_progress_token (&self->meta);
   return self;
+}
+
+JsonNode *
+snodo_invocation_get_param (SnodoInvocation *self,
+                            const char      *name)
+{
+  if (self->has_members)
+    return snodo_json_members_lookup (&self->members, name);
+  return json_object_get_member (json_node_get_object (self->params), name);
 }
 
 /* Puts the _meta that decoding left as text back into params, for those
@@ -221,6 +253,8 @@ snodo_invocation_build_params_locked (SnodoInvocation *self)
 {
   JsonNode *meta;
 
+  if (self->params == NULL)
+    self->params = snodo_json_members_build (&self->members);
   if (!self->meta.deferred)
     return;
   meta = snodo_request_meta_parse (&self->meta);
@@ -259,6 +293,22 @@ snodo_invocation_set_input_answers (SnodoInvocation *self,
 }
 
 void
+snodo_invocation_set_task (SnodoInvocation *self,
+                           GObject         *task_run,
+                           SnodoConnection *connection)
+{
+  g_set_object (&self->task_run, task_run);
+  snodo_connection_unref (self->connection);
+  self->connection = snodo_connection_ref (connection);
+}
+
+GObject *
+snodo_invocation_get_task (SnodoInvocation *self)
+{
+  return self->task_run;
+}
+
+void
 snodo_invocation_set_work (SnodoInvocation *self,
                            SnodoWork       *work)
 {
@@ -280,11 +330,10 @@ void
 snodo_invocation_set_tool_call (SnodoInvocation *self,
                                 gboolean         tool_call)
 {
-  JsonObject *params = json_node_get_object (self->params);
   JsonNode *arguments;
 
   self->tool_call = tool_call;
-  arguments = json_object_get_member (params, "arguments");
+  arguments = snodo_invocation_get_param (self, "arguments");
   g_clear_pointer (&self->arguments, json_object_unref);
   if (arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments))
     self->arguments = json_object_ref (json_node_get_object (arguments));
@@ -1060,6 +1109,7 @@ snodo_invocation_flush_inputs_cb (gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) result = NULL;
   g_autofree char *state = NULL;
+  g_autofree const char **asked = NULL;
   JsonObject *object;
   JsonObject *requests;
 
@@ -1067,12 +1117,16 @@ snodo_invocation_flush_inputs_cb (gpointer user_data)
   inputs = g_steal_pointer (&self->pending_inputs);
   g_mutex_unlock (&self->lock);
 
+  asked = g_new0 (const char *, inputs->len + 1);
+  for (guint i = 0; i < inputs->len; i++)
+    asked[i] = ((PendingInput *) g_ptr_array_index (inputs, i))->key;
+
   if (g_atomic_int_get (&self->returned))
     error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The request was answered"));
   else
     state = snodo_request_state_seal (snodo_stamp_get_request_state_key (self->stamp),
                                       self->method, json_node_get_object (self->params),
-                                      self->input_answers, g_get_real_time (),
+                                      self->input_answers, asked, g_get_real_time (),
                                       INPUT_STATE_TTL_US, &error);
   if (state == NULL)
     {
@@ -1241,6 +1295,19 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
       return;
     }
 
+  /* A task waits for its input (snodo-server-tasks.c); answers gathered
+   * in input_required rounds before it became one still count. */
+  if (G_UNLIKELY (self->task_run != NULL))
+    {
+      if (self->input_answers != NULL && json_object_has_member (self->input_answers, key))
+        request_input_return_answer (task, self->input_answers, key);
+      else
+        snodo_server_tasks_request_input (self->task_run, key, method, params,
+                                          self->work ? snodo_work_get_cancellable (self->work) : NULL,
+                                          g_steal_pointer (&task));
+      return;
+    }
+
   if (self->dialect->stateless)
     {
       if (self->method_entry == NULL || !(self->method_entry->flags & SNODO_METHOD_FLAGS_INPUT))
@@ -1329,7 +1396,7 @@ snodo_invocation_get_uri (SnodoInvocation *self)
 
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
 
-  uri = json_object_get_member (json_node_get_object (self->params), "uri");
+  uri = snodo_invocation_get_param (self, "uri");
   if (uri == NULL || !JSON_NODE_HOLDS_VALUE (uri) || json_node_get_value_type (uri) != G_TYPE_STRING)
     return NULL;
   return json_node_get_string (uri);

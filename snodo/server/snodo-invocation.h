@@ -148,6 +148,11 @@ SNODO_AVAILABLE_IN_ALL
 gboolean              snodo_invocation_get_answered         (SnodoInvocation    *self);
 
 SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_invocation_is_task              (SnodoInvocation    *self);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_task          (SnodoInvocation    *self);
+
+SNODO_AVAILABLE_IN_ALL
 void                  snodo_invocation_reject               (SnodoInvocation    *self,
                                                              int                 code,
                                                              const char         *message);

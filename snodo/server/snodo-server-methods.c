@@ -13,6 +13,7 @@
 #include "snodo-server.h"
 #include "snodo-server-internal.h"
 #include "snodo-server-methods.h"
+#include "snodo-server-tasks-private.h"
 #include "snodo-tool.h"
 #include "snodo-wire-private.h"
 
@@ -73,7 +74,12 @@ snodo_server_method_initialize (SnodoServer     *self,
 
   object = json_object_new ();
   json_object_set_string_member (object, "protocolVersion", snodo_protocol_version_to_string (version));
-  json_object_set_object_member (object, "capabilities", snodo_server_dup_capabilities (self));
+  {
+    JsonObject *capabilities_object = snodo_server_dup_capabilities (self);
+
+    snodo_server_tasks_add_capabilities (self, capabilities_object, version);
+    json_object_set_object_member (object, "capabilities", capabilities_object);
+  }
   json_object_set_object_member (object, "serverInfo", snodo_server_dup_info (self));
   if (snodo_server_get_instructions (self) != NULL)
     json_object_set_string_member (object, "instructions", snodo_server_get_instructions (self));
@@ -187,7 +193,8 @@ snodo_server_method_ping (SnodoServer     *self,
 
 static JsonObject *
 tool_to_json (SnodoTool *tool,
-              gboolean   with_icons)
+              gboolean   with_icons,
+              gboolean   with_execution)
 {
   JsonObject *object = json_object_new ();
 
@@ -203,6 +210,15 @@ tool_to_json (SnodoTool *tool,
     json_object_set_member (object, "annotations", json_node_copy (snodo_tool_get_annotations (tool)));
   if (with_icons && snodo_tool_get_icons (tool) != NULL)
     json_object_set_member (object, "icons", json_node_copy (snodo_tool_get_icons (tool)));
+  /* 2025-11-25, when the server serves tasks. */
+  if (with_execution)
+    {
+      static const char * const support[] = { "forbidden", "optional", "required" };
+      JsonObject *execution = json_object_new ();
+
+      json_object_set_string_member (execution, "taskSupport", support[snodo_tool_get_task_support (tool)]);
+      json_object_set_object_member (object, "execution", execution);
+    }
   /* In every version, as the catalog's descriptions. */
   if (snodo_description_get_meta (SNODO_DESCRIPTION (tool)) != NULL)
     json_object_set_member (object, "_meta", json_node_copy (snodo_description_get_meta (SNODO_DESCRIPTION (tool))));
@@ -234,6 +250,9 @@ snodo_server_method_tools_list (SnodoServer     *self,
     {
       json_array_add_object_element (tools, tool_to_json (snodo_server_get_nth_tool (self, i),
                                                           snodo_invocation_get_protocol_version (invocation) >=
+                                                          SNODO_PROTOCOL_VERSION_2025_11_25,
+                                                          snodo_server_get_tasks (self) != NULL &&
+                                                          snodo_invocation_get_protocol_version (invocation) ==
                                                           SNODO_PROTOCOL_VERSION_2025_11_25));
     }
   json_object_set_array_member (object, "tools", tools);

@@ -39,6 +39,18 @@ void snodo_server_method_resources_unsubscribe (SnodoServer     *server,
 void snodo_server_method_subscriptions_listen  (SnodoServer     *server,
                                                 SnodoInvocation *invocation);
 
+/* Tasks (snodo-server-tasks.c). */
+void snodo_server_method_tasks_get             (SnodoServer     *server,
+                                                SnodoInvocation *invocation);
+void snodo_server_method_tasks_result          (SnodoServer     *server,
+                                                SnodoInvocation *invocation);
+void snodo_server_method_tasks_list            (SnodoServer     *server,
+                                                SnodoInvocation *invocation);
+void snodo_server_method_tasks_update          (SnodoServer     *server,
+                                                SnodoInvocation *invocation);
+void snodo_server_method_tasks_cancel          (SnodoServer     *server,
+                                                SnodoInvocation *invocation);
+
 /* Resources, resource templates, prompts and completion
  * (snodo-server-catalog-methods.c). */
 void snodo_server_method_resources_list           (SnodoServer     *server,

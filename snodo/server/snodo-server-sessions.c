@@ -13,6 +13,7 @@
 #include "snodo-protocol-private.h"
 #include "snodo-server.h"
 #include "snodo-server-internal.h"
+#include "snodo-server-tasks-private.h"
 #include "snodo-server-methods.h"
 #include "snodo-server-private.h"
 #include "snodo-wire-private.h"
@@ -35,6 +36,8 @@ typedef struct
   gboolean         resources;
   /* URI -> URI, or NULL. */
   GHashTable      *uris;
+  /* Task ids (the tasks extension) -> NULL, or NULL. */
+  GHashTable      *task_ids;
   GSource         *cancel_source;
 } Subscription;
 
@@ -57,6 +60,7 @@ subscription_free (Subscription *subscription)
 {
   g_clear_pointer (&subscription->cancel_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&subscription->uris, g_hash_table_unref);
+  g_clear_pointer (&subscription->task_ids, g_hash_table_unref);
   g_clear_pointer (&subscription->connection, snodo_connection_unref);
   g_free (subscription);
 }
@@ -145,6 +149,7 @@ snodo_server_method_subscriptions_listen (SnodoServer     *self,
   JsonNode *filters_node = json_object_get_member (params, "notifications");
   JsonObject *filters = NULL;
   JsonNode *uris_node = NULL;
+  JsonNode *task_ids_node = NULL;
   g_autofree char *message = NULL;
   gboolean tools = FALSE, prompts = FALSE, resources = FALSE;
   Subscription *subscription;
@@ -179,6 +184,11 @@ snodo_server_method_subscriptions_listen (SnodoServer     *self,
           if (message == NULL && uris_node != NULL && json_array_get_length (json_node_get_array (uris_node)) > 0)
             message = snodo_server_subscription_refusal (NULL, json_array_get_length (json_node_get_array (uris_node)) - 1,
                                                          FALSE);
+          /* The tasks extension: status of these tasks. */
+          task_ids_node = json_object_get_member (filters, "taskIds");
+          if (message == NULL && task_ids_node != NULL &&
+              !snodo_server_tasks_check_listen (self, invocation, task_ids_node, &message))
+            return;
         }
     }
   if (message != NULL)
@@ -217,6 +227,25 @@ snodo_server_method_subscriptions_listen (SnodoServer     *self,
           g_hash_table_replace (subscription->uris, g_strdup (uri), NULL);
         }
       json_object_set_array_member (honoured, "resourceSubscriptions", copy);
+    }
+
+  if (task_ids_node != NULL)
+    {
+      JsonArray *ids = json_node_get_array (task_ids_node);
+      JsonArray *copy = json_array_new ();
+
+      subscription->task_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      for (guint i = 0; i < json_array_get_length (ids); i++)
+        {
+          const char *id = json_array_get_string_element (ids, i);
+
+          /* Only the tasks this server knows. */
+          if (g_hash_table_contains (subscription->task_ids, id) || !snodo_server_tasks_knows (self, id))
+            continue;
+          json_array_add_string_element (copy, id);
+          g_hash_table_add (subscription->task_ids, g_strdup (id));
+        }
+      json_object_set_array_member (honoured, "taskIds", copy);
     }
 
   /* The acknowledgement comes first. */
@@ -462,4 +491,38 @@ snodo_server_notify_resource_updated (SnodoServer *self,
   g_return_if_fail (uri != NULL);
 
   snodo_server_publish_change (self, "notifications/resources/updated", uri);
+}
+
+/* The tasks extension: @task (a DetailedTask, as tasks/get answers) to
+ * every subscription that listens to its id. */
+void
+snodo_server_announce_task (SnodoServer *self,
+                            const char  *task_id,
+                            JsonObject  *task)
+{
+  for (guint i = 0; i < snodo_server_get_connections (self)->len; i++)
+    {
+      SnodoConnection *connection = g_ptr_array_index (snodo_server_get_connections (self), i);
+
+      for (guint j = 0; j < connection->subscriptions->len; j++)
+        {
+          Subscription *subscription = g_ptr_array_index (connection->subscriptions, j);
+          g_autoptr(JsonNode) params = NULL;
+          g_autoptr(GBytes) line = NULL;
+          JsonObjectIter iter;
+          const char *name;
+          JsonNode *member;
+
+          if (subscription->task_ids == NULL || !g_hash_table_contains (subscription->task_ids, task_id) ||
+              g_cancellable_is_cancelled (snodo_invocation_get_cancellable (subscription->invocation)))
+            continue;
+          params = subscription_meta (subscription);
+          json_object_iter_init (&iter, task);
+          while (json_object_iter_next (&iter, &name, &member))
+            json_object_set_member (json_node_get_object (params), name, json_node_copy (member));
+          line = snodo_frame_encode_notification ("notifications/tasks", params);
+          snodo_connection_send_related (connection, snodo_invocation_get_key (subscription->invocation),
+                                         line, NULL, NULL);
+        }
+    }
 }

@@ -18,6 +18,7 @@
 #include "snodo-protocol-private.h"
 #include "snodo-server.h"
 #include "snodo-server-internal.h"
+#include "snodo-server-tasks-private.h"
 #include "snodo-server-methods.h"
 #include "snodo-server-private.h"
 #include "snodo-tool.h"
@@ -175,10 +176,27 @@ struct _SnodoServer
   SnodoServerHooks hooks;
   /* See snodo-server-bus.c. */
   SnodoServerBus   bus;
+
+  /* See snodo-server-tasks.c; NULL until tasks are enabled. */
+  SnodoServerTasks *tasks;
 };
 
 
 G_DEFINE_FINAL_TYPE (SnodoServer, snodo_server, G_TYPE_OBJECT)
+
+SnodoServerTasks *
+snodo_server_get_tasks (SnodoServer *self)
+{
+  return self->tasks;
+}
+
+void
+snodo_server_set_tasks (SnodoServer      *self,
+                        SnodoServerTasks *tasks)
+{
+  g_clear_pointer (&self->tasks, snodo_server_tasks_free);
+  self->tasks = tasks;
+}
 
 SnodoServerHooks *
 snodo_server_get_hooks (SnodoServer *self)
@@ -295,6 +313,11 @@ static const SnodoServerMethodFunc method_funcs[SNODO_N_METHODS] = {
   [SNODO_METHOD_PROMPTS_GET] = snodo_server_method_prompts_get,
   [SNODO_METHOD_COMPLETION_COMPLETE] = snodo_server_method_completion_complete,
   [SNODO_METHOD_SUBSCRIPTIONS_LISTEN] = snodo_server_method_subscriptions_listen,
+  [SNODO_METHOD_TASKS_GET] = snodo_server_method_tasks_get,
+  [SNODO_METHOD_TASKS_RESULT] = snodo_server_method_tasks_result,
+  [SNODO_METHOD_TASKS_LIST] = snodo_server_method_tasks_list,
+  [SNODO_METHOD_TASKS_UPDATE] = snodo_server_method_tasks_update,
+  [SNODO_METHOD_TASKS_CANCEL] = snodo_server_method_tasks_cancel,
 };
 
 /* Whether the server offers what a method needs: a method behind a
@@ -311,6 +334,8 @@ snodo_server_offers (SnodoServer *self,
       return snodo_catalog_has_prompts (self->catalog);
     case SNODO_NEEDS_COMPLETIONS:
       return snodo_catalog_has_completion (self->catalog);
+    case SNODO_NEEDS_TASKS:
+      return self->tasks != NULL;
     case SNODO_NEEDS_NOTHING:
     default:
       return TRUE;
@@ -354,20 +379,27 @@ snodo_server_send_dialect_error (SnodoConnection    *connection,
 
 /* 2026-07-28, for a method that may ask for input: the answers of earlier
  * rounds, from a requestState that must be ours, unaltered, unexpired and
- * bound to this very request, plus this round's inputResponses. */
+ * bound to this very request, plus this round's inputResponses to the
+ * questions that state was issued with. Answers to questions never asked
+ * (any without a requestState: this server always issues one with its
+ * questions) are ignored, as the protocol says of unknown keys, so that a
+ * client cannot answer before it is asked. */
 static gboolean
 snodo_server_collect_answers (SnodoServer  *self,
                               SnodoFrame   *frame,
                               JsonObject  **answers,
                               GError      **error)
 {
-  JsonNode *state = frame->params ? json_object_get_member (frame->params, "requestState") : NULL;
-  JsonNode *responses = frame->params ? json_object_get_member (frame->params, "inputResponses") : NULL;
+  JsonNode *state = snodo_frame_get_param (frame, "requestState");
+  JsonNode *responses = snodo_frame_get_param (frame, "inputResponses");
   g_autoptr(JsonObject) collected = NULL;
+  g_auto(GStrv) asked = NULL;
 
   *answers = NULL;
   if (state == NULL && responses == NULL)
     return TRUE;
+  /* The state is signed over params whole. */
+  snodo_frame_get_params (frame);
 
   if (state != NULL)
     {
@@ -378,7 +410,8 @@ snodo_server_collect_answers (SnodoServer  *self,
           return FALSE;
         }
       collected = snodo_request_state_open (self->request_state_key, json_node_get_string (state),
-                                            frame->method, frame->params, g_get_real_time (), error);
+                                            frame->method, frame->params, g_get_real_time (),
+                                            &asked, error);
       if (collected == NULL)
         return FALSE;
     }
@@ -406,6 +439,12 @@ snodo_server_collect_answers (SnodoServer  *self,
                            _("Invalid params: inputResponses[\"%s\"] must be an object"), name);
               return FALSE;
             }
+          /* A state of an older build says nothing of its questions. */
+          if (state == NULL || (asked != NULL && !g_strv_contains ((const char * const *) asked, name)))
+            {
+              g_debug ("Ignoring inputResponses[\"%s\"] of %s: it was not asked for", name, frame->method);
+              continue;
+            }
           json_object_set_member (collected, name, json_node_copy (member));
         }
     }
@@ -431,6 +470,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
   SnodoStamp *stamp;
   Call *call;
   SnodoWorkKind kind = SNODO_WORK_KIND_ASYNC;
+  SnodoConnection *runner = connection;
 
   if (frame->has_nul)
     {
@@ -481,7 +521,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
     {
       connection->era = SNODO_ERA_LEGACY;
       connection->legacy_version = snodo_protocol_negotiate (self->enabled_versions,
-                                                             snodo_json_object_get_string (frame->params,
+                                                             snodo_json_object_get_string (snodo_frame_get_params (frame),
                                                                                            "protocolVersion"));
     }
 
@@ -497,13 +537,15 @@ snodo_server_dispatch_request (SnodoServer     *self,
   /* 2026-07-28 answers say what the server is when the request comes. */
   stamp = dialect->stateless ? snodo_server_ref_stamp (self) : NULL;
   call->invocation = snodo_invocation_new (self, connection, dialect, method, stamp, frame->message,
-                                           frame->id, frame->method, frame->params, &meta);
+                                           frame->id, frame->method, frame->params_node,
+                                           frame->params_unbuilt ? &frame->params_members : NULL, &meta);
   snodo_invocation_set_input_answers (call->invocation, answers);
 
   if (method->flags & SNODO_METHOD_FLAGS_TOOL_CALL)
     {
-      const char *name = snodo_json_object_get_string (frame->params, "name");
-      JsonNode *arguments = frame->params ? json_object_get_member (frame->params, "arguments") : NULL;
+      JsonNode *name_node = snodo_invocation_get_param (call->invocation, "name");
+      const char *name = snodo_json_node_is_string (name_node) ? json_node_get_string (name_node) : NULL;
+      JsonNode *arguments = snodo_invocation_get_param (call->invocation, "arguments");
       g_autofree char *message = NULL;
 
       if (name == NULL)
@@ -561,13 +603,32 @@ snodo_server_dispatch_request (SnodoServer     *self,
       return;
     }
 
+  /* A call may run as a task (snodo-server-tasks.c): answered with the
+   * task now, its handler runs as the task's own work. */
+  if (G_UNLIKELY (self->tasks != NULL) && call->tool != NULL)
+    {
+      runner = snodo_server_tasks_divert (self, connection, dialect, frame, call->tool->tool, call->invocation);
+      if (runner == NULL)
+        {
+          call_free (call);
+          return;
+        }
+      if (runner != connection)
+        call->timeout = 0;
+    }
+
   /* What the request holds while it is answered: what the transport keeps
    * of it, and the decoded message, which the invocation keeps. */
-  if (!snodo_executor_submit (connection->executor, connection->owner, frame->key, kind, cost + frame->size,
+  if (!snodo_executor_submit (runner->executor, runner->owner, frame->key, kind, cost + frame->size,
                               snodo_server_run_cb, call, (GDestroyNotify) call_free, &error))
     {
       /* A refused submission leaves the call to us. */
       call_free (call);
+      if (runner != connection)
+        {
+          snodo_server_tasks_refused (self, runner, error);
+          return;
+        }
 
       if (g_error_matches (error, SNODO_ERROR, SNODO_ERROR_DUPLICATE_KEY))
         snodo_server_send_dialect_error (connection, dialect, frame->id, SNODO_RPC_ERROR_INVALID_REQUEST,
@@ -606,7 +667,7 @@ snodo_server_dispatch (SnodoServer     *self,
           /* At once, as the transport hands it over: the request's
            * cancellable fires and it gets no answer. A listen subscription
            * ends the same way. */
-          JsonNode *request_id = frame->params ? json_object_get_member (frame->params, "requestId") : NULL;
+          JsonNode *request_id = snodo_frame_get_param (frame, "requestId");
           g_autofree char *key = request_id ? snodo_frame_id_key (request_id) : NULL;
 
           if (key != NULL && snodo_executor_cancel (connection->executor, connection->owner, key))
@@ -633,6 +694,7 @@ snodo_server_finalize (GObject *object)
   SnodoServer *self = SNODO_SERVER (object);
 
   snodo_server_clear_bus (self);
+  g_clear_pointer (&self->tasks, snodo_server_tasks_free);
   g_clear_pointer (&self->hooks.request, g_ptr_array_unref);
   g_clear_pointer (&self->hooks.answer, g_ptr_array_unref);
   g_clear_pointer (&self->catalog, snodo_catalog_free);

@@ -11,6 +11,7 @@
 
 #include "snodo-bus.h"
 #include "snodo-invocation.h"
+#include "snodo-task-store.h"
 #include "snodo-tool.h"
 #include "snodo-types.h"
 #include "snodo-version-macros.h"
@@ -286,5 +287,10 @@ guint        snodo_server_add_answer_hook            (SnodoServer            *se
 SNODO_AVAILABLE_IN_ALL
 gboolean     snodo_server_remove_hook                (SnodoServer            *self,
                                                       guint                   id);
+
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_enable_tasks               (SnodoServer            *self,
+                                                      SnodoTaskStore         *store,
+                                                      GError                **error);
 
 G_END_DECLS

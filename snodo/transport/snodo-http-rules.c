@@ -495,6 +495,13 @@ snodo_http_check_standard_headers (SnodoServer         *server,
       named = TRUE;
       body_name = snodo_http_params_string (frame->params, "uri");
     }
+  else if (g_str_equal (frame->method, "tasks/get") || g_str_equal (frame->method, "tasks/update") ||
+           g_str_equal (frame->method, "tasks/cancel"))
+    {
+      /* The tasks extension names the task (SEP-2663). */
+      named = TRUE;
+      body_name = snodo_http_params_string (frame->params, "taskId");
+    }
   if (!named)
     return NULL;
 

@@ -72,7 +72,7 @@ snodo_stdio_transport_line_cb (SnodoLineFramerEvent  event,
   if (self->debug_wire)
     snodo_stdio_transport_wire_log (self, "<<<", line, len);
 
-  snodo_dialect_decode (line, len, &frame);
+  snodo_dialect_decode_lazy (line, len, &frame);
 
   switch (frame.kind)
     {

@@ -5,6 +5,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "snodo-json-private.h"
+
 G_BEGIN_DECLS
 
 /*
@@ -45,12 +47,27 @@ typedef enum
 typedef struct
 {
   SnodoFrameKind  kind;
-  /* The whole message object (REQUEST, NOTIFICATION, RESPONSE); owned. */
+  /* The whole message object: from snodo_frame_decode() for REQUEST,
+   * NOTIFICATION and RESPONSE; from snodo_frame_decode_deferring() for
+   * RESPONSE only (its "jsonrpc", "id", "result", "error" and "params"),
+   * which leaves a request's or notification's root object unbuilt.
+   * Owned. */
   JsonNode       *message;
-  /* "method", borrowed from message (REQUEST, NOTIFICATION). */
+  /* "method", borrowed from message or method_node (REQUEST,
+   * NOTIFICATION). */
   const char     *method;
-  /* "params" object, borrowed from message; NULL when absent. */
+  /* "params" object, borrowed from params_node; NULL when absent. */
   JsonObject     *params;
+  /* The nodes of "method" and "params" (REQUEST, NOTIFICATION, RESPONSE;
+   * NULL when absent). A reference: with message set they are members of
+   * it, else they have no parent. Owned. */
+  JsonNode       *method_node;
+  JsonNode       *params_node;
+  /* snodo_frame_decode_lazy(): params (an object) was not built: its
+   * members are here (params and params_node are NULL until
+   * snodo_frame_get_params() builds it). */
+  gboolean        params_unbuilt;
+  SnodoJsonMembers params_members;
   /* A copy of "id" (REQUEST, RESPONSE, and ERROR when it was readable);
    * NULL means the error answer carries "id": null. Owned. */
   JsonNode       *id;
@@ -81,11 +98,24 @@ void      snodo_frame_decode             (const char  *data,
                                           SnodoFrame  *frame);
 /* The same, except that the member @deferred of params, when it is an
  * object, is not built: it is checked as thoroughly (the frame is the same
- * kind, with the same errors), and left as text in frame->deferred. */
+ * kind, with the same errors), and left as text in frame->deferred; and
+ * that a request's or notification's root object is not built either
+ * (message is NULL; method, params, id and key are the same). */
 void      snodo_frame_decode_deferring   (const char  *data,
                                           gsize        len,
                                           const char  *deferred,
                                           SnodoFrame  *frame);
+/* The same again, except that params, when it is an object of few
+ * members, is not built either (frame->params_unbuilt). */
+void      snodo_frame_decode_lazy        (const char  *data,
+                                          gsize        len,
+                                          const char  *deferred,
+                                          SnodoFrame  *frame);
+/* params (built now if it was not); NULL when absent. */
+JsonObject *snodo_frame_get_params       (SnodoFrame  *frame);
+/* The member @name of params, built or not; NULL when absent. */
+JsonNode  *snodo_frame_get_param         (SnodoFrame  *frame,
+                                          const char  *name);
 void      snodo_frame_clear              (SnodoFrame  *frame);
 
 /* "i:<n>" for an integer id, "s:<string>" for a string id, NULL otherwise.

@@ -39,21 +39,18 @@ snodo_frame_set_error (SnodoFrame *frame,
   frame->error_message = message;
 }
 
-/* Checks the shape of an object whose "id" is valid or absent; @method and
- * @params are its members of those names (looked up once, by the caller).
- * Returns NULL when it is fine, else what is wrong (to be prefixed). */
+/* Checks the shape of a message whose "id" is valid or absent, from its
+ * members of these names (NULL when absent). Returns NULL when it is fine,
+ * else what is wrong (to be prefixed). */
 static const char *
-snodo_frame_check_shape (JsonObject *object,
-                         JsonNode   *method,
-                         JsonNode   *params,
-                         gboolean    has_id)
+snodo_frame_check_shape (gboolean  jsonrpc_ok,
+                         JsonNode *method,
+                         JsonNode *params,
+                         JsonNode *result,
+                         JsonNode *error,
+                         gboolean  has_id)
 {
-  JsonNode *jsonrpc = json_object_get_member (object, "jsonrpc");
-  JsonNode *result;
-  JsonNode *error;
-
-  if (!snodo_json_node_is_string (jsonrpc) ||
-      strcmp (json_node_get_string (jsonrpc), "2.0") != 0)
+  if (!jsonrpc_ok)
     return _("\"jsonrpc\" must be \"2.0\"");
 
   if (method != NULL)
@@ -63,9 +60,6 @@ snodo_frame_check_shape (JsonObject *object,
     }
   else
     {
-      result = json_object_get_member (object, "result");
-      error = json_object_get_member (object, "error");
-
       if (!has_id)
         {
           if (result != NULL || error != NULL)
@@ -94,6 +88,42 @@ snodo_frame_check_shape (JsonObject *object,
   return NULL;
 }
 
+/* The members of the message the frame is decided by, borrowed from its
+ * root object or (decoded without building it) owned. */
+typedef struct
+{
+  JsonNode *nodes[SNODO_JSON_TOP_N_MEMBERS];
+  gboolean  owned;
+} FrameMembers;
+
+static void
+frame_members_clear (FrameMembers *members)
+{
+  if (members->owned)
+    for (int i = 0; i < SNODO_JSON_TOP_N_MEMBERS; i++)
+      g_clear_pointer (&members->nodes[i], json_node_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FrameMembers, frame_members_clear)
+
+/* A node the frame keeps: borrowed members are referenced, owned ones
+ * taken. */
+static JsonNode *
+frame_members_take (FrameMembers       *members,
+                    SnodoJsonTopMember  which)
+{
+  JsonNode *node = members->nodes[which];
+
+  if (node == NULL)
+    return NULL;
+  if (members->owned)
+    {
+      members->nodes[which] = NULL;
+      return node;
+    }
+  return json_node_ref (node);
+}
+
 void
 snodo_frame_decode (const char *data,
                     gsize       len,
@@ -102,21 +132,74 @@ snodo_frame_decode (const char *data,
   snodo_frame_decode_deferring (data, len, NULL, frame);
 }
 
+JsonObject *
+snodo_frame_get_params (SnodoFrame *frame)
+{
+  if (frame->params_unbuilt)
+    {
+      frame->params_node = snodo_json_members_build (&frame->params_members);
+      frame->params = json_node_get_object (frame->params_node);
+      snodo_json_members_clear (&frame->params_members);
+      frame->params_unbuilt = FALSE;
+    }
+  return frame->params;
+}
+
+JsonNode *
+snodo_frame_get_param (SnodoFrame *frame,
+                       const char *name)
+{
+  if (frame->params_unbuilt)
+    return snodo_json_members_lookup (&frame->params_members, name);
+  return frame->params != NULL ? json_object_get_member (frame->params, name) : NULL;
+}
+
+static void snodo_frame_decode_with (const char *data,
+                                     gsize       len,
+                                     const char *deferred,
+                                     gboolean    lazy,
+                                     SnodoFrame *frame);
+
 void
 snodo_frame_decode_deferring (const char *data,
                               gsize       len,
                               const char *deferred,
                               SnodoFrame *frame)
 {
+  snodo_frame_decode_with (data, len, deferred, FALSE, frame);
+}
+
+void
+snodo_frame_decode_lazy (const char *data,
+                         gsize       len,
+                         const char *deferred,
+                         SnodoFrame *frame)
+{
+  g_return_if_fail (deferred != NULL);
+
+  snodo_frame_decode_with (data, len, deferred, TRUE, frame);
+}
+
+static void
+snodo_frame_decode_with (const char *data,
+                         gsize       len,
+                         const char *deferred,
+                         gboolean    lazy,
+                         SnodoFrame *frame)
+{
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
+  g_auto(FrameMembers) members = { { NULL, }, FALSE };
   JsonNode *id;
   JsonNode *method;
   JsonNode *params;
+  JsonNode *result;
+  JsonNode *rpc_error;
   const char *problem;
   gsize deferred_offset = 0;
   gsize deferred_len = 0;
+  gboolean parsed;
+  gboolean jsonrpc_ok = FALSE;
   gboolean has_id;
   gboolean is_response;
 
@@ -133,18 +216,27 @@ snodo_frame_decode_deferring (const char *data,
     return;
 
   if (deferred != NULL)
-    root = snodo_json_parse_deferring (data, len, "params", deferred, &deferred_offset, &deferred_len,
-                                       &frame->has_nul, &frame->size, &error);
+    {
+      /* The root object is not built: its members come apart. */
+      members.owned = TRUE;
+      parsed = snodo_json_parse_top (data, len, deferred, &root, members.nodes, &jsonrpc_ok,
+                                     lazy ? &frame->params_members : NULL, &frame->params_unbuilt,
+                                     &deferred_offset, &deferred_len, &frame->has_nul, &frame->size,
+                                     &error);
+    }
   else
-    root = snodo_json_parse_full (data, len, &frame->has_nul, &frame->size, &error);
-  if (root == NULL)
+    {
+      root = snodo_json_parse_full (data, len, &frame->has_nul, &frame->size, &error);
+      parsed = root != NULL;
+    }
+  if (!parsed)
     {
       snodo_frame_set_error (frame, SNODO_RPC_ERROR_PARSE_ERROR,
                              g_strdup_printf (_("Parse error: %s"), error->message));
       return;
     }
 
-  if (!JSON_NODE_HOLDS_OBJECT (root))
+  if (root != NULL && !JSON_NODE_HOLDS_OBJECT (root))
     {
       snodo_frame_set_error (frame, SNODO_RPC_ERROR_INVALID_REQUEST,
                              JSON_NODE_HOLDS_ARRAY (root)
@@ -153,19 +245,35 @@ snodo_frame_decode_deferring (const char *data,
       return;
     }
 
-  object = json_node_get_object (root);
-  id = json_object_get_member (object, "id");
-  method = json_object_get_member (object, "method");
-  params = json_object_get_member (object, "params");
+  if (!members.owned)
+    {
+      JsonObject *object = json_node_get_object (root);
+
+      members.nodes[SNODO_JSON_TOP_JSONRPC] = json_object_get_member (object, "jsonrpc");
+      members.nodes[SNODO_JSON_TOP_ID] = json_object_get_member (object, "id");
+      members.nodes[SNODO_JSON_TOP_METHOD] = json_object_get_member (object, "method");
+      members.nodes[SNODO_JSON_TOP_PARAMS] = json_object_get_member (object, "params");
+      members.nodes[SNODO_JSON_TOP_RESULT] = json_object_get_member (object, "result");
+      members.nodes[SNODO_JSON_TOP_ERROR] = json_object_get_member (object, "error");
+      jsonrpc_ok = snodo_json_node_is_string (members.nodes[SNODO_JSON_TOP_JSONRPC]) &&
+                   strcmp (json_node_get_string (members.nodes[SNODO_JSON_TOP_JSONRPC]), "2.0") == 0;
+    }
+
+  id = members.nodes[SNODO_JSON_TOP_ID];
+  method = members.nodes[SNODO_JSON_TOP_METHOD];
+  params = members.nodes[SNODO_JSON_TOP_PARAMS];
+  result = members.nodes[SNODO_JSON_TOP_RESULT];
+  rpc_error = members.nodes[SNODO_JSON_TOP_ERROR];
   has_id = id != NULL;
   /* No method, and a result or an error: a response, never answered,
    * however malformed (its id is the server's; an answer would reach the
    * client's own request of that id). */
-  is_response = method == NULL &&
-                (json_object_has_member (object, "result") || json_object_has_member (object, "error"));
+  is_response = method == NULL && (result != NULL || rpc_error != NULL);
 
   if (has_id && !snodo_json_node_is_string (id) && !snodo_frame_is_integer (id))
     {
+      snodo_json_members_clear (&frame->params_members);
+      frame->params_unbuilt = FALSE;
       if (is_response)
         {
           frame->kind = SNODO_FRAME_DROP;
@@ -177,7 +285,16 @@ snodo_frame_decode_deferring (const char *data,
       return;
     }
 
-  problem = snodo_frame_check_shape (object, method, params, has_id);
+  /* params that is not built is an object. */
+  problem = snodo_frame_check_shape (jsonrpc_ok, method, params, result, rpc_error, has_id);
+  if (problem != NULL || method == NULL)
+    {
+      /* Not a request or a notification: it keeps no params apart. */
+      if (frame->params_unbuilt && problem == NULL)
+        params = members.nodes[SNODO_JSON_TOP_PARAMS] = snodo_json_members_build (&frame->params_members);
+      snodo_json_members_clear (&frame->params_members);
+      frame->params_unbuilt = FALSE;
+    }
   if (problem != NULL)
     {
       char *message = g_strdup_printf (_("Invalid request: %s"), problem);
@@ -201,25 +318,44 @@ snodo_frame_decode_deferring (const char *data,
       snodo_frame_set_error (frame, SNODO_RPC_ERROR_INVALID_REQUEST, message);
       if (has_id)
         {
-          frame->id = json_node_copy (id);
           frame->key = snodo_frame_id_key (id);
+          frame->id = members.owned ? frame_members_take (&members, SNODO_JSON_TOP_ID) : json_node_copy (id);
         }
       return;
     }
 
+  if (has_id)
+    {
+      frame->key = snodo_frame_id_key (id);
+      frame->id = members.owned ? frame_members_take (&members, SNODO_JSON_TOP_ID) : json_node_copy (id);
+    }
+
+  frame->method_node = frame_members_take (&members, SNODO_JSON_TOP_METHOD);
+  frame->params_node = frame_members_take (&members, SNODO_JSON_TOP_PARAMS);
   if (method != NULL)
     {
       frame->kind = has_id ? SNODO_FRAME_REQUEST : SNODO_FRAME_NOTIFICATION;
-      frame->method = json_node_get_string (method);
-      frame->params = params != NULL ? json_node_get_object (params) : NULL;
+      frame->method = json_node_get_string (frame->method_node);
+      frame->params = params != NULL ? json_node_get_object (frame->params_node) : NULL;
     }
   else
-    frame->kind = SNODO_FRAME_RESPONSE;
-
-  if (has_id)
     {
-      frame->id = json_node_copy (id);
-      frame->key = snodo_frame_id_key (id);
+      frame->kind = SNODO_FRAME_RESPONSE;
+      if (members.owned)
+        {
+          /* Those who read a response read its message. */
+          JsonObject *object = json_object_new ();
+
+          json_object_set_member (object, "jsonrpc", json_node_init_string (json_node_alloc (), "2.0"));
+          json_object_set_member (object, "id", json_node_copy (frame->id));
+          if (result != NULL)
+            json_object_set_member (object, "result", frame_members_take (&members, SNODO_JSON_TOP_RESULT));
+          if (rpc_error != NULL)
+            json_object_set_member (object, "error", frame_members_take (&members, SNODO_JSON_TOP_ERROR));
+          if (params != NULL)
+            json_object_set_member (object, "params", json_node_ref (frame->params_node));
+          root = snodo_json_node_take_object (object);
+        }
     }
 
   if (deferred_len > 0)
@@ -236,6 +372,9 @@ snodo_frame_clear (SnodoFrame *frame)
 {
   g_return_if_fail (frame != NULL);
 
+  g_clear_pointer (&frame->method_node, json_node_unref);
+  g_clear_pointer (&frame->params_node, json_node_unref);
+  snodo_json_members_clear (&frame->params_members);
   g_clear_pointer (&frame->message, json_node_unref);
   g_clear_pointer (&frame->id, json_node_unref);
   g_clear_pointer (&frame->key, g_free);

@@ -76,6 +76,64 @@ JsonNode *snodo_json_parse_deferring (const char  *data,
                                       gboolean    *has_nul,
                                       gsize       *size,
                                       GError     **error);
+/* The members of a root object that a JSON-RPC message is read for. */
+typedef enum
+{
+  SNODO_JSON_TOP_JSONRPC,
+  SNODO_JSON_TOP_ID,
+  SNODO_JSON_TOP_METHOD,
+  SNODO_JSON_TOP_PARAMS,
+  SNODO_JSON_TOP_RESULT,
+  SNODO_JSON_TOP_ERROR,
+  SNODO_JSON_TOP_N_MEMBERS,
+} SnodoJsonTopMember;
+
+/* The members of an object that was read and not built: names (owned)
+ * and values (references, parentless until built), in the order of the
+ * text, the last value of duplicate names in the place of the first (as
+ * json-glib keeps them). At most SNODO_JSON_MEMBERS_MAX: an object with
+ * more is built. */
+#define SNODO_JSON_MEMBERS_MAX 8
+
+typedef struct
+{
+  guint     n;
+  char     *names[SNODO_JSON_MEMBERS_MAX];
+  JsonNode *nodes[SNODO_JSON_MEMBERS_MAX];
+} SnodoJsonMembers;
+
+void      snodo_json_members_clear  (SnodoJsonMembers       *members);
+JsonNode *snodo_json_members_lookup (const SnodoJsonMembers *members,
+                                     const char             *name);
+/* A new object node holding the members (each referenced, and given the
+ * new node as its parent); @members keeps its references. */
+JsonNode *snodo_json_members_build  (const SnodoJsonMembers *members);
+
+/* Like snodo_json_parse_deferring() (with @outer "params"), except that a
+ * root object is not built: its members of the names above are left in
+ * @members (owned, parentless, NULL when absent; the last of duplicate
+ * names wins, as in a built object), every other member is checked as
+ * thoroughly and dropped. Returns FALSE with @error set when the text is
+ * not JSON; else TRUE, with *@root NULL when the root is an object, else
+ * the root (owned). The estimate *@size counts what is kept. */
+/* The "jsonrpc" member is not built either: *@jsonrpc_ok says whether the
+ * last one was the string "2.0" (members[JSONRPC] stays NULL).
+ * With @params set, a "params" member that is an object with at most
+ * SNODO_JSON_MEMBERS_MAX members is not built either: its members are left
+ * in @params, *@params_unbuilt is TRUE and members[PARAMS] is NULL. */
+gboolean  snodo_json_parse_top (const char        *data,
+                                gsize              len,
+                                const char        *inner,
+                                JsonNode         **root,
+                                JsonNode          *members[SNODO_JSON_TOP_N_MEMBERS],
+                                gboolean          *jsonrpc_ok,
+                                SnodoJsonMembers  *params,
+                                gboolean          *params_unbuilt,
+                                gsize       *deferred_offset,
+                                gsize       *deferred_len,
+                                gboolean    *has_nul,
+                                gsize       *size,
+                                GError     **error);
 char     *snodo_json_to_string (JsonNode    *node,
                                 gsize       *len);
 GBytes   *snodo_json_to_line   (JsonNode    *node);

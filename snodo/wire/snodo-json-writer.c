@@ -109,7 +109,7 @@ snodo_json_write_string (GString    *out,
       const guchar *limit;
       guint n;
 
-      SKIP_PLAIN_WORDS (p, end, snodo_json_word_stops_write);
+      SKIP_PLAIN_WORDS (p, end, write);
       limit = end - p > 8 ? p + 8 : end;
       while (p < limit && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
         p++;

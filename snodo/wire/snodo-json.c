@@ -71,7 +71,7 @@ snodo_json_find_invalid_utf8 (const char *data,
     {
       const guchar *limit;
 
-      SKIP_PLAIN_WORDS (p, end, snodo_json_word_stops_validate);
+      SKIP_PLAIN_WORDS (p, end, validate);
       if (p >= end)
         return NULL;
 
@@ -117,7 +117,21 @@ typedef struct
   /* This is the outer object of snodo_json_read(): its member of the inner
    * name is deferred. */
   gboolean    defers;
+  /* The root object of snodo_json_parse_top(), not built: its members go
+   * to the caller's slots. */
+  gboolean    flat;
+  /* Its params object, not built either: its members go here. */
+  SnodoJsonMembers *flat_members;
 } ReadFrame;
+
+/* Where snodo_json_parse_top() leaves what it does not build. */
+typedef struct
+{
+  JsonNode         **members;
+  gboolean          *jsonrpc_ok;
+  SnodoJsonMembers  *params;
+  gboolean          *params_unbuilt;
+} ReadTop;
 
 typedef struct
 {
@@ -224,7 +238,10 @@ snodo_json_reader_string (Reader  *reader,
   const char *end = reader->end;
 
   if (out != NULL)
-    g_string_truncate (out, 0);
+    {
+      out->len = 0;
+      out->str[0] = '\0';
+    }
 
   for (;;)
     {
@@ -237,7 +254,7 @@ snodo_json_reader_string (Reader  *reader,
         {
           const char *limit;
 
-          SKIP_PLAIN_WORDS (p, end, snodo_json_word_stops_read);
+          SKIP_PLAIN_WORDS (p, end, read);
           limit = end - p > 8 ? p + 8 : end;
           while (p < limit && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
             p++;
@@ -245,7 +262,19 @@ snodo_json_reader_string (Reader  *reader,
             break;
         }
       if (p > run && out != NULL)
-        g_string_append_len (out, run, p - run);
+        {
+          gsize n = (gsize) (p - run);
+
+          /* g_string_append_len() without its calls, when it fits. */
+          if (out->len + n < out->allocated_len)
+            {
+              memcpy (out->str + out->len, run, n);
+              out->len += n;
+              out->str[out->len] = '\0';
+            }
+          else
+            g_string_append_len (out, run, n);
+        }
       reader->p = p;
 
       if (p >= end)
@@ -476,14 +505,120 @@ snodo_json_name_is (const GString *name,
   return name->len == len && memcmp (name->str, str, len) == 0;
 }
 
+/* The slot of snodo_json_parse_top() for a member of the root object, or
+ * -1 for a name it drops. */
+static int
+snodo_json_top_slot (const GString *name)
+{
+#define IS(lit) (name->len == sizeof (lit) - 1 && memcmp (name->str, lit, sizeof (lit) - 1) == 0)
+  switch (name->len)
+    {
+    case 2:
+      return IS ("id") ? SNODO_JSON_TOP_ID : -1;
+    case 5:
+      return IS ("error") ? SNODO_JSON_TOP_ERROR : -1;
+    case 6:
+      if (IS ("method"))
+        return SNODO_JSON_TOP_METHOD;
+      if (IS ("params"))
+        return SNODO_JSON_TOP_PARAMS;
+      return IS ("result") ? SNODO_JSON_TOP_RESULT : -1;
+    case 7:
+      return IS ("jsonrpc") ? SNODO_JSON_TOP_JSONRPC : -1;
+    default:
+      return -1;
+    }
+#undef IS
+}
+
+void
+snodo_json_members_clear (SnodoJsonMembers *members)
+{
+  for (guint i = 0; i < members->n; i++)
+    {
+      g_free (members->names[i]);
+      json_node_unref (members->nodes[i]);
+    }
+  members->n = 0;
+}
+
+JsonNode *
+snodo_json_members_lookup (const SnodoJsonMembers *members,
+                           const char             *name)
+{
+  for (guint i = 0; i < members->n; i++)
+    if (strcmp (members->names[i], name) == 0)
+      return members->nodes[i];
+  return NULL;
+}
+
+JsonNode *
+snodo_json_members_build (const SnodoJsonMembers *members)
+{
+  JsonObject *object = json_object_new ();
+  JsonNode *node = json_node_alloc ();
+
+  json_node_init_object (node, object);
+  json_object_unref (object);
+  for (guint i = 0; i < members->n; i++)
+    {
+      json_node_set_parent (members->nodes[i], node);
+      json_object_set_member (object, members->names[i], json_node_ref (members->nodes[i]));
+    }
+  return node;
+}
+
+/* Adds a member to the object at @top, whose members are kept apart;
+ * with more than SNODO_JSON_MEMBERS_MAX it builds the object instead
+ * (held by *@slot, and @top reads on into it). */
+static void
+snodo_json_read_add_member (ReadFrame     *top,
+                            const GString *name,
+                            JsonNode      *node,
+                            JsonNode     **slot,
+                            gboolean      *unbuilt)
+{
+  SnodoJsonMembers *members = top->flat_members;
+
+  for (guint i = 0; i < members->n; i++)
+    if (strcmp (members->names[i], name->str) == 0)
+      {
+        json_node_unref (members->nodes[i]);
+        members->nodes[i] = node;
+        return;
+      }
+
+  if (members->n < SNODO_JSON_MEMBERS_MAX)
+    {
+      members->names[members->n] = g_strndup (name->str, name->len);
+      members->nodes[members->n] = node;
+      members->n++;
+      return;
+    }
+
+  /* Too many to keep apart: built as any other object. */
+  *slot = snodo_json_members_build (members);
+  snodo_json_members_clear (members);
+  *unbuilt = FALSE;
+  top->flat_members = NULL;
+  top->node = *slot;
+  top->object = json_node_get_object (*slot);
+  json_node_set_parent (node, top->node);
+  json_object_set_member (top->object, name->str, node);
+}
+
 /* The reader proper. With @outer and @inner set, the member @inner of the
  * object that is the member @outer of the root object, when it is an
- * object, is read but not built (see snodo_json_parse_deferring()). */
-static JsonNode *
+ * object, is read but not built (see snodo_json_parse_deferring()). With
+ * @members set, a root object is not built (see snodo_json_parse_top()):
+ * then it returns TRUE with *@out NULL. */
+static gboolean
 snodo_json_read_with (const char  *data,
                       gsize        len,
                       const char  *outer,
                       const char  *inner,
+                      ReadTop     *flat_top,
+                      JsonNode   **out,
                       gsize       *deferred_offset,
                       gsize       *deferred_len,
                       gboolean    *has_nul,
@@ -493,6 +628,7 @@ snodo_json_read_with (const char  *data,
                       GError     **error)
 {
   ReadFrame stack[SNODO_JSON_MAX_DEPTH];
+  JsonNode **members = flat_top != NULL ? flat_top->members : NULL;
   /* The estimate of what the tree holds (see COST_NODE). */
   gsize built = 0;
   ReadState state = READ_VALUE;
@@ -503,12 +639,17 @@ snodo_json_read_with (const char  *data,
    * always inside two objects). */
   guint skip_depth = 0;
   gsize skip_start = 0;
+  /* The value skipped is a member of a root object that is not built, of
+   * a name that is dropped (not the deferred value). */
+  gboolean skip_drops = FALSE;
+  /* snodo_json_top_slot() of the member being read of a root object that
+   * is not built. */
+  int slot = -1;
   gsize outer_len = outer != NULL ? strlen (outer) : 0;
   gsize inner_len = inner != NULL ? strlen (inner) : 0;
   Reader reader;
 
-  g_return_val_if_fail (data != NULL || len == 0, NULL);
-
+  *out = NULL;
   if (data == NULL)
     data = "";
 
@@ -519,7 +660,7 @@ snodo_json_read_with (const char  *data,
                    *invalid == '\0' ? _("NUL byte at byte %lu")
                                     : _("invalid UTF-8 at byte %lu"),
                    (gulong) (invalid - data));
-      return NULL;
+      return FALSE;
     }
 
   reader.start = data;
@@ -537,6 +678,8 @@ snodo_json_read_with (const char  *data,
       gboolean container = FALSE;
       gboolean is_array = FALSE;
       gboolean defer = FALSE;
+      gboolean flat = FALSE;
+      SnodoJsonMembers *flat_members = NULL;
 
       switch (state)
         {
@@ -548,12 +691,49 @@ snodo_json_read_with (const char  *data,
               goto fail;
             }
 
+          /* A member of a root object not built, of a name not kept:
+           * checked, not built. */
+          if (top != NULL && top->flat && skip_depth == 0 && slot < 0)
+            {
+              skip_depth = depth;
+              skip_drops = TRUE;
+            }
+          else if (top != NULL && top->flat && skip_depth == 0 && slot == SNODO_JSON_TOP_JSONRPC)
+            {
+              /* Only whether it is "2.0" is kept: anything but a string
+               * is read and not built. */
+              *flat_top->jsonrpc_ok = FALSE;
+              if (*reader.p != '"')
+                {
+                  skip_depth = depth;
+                  skip_drops = TRUE;
+                }
+            }
+
           switch (*reader.p)
             {
             case '{':
               container = TRUE;
               if (skip_depth > 0)
                 break;
+              if (top == NULL && members != NULL)
+                {
+                  flat = TRUE;
+                  break;
+                }
+              if (top != NULL && top->flat && slot == SNODO_JSON_TOP_PARAMS && flat_top->params != NULL)
+                {
+                  /* Its members are kept apart; it replaces an earlier
+                   * "params" (and what was deferred of it). */
+                  g_clear_pointer (&members[SNODO_JSON_TOP_PARAMS], json_node_unref);
+                  snodo_json_members_clear (flat_top->params);
+                  *flat_top->params_unbuilt = TRUE;
+                  if (outer != NULL)
+                    *deferred_len = 0;
+                  flat_members = flat_top->params;
+                  built += COST_NODE + COST_OBJECT;
+                  break;
+                }
               if (top != NULL && top->defers && snodo_json_name_is (name, inner, inner_len))
                 {
                   /* Held by a null node until the caller builds it. */
@@ -579,7 +759,9 @@ snodo_json_read_with (const char  *data,
               reader.p++;
               if (!snodo_json_reader_string (&reader, skip_depth == 0 ? value : NULL))
                 goto fail;
-              if (skip_depth == 0)
+              if (skip_depth == 0 && top != NULL && top->flat && slot == SNODO_JSON_TOP_JSONRPC)
+                *flat_top->jsonrpc_ok = value->len == 3 && memcmp (value->str, "2.0", 3) == 0;
+              else if (skip_depth == 0)
                 {
                   node = json_node_init_string (json_node_alloc (), value->str);
                   built += COST_VALUE_NODE + snodo_json_block_cost (value->len);
@@ -640,6 +822,33 @@ snodo_json_read_with (const char  *data,
             ;
           else if (top == NULL)
             root = node;
+          else if (top->flat)
+            {
+              /* A later "params" replaces a deferred value, and members
+               * kept apart. */
+              if (slot == SNODO_JSON_TOP_PARAMS)
+                {
+                  if (outer != NULL)
+                    *deferred_len = 0;
+                  if (flat_top->params != NULL)
+                    {
+                      snodo_json_members_clear (flat_top->params);
+                      *flat_top->params_unbuilt = FALSE;
+                    }
+                }
+              g_clear_pointer (&members[slot], json_node_unref);
+              members[slot] = node;
+            }
+          else if (top->flat_members != NULL)
+            {
+              /* A later member of the same name replaces a deferred
+               * value. */
+              if (top->defers && snodo_json_name_is (name, inner, inner_len))
+                *deferred_len = 0;
+              snodo_json_read_add_member (top, name, node, &members[SNODO_JSON_TOP_PARAMS],
+                                          flat_top->params_unbuilt);
+              built += COST_MEMBER + snodo_json_block_cost (name->len);
+            }
           else
             {
               json_node_set_parent (node, top->node);
@@ -680,8 +889,11 @@ snodo_json_read_with (const char  *data,
           top->object = NULL;
           top->is_array = is_array;
           /* The outer object: a member of the root object. */
-          top->defers = outer != NULL && node != NULL && !is_array && depth == 2 &&
-                        stack[0].object != NULL && snodo_json_name_is (name, outer, outer_len);
+          top->defers = outer != NULL && (node != NULL || flat_members != NULL) && !is_array && depth == 2 &&
+                        (stack[0].object != NULL || stack[0].flat) &&
+                        snodo_json_name_is (name, outer, outer_len);
+          top->flat = flat;
+          top->flat_members = flat_members;
           reader.p++;
           snodo_json_reader_skip_space (&reader);
 
@@ -726,6 +938,8 @@ snodo_json_read_with (const char  *data,
           reader.p++;
           if (!snodo_json_reader_string (&reader, skip_depth == 0 ? name : NULL))
             goto fail;
+          if (top->flat)
+            slot = snodo_json_top_slot (name);
           snodo_json_reader_skip_space (&reader);
           if (reader.p >= reader.end || *reader.p != ':')
             {
@@ -742,10 +956,14 @@ snodo_json_read_with (const char  *data,
         case READ_AFTER_VALUE:
           if (skip_depth > 0 && depth == skip_depth)
             {
-              /* The deferred value just ended. */
-              *deferred_offset = skip_start;
-              *deferred_len = (gsize) (reader.p - data) - skip_start;
+              /* The deferred (or dropped) value just ended. */
+              if (!skip_drops)
+                {
+                  *deferred_offset = skip_start;
+                  *deferred_len = (gsize) (reader.p - data) - skip_start;
+                }
               skip_depth = 0;
+              skip_drops = FALSE;
             }
 
           snodo_json_reader_skip_space (&reader);
@@ -762,7 +980,8 @@ snodo_json_read_with (const char  *data,
                 *has_nul = reader.has_nul;
               if (size != NULL)
                 *size = built;
-              return root;
+              *out = root;
+              return TRUE;
             }
 
           if (reader.p >= reader.end)
@@ -798,7 +1017,15 @@ snodo_json_read_with (const char  *data,
 
 fail:
   g_clear_pointer (&root, json_node_unref);
-  return NULL;
+  if (members != NULL)
+    for (int i = 0; i < SNODO_JSON_TOP_N_MEMBERS; i++)
+      g_clear_pointer (&members[i], json_node_unref);
+  if (flat_top != NULL && flat_top->params != NULL)
+    {
+      snodo_json_members_clear (flat_top->params);
+      *flat_top->params_unbuilt = FALSE;
+    }
+  return FALSE;
 }
 
 /*
@@ -838,11 +1065,13 @@ snodo_json_read_scratch_trim (GString *buffer)
   return g_string_sized_new (64);
 }
 
-static JsonNode *
+static gboolean
 snodo_json_read (const char  *data,
                  gsize        len,
                  const char  *outer,
                  const char  *inner,
+                 ReadTop     *flat_top,
+                 JsonNode   **out,
                  gsize       *deferred_offset,
                  gsize       *deferred_len,
                  gboolean    *has_nul,
@@ -850,7 +1079,7 @@ snodo_json_read (const char  *data,
                  GError     **error)
 {
   ReadScratch *scratch = g_private_get (&read_scratch);
-  JsonNode *root;
+  gboolean ok;
 
   if (scratch == NULL)
     {
@@ -866,17 +1095,17 @@ snodo_json_read (const char  *data,
       g_autoptr(GString) value = g_string_sized_new (64);
       g_autoptr(GString) name = g_string_sized_new (64);
 
-      return snodo_json_read_with (data, len, outer, inner, deferred_offset, deferred_len, has_nul,
-                                   size, value, name, error);
+      return snodo_json_read_with (data, len, outer, inner, flat_top, out, deferred_offset, deferred_len,
+                                   has_nul, size, value, name, error);
     }
 
   scratch->busy = TRUE;
-  root = snodo_json_read_with (data, len, outer, inner, deferred_offset, deferred_len, has_nul,
-                               size, scratch->value, scratch->name, error);
+  ok = snodo_json_read_with (data, len, outer, inner, flat_top, out, deferred_offset, deferred_len,
+                             has_nul, size, scratch->value, scratch->name, error);
   scratch->value = snodo_json_read_scratch_trim (scratch->value);
   scratch->name = snodo_json_read_scratch_trim (scratch->name);
   scratch->busy = FALSE;
-  return root;
+  return ok;
 }
 
 /* Like snodo_json_parse(); *@has_nul tells whether a string held U+0000
@@ -889,7 +1118,12 @@ snodo_json_parse_full (const char  *data,
                        gsize       *size,
                        GError     **error)
 {
-  return snodo_json_read (data, len, NULL, NULL, NULL, NULL, has_nul, size, error);
+  JsonNode *root;
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+
+  snodo_json_read (data, len, NULL, NULL, NULL, &root, NULL, NULL, has_nul, size, error);
+  return root;
 }
 
 JsonNode *
@@ -903,12 +1137,52 @@ snodo_json_parse_deferring (const char  *data,
                             gsize       *size,
                             GError     **error)
 {
+  JsonNode *root;
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
   g_return_val_if_fail (outer != NULL && inner != NULL, NULL);
   g_return_val_if_fail (deferred_offset != NULL && deferred_len != NULL, NULL);
 
   *deferred_offset = 0;
   *deferred_len = 0;
-  return snodo_json_read (data, len, outer, inner, deferred_offset, deferred_len, has_nul, size, error);
+  snodo_json_read (data, len, outer, inner, NULL, &root, deferred_offset, deferred_len, has_nul, size,
+                   error);
+  return root;
+}
+
+gboolean
+snodo_json_parse_top (const char        *data,
+                      gsize              len,
+                      const char        *inner,
+                      JsonNode         **root,
+                      JsonNode          *members[SNODO_JSON_TOP_N_MEMBERS],
+                      gboolean          *jsonrpc_ok,
+                      SnodoJsonMembers  *params,
+                      gboolean          *params_unbuilt,
+                      gsize             *deferred_offset,
+                      gsize             *deferred_len,
+                      gboolean          *has_nul,
+                      gsize             *size,
+                      GError           **error)
+{
+  ReadTop top = { members, jsonrpc_ok, params, params_unbuilt };
+
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (root != NULL && members != NULL && jsonrpc_ok != NULL, FALSE);
+  g_return_val_if_fail (params == NULL || params_unbuilt != NULL, FALSE);
+  g_return_val_if_fail (deferred_offset != NULL && deferred_len != NULL, FALSE);
+
+  memset (members, 0, SNODO_JSON_TOP_N_MEMBERS * sizeof (JsonNode *));
+  *jsonrpc_ok = FALSE;
+  if (params != NULL)
+    {
+      params->n = 0;
+      *params_unbuilt = FALSE;
+    }
+  *deferred_offset = 0;
+  *deferred_len = 0;
+  return snodo_json_read (data, len, inner != NULL ? "params" : NULL, inner, &top, root,
+                          deferred_offset, deferred_len, has_nul, size, error);
 }
 
 JsonNode *
@@ -949,26 +1223,24 @@ snodo_json_object_get_string (JsonObject *object,
 
 /* Reading what the reader accepted, without building it */
 
-/* @p is just after the opening quote; returns just after the closing one. */
+/* @p is just after the opening quote; returns just after the closing one.
+ * The text was read already: no control character is in a string. */
 static const char *
 snodo_json_text_skip_string (const char *p,
                              const char *end)
 {
-  /* The first quote ends the string unless a backslash comes before it;
-   * names and values are short, for which libc's memchr() beats a loop. */
-  while (p < end)
+  for (;;)
     {
-      const char *quote = memchr (p, '"', (gsize) (end - p));
-      const char *backslash;
-
-      if (quote == NULL)
-        break;
-      backslash = memchr (p, '\\', (gsize) (quote - p));
-      if (backslash == NULL)
-        return quote + 1;
-      p = backslash + 2;
+      SKIP_PLAIN_WORDS (p, end, read);
+      while (p < end && *p != '"' && *p != '\\')
+        p++;
+      if (p >= end)
+        return end;
+      if (*p == '"')
+        return p + 1;
+      /* An escape: its next byte is never the end of the string. */
+      p += 2;
     }
-  return end;
 }
 
 static const char *

@@ -22,6 +22,8 @@
 
 #include <snodo/snodo.h>
 
+#include "snodo-conformance-tasks.h"
+
 #ifdef G_OS_UNIX
 # include <glib-unix.h>
 #endif
@@ -1055,6 +1057,7 @@ fixture_server_new (void)
   add_prompt (server, input_required, input_required_prompt_cb);
 
   snodo_server_set_completion_func (server, complete_cb, NULL, NULL);
+  fixture_add_task_tools (server);
 
   return g_steal_pointer (&server);
 }

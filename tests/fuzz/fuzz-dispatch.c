@@ -314,13 +314,12 @@ line_cb (SnodoLineFramerEvent  event,
       return;
     }
 
-  snodo_dialect_decode (line, len, &frame);
+  snodo_dialect_decode_lazy (line, len, &frame);
   if ((frame.kind == SNODO_FRAME_REQUEST || frame.kind == SNODO_FRAME_ERROR) && frame.key != NULL)
     count (reader->sink->requests, frame.key);
-  if (frame.kind == SNODO_FRAME_NOTIFICATION && frame.params != NULL &&
-      g_str_equal (frame.method, "notifications/cancelled"))
+  if (frame.kind == SNODO_FRAME_NOTIFICATION && g_str_equal (frame.method, "notifications/cancelled"))
     {
-      JsonNode *request_id = json_object_get_member (frame.params, "requestId");
+      JsonNode *request_id = snodo_frame_get_param (&frame, "requestId");
       g_autofree char *key = request_id ? snodo_frame_id_key (request_id) : NULL;
 
       if (key != NULL)

@@ -32,28 +32,84 @@ line_cb (SnodoLineFramerEvent  event,
 
   snodo_frame_decode (line, len, &frame);
 
-  /* Leaving params._meta as text changes nothing else, and the text put
-   * back is what was built. */
+  /* Leaving params._meta as text (and the root object unbuilt, and
+   * params too) changes nothing else, and the text put back is what was
+   * built. */
+  for (int lazy = 0; lazy < 2; lazy++)
   {
     g_auto(SnodoFrame) deferred = { 0, };
 
-    snodo_frame_decode_deferring (line, len, "_meta", &deferred);
+    if (!lazy)
+      snodo_frame_decode_deferring (line, len, "_meta", &deferred);
+    else
+      {
+        snodo_frame_decode_lazy (line, len, "_meta", &deferred);
+        g_assert (!deferred.params_unbuilt || frame.params != NULL);
+        if (deferred.params_unbuilt)
+          {
+            JsonObjectIter iter;
+            const char *name;
+            JsonNode *node;
+
+            g_assert (deferred.params_members.n == json_object_get_size (frame.params));
+            json_object_iter_init (&iter, frame.params);
+            while (json_object_iter_next (&iter, &name, &node))
+              if (strcmp (name, "_meta") != 0 || !JSON_NODE_HOLDS_OBJECT (node))
+                {
+                  g_autofree char *expected = snodo_json_to_string (node, NULL);
+                  g_autofree char *got = snodo_json_to_string (snodo_frame_get_param (&deferred, name), NULL);
+
+                  g_assert (strcmp (expected, got) == 0);
+                }
+            g_assert (snodo_frame_get_params (&deferred) != NULL);
+          }
+        else if (frame.params != NULL)
+          g_assert (json_object_get_size (frame.params) > SNODO_JSON_MEMBERS_MAX);
+      }
     g_assert (deferred.kind == frame.kind);
     g_assert (deferred.has_nul == frame.has_nul);
     g_assert (g_strcmp0 (deferred.error_message, frame.error_message) == 0);
-    g_assert ((deferred.message == NULL) == (frame.message == NULL));
+    g_assert (g_strcmp0 (deferred.method, frame.method) == 0);
+    g_assert (g_strcmp0 (deferred.key, frame.key) == 0);
+    g_assert ((deferred.id == NULL) == (frame.id == NULL));
+    g_assert (frame.id == NULL || json_node_equal (deferred.id, frame.id));
+    g_assert ((deferred.params == NULL) == (frame.params == NULL));
+    g_assert ((deferred.params_node == NULL) == (frame.params_node == NULL));
+    if (frame.kind == SNODO_FRAME_REQUEST || frame.kind == SNODO_FRAME_NOTIFICATION)
+      g_assert (deferred.message == NULL && frame.message != NULL);
+    else
+      g_assert ((deferred.message == NULL) == (frame.message == NULL));
     if (deferred.deferred != NULL)
       {
-        JsonObject *params = json_object_get_object_member (json_node_get_object (deferred.message), "params");
+        JsonObject *params = json_node_get_object (deferred.params_node);
 
         json_object_set_member (params, "_meta", snodo_json_parse (deferred.deferred, deferred.deferred_len, NULL));
       }
-    if (frame.message != NULL)
+    if (frame.params_node != NULL)
       {
-        g_autofree char *expected = snodo_json_to_string (frame.message, NULL);
-        g_autofree char *got = snodo_json_to_string (deferred.message, NULL);
+        g_autofree char *expected = snodo_json_to_string (frame.params_node, NULL);
+        g_autofree char *got = snodo_json_to_string (deferred.params_node, NULL);
 
         g_assert (strcmp (expected, got) == 0);
+      }
+    if (frame.kind == SNODO_FRAME_RESPONSE)
+      {
+        static const char * const names[] = { "jsonrpc", "id", "result", "error", "params" };
+
+        for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+          {
+            JsonNode *x = json_object_get_member (json_node_get_object (frame.message), names[i]);
+            JsonNode *y = json_object_get_member (json_node_get_object (deferred.message), names[i]);
+
+            g_assert ((x == NULL) == (y == NULL));
+            if (x != NULL)
+              {
+                g_autofree char *expected = snodo_json_to_string (x, NULL);
+                g_autofree char *got = snodo_json_to_string (y, NULL);
+
+                g_assert (strcmp (expected, got) == 0);
+              }
+          }
       }
   }
 

@@ -109,7 +109,7 @@ open_fails (const char *state,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) answers = NULL;
 
-  answers = snodo_request_state_open (get_key (), state, method, params, now_us, &error);
+  answers = snodo_request_state_open (get_key (), state, method, params, now_us, NULL, &error);
   g_assert (answers == NULL);
   g_assert (error != NULL && error->domain == SNODO_RPC_ERROR &&
             error->code == SNODO_RPC_ERROR_INVALID_PARAMS);
@@ -125,7 +125,7 @@ open_gives (const char *state,
   g_autoptr(JsonNode) a = NULL;
   g_autoptr(JsonNode) b = NULL;
 
-  answers = snodo_request_state_open (get_key (), state, METHOD, params, NOW_US, &error);
+  answers = snodo_request_state_open (get_key (), state, METHOD, params, NOW_US, NULL, &error);
   g_assert (error == NULL);
   g_assert (answers != NULL);
   a = json_node_init_object (json_node_alloc (), answers);
@@ -171,7 +171,7 @@ round_trip (const guint8 *data,
   answers = (a != NULL && JSON_NODE_HOLDS_OBJECT (a)) ? json_object_ref (json_node_get_object (a))
                                                       : json_object_new ();
 
-  state = snodo_request_state_seal (get_key (), METHOD, params, answers, NOW_US, TTL_US, &error);
+  state = snodo_request_state_seal (get_key (), METHOD, params, answers, NULL, NOW_US, TTL_US, &error);
   if (state == NULL)
     {
       /* Only answers too large to carry are refused. */
@@ -231,7 +231,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
         g_autoptr(JsonObject) answers = NULL;
         g_autoptr(GError) error = NULL;
 
-        answers = snodo_request_state_open (get_key (), state, METHOD, NULL, NOW_US, &error);
+        answers = snodo_request_state_open (get_key (), state, METHOD, NULL, NOW_US, NULL, &error);
         g_assert ((answers == NULL) != (error == NULL));
         break;
       }
