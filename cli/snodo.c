@@ -206,6 +206,10 @@ command_line_cb (GApplication            *app,
   const char *version_string = NULL;
   guint request_timeout = 0;
   const char *timeout_string = NULL;
+  const char *uri = NULL;
+  g_autofree const char **headers = NULL;
+  const char *token_file = NULL;
+  g_autofree char *token = NULL;
   int argc;
   int i;
   int end;
@@ -215,6 +219,7 @@ command_line_cb (GApplication            *app,
     return usage_error ("the first argument must be list or call");
   cli->command = g_strdup (argv[1]);
 
+  g_variant_dict_lookup (options, "http", "&s", &uri);
   i = 2;
   if (i < argc && g_str_equal (argv[i], "--"))
     i++;
@@ -222,7 +227,7 @@ command_line_cb (GApplication            *app,
   if (g_str_equal (cli->command, "call"))
     {
       /* METHOD [PARAMS-JSON] are the last arguments. */
-      if (end - i >= 3 && argv[end - 1][0] == '{')
+      if (end - i >= (uri != NULL ? 2 : 3) && argv[end - 1][0] == '{')
         {
           g_autoptr(JsonNode) node = NULL;
 
@@ -236,16 +241,45 @@ command_line_cb (GApplication            *app,
           cli->params = json_node_dup_object (node);
           end--;
         }
-      if (end - i < 2)
-        return usage_error ("call needs a command and a method");
+      if (end - i < (uri != NULL ? 1 : 2))
+        return usage_error (uri != NULL ? "call needs a method" : "call needs a command and a method");
       cli->method = g_strdup (argv[end - 1]);
       end--;
     }
-  if (end - i < 1)
-    return usage_error ("no command to start the server with");
+  if (uri != NULL && end > i)
+    return usage_error ("--http goes without a command");
+  if (uri == NULL && end - i < 1)
+    return usage_error ("no command to start the server with (or --http URL)");
   for (; i < end; i++)
     g_ptr_array_add (server, argv[i]);
   g_ptr_array_add (server, NULL);
+
+  if (g_variant_dict_lookup (options, "header", "^a&s", &headers))
+    for (guint h = 0; headers[h] != NULL; h++)
+      {
+        const char *colon = strchr (headers[h], ':');
+
+        if (colon == NULL || colon == headers[h])
+          return usage_error ("--header needs NAME: VALUE");
+      }
+  if (g_variant_dict_lookup (options, "bearer-token-file", "^&ay", &token_file))
+    {
+      g_autofree char *contents = NULL;
+
+      if (!g_file_get_contents (token_file, &contents, NULL, &error))
+        {
+          g_printerr ("snodo: %s\n", error->message);
+          return 1;
+        }
+      token = g_strdup (g_strstrip (contents));
+      if (*token == '\0' || strpbrk (token, "\r\n") != NULL)
+        {
+          g_printerr ("snodo: %s holds no token on one line\n", token_file);
+          return 1;
+        }
+    }
+  if (uri == NULL && (headers != NULL || token != NULL))
+    return usage_error ("--header and --bearer-token-file go with --http");
 
   if (g_variant_dict_lookup (options, "request-timeout", "&s", &timeout_string))
     {
@@ -256,11 +290,28 @@ command_line_cb (GApplication            *app,
       request_timeout = (guint) value;
     }
 
-  cli->client = snodo_client_new_for_argv ((const char * const *) server->pdata, &error);
+  if (uri != NULL)
+    cli->client = snodo_client_new_for_uri (uri, &error);
+  else
+    cli->client = snodo_client_new_for_argv ((const char * const *) server->pdata, &error);
   if (cli->client == NULL)
     {
       g_printerr ("snodo: %s\n", error->message);
       return 1;
+    }
+  for (guint h = 0; headers != NULL && headers[h] != NULL; h++)
+    {
+      const char *colon = strchr (headers[h], ':');
+      g_autofree char *name = g_strstrip (g_strndup (headers[h], colon - headers[h]));
+      g_autofree char *value = g_strstrip (g_strdup (colon + 1));
+
+      snodo_client_set_http_header (cli->client, name, value);
+    }
+  if (token != NULL)
+    {
+      g_autofree char *value = g_strconcat ("Bearer ", token, NULL);
+
+      snodo_client_set_http_header (cli->client, "Authorization", value);
     }
   if (g_variant_dict_lookup (options, "protocol-version", "&s", &version_string))
     {
@@ -293,6 +344,12 @@ main (int   argc,
     { "protocol-version", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Speak only this protocol version: 2025-06-18, 2025-11-25 or 2026-07-28 (default: the newest the server speaks)",
       "VERSION" },
+    { "http", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Talk to the server at URL over Streamable HTTP instead of starting one", "URL" },
+    { "header", 'H', 0, G_OPTION_ARG_STRING_ARRAY, NULL,
+      "With --http, send this header with every request (repeatable)", "'NAME: VALUE'" },
+    { "bearer-token-file", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "With --http, send the token this file holds as Authorization: Bearer", "FILE" },
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How long to wait for each answer, in milliseconds, or 0 for ever (default 60000)", "MS" },
     G_OPTION_ENTRY_NULL
@@ -306,9 +363,9 @@ main (int   argc,
   g_log_writer_default_set_use_stderr (TRUE);
 
   app = g_application_new ("org.snodo.Cli", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
-  g_application_set_option_context_parameter_string (app, "list|call -- COMMAND [ARG…] [METHOD [PARAMS-JSON]]");
+  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]]");
   g_application_set_option_context_summary (app,
-    "Talks to a Model Context Protocol server that COMMAND starts.\n"
+    "Talks to a Model Context Protocol server that COMMAND starts, or to one at URL.\n"
     "\n"
     "  list   prints the server's tools, resources, resource templates and prompts\n"
     "  call   sends METHOD with PARAMS-JSON (an object) and prints the result as JSON");

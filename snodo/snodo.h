@@ -26,6 +26,7 @@
 # include "snodo-resource.h"
 # include "snodo-resource-template.h"
 # include "snodo-prompt.h"
+# include "snodo-server-request.h"
 # include "snodo-client.h"
 # include "snodo-features.h"
 # if SNODO_HAS_HTTP_TRANSPORT

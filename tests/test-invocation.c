@@ -360,6 +360,173 @@ test_output_schema_from_string (void)
   g_assert_null (snodo_tool_get_output_schema (tool));
 }
 
+/* "pair" asks for "first" and then "second", and answers with what both
+ * said; with the argument "accept" true it takes answers it was not asked
+ * for. */
+static void pair_second_cb (GObject *object, GAsyncResult *result, gpointer user_data);
+
+static const char *
+pair_text (JsonNode *answer)
+{
+  JsonObject *content = json_object_get_object_member (json_node_get_object (answer), "content");
+
+  return json_object_get_string_member (content, "text");
+}
+
+static void
+pair_first_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  SnodoInvocation *invocation = SNODO_INVOCATION (object);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) params = snodo_test_parse ("{\"message\":\"Second?\",\"requestedSchema\":"
+                                                 "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}}");
+  JsonNode *answer = snodo_invocation_request_input_finish (invocation, result, &error);
+
+  if (answer == NULL)
+    {
+      snodo_invocation_return_gerror (invocation, error);
+      return;
+    }
+  snodo_invocation_request_input_async (invocation, "second", "elicitation/create", params, NULL,
+                                        pair_second_cb, answer);
+}
+
+static void
+pair_second_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  SnodoInvocation *invocation = SNODO_INVOCATION (object);
+  g_autoptr(JsonNode) first = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) second = snodo_invocation_request_input_finish (invocation, result, &error);
+  g_autofree char *text = NULL;
+
+  if (second == NULL)
+    {
+      snodo_invocation_return_gerror (invocation, error);
+      return;
+    }
+  text = g_strdup_printf ("%s+%s", pair_text (first), pair_text (second));
+  snodo_invocation_return_text (invocation, text);
+}
+
+static void
+pair_cb (SnodoInvocation *invocation,
+         gpointer         user_data)
+{
+  g_autoptr(JsonNode) params = snodo_test_parse ("{\"message\":\"First?\",\"requestedSchema\":"
+                                                 "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}}");
+  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
+
+  if (json_object_get_boolean_member_with_default (arguments, "accept", FALSE))
+    snodo_invocation_set_accepts_unrequested_input (invocation, TRUE);
+  snodo_invocation_request_input_async (invocation, "first", "elicitation/create", params, NULL,
+                                        pair_first_cb, NULL);
+}
+
+#define PAIR_META \
+  "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+  "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}"
+#define ANSWER(key, text) \
+  "\"" key "\":{\"action\":\"accept\",\"content\":{\"text\":\"" text "\"}}"
+
+static JsonObject *
+pair_call (SnodoTestPipe *pipe,
+           const char    *accept,
+           const char    *responses,
+           const char    *state)
+{
+  g_autofree char *line = NULL;
+  g_autoptr(JsonNode) answer = NULL;
+  g_autofree char *state_member = state != NULL ? g_strdup_printf (",\"requestState\":\"%s\"", state)
+                                                : g_strdup ("");
+  gint64 id = pipe->next_id++;
+
+  line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"tools/call\","
+                          "\"params\":{\"name\":\"pair\",\"arguments\":{\"accept\":%s},"
+                          "\"inputResponses\":{%s}%s," PAIR_META "}}\n",
+                          id, accept, responses, state_member);
+  snodo_test_pipe_write (pipe, line);
+  answer = snodo_test_pipe_read (pipe);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (answer), "id"), ==, id);
+  g_assert_true (json_object_has_member (json_node_get_object (answer), "result"));
+  return json_object_ref (json_object_get_object_member (json_node_get_object (answer), "result"));
+}
+
+static void
+assert_asks_only (JsonObject *result,
+                  const char *key)
+{
+  JsonObject *requests = json_object_get_object_member (result, "inputRequests");
+
+  g_assert_cmpstr (json_object_get_string_member (result, "resultType"), ==, "input_required");
+  g_assert_cmpuint (json_object_get_size (requests), ==, 1);
+  g_assert_true (json_object_has_member (requests, key));
+}
+
+static void
+test_unrequested_input (void)
+{
+  g_autoptr(SnodoServer) server = snodo_server_new ("test", "1");
+  g_autoptr(SnodoTool) tool = snodo_tool_new ("pair", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) strict = NULL;
+  g_autoptr(JsonObject) strict_early = NULL;
+  g_autoptr(JsonObject) taken = NULL;
+  g_autoptr(JsonObject) done = NULL;
+  g_autoptr(JsonObject) changed = NULL;
+  g_autoptr(JsonObject) first_round = NULL;
+  g_autofree char *state = NULL;
+  g_autofree char *first_state = NULL;
+  SnodoTestPipe pipe;
+
+  g_test_summary ("2026-07-28: an answer the client sends without being asked counts only "
+                  "when the handler accepts it; then it is carried in the state of later "
+                  "rounds; answers to questions of later rounds, sent early with a state, "
+                  "are ignored by default");
+
+  g_assert_true (snodo_server_add_tool (server, tool, pair_cb, NULL, NULL, &error));
+  snodo_test_pipe_set_up_for (&pipe, server);
+  g_clear_object (&server);  /* the pipe's now, which checks it is finalized */
+
+  /* By default, an answer without a state is ignored: asked again. */
+  strict = pair_call (&pipe, "false", ANSWER ("first", "a"), NULL);
+  assert_asks_only (strict, "first");
+  first_state = g_strdup (json_object_get_string_member (strict, "requestState"));
+
+  /* Nor can the answer of a later round come early with a state. */
+  strict_early = pair_call (&pipe, "false", ANSWER ("first", "a") "," ANSWER ("second", "b"), first_state);
+  assert_asks_only (strict_early, "second");
+
+  /* A handler that accepts unrequested answers takes "first" at once,
+   * and asks only for "second". */
+  taken = pair_call (&pipe, "true", ANSWER ("first", "x"), NULL);
+  assert_asks_only (taken, "second");
+  state = g_strdup (json_object_get_string_member (taken, "requestState"));
+
+  /* The state carries "first": the retry answers "second" alone. */
+  done = pair_call (&pipe, "true", ANSWER ("second", "y"), state);
+  g_assert_cmpstr (json_object_get_string_member (done, "resultType"), ==, "complete");
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_array_get_object_element (json_object_get_array_member (done, "content"), 0),
+                     "text"), ==, "x+y");
+
+  /* An answer of an earlier round cannot be changed by sending it again
+   * under the strict rule: the state's "first" wins. */
+  first_round = pair_call (&pipe, "false", ANSWER ("first", "a"), first_state);
+  assert_asks_only (first_round, "second");
+  changed = pair_call (&pipe, "false", ANSWER ("first", "changed") "," ANSWER ("second", "b"),
+                       json_object_get_string_member (first_round, "requestState"));
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_array_get_object_element (json_object_get_array_member (changed, "content"), 0),
+                     "text"), ==, "a+b");
+
+  snodo_test_pipe_tear_down (&pipe);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -375,6 +542,7 @@ main (int   argc,
   g_test_add ("/snodo/invocation/input-seals-params", Fixture, NULL,
               fixture_set_up, test_input_seals_params, fixture_tear_down);
   g_test_add_func ("/snodo/invocation/output-schema-from-string", test_output_schema_from_string);
+  g_test_add_func ("/snodo/invocation/unrequested-input", test_unrequested_input);
 
   return g_test_run ();
 }

@@ -14,6 +14,7 @@
 #include "snodo-client-private.h"
 
 #include "snodo-base-private.h"
+#include "snodo-features.h"
 #include "snodo-wire-private.h"
 
 #define CLIENT_READ_SIZE        65536
@@ -33,6 +34,10 @@ typedef struct
   /* The caller's cancellable, connected while pending. Owned. */
   GCancellable *cancellable;
   gulong cancelled_id;
+  /* The params as sent, for a retry with input (2026-07-28) or after a
+   * URL elicitation (-32042). Owned. */
+  JsonObject *params;
+  gboolean envelope;
 } Pending;
 
 static void snodo_client_pump (SnodoClient *self);
@@ -46,6 +51,7 @@ pending_free (Pending *pending)
   g_clear_object (&pending->cancellable);
   g_clear_pointer (&pending->timeout, snodo_source_destroy_and_unref);
   g_clear_object (&pending->task);
+  g_clear_pointer (&pending->params, json_object_unref);
   g_free (pending->method);
   g_free (pending->key);
   g_free (pending);
@@ -53,18 +59,47 @@ pending_free (Pending *pending)
 
 /* Writing. */
 
-/* Entry: any state but after a failure. Queues @line (taken). */
-static void
-snodo_client_send_line (SnodoClient *self,
-                        GBytes      *line)
+/* Whether anything can still be sent: not after a failure or close. */
+static gboolean
+snodo_client_can_send (SnodoClient *self)
 {
-  if (self->writer == NULL)
+  if (self->http != NULL)
+    return self->state != STATE_CLOSED;
+  return self->writer != NULL;
+}
+
+/* Entry: any state but after a failure. Sends @line (taken): queued for
+ * the writer, or POSTed over HTTP, where a request (@key and @method), a
+ * notification (@method) and a response (neither) differ. */
+static void
+snodo_client_send_message (SnodoClient *self,
+                           GBytes      *line,
+                           const char  *key,
+                           const char  *method,
+                           JsonObject  *params,
+                           gboolean     stateless)
+{
+  if (!snodo_client_can_send (self))
     {
       g_bytes_unref (line);
       return;
     }
+#if SNODO_HAS_HTTP_TRANSPORT
+  if (self->http != NULL)
+    {
+      snodo_client_http_post (self, line, key, method, params, stateless);
+      return;
+    }
+#endif
   g_queue_push_tail (&self->out, line);
   snodo_client_pump (self);
+}
+
+static void
+snodo_client_send_line (SnodoClient *self,
+                        GBytes      *line)
+{
+  snodo_client_send_message (self, line, NULL, NULL, NULL, FALSE);
 }
 
 static void
@@ -149,7 +184,8 @@ snodo_client_send_notification (SnodoClient *self,
 
   if (params != NULL)
     node = snodo_json_node_take_object (json_object_ref (params));
-  snodo_client_send_line (self, snodo_frame_encode_notification (method, node));
+  snodo_client_send_message (self, snodo_frame_encode_notification (method, node),
+                             NULL, method, params, FALSE);
 }
 
 /* Requests. */
@@ -175,8 +211,19 @@ snodo_client_send_cancelled (SnodoClient *self,
 {
   g_autoptr(JsonObject) params = json_object_new ();
 
-  if (self->writer == NULL || g_str_equal (pending->method, "initialize"))
+  if (!snodo_client_can_send (self) || g_str_equal (pending->method, "initialize"))
     return;
+  /* Over HTTP the answer is closed: in 2026-07-28 that is the
+   * cancellation; before, the server sends nothing more on it, and the
+   * notification follows. */
+#if SNODO_HAS_HTTP_TRANSPORT
+  if (self->http != NULL)
+    {
+      snodo_client_http_abandon (self, pending->key);
+      if (snodo_protocol_version_is_stateless (self->protocol_version))
+        return;
+    }
+#endif
   json_object_set_int_member (params, "requestId", pending->id);
   json_object_set_string_member (params, "reason", reason);
   snodo_client_send_notification (self, "notifications/cancelled", params);
@@ -262,7 +309,7 @@ snodo_client_send_request (SnodoClient  *self,
   g_autoptr(JsonNode) params_node = NULL;
   Pending *pending;
 
-  if (self->state == STATE_CLOSED || self->writer == NULL)
+  if (self->state == STATE_CLOSED || !snodo_client_can_send (self))
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED,
                                _("The connection to the server is closed"));
@@ -304,6 +351,8 @@ snodo_client_send_request (SnodoClient  *self,
       if (JSON_NODE_HOLDS_OBJECT (meta))
         json_object_set_int_member (json_node_get_object (meta), "progressToken", pending->id);
     }
+  pending->params = json_object_ref (owned_params);
+  pending->envelope = envelope;
   /* A legacy request without params sends none. */
   if (json_object_get_size (owned_params) > 0)
     params_node = snodo_json_node_take_object (json_object_ref (owned_params));
@@ -326,7 +375,8 @@ snodo_client_send_request (SnodoClient  *self,
                                                      pending, NULL);
     }
 
-  snodo_client_send_line (self, snodo_frame_encode_request (id, method, params_node));
+  snodo_client_send_message (self, snodo_frame_encode_request (id, method, params_node),
+                             pending->key, method, owned_params, envelope);
 }
 
 /* Entry: any state. Sends a request of the connected client (the
@@ -396,7 +446,15 @@ snodo_client_handle_response (SnodoClient *self,
                                         json_node_get_string (element));
             }
         }
-      if (supported != NULL)
+      if (code == SNODO_RPC_ERROR_URL_ELICITATION_REQUIRED && data != NULL && JSON_NODE_HOLDS_OBJECT (data) &&
+          json_object_has_member (json_node_get_object (data), "elicitations") &&
+          JSON_NODE_HOLDS_ARRAY (json_object_get_member (json_node_get_object (data), "elicitations")) &&
+          !pending->envelope)
+        snodo_client_url_required (self, pending->method, pending->params, pending->cancellable,
+                                   g_steal_pointer (&pending->task),
+                                   json_object_get_array_member (json_node_get_object (data), "elicitations"),
+                                   text != NULL ? text : _("Unknown error"));
+      else if (supported != NULL)
         g_task_return_new_error (pending->task, SNODO_RPC_ERROR, code,
                                  _("%s (the server supports %s)"),
                                  text != NULL ? text : _("Unknown error"), supported->str);
@@ -409,7 +467,10 @@ snodo_client_handle_response (SnodoClient *self,
       JsonObject *result = json_object_get_object_member (message, "result");
       const char *result_type = snodo_json_object_get_string (result, "resultType");
 
-      if (result_type != NULL && !g_str_equal (result_type, "complete"))
+      if (result_type != NULL && g_str_equal (result_type, "input_required") && pending->envelope)
+        snodo_client_input_required (self, pending->method, pending->params, pending->cancellable,
+                                     g_steal_pointer (&pending->task), result);
+      else if (result_type != NULL && !g_str_equal (result_type, "complete"))
         g_task_return_new_error (pending->task, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED,
                                  _("The server answered %s with a result of type %s, which this client does not handle"),
                                  pending->method, result_type);
@@ -472,21 +533,30 @@ snodo_client_handle_notification (SnodoClient *self,
                  frame->method, params);
 }
 
-/* A request of the server (initialize era): ping is answered; the client
- * declares no capability, so nothing else is. */
+void
+snodo_client_send_response (SnodoClient *self,
+                            JsonNode    *id,
+                            JsonObject  *result,
+                            int          code,
+                            const char  *message)
+{
+  if (result != NULL)
+    {
+      g_autoptr(JsonNode) node = snodo_json_node_take_object (json_object_ref (result));
+
+      snodo_client_send_line (self, snodo_frame_encode_result (id, node));
+    }
+  else
+    snodo_client_send_line (self, snodo_frame_encode_error (id, code, message, NULL));
+}
+
+/* A request of the server (initialize era): ping, or one for the
+ * application (snodo-client-input.c). */
 static void
 snodo_client_handle_request (SnodoClient *self,
                              SnodoFrame  *frame)
 {
-  if (g_str_equal (frame->method, "ping"))
-    {
-      g_autoptr(JsonNode) result = snodo_json_node_take_object (json_object_new ());
-
-      snodo_client_send_line (self, snodo_frame_encode_result (frame->id, result));
-    }
-  else
-    snodo_client_send_line (self, snodo_frame_encode_error (frame->id, SNODO_RPC_ERROR_METHOD_NOT_FOUND,
-                                                            "Method not found", NULL));
+  snodo_client_handle_server_request (self, frame->method, frame->id, frame->params);
 }
 
 static void
@@ -496,7 +566,6 @@ snodo_client_line_cb (SnodoLineFramerEvent  event,
                       gpointer              user_data)
 {
   SnodoClient *self = user_data;
-  g_auto(SnodoFrame) frame = { 0, };
 
   if (self->state == STATE_CLOSED)
     return;
@@ -513,7 +582,19 @@ snodo_client_line_cb (SnodoLineFramerEvent  event,
       return;
     }
 
-  snodo_frame_decode (line, len, &frame);
+  snodo_client_receive (self, line, len);
+}
+
+void
+snodo_client_receive (SnodoClient *self,
+                      const char  *data,
+                      gsize        len)
+{
+  g_auto(SnodoFrame) frame = { 0, };
+
+  if (self->state == STATE_CLOSED)
+    return;
+  snodo_frame_decode (data, len, &frame);
   switch (frame.kind)
     {
     case SNODO_FRAME_RESPONSE:
@@ -530,13 +611,34 @@ snodo_client_line_cb (SnodoLineFramerEvent  event,
 
     case SNODO_FRAME_ERROR:
     case SNODO_FRAME_DROP:
-      g_debug ("A line from the server is not a message: %s", frame.error_message);
+      g_debug ("A message from the server is not one: %s", frame.error_message);
       break;
 
     case SNODO_FRAME_IGNORE:
     default:
       break;
     }
+}
+
+gboolean
+snodo_client_is_pending (SnodoClient *self,
+                         const char  *key)
+{
+  return key != NULL && g_hash_table_contains (self->pending, key);
+}
+
+gboolean
+snodo_client_fail_request (SnodoClient  *self,
+                           const char   *key,
+                           const GError *error)
+{
+  Pending *pending = snodo_client_take_pending (self, key);
+
+  if (pending == NULL)
+    return FALSE;
+  g_task_return_error (pending->task, g_error_copy (error));
+  pending_free (pending);
+  return TRUE;
 }
 
 static void
@@ -577,7 +679,7 @@ snodo_client_read_cb (GObject      *source,
 void
 snodo_client_read (SnodoClient *self)
 {
-  if (self->reading || self->state == STATE_CLOSED)
+  if (self->reading || self->state == STATE_CLOSED || self->http != NULL)
     return;
   self->reading = TRUE;
   g_input_stream_read_bytes_async (self->input, CLIENT_READ_SIZE, G_PRIORITY_DEFAULT,
@@ -604,6 +706,10 @@ snodo_client_stop (SnodoClient  *self,
   g_clear_pointer (&self->writer, snodo_writer_abandon);
   g_clear_pointer (&self->in_flight, g_ptr_array_unref);
   g_queue_clear_full (&self->out, (GDestroyNotify) g_bytes_unref);
+#if SNODO_HAS_HTTP_TRANSPORT
+  if (self->http != NULL)
+    snodo_client_http_stop (self);
+#endif
 
   g_hash_table_iter_init (&iter, self->pending);
   while (g_hash_table_iter_next (&iter, &key, &value))

@@ -13,6 +13,7 @@
 #include "snodo-client-private.h"
 
 #include "snodo-base-private.h"
+#include "snodo-features.h"
 #include "snodo-wire-private.h"
 
 #define CLIENT_PROBE_TIMEOUT_MS 5000
@@ -46,7 +47,7 @@ snodo_client_add_envelope (SnodoClient *self,
   json_object_set_string_member (meta, "io.modelcontextprotocol/protocolVersion",
                                  snodo_protocol_version_to_string (SNODO_PROTOCOL_VERSION_2026_07_28));
   json_object_set_object_member (meta, "io.modelcontextprotocol/clientCapabilities",
-                                 json_object_new ());
+                                 snodo_client_dup_capabilities (self));
   json_object_set_object_member (meta, "io.modelcontextprotocol/clientInfo",
                                  snodo_client_client_info ());
   if (self->log_level != NULL)
@@ -84,7 +85,7 @@ snodo_client_send_initialize (SnodoClient *self,
   if (wanted == SNODO_PROTOCOL_VERSION_UNKNOWN)
     wanted = SNODO_PROTOCOL_VERSION_2025_11_25;
   json_object_set_string_member (params, "protocolVersion", snodo_protocol_version_to_string (wanted));
-  json_object_set_object_member (params, "capabilities", json_object_new ());
+  json_object_set_object_member (params, "capabilities", snodo_client_dup_capabilities (self));
   json_object_set_object_member (params, "clientInfo", snodo_client_client_info ());
 
   request = g_task_new (self, NULL, snodo_client_initialize_cb, task);
@@ -141,6 +142,11 @@ snodo_client_initialize_cb (GObject      *source,
                            object_member (answer, "serverInfo"),
                            snodo_json_object_get_string (answer, "instructions"));
   snodo_client_send_notification (self, "notifications/initialized", NULL);
+#if SNODO_HAS_HTTP_TRANSPORT
+  /* The server's own messages, on the stream a GET opens. */
+  if (self->http != NULL)
+    snodo_client_http_listen (self);
+#endif
   if (self->log_level != NULL && json_object_has_member (self->server_capabilities, "logging"))
     {
       JsonObject *params = json_object_new ();
@@ -204,6 +210,15 @@ snodo_client_discover_cb (GObject      *source,
       return;
     }
 
+  /* Over HTTP, what is no answer (refused authorization, no server)
+   * tells nothing of the era, and initialize would fare no better. */
+  if (self->http != NULL && error != NULL && error->domain == G_IO_ERROR &&
+      error->code != G_IO_ERROR_FAILED && error->code != G_IO_ERROR_TIMED_OUT)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
   /* An error of the 2026-07-28 era: a modern server that does not speak
    * our version, not one of the initialize era. */
   if (error != NULL && error->domain == SNODO_RPC_ERROR &&
@@ -225,6 +240,58 @@ snodo_client_discover_cb (GObject      *source,
   g_debug ("server/discover gave no modern version (%s); sending initialize",
            error != NULL ? error->message : "no 2026-07-28 in supportedVersions");
   snodo_client_send_initialize (self, g_steal_pointer (&task));
+}
+
+/* A new session (HTTP, the initialize era). */
+
+static void
+snodo_client_reinitialized_cb (GObject      *source,
+                               GAsyncResult *result,
+                               gpointer      user_data)
+{
+  SnodoClient *self = SNODO_CLIENT (source);
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GError) error = NULL;
+
+  answer = g_task_propagate_pointer (G_TASK (result), &error);
+  if (answer == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (snodo_protocol_version_from_string (snodo_json_object_get_string (answer, "protocolVersion")) !=
+      self->protocol_version)
+    {
+      g_task_return_new_error (task, SNODO_ERROR, SNODO_ERROR_FAILED,
+                               _("The server answered initialize with another protocol version than before"));
+      return;
+    }
+  snodo_client_send_notification (self, "notifications/initialized", NULL);
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+snodo_client_reinitialize_async (SnodoClient         *self,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  GTask *task = g_task_new (self, NULL, callback, user_data);
+  JsonObject *params = json_object_new ();
+
+  json_object_set_string_member (params, "protocolVersion", snodo_protocol_version_to_string (self->protocol_version));
+  json_object_set_object_member (params, "capabilities", snodo_client_dup_capabilities (self));
+  json_object_set_object_member (params, "clientInfo", snodo_client_client_info ());
+  snodo_client_send_request (self, "initialize", params, FALSE, self->request_timeout, NULL,
+                             g_task_new (self, NULL, snodo_client_reinitialized_cb, task));
+}
+
+gboolean
+snodo_client_reinitialize_finish (SnodoClient   *self,
+                                  GAsyncResult  *result,
+                                  GError       **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 /**

@@ -10,6 +10,7 @@
 #include "snodo-client-private.h"
 
 #include "snodo-base-private.h"
+#include "snodo-features.h"
 #include "snodo-wire-private.h"
 
 /* A server that pages forever is not followed forever. */
@@ -109,6 +110,10 @@ snodo_client_list_page_cb (GObject      *source,
                                state->method, state->member);
       return;
     }
+#if SNODO_HAS_HTTP_TRANSPORT
+  if (self->http != NULL && g_str_equal (state->method, "tools/list"))
+    snodo_client_http_learn_tools (self, json_node_get_array (items));
+#endif
   for (guint i = 0; i < json_array_get_length (json_node_get_array (items)); i++)
     json_array_add_element (state->items, json_array_dup_element (json_node_get_array (items), i));
 
@@ -575,4 +580,323 @@ snodo_client_get_prompt_finish (SnodoClient   *self,
   g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
 
   return snodo_client_simple_finish (self, result, snodo_client_get_prompt_async, error);
+}
+
+/**
+ * snodo_client_complete_async:
+ * @self: a connected client
+ * @ref: the prompt or resource template whose argument is completed:
+ *   `{"type": "ref/prompt", "name": …}` or
+ *   `{"type": "ref/resource", "uri": …}`; not modified
+ * @argument: the argument's name
+ * @value: what the user typed of it so far
+ * @context_arguments: (nullable): the values of the other arguments,
+ *   strings by name; not modified
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called with the completion
+ * @user_data: data for @callback
+ *
+ * Asks the server how an argument may go on (`completion/complete`).
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_complete_async (SnodoClient         *self,
+                             JsonObject          *ref,
+                             const char          *argument,
+                             const char          *value,
+                             JsonObject          *context_arguments,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  JsonObject *params;
+  JsonObject *member;
+
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (ref != NULL);
+  g_return_if_fail (argument != NULL);
+  g_return_if_fail (value != NULL);
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  params = json_object_new ();
+  json_object_set_object_member (params, "ref", snodo_client_copy_params (ref));
+  member = json_object_new ();
+  json_object_set_string_member (member, "name", argument);
+  json_object_set_string_member (member, "value", value);
+  json_object_set_object_member (params, "argument", member);
+  if (context_arguments != NULL)
+    {
+      JsonObject *context = json_object_new ();
+
+      json_object_set_object_member (context, "arguments", snodo_client_copy_params (context_arguments));
+      json_object_set_object_member (params, "context", context);
+    }
+  snodo_client_simple_async (self, "completion/complete", params, snodo_client_complete_async,
+                             G_STRFUNC, cancellable, callback, user_data);
+}
+
+/**
+ * snodo_client_complete_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.complete_async].
+ *
+ * Returns: (transfer full): the result's `completion` object (`values`,
+ *   and `total` and `hasMore` when the server says), or %NULL with @error
+ *   set
+ *
+ * Since: 0.1
+ */
+JsonObject *
+snodo_client_complete_finish (SnodoClient   *self,
+                              GAsyncResult  *result,
+                              GError       **error)
+{
+  g_autoptr(JsonObject) answer = NULL;
+  JsonNode *completion;
+
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  answer = snodo_client_simple_finish (self, result, snodo_client_complete_async, error);
+  if (answer == NULL)
+    return NULL;
+  completion = json_object_get_member (answer, "completion");
+  if (completion == NULL || !JSON_NODE_HOLDS_OBJECT (completion))
+    {
+      g_set_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_REQUEST,
+                   _("The server answered %s without the object %s"), "completion/complete", "completion");
+      return NULL;
+    }
+  return json_object_ref (json_node_get_object (completion));
+}
+
+/* Subscriptions. */
+
+static void
+snodo_client_uri_async (SnodoClient         *self,
+                        const char          *method,
+                        const char          *uri,
+                        gpointer             source_tag,
+                        GCancellable        *cancellable,
+                        GAsyncReadyCallback  callback,
+                        gpointer             user_data)
+{
+  JsonObject *params;
+
+  if (snodo_protocol_version_is_stateless (self->protocol_version))
+    {
+      g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+      g_task_set_source_tag (task, source_tag);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                               _("%s does not exist in protocol version %s: use subscriptions/listen"),
+                               method, snodo_protocol_version_to_string (self->protocol_version));
+      return;
+    }
+  params = json_object_new ();
+  json_object_set_string_member (params, "uri", uri);
+  snodo_client_simple_async (self, method, params, source_tag, method, cancellable, callback, user_data);
+}
+
+/**
+ * snodo_client_subscribe_resource_async:
+ * @self: a connected client
+ * @uri: the resource's URI
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called when subscribed
+ * @user_data: data for @callback
+ *
+ * Asks to be told when a resource changes (`resources/subscribe`): each
+ * change is a `notifications/resources/updated` notification
+ * ([signal@Snodo.Client::notification]). The initialize era only: in
+ * 2026-07-28 it fails with %G_IO_ERROR_NOT_SUPPORTED, and
+ * [method@Snodo.Client.listen_async] does it.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_subscribe_resource_async (SnodoClient         *self,
+                                       const char          *uri,
+                                       GCancellable        *cancellable,
+                                       GAsyncReadyCallback  callback,
+                                       gpointer             user_data)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (uri != NULL);
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  snodo_client_uri_async (self, "resources/subscribe", uri, snodo_client_subscribe_resource_async,
+                          cancellable, callback, user_data);
+}
+
+/**
+ * snodo_client_subscribe_resource_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.subscribe_resource_async].
+ *
+ * Returns: %TRUE once subscribed
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_client_subscribe_resource_finish (SnodoClient   *self,
+                                        GAsyncResult  *result,
+                                        GError       **error)
+{
+  g_autoptr(JsonObject) answer = NULL;
+
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), FALSE);
+
+  answer = snodo_client_simple_finish (self, result, snodo_client_subscribe_resource_async, error);
+  return answer != NULL;
+}
+
+/**
+ * snodo_client_unsubscribe_resource_async:
+ * @self: a connected client
+ * @uri: the resource's URI
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called when unsubscribed
+ * @user_data: data for @callback
+ *
+ * Undoes [method@Snodo.Client.subscribe_resource_async]
+ * (`resources/unsubscribe`).
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_unsubscribe_resource_async (SnodoClient         *self,
+                                         const char          *uri,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (uri != NULL);
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  snodo_client_uri_async (self, "resources/unsubscribe", uri, snodo_client_unsubscribe_resource_async,
+                          cancellable, callback, user_data);
+}
+
+/**
+ * snodo_client_unsubscribe_resource_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.unsubscribe_resource_async].
+ *
+ * Returns: %TRUE once unsubscribed
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_client_unsubscribe_resource_finish (SnodoClient   *self,
+                                          GAsyncResult  *result,
+                                          GError       **error)
+{
+  g_autoptr(JsonObject) answer = NULL;
+
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), FALSE);
+
+  answer = snodo_client_simple_finish (self, result, snodo_client_unsubscribe_resource_async, error);
+  return answer != NULL;
+}
+
+/**
+ * snodo_client_listen_async:
+ * @self: a connected client
+ * @notifications: what to be told of: `{"toolsListChanged": true,
+ *   "promptsListChanged": true, "resourcesListChanged": true,
+ *   "resourceSubscriptions": [URI, …]}`, each member optional; not
+ *   modified
+ * @cancellable: (nullable): a #GCancellable, which ends the subscription
+ * @callback: (scope async) (closure user_data): called when the
+ *   subscription ends
+ * @user_data: data for @callback
+ *
+ * Subscribes to the server's change notifications in 2026-07-28
+ * (`subscriptions/listen`). The server first sends
+ * `notifications/subscriptions/acknowledged` with what it will honour,
+ * then each change; every one is emitted as
+ * [signal@Snodo.Client::notification] and carries the subscription's id
+ * (the request's) in `_meta["io.modelcontextprotocol/subscriptionId"]`.
+ * The request timeout does not apply. Cancelling @cancellable ends the
+ * subscription (the client tells the server on stdio, and closes the
+ * stream over HTTP): the operation then fails with %G_IO_ERROR_CANCELLED.
+ * A server that ends it answers, and the operation returns that answer.
+ *
+ * In the initialize era it fails with %G_IO_ERROR_NOT_SUPPORTED: list
+ * changes arrive unasked there, and
+ * [method@Snodo.Client.subscribe_resource_async] subscribes to a resource.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_listen_async (SnodoClient         *self,
+                           JsonObject          *notifications,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  GTask *task;
+  JsonObject *params;
+
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (notifications != NULL);
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, snodo_client_listen_async);
+  g_task_set_name (task, G_STRFUNC);
+  if (self->state == STATE_READY && !snodo_protocol_version_is_stateless (self->protocol_version))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                               _("%s does not exist in protocol version %s"), "subscriptions/listen",
+                               snodo_protocol_version_to_string (self->protocol_version));
+      g_object_unref (task);
+      return;
+    }
+  if (self->state != STATE_READY)
+    {
+      /* The same refusal as any request's. */
+      snodo_client_start_request (self, "subscriptions/listen", NULL, cancellable, task);
+      return;
+    }
+  params = json_object_new ();
+  json_object_set_object_member (params, "notifications", snodo_client_copy_params (notifications));
+  /* A subscription lasts: no timeout. */
+  snodo_client_send_request (self, "subscriptions/listen", params, TRUE, 0, cancellable, task);
+}
+
+/**
+ * snodo_client_listen_finish:
+ * @self: a client
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Snodo.Client.listen_async].
+ *
+ * Returns: (transfer full): the server's answer when it ended the
+ *   subscription, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+JsonObject *
+snodo_client_listen_finish (SnodoClient   *self,
+                            GAsyncResult  *result,
+                            GError       **error)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == snodo_client_listen_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "snodo-client.h"
+#include "snodo-server-request.h"
 #include "snodo-wire-private.h"
 
 G_BEGIN_DECLS
@@ -25,7 +26,16 @@ G_BEGIN_DECLS
  *   (snodo_client_stop()).
  * - snodo-client-methods.c: the requests of each server feature, made
  *   with snodo_client_start_request().
+ * - snodo-client-input.c: what the server asks of the application
+ *   (SnodoServerRequest, the server-request signal): its requests in the
+ *   initialize era, the input_required round trip of 2026-07-28.
+ * - snodo-client-http.c: Streamable HTTP instead of a stream pair (a POST
+ *   a message, the answers in JSON or SSE, the session and the GET stream
+ *   of the initialize era, resumption, DELETE at the end), over
+ *   snodo-client-sse.c, which cuts an event stream into events.
  */
+
+typedef struct _SnodoClientHttp SnodoClientHttp;
 
 typedef enum
 {
@@ -53,6 +63,13 @@ struct _SnodoClient
   char **argv;
   GSubprocess *subprocess;
 
+  /* Streamable HTTP instead of streams: the endpoint (construct-only),
+   * the application's own headers (lowercased name → value), and the
+   * HTTP side of the connection (snodo-client-http.c). NULL else. Owned. */
+  char *uri;
+  GHashTable *http_headers;
+  SnodoClientHttp *http;
+
   ClientState state;
   SnodoProtocolVersion pinned_version;
   SnodoProtocolVersion protocol_version;
@@ -65,6 +82,9 @@ struct _SnodoClient
   guint write_timeout;
   guint64 max_line_bytes;
   guint request_timeout;
+  /* The capabilities the client declares, or NULL. Owned. */
+  JsonObject *capabilities;
+
   /* The level of the log messages asked for, or NULL. Owned. */
   char *log_level;
 
@@ -113,6 +133,15 @@ void        snodo_client_set_agreed        (SnodoClient          *self,
 void        snodo_client_add_envelope      (SnodoClient          *self,
                                             JsonObject           *params);
 
+/* The initialize era over HTTP, when the server ended the session: a new
+ * initialize with the version spoken, then notifications/initialized. */
+void        snodo_client_reinitialize_async  (SnodoClient        *self,
+                                              GAsyncReadyCallback callback,
+                                              gpointer            user_data);
+gboolean    snodo_client_reinitialize_finish (SnodoClient        *self,
+                                              GAsyncResult       *result,
+                                              GError            **error);
+
 /* snodo-client-connection.c */
 /* Entry: any state. Starts reading (once; a read holds a reference). */
 void        snodo_client_read              (SnodoClient          *self);
@@ -133,5 +162,122 @@ void        snodo_client_start_request     (SnodoClient          *self,
                                             GTask                *task);
 void        snodo_client_stop              (SnodoClient          *self,
                                             const GError         *error);
+/* One message of the server, whole (an HTTP body or an SSE event's data). */
+void        snodo_client_receive           (SnodoClient          *self,
+                                            const char           *data,
+                                            gsize                 len);
+gboolean    snodo_client_is_pending        (SnodoClient          *self,
+                                            const char           *key);
+/* Fails the pending request of @key with a copy of @error; FALSE when
+ * none is pending. */
+gboolean    snodo_client_fail_request      (SnodoClient          *self,
+                                            const char           *key,
+                                            const GError         *error);
+
+/* Sends a response to the server's request @id: @result, or the error
+ * @code and @message when @result is NULL. */
+void        snodo_client_send_response     (SnodoClient          *self,
+                                            JsonNode             *id,
+                                            JsonObject           *result,
+                                            int                   code,
+                                            const char           *message);
+
+/* snodo-client-input.c */
+void        snodo_client_install_input_signal (GObjectClass      *klass);
+JsonObject *snodo_client_dup_capabilities  (SnodoClient          *self);
+void        snodo_client_handle_server_request (SnodoClient      *self,
+                                            const char           *method,
+                                            JsonNode             *id,
+                                            JsonObject           *params);
+void        snodo_client_input_required    (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params,
+                                            GCancellable         *cancellable,
+                                            GTask                *task,
+                                            JsonObject           *result);
+
+/* A -32042 answer (2025-11-25) to @method with @params (as sent): asks
+ * the application to visit each of @elicitations, then sends the request
+ * again once all are accepted; completes @task (taken). */
+void        snodo_client_url_required      (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params,
+                                            GCancellable         *cancellable,
+                                            GTask                *task,
+                                            JsonArray            *elicitations,
+                                            const char           *message);
+
+/* snodo-server-request.c */
+typedef void (*SnodoServerRequestFunc) (SnodoServerRequest *request,
+                                        JsonObject         *result,
+                                        int                 code,
+                                        const char         *message,
+                                        gpointer            user_data);
+
+SnodoServerRequest *snodo_server_request_new (const char             *method,
+                                              JsonObject             *params,
+                                              SnodoServerRequestFunc  func,
+                                              gpointer                user_data);
+
+/* snodo-client-http.c */
+SnodoClientHttp *snodo_client_http_new     (SnodoClient          *self,
+                                            GError              **error);
+void        snodo_client_http_free         (SnodoClientHttp      *http);
+/* POSTs @line (taken): a request (@key and @method set; @params for its
+ * Mcp-Name; @stateless: the 2026-07-28 headers), a notification (@method
+ * only) or a response (neither). */
+void        snodo_client_http_post         (SnodoClient          *self,
+                                            GBytes               *line,
+                                            const char           *key,
+                                            const char           *method,
+                                            JsonObject           *params,
+                                            gboolean              stateless);
+/* 2026-07-28: learns from a page of tools/list which arguments of each
+ * tool go in Mcp-Param-* headers, and leaves out (removes from @tools)
+ * the tools whose marks break the rules. */
+void        snodo_client_http_learn_tools  (SnodoClient          *self,
+                                            JsonArray            *tools);
+/* 2026-07-28: abandons the request of @key by closing its answer. */
+void        snodo_client_http_abandon      (SnodoClient          *self,
+                                            const char           *key);
+/* The initialize era: opens the GET stream of the server's messages. */
+void        snodo_client_http_listen       (SnodoClient          *self);
+/* Ends every exchange. */
+void        snodo_client_http_stop         (SnodoClient          *self);
+/* Ends the session (DELETE) if there is one, then completes @task (taken). */
+void        snodo_client_http_close        (SnodoClient          *self,
+                                            GTask                *task);
+
+/* snodo-client-sse.c */
+typedef gboolean (*SnodoSseEventFunc) (const char *event,
+                                       const char *data,
+                                       gsize       len,
+                                       const char *last_event_id,
+                                       gpointer    user_data);
+
+typedef struct
+{
+  GByteArray *line;
+  GString *data;
+  gboolean has_data;
+  char *event;
+  /* The stream's last event id (kept across events), or NULL. */
+  char *last_event_id;
+  /* The stream's retry field, or -1. */
+  gint64 retry_ms;
+  gsize max_bytes;
+  gboolean after_cr;
+  gboolean at_start;
+} SnodoSseParser;
+
+void        snodo_sse_parser_init          (SnodoSseParser       *parser,
+                                            gsize                 max_bytes);
+void        snodo_sse_parser_clear         (SnodoSseParser       *parser);
+gboolean    snodo_sse_parser_push          (SnodoSseParser       *parser,
+                                            const char           *chunk,
+                                            gsize                 len,
+                                            SnodoSseEventFunc     func,
+                                            gpointer              user_data,
+                                            GError              **error);
 
 G_END_DECLS

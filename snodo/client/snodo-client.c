@@ -30,6 +30,7 @@
 
 #include "snodo-base-private.h"
 #include "snodo-enum-types.h"
+#include "snodo-features.h"
 #include "snodo-wire-private.h"
 
 /**
@@ -40,7 +41,8 @@
  * A `SnodoClient` speaks newline-delimited JSON-RPC over a pair of
  * streams: the standard input and output of a server it starts itself
  * ([ctor@Snodo.Client.new_for_argv]), or any other pair
- * ([ctor@Snodo.Client.new]). [method@Snodo.Client.connect_async] negotiates
+ * ([ctor@Snodo.Client.new]); or Streamable HTTP to a server's URL
+ * ([ctor@Snodo.Client.new_for_uri]). [method@Snodo.Client.connect_async] negotiates
  * the protocol version; then every request is an `_async`/`_finish` pair,
  * answered in the main context that was the thread default when the client
  * was made.
@@ -83,9 +85,71 @@
  * [signal@Snodo.Client::log-message], and every notification of the
  * server as [signal@Snodo.Client::notification].
  *
+ * ## What the server asks
+ *
+ * A server may ask the application for input: a form or a URL
+ * (`elicitation/create`), a completion of a language model
+ * (`sampling/createMessage`), the client's roots (`roots/list`). The
+ * client declares what it answers with
+ * [method@Snodo.Client.set_capabilities], and each request comes as a
+ * [class@Snodo.ServerRequest] to [signal@Snodo.Client::server-request],
+ * answered now or later. In the initialize era these are requests of the
+ * server; in 2026-07-28 they come in an `input_required` result, and the
+ * client sends the request again with the answers until it completes: the
+ * caller of [method@Snodo.Client.call_tool_async] sees only the result.
+ *
+ * ## Change notifications
+ *
+ * In 2026-07-28 [method@Snodo.Client.listen_async] subscribes to list
+ * changes and resource updates (`subscriptions/listen`) until it is
+ * cancelled; in the initialize era list changes come unasked, and
+ * [method@Snodo.Client.subscribe_resource_async] subscribes to one
+ * resource. Either way the notifications are emitted as
+ * [signal@Snodo.Client::notification].
+ *
+ * ## Streamable HTTP
+ *
+ * A client made with [ctor@Snodo.Client.new_for_uri] POSTs each message
+ * to the server's URL and reads the answer, one JSON message or an event
+ * stream of messages ending with the result. The negotiation is the same;
+ * a server of the initialize era that wants a session refuses the
+ * `server/discover` probe, and the client falls back to `initialize`.
+ *
+ * - In 2026-07-28 every request carries the `MCP-Protocol-Version`,
+ *   `Mcp-Method` and (for `tools/call`, `prompts/get` and
+ *   `resources/read`) `Mcp-Name` headers, a value that is not plain ASCII
+ *   in base64. A cancelled or timed-out request closes its answer, which
+ *   is how the server learns of it. The arguments whose property in a
+ *   tool's input schema is marked `x-mcp-header` go in `Mcp-Param-*`
+ *   headers too, for the tools that [method@Snodo.Client.list_tools_async]
+ *   listed (top-level properties); a tool whose marks break the rules is
+ *   left out of that list.
+ * - In the initialize era, the session id of the server's answer to
+ *   `initialize` goes with every later request, with the version agreed
+ *   on; a GET opens the stream of the server's own messages (reopened
+ *   when it ends, five times in a row at most; not at all after a 405);
+ *   an answer whose event stream ends before its result is asked again
+ *   with a GET carrying `Last-Event-ID`, when the server numbered its
+ *   events (after the stream's `retry` delay, at most ten seconds, five
+ *   times at most); [method@Snodo.Client.close_async] ends the session
+ *   with DELETE. When the server ended the session (HTTP 404), the
+ *   client starts another (`initialize` again, with the version spoken)
+ *   and sends the request again in it, once; the GET stream follows.
+ *
+ * [method@Snodo.Client.set_http_header] adds headers of the
+ * application's, such as `Authorization: Bearer TOKEN`. An answer of HTTP
+ * 401 fails the request with %G_IO_ERROR_PERMISSION_DENIED, whose message
+ * names the `resource_metadata` URL of the server's `WWW-Authenticate`
+ * header, where the application learns how to get a token; the client
+ * runs no OAuth flow itself. Every message of an answer, and every event
+ * of a stream, is bounded by [property@Snodo.Client:max-line-bytes]; a
+ * request by [property@Snodo.Client:request-timeout]; a notification,
+ * response or DELETE by thirty seconds.
+ *
  * ## Lifetime and the server process
  *
- * While it is reading, the client holds a reference on itself, until the
+ * While it is reading (over HTTP: while any request, answer or the GET
+ * stream is under way), the client holds a reference on itself, until the
  * server's output ends or [method@Snodo.Client.close_async] finishes; a
  * connected client must be closed.
  *
@@ -119,6 +183,7 @@ enum
   PROP_OUTPUT_STREAM,
   PROP_ARGV,
   PROP_SUBPROCESS,
+  PROP_URI,
   PROP_PINNED_VERSION,
   PROP_PROTOCOL_VERSION,
   PROP_SERVER_INFO,
@@ -161,6 +226,20 @@ snodo_client_initable_init (GInitable     *initable,
                             GError       **error)
 {
   SnodoClient *self = SNODO_CLIENT (initable);
+
+  if (self->uri != NULL)
+    {
+      if (self->http != NULL)
+        return TRUE;
+#if SNODO_HAS_HTTP_TRANSPORT
+      self->http = snodo_client_http_new (self, error);
+      return self->http != NULL;
+#else
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   _("This build of Snodo has no HTTP: %s cannot be reached"), self->uri);
+      return FALSE;
+#endif
+    }
 
   if (self->argv != NULL && self->subprocess == NULL)
     {
@@ -232,6 +311,9 @@ snodo_client_dispose (GObject *object)
   g_clear_object (&self->subprocess);
   g_clear_object (&self->input);
   g_clear_object (&self->output);
+#if SNODO_HAS_HTTP_TRANSPORT
+  g_clear_pointer (&self->http, snodo_client_http_free);
+#endif
 
   G_OBJECT_CLASS (snodo_client_parent_class)->dispose (object);
 }
@@ -248,7 +330,10 @@ snodo_client_finalize (GObject *object)
   g_clear_pointer (&self->server_capabilities, json_object_unref);
   g_clear_pointer (&self->instructions, g_free);
   g_clear_pointer (&self->log_level, g_free);
+  g_clear_pointer (&self->capabilities, json_object_unref);
   g_clear_pointer (&self->argv, g_strfreev);
+  g_clear_pointer (&self->uri, g_free);
+  g_clear_pointer (&self->http_headers, g_hash_table_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
 
   G_OBJECT_CLASS (snodo_client_parent_class)->finalize (object);
@@ -278,6 +363,10 @@ snodo_client_get_property (GObject    *object,
 
     case PROP_SUBPROCESS:
       g_value_set_object (value, self->subprocess);
+      break;
+
+    case PROP_URI:
+      g_value_set_string (value, self->uri);
       break;
 
     case PROP_PINNED_VERSION:
@@ -341,6 +430,10 @@ snodo_client_set_property (GObject      *object,
 
     case PROP_ARGV:
       self->argv = g_value_dup_boxed (value);
+      break;
+
+    case PROP_URI:
+      self->uri = g_value_dup_string (value);
       break;
 
     case PROP_PINNED_VERSION:
@@ -435,6 +528,19 @@ snodo_client_class_init (SnodoClientClass *klass)
     g_param_spec_object ("subprocess", NULL, NULL,
                          G_TYPE_SUBPROCESS,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:uri: (getter get_uri)
+   *
+   * The `http` or `https` URI of a server reached over Streamable HTTP,
+   * such as `http://127.0.0.1:8080/mcp`; %NULL for a client of streams.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_URI] =
+    g_param_spec_string ("uri", NULL, NULL,
+                         NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
    * SnodoClient:pinned-version: (getter get_pinned_version) (setter set_pinned_version)
@@ -637,6 +743,8 @@ snodo_client_class_init (SnodoClientClass *klass)
    *
    * Since: 0.1
    */
+  snodo_client_install_input_signal (object_class);
+
   snodo_client_signals[SIGNAL_CLOSED] =
     g_signal_new ("closed",
                   G_TYPE_FROM_CLASS (klass),
@@ -656,6 +764,7 @@ snodo_client_init (SnodoClient *self)
   self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_queue_init (&self->out);
   self->next_id = 1;
+  self->http_headers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 /**
@@ -708,6 +817,84 @@ snodo_client_new_for_argv (const char * const  *argv,
   return g_initable_new (SNODO_TYPE_CLIENT, NULL, error,
                          "argv", argv,
                          NULL);
+}
+
+/**
+ * snodo_client_new_for_uri:
+ * @uri: the server's endpoint, an `http` or `https` URI
+ * @error: return location for a #GError
+ *
+ * Makes a client of the server at @uri, over Streamable HTTP (see the
+ * class documentation); nothing is sent before
+ * [method@Snodo.Client.connect_async]. Fails with %G_IO_ERROR_NOT_SUPPORTED
+ * in a build of Snodo without HTTP.
+ *
+ * Returns: (transfer full): the new client, or %NULL when @uri is not
+ *   one the client can reach
+ *
+ * Since: 0.1
+ */
+SnodoClient *
+snodo_client_new_for_uri (const char  *uri,
+                          GError     **error)
+{
+  g_return_val_if_fail (uri != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return g_initable_new (SNODO_TYPE_CLIENT, NULL, error,
+                         "uri", uri,
+                         NULL);
+}
+
+/**
+ * snodo_client_get_uri: (get-property uri)
+ * @self: a client
+ *
+ * Gets the URI of the server reached over HTTP.
+ *
+ * Returns: (nullable): the URI, or %NULL for a client of streams
+ *
+ * Since: 0.1
+ */
+const char *
+snodo_client_get_uri (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return self->uri;
+}
+
+/**
+ * snodo_client_set_http_header:
+ * @self: a client
+ * @name: the header's name, such as `Authorization`
+ * @value: (nullable): its value, such as `Bearer` and a token, or %NULL
+ *   to send the header no more
+ *
+ * Sends a header of the application's with every HTTP request of the
+ * client from now on, replacing any the client would send by that name.
+ * A bearer token is one: `Authorization: Bearer TOKEN`. A server that
+ * wants a token it did not get answers HTTP 401, which fails the request
+ * with %G_IO_ERROR_PERMISSION_DENIED naming the server's resource
+ * metadata when it gives one. Nothing happens for a client of streams.
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_set_http_header (SnodoClient *self,
+                              const char  *name,
+                              const char  *value)
+{
+  g_autofree char *lower = NULL;
+
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (name != NULL && *name != '\0');
+
+  lower = g_ascii_strdown (name, -1);
+  if (value == NULL)
+    g_hash_table_remove (self->http_headers, lower);
+  else
+    g_hash_table_replace (self->http_headers, g_steal_pointer (&lower), g_strdup (value));
 }
 
 /**
@@ -1230,6 +1417,13 @@ snodo_client_close_async (SnodoClient         *self,
   error = g_error_new (G_IO_ERROR, G_IO_ERROR_CLOSED, _("The client was closed"));
   snodo_client_stop (self, error);
 
+#if SNODO_HAS_HTTP_TRANSPORT
+  if (self->http != NULL)
+    {
+      snodo_client_http_close (self, g_steal_pointer (&task));
+      return;
+    }
+#endif
   if (self->subprocess != NULL)
     {
       g_task_set_task_data (task, g_new0 (CloseState, 1), (GDestroyNotify) close_state_free);

@@ -11,6 +11,7 @@
 #include <json-glib/json-glib.h>
 
 #include "snodo-protocol-version.h"
+#include "snodo-server-request.h"
 #include "snodo-types.h"
 #include "snodo-version-macros.h"
 
@@ -29,7 +30,17 @@ SnodoClient          *snodo_client_new_for_argv            (const char * const  
                                                             GError              **error);
 
 SNODO_AVAILABLE_IN_ALL
+SnodoClient          *snodo_client_new_for_uri             (const char           *uri,
+                                                            GError              **error);
+
+SNODO_AVAILABLE_IN_ALL
 GSubprocess          *snodo_client_get_subprocess          (SnodoClient          *self);
+SNODO_AVAILABLE_IN_ALL
+const char           *snodo_client_get_uri                 (SnodoClient          *self);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_set_http_header         (SnodoClient          *self,
+                                                            const char           *name,
+                                                            const char           *value);
 SNODO_AVAILABLE_IN_ALL
 SnodoProtocolVersion  snodo_client_get_protocol_version    (SnodoClient          *self);
 SNODO_AVAILABLE_IN_ALL
@@ -58,6 +69,11 @@ guint                 snodo_client_get_request_timeout     (SnodoClient         
 SNODO_AVAILABLE_IN_ALL
 void                  snodo_client_set_request_timeout     (SnodoClient          *self,
                                                             guint                 request_timeout);
+SNODO_AVAILABLE_IN_ALL
+JsonObject           *snodo_client_get_capabilities        (SnodoClient          *self);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_set_capabilities        (SnodoClient          *self,
+                                                            JsonObject           *capabilities);
 SNODO_AVAILABLE_IN_ALL
 const char           *snodo_client_get_log_level           (SnodoClient          *self);
 SNODO_AVAILABLE_IN_ALL
@@ -161,6 +177,53 @@ void                  snodo_client_get_prompt_async        (SnodoClient         
                                                             gpointer              user_data);
 SNODO_AVAILABLE_IN_ALL
 JsonObject           *snodo_client_get_prompt_finish       (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_complete_async          (SnodoClient          *self,
+                                                            JsonObject           *ref,
+                                                            const char           *argument,
+                                                            const char           *value,
+                                                            JsonObject           *context_arguments,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+JsonObject           *snodo_client_complete_finish         (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_subscribe_resource_async
+                                                           (SnodoClient          *self,
+                                                            const char           *uri,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_client_subscribe_resource_finish
+                                                           (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_unsubscribe_resource_async
+                                                           (SnodoClient          *self,
+                                                            const char           *uri,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_client_unsubscribe_resource_finish
+                                                           (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_listen_async            (SnodoClient          *self,
+                                                            JsonObject           *notifications,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+JsonObject           *snodo_client_listen_finish           (SnodoClient          *self,
                                                             GAsyncResult         *result,
                                                             GError              **error);
 SNODO_AVAILABLE_IN_ALL

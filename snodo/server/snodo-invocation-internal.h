@@ -67,8 +67,13 @@ struct _SnodoInvocation
   /* 2026-07-28: what the answer says of the server, and the key of its
    * requestState (owned); NULL before. */
   SnodoStamp         *stamp;
-  /* 2026-07-28: the answers to input requests made in earlier rounds. */
+  /* 2026-07-28: the answers to input requests made in earlier rounds
+   * (replaced, never changed in place, under the lock once the handler
+   * runs), and those the client sent without being asked, which count
+   * only when the handler accepts them. */
   JsonObject         *input_answers;
+  JsonObject         *unrequested_answers;
+  gboolean            accepts_unrequested_input;
   /* What request hooks did, made by the first that did something (one
    * pointer, so that a server without hooks pays for nothing else). */
   SnodoHooked        *hooked;

@@ -52,6 +52,8 @@ const char         *snodo_invocation_get_key         (SnodoInvocation    *self);
  * requestState and this request's inputResponses). */
 void                snodo_invocation_set_input_answers (SnodoInvocation  *self,
                                                         JsonObject       *answers);
+void                snodo_invocation_set_unrequested_answers (SnodoInvocation *self,
+                                                              JsonObject      *answers);
 /* Arms the handler's deadline (0: none); before the handler runs. */
 void                snodo_invocation_start_deadline  (SnodoInvocation    *self,
                                                       guint               timeout);

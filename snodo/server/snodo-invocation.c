@@ -140,6 +140,7 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->key, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->input_answers, json_object_unref);
+  g_clear_pointer (&self->unrequested_answers, json_object_unref);
   g_clear_object (&self->task_run);
   if (G_UNLIKELY (self->hooked != NULL))
     {
@@ -290,6 +291,82 @@ snodo_invocation_set_input_answers (SnodoInvocation *self,
   g_clear_pointer (&self->input_answers, json_object_unref);
   if (answers != NULL)
     self->input_answers = json_object_ref (answers);
+}
+
+void
+snodo_invocation_set_unrequested_answers (SnodoInvocation *self,
+                                          JsonObject      *answers)
+{
+  g_clear_pointer (&self->unrequested_answers, json_object_unref);
+  if (answers != NULL && json_object_get_size (answers) > 0)
+    self->unrequested_answers = json_object_ref (answers);
+}
+
+/**
+ * snodo_invocation_set_accepts_unrequested_input:
+ * @self: an invocation
+ * @accepts: whether [method@Snodo.Invocation.request_input_async] may take
+ *   an answer the client sent without being asked
+ *
+ * In 2026-07-28, a client answers the questions of an `input_required`
+ * result by sending the request again with `inputResponses` and the
+ * `requestState` it was given, which records the questions it was issued
+ * with. By default an answer counts only for such a question: members of
+ * `inputResponses` sent without a `requestState`, or under a key the state
+ * does not record, are ignored, so that a client cannot answer a question
+ * before it is asked (for instance a confirmation) nor change an answer of an
+ * earlier round. A handler that expects answers up front (a client told out
+ * of band which keys it asks for) calls this with %TRUE before asking; such
+ * an answer is then taken as if it had been asked for, and carried in the
+ * state of later rounds. It has no effect in other versions, where the
+ * server asks with a request of its own.
+ *
+ * Since: 0.1
+ */
+void
+snodo_invocation_set_accepts_unrequested_input (SnodoInvocation *self,
+                                                gboolean         accepts)
+{
+  g_return_if_fail (SNODO_IS_INVOCATION (self));
+
+  g_mutex_lock (&self->lock);
+  self->accepts_unrequested_input = !!accepts;
+  g_mutex_unlock (&self->lock);
+}
+
+/* Under the lock: the answer the handler may have for @key, new, or NULL. */
+static JsonNode *
+snodo_invocation_dup_answer_locked (SnodoInvocation *self,
+                                    const char      *key)
+{
+  JsonNode *answer;
+
+  if (self->input_answers != NULL && (answer = json_object_get_member (self->input_answers, key)) != NULL)
+    return json_node_copy (answer);
+
+  if (self->accepts_unrequested_input && self->unrequested_answers != NULL &&
+      (answer = json_object_get_member (self->unrequested_answers, key)) != NULL)
+    {
+      /* Taken as if asked: a new object, so that a reader of the old one
+       * (the server gave it, a flush may seal it) sees no change. */
+      JsonObject *answers = json_object_new ();
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *member;
+
+      if (self->input_answers != NULL)
+        {
+          json_object_iter_init (&iter, self->input_answers);
+          while (json_object_iter_next (&iter, &name, &member))
+            json_object_set_member (answers, name, json_node_copy (member));
+          json_object_unref (self->input_answers);
+        }
+      json_object_set_member (answers, key, json_node_copy (answer));
+      self->input_answers = answers;
+      return json_node_copy (answer);
+    }
+
+  return NULL;
 }
 
 void
@@ -1070,16 +1147,6 @@ missing_capability (JsonObject *capabilities,
   return required;
 }
 
-static void
-request_input_return_answer (GTask      *task,
-                             JsonObject *answers,
-                             const char *key)
-{
-  JsonNode *answer = json_object_get_member (answers, key);
-
-  g_task_return_pointer (task, json_node_copy (answer), (GDestroyNotify) json_node_unref);
-}
-
 typedef struct
 {
   char     *key;
@@ -1110,11 +1177,13 @@ snodo_invocation_flush_inputs_cb (gpointer user_data)
   g_autoptr(JsonNode) result = NULL;
   g_autofree char *state = NULL;
   g_autofree const char **asked = NULL;
+  g_autoptr(JsonObject) answers = NULL;
   JsonObject *object;
   JsonObject *requests;
 
   g_mutex_lock (&self->lock);
   inputs = g_steal_pointer (&self->pending_inputs);
+  answers = self->input_answers != NULL ? json_object_ref (self->input_answers) : NULL;
   g_mutex_unlock (&self->lock);
 
   asked = g_new0 (const char *, inputs->len + 1);
@@ -1126,7 +1195,7 @@ snodo_invocation_flush_inputs_cb (gpointer user_data)
   else
     state = snodo_request_state_seal (snodo_stamp_get_request_state_key (self->stamp),
                                       self->method, json_node_get_object (self->params),
-                                      self->input_answers, asked, g_get_real_time (),
+                                      answers, asked, g_get_real_time (),
                                       INPUT_STATE_TTL_US, &error);
   if (state == NULL)
     {
@@ -1252,6 +1321,7 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
   g_autoptr(GTask) task = NULL;
   g_autoptr(JsonObject) capabilities = NULL;
   g_autoptr(JsonObject) required = NULL;
+  JsonNode *answer;
   gboolean known;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
@@ -1299,8 +1369,11 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
    * in input_required rounds before it became one still count. */
   if (G_UNLIKELY (self->task_run != NULL))
     {
-      if (self->input_answers != NULL && json_object_has_member (self->input_answers, key))
-        request_input_return_answer (task, self->input_answers, key);
+      g_mutex_lock (&self->lock);
+      answer = snodo_invocation_dup_answer_locked (self, key);
+      g_mutex_unlock (&self->lock);
+      if (answer != NULL)
+        g_task_return_pointer (task, answer, (GDestroyNotify) json_node_unref);
       else
         snodo_server_tasks_request_input (self->task_run, key, method, params,
                                           self->work ? snodo_work_get_cancellable (self->work) : NULL,
@@ -1316,9 +1389,12 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
                                    _("%s cannot ask the client for input"), self->method);
           return;
         }
-      if (self->input_answers != NULL && json_object_has_member (self->input_answers, key))
+      g_mutex_lock (&self->lock);
+      answer = snodo_invocation_dup_answer_locked (self, key);
+      g_mutex_unlock (&self->lock);
+      if (answer != NULL)
         {
-          request_input_return_answer (task, self->input_answers, key);
+          g_task_return_pointer (task, answer, (GDestroyNotify) json_node_unref);
           return;
         }
       /* Answered with input_required in place of the handler, together

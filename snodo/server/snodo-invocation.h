@@ -148,6 +148,10 @@ SNODO_AVAILABLE_IN_ALL
 gboolean              snodo_invocation_get_answered         (SnodoInvocation    *self);
 
 SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_set_accepts_unrequested_input (SnodoInvocation *self,
+                                                                      gboolean         accepts);
+
+SNODO_AVAILABLE_IN_ALL
 gboolean              snodo_invocation_is_task              (SnodoInvocation    *self);
 SNODO_AVAILABLE_IN_ALL
 void                  snodo_invocation_return_task          (SnodoInvocation    *self);

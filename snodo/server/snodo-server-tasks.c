@@ -445,7 +445,8 @@ snodo_server_tasks_divert (SnodoServer        *server,
   g_autoptr(GBytes) line = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *now = NULL;
-  JsonNode *hint = frame->params != NULL ? json_object_get_member (frame->params, "task") : NULL;
+  /* The invocation holds the params now (they may not be built). */
+  JsonNode *hint = snodo_invocation_get_param (invocation, "task");
   gboolean forced = self->forcing;
   gint64 ttl_ms = self->default_ttl_ms;
   gint64 created = g_get_real_time ();

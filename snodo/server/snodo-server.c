@@ -382,12 +382,15 @@ snodo_server_send_dialect_error (SnodoConnection    *connection,
  * bound to this very request, plus this round's inputResponses to the
  * questions that state was issued with. Answers to questions never asked
  * (any without a requestState: this server always issues one with its
- * questions) are ignored, as the protocol says of unknown keys, so that a
- * client cannot answer before it is asked. */
+ * questions) go to @unrequested: ignored, as the protocol says of unknown
+ * keys, unless the handler accepts them
+ * (snodo_invocation_set_accepts_unrequested_input()), so that a client
+ * cannot answer before it is asked. */
 static gboolean
 snodo_server_collect_answers (SnodoServer  *self,
                               SnodoFrame   *frame,
                               JsonObject  **answers,
+                              JsonObject  **unrequested,
                               GError      **error)
 {
   JsonNode *state = snodo_frame_get_param (frame, "requestState");
@@ -396,6 +399,7 @@ snodo_server_collect_answers (SnodoServer  *self,
   g_auto(GStrv) asked = NULL;
 
   *answers = NULL;
+  *unrequested = NULL;
   if (state == NULL && responses == NULL)
     return TRUE;
   /* The state is signed over params whole. */
@@ -442,7 +446,10 @@ snodo_server_collect_answers (SnodoServer  *self,
           /* A state of an older build says nothing of its questions. */
           if (state == NULL || (asked != NULL && !g_strv_contains ((const char * const *) asked, name)))
             {
-              g_debug ("Ignoring inputResponses[\"%s\"] of %s: it was not asked for", name, frame->method);
+              /* For a handler that accepts answers it did not ask for. */
+              if (*unrequested == NULL)
+                *unrequested = json_object_new ();
+              json_object_set_member (*unrequested, name, json_node_copy (member));
               continue;
             }
           json_object_set_member (collected, name, json_node_copy (member));
@@ -462,6 +469,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) answers = NULL;
+  g_autoptr(JsonObject) unrequested = NULL;
   g_auto(SnodoRequestMeta) meta = { 0, };
   SnodoSelection selection = { 0, };
   const char *header = NULL;
@@ -526,7 +534,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
     }
 
   if (dialect->stateless && (method->flags & SNODO_METHOD_FLAGS_INPUT) &&
-      !snodo_server_collect_answers (self, frame, &answers, &error))
+      !snodo_server_collect_answers (self, frame, &answers, &unrequested, &error))
     {
       snodo_server_send_dialect_error (connection, dialect, frame->id, error->code, error->message, NULL);
       return;
@@ -540,6 +548,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
                                            frame->id, frame->method, frame->params_node,
                                            frame->params_unbuilt ? &frame->params_members : NULL, &meta);
   snodo_invocation_set_input_answers (call->invocation, answers);
+  snodo_invocation_set_unrequested_answers (call->invocation, unrequested);
 
   if (method->flags & SNODO_METHOD_FLAGS_TOOL_CALL)
     {

@@ -477,6 +477,9 @@ static void
 ir_elicitation_cb (SnodoInvocation *invocation,
                    gpointer         user_data)
 {
+  /* The suite's input-required-result-ignore-extra-params sends the answer
+   * with its first call, unasked: this tool takes it (others do not). */
+  snodo_invocation_set_accepts_unrequested_input (invocation, TRUE);
   request_input (invocation, "user_name", "elicitation/create", ASK_NAME, name_answered);
 }
 
@@ -914,6 +917,9 @@ static void
 streaming_elicitation_cb (SnodoInvocation *invocation,
                           gpointer         user_data)
 {
+  /* The suite's input-required-result-ignore-extra-params sends the answer
+   * with its first call, unasked: this tool takes it (others do not). */
+  snodo_invocation_set_accepts_unrequested_input (invocation, TRUE);
   request_input (invocation, "user_name", "elicitation/create", ASK_NAME, name_answered);
 }
 

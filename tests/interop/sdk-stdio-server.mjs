@@ -11,6 +11,10 @@
 // Tools, as the SDKs' documentation wires them:
 //   echo  {text: string}  one text content equal to text
 //   sleep {ms: integer}   waits, then the text "slept <ms>" (cancellable)
+//   deploy {env: string}  v2 only: asks for a confirmation with the SDK's
+//                         inputRequired() (input_required in 2026-07-28,
+//                         elicitation/create in 2025), then "deployed to
+//                         <env>" or "not deployed"
 
 import { z } from 'zod';
 
@@ -34,7 +38,7 @@ if (which === 'v1') {
     async ({ ms }, extra) => sleep(ms, extra?.signal));
   await server.connect(new StdioServerTransport());
 } else if (which === 'v2') {
-  const { McpServer } = await import('@modelcontextprotocol/server');
+  const { McpServer, inputRequired, acceptedContent } = await import('@modelcontextprotocol/server');
   const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
   serveStdio(() => {
     const server = new McpServer({ name: 'sdk-v2-stdio', version: '0.1.0' }, { capabilities: { tools: {} } });
@@ -42,6 +46,21 @@ if (which === 'v1') {
       async ({ text }) => ({ content: [{ type: 'text', text }] }));
     server.registerTool('sleep', { description: 'Waits', inputSchema: z.object({ ms: z.number().int().min(0) }) },
       async ({ ms }, extra) => sleep(ms, extra?.signal));
+    // As the SDK documents inputRequired(): 2026-07-28 returns it to the
+    // client; for a 2025 client the SDK sends a real elicitation request.
+    server.registerTool('deploy', { description: 'Deploys after a confirmation',
+                                    inputSchema: z.object({ env: z.string() }) },
+      async ({ env }, ctx) => {
+        const confirmation = z.object({ confirm: z.boolean() });
+        const confirmed = acceptedContent(ctx.mcpReq.inputResponses, 'confirm', confirmation);
+        if (confirmed === undefined)
+          return inputRequired({
+            inputRequests: {
+              confirm: inputRequired.elicit({ message: `Deploy to ${env}?`, requestedSchema: confirmation }),
+            },
+          });
+        return { content: [{ type: 'text', text: confirmed.confirm ? `deployed to ${env}` : 'not deployed' }] };
+      });
     return server;
   });
 } else {

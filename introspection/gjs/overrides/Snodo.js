@@ -277,6 +277,45 @@ function _init() {
         return fromJsonNode(promptArguments.call(this));
     };
 
+    // The client: plain values in and out, and promises.
+    const client = Snodo.Client.prototype;
+    const wrapIn = (name, positions) => {
+        const original = client[name];
+        client[name] = function (...args) {
+            for (const i of positions)
+                args[i] = nodeOrNull(args[i])?.get_object() ?? null;
+            return original.call(this, ...args);
+        };
+    };
+    const wrapOut = name => {
+        const original = client[name];
+        client[name] = function (...args) {
+            return fromJsonNode(original.call(this, ...args));
+        };
+    };
+    wrapIn('set_capabilities', [0]);
+    wrapIn('request_async', [1]);
+    wrapIn('call_tool_async', [1]);
+    wrapIn('get_prompt_async', [1]);
+    wrapIn('complete_async', [0, 3]);
+    wrapIn('listen_async', [0]);
+    for (const name of ['get_capabilities', 'get_server_info', 'get_server_capabilities', 'request_finish',
+        'call_tool_finish', 'get_prompt_finish', 'read_resource_finish', 'complete_finish', 'listen_finish',
+        'list_tools_finish', 'list_resources_finish', 'list_resource_templates_finish', 'list_prompts_finish'])
+        wrapOut(name);
+    for (const name of ['connect', 'close', 'ping', 'request', 'call_tool', 'get_prompt', 'read_resource',
+        'complete', 'listen', 'subscribe_resource', 'unsubscribe_resource', 'list_tools', 'list_resources',
+        'list_resource_templates', 'list_prompts'])
+        Gio._promisify(client, `${name}_async`, `${name}_finish`);
+    const requestParams = Snodo.ServerRequest.prototype.get_params;
+    Snodo.ServerRequest.prototype.get_params = function () {
+        return fromJsonNode(requestParams.call(this));
+    };
+    const requestReturnResult = Snodo.ServerRequest.prototype.return_result;
+    Snodo.ServerRequest.prototype.return_result = function (result) {
+        return requestReturnResult.call(this, toJsonNode(result).get_object());
+    };
+
     // Without a callback, these return a promise.
     Gio._promisify(Snodo.Invocation.prototype, 'request_input_async', 'request_input_finish');
     Gio._promisify(Snodo.StdioTransport.prototype, 'close_async', 'close_finish');

@@ -316,3 +316,95 @@ class Prompt(Snodo.Prompt):
 _json_accessors(Prompt, ['icons'])
 Prompt = override(Prompt)
 __all__.append('Prompt')
+
+
+def _object_or_none(value):
+    if value is None:
+        return None
+    if isinstance(value, Json.Object):
+        return value
+    if not isinstance(value, dict):
+        raise TypeError('%s is not a JSON object: use a dict' % type(value).__name__)
+    return to_json_node(value).get_object()
+
+
+class Client(Snodo.Client):
+    """SnodoClient with dicts and lists for JSON."""
+
+    def get_capabilities(self):
+        return from_json_node(super().get_capabilities())
+
+    def set_capabilities(self, capabilities):
+        """What the client declares, a dict such as {'elicitation': {}}."""
+        return super().set_capabilities(_object_or_none(capabilities))
+
+    def get_server_info(self):
+        return from_json_node(super().get_server_info())
+
+    def get_server_capabilities(self):
+        return from_json_node(super().get_server_capabilities())
+
+    def request_async(self, method, params, cancellable, callback, *user_data):
+        return super().request_async(method, _object_or_none(params), cancellable, callback, *user_data)
+
+    def request_finish(self, result):
+        return from_json_node(super().request_finish(result))
+
+    def call_tool_async(self, name, arguments, cancellable, callback, *user_data):
+        return super().call_tool_async(name, _object_or_none(arguments), cancellable, callback, *user_data)
+
+    def call_tool_finish(self, result):
+        return from_json_node(super().call_tool_finish(result))
+
+    def get_prompt_async(self, name, arguments, cancellable, callback, *user_data):
+        return super().get_prompt_async(name, _object_or_none(arguments), cancellable, callback, *user_data)
+
+    def get_prompt_finish(self, result):
+        return from_json_node(super().get_prompt_finish(result))
+
+    def read_resource_finish(self, result):
+        return from_json_node(super().read_resource_finish(result))
+
+    def list_tools_finish(self, result):
+        return from_json_node(super().list_tools_finish(result))
+
+    def list_resources_finish(self, result):
+        return from_json_node(super().list_resources_finish(result))
+
+    def list_resource_templates_finish(self, result):
+        return from_json_node(super().list_resource_templates_finish(result))
+
+    def list_prompts_finish(self, result):
+        return from_json_node(super().list_prompts_finish(result))
+
+    def complete_async(self, ref, argument, value, context_arguments, cancellable, callback, *user_data):
+        return super().complete_async(_object_or_none(ref), argument, value, _object_or_none(context_arguments),
+                                      cancellable, callback, *user_data)
+
+    def complete_finish(self, result):
+        return from_json_node(super().complete_finish(result))
+
+    def listen_async(self, notifications, cancellable, callback, *user_data):
+        return super().listen_async(_object_or_none(notifications), cancellable, callback, *user_data)
+
+    def listen_finish(self, result):
+        return from_json_node(super().listen_finish(result))
+
+
+Client = override(Client)
+__all__.append('Client')
+
+
+class ServerRequest(Snodo.ServerRequest):
+    """A request of the server for the application, with dicts."""
+
+    def get_params(self):
+        return from_json_node(super().get_params())
+
+    def return_result(self, result):
+        """Answers with @result, a dict (an ElicitResult, for instance)."""
+        return super().return_result(_object_or_none(result))
+
+
+ServerRequest = override(ServerRequest)
+__all__.append('ServerRequest')
