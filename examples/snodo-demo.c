@@ -1068,6 +1068,44 @@ demo_get_number (GApplicationCommandLine *command_line,
   return TRUE;
 }
 
+#if SNODO_HAS_REDIS_BUS
+static void
+demo_bus_connected_cb (SnodoRedisBus *bus,
+                       GParamSpec    *pspec,
+                       gpointer       user_data)
+{
+  /* On standard error, for whoever watches the instance (tests do). */
+  g_printerr ("snodo-demo: the Redis bus %s is %s\n", snodo_redis_bus_get_url (bus),
+              snodo_redis_bus_get_connected (bus) ? "connected" : "disconnected");
+}
+#endif
+
+/* Gives @server the bus of --redis, if given: FALSE if it is no Redis
+ * URL (said on standard error). */
+static gboolean
+demo_set_bus (GApplicationCommandLine *command_line,
+              GVariantDict            *options,
+              SnodoServer             *server)
+{
+#if SNODO_HAS_REDIS_BUS
+  const char *url = NULL;
+  g_autoptr(SnodoRedisBus) bus = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_variant_dict_lookup (options, "redis", "&s", &url))
+    return TRUE;
+  bus = snodo_redis_bus_new (url, NULL, &error);
+  if (bus == NULL)
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: --redis: %s\n", error->message);
+      return FALSE;
+    }
+  g_signal_connect (bus, "notify::connected", G_CALLBACK (demo_bus_connected_cb), NULL);
+  snodo_server_set_bus (server, SNODO_BUS (bus));
+#endif
+  return TRUE;
+}
+
 static int
 command_line_cb (GApplication            *app,
                  GApplicationCommandLine *command_line,
@@ -1145,7 +1183,8 @@ command_line_cb (GApplication            *app,
   snodo_server_set_handler_timeout (server, (guint) handler_timeout);
   if (versions != NULL)
     snodo_server_set_protocol_versions (server, (const char * const *) versions);
-  if (!demo_set_secret (command_line, options, server))
+  if (!demo_set_secret (command_line, options, server) ||
+      !demo_set_bus (command_line, options, server))
     return 2;
   {
     const char *task_store = NULL;
@@ -1255,6 +1294,11 @@ main (int   argc,
     { "request-state-secret-file", 0, 0, G_OPTION_ARG_FILENAME, NULL,
       "Protect the state of 2026-07-28 requests that need input with the secret in FILE "
       "(at least 32 bytes; the same for every instance serving the same clients)", "FILE" },
+#if SNODO_HAS_REDIS_BUS
+    { "redis", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Share change notifications with the other instances through the Redis server at URL "
+      "(redis://HOST[:PORT] or unix:PATH)", "URL" },
+#endif
 #if SNODO_HAS_HTTP_TRANSPORT
     { "http", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Serve Streamable HTTP on 127.0.0.1:PORT instead of standard I/O (0: any free port; the URI is printed)", "PORT" },

@@ -17,6 +17,8 @@
 # include "snodo-executor.h"
 # include "snodo-description.h"
 # include "snodo-tool.h"
+# include "snodo-bus.h"
+# include "snodo-local-bus.h"
 # include "snodo-task-store.h"
 # include "snodo-invocation.h"
 # include "snodo-server.h"
@@ -32,5 +34,8 @@
 #  include "snodo-http-transport.h"
 #  include "snodo-auth-request.h"
 #  include "snodo-http-authorization.h"
+# endif
+# if SNODO_HAS_REDIS_BUS
+#  include "snodo-redis-bus.h"
 # endif
 #undef SNODO_INSIDE

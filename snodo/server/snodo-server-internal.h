@@ -5,6 +5,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "snodo-bus.h"
 #include "snodo-server.h"
 #include "snodo-server-private.h"
 #include "snodo-tool.h"
@@ -60,5 +61,27 @@ gboolean      snodo_server_has_answer_hooks      (SnodoServer     *self);
 void          snodo_server_run_answer_hooks      (SnodoServer     *self,
                                                   SnodoInvocation *invocation,
                                                   GBytes          *line);
+
+/* The server's bus (snodo-server-bus.c): NULL, or the bus and the
+ * handler of its ::message. On the server's context. */
+typedef struct
+{
+  SnodoBus *bus;
+  gulong    handler;
+} SnodoServerBus;
+
+/* The server's bus state (snodo-server.c). */
+SnodoServerBus *snodo_server_get_bus_state       (SnodoServer     *self);
+/* Lets the bus go (snodo-server-bus.c). */
+void          snodo_server_clear_bus             (SnodoServer     *self);
+/* Announces a change through the bus, or at once without one. */
+void          snodo_server_publish_change        (SnodoServer     *self,
+                                                  const char      *method,
+                                                  const char      *uri);
+/* Announces a change to this server's clients (snodo-server-sessions.c):
+ * FALSE if @method is no change a server announces. */
+gboolean      snodo_server_announce_change       (SnodoServer     *self,
+                                                  const char      *method,
+                                                  const char      *uri);
 
 G_END_DECLS

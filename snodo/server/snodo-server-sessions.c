@@ -389,6 +389,35 @@ wants_uri (Subscription *subscription,
   return subscription->uris != NULL && g_hash_table_contains (subscription->uris, data);
 }
 
+/* Announces the change @method (with @uri for
+ * notifications/resources/updated) to this server's clients: FALSE, and
+ * nothing announced, if @method is no change a server announces. */
+gboolean
+snodo_server_announce_change (SnodoServer *self,
+                              const char  *method,
+                              const char  *uri)
+{
+  g_autoptr(JsonNode) params = NULL;
+  JsonObject *object;
+
+  if (g_str_equal (method, "notifications/tools/list_changed"))
+    snodo_server_announce (self, method, NULL, wants_tools, NULL, NULL);
+  else if (g_str_equal (method, "notifications/prompts/list_changed"))
+    snodo_server_announce (self, method, NULL, wants_prompts, NULL, NULL);
+  else if (g_str_equal (method, "notifications/resources/list_changed"))
+    snodo_server_announce (self, method, NULL, wants_resources, NULL, NULL);
+  else if (g_str_equal (method, "notifications/resources/updated") && uri != NULL)
+    {
+      object = json_object_new ();
+      json_object_set_string_member (object, "uri", uri);
+      params = snodo_json_node_take_object (object);
+      snodo_server_announce (self, method, params, wants_uri, (gpointer) uri, uri);
+    }
+  else
+    return FALSE;
+  return TRUE;
+}
+
 /**
  * snodo_server_notify_tools_changed:
  * @self: a server
@@ -397,7 +426,9 @@ wants_uri (Subscription *subscription,
  * `notifications/tools/list_changed`, and every 2026-07-28 subscription
  * that asked for tool changes. Adding or removing a tool does this by
  * itself; call it when a tool's description changed in another way. Call
- * it on the server's main context.
+ * it on the server's main context. With a bus ([method@Snodo.Server.set_bus])
+ * the change goes through the bus, to the clients of every server that
+ * shares it.
  *
  * Since: 0.1
  */
@@ -405,7 +436,7 @@ void
 snodo_server_notify_tools_changed (SnodoServer *self)
 {
   g_return_if_fail (SNODO_IS_SERVER (self));
-  snodo_server_announce (self, "notifications/tools/list_changed", NULL, wants_tools, NULL, NULL);
+  snodo_server_publish_change (self, "notifications/tools/list_changed", NULL);
 }
 
 /**
@@ -421,7 +452,7 @@ void
 snodo_server_notify_prompts_changed (SnodoServer *self)
 {
   g_return_if_fail (SNODO_IS_SERVER (self));
-  snodo_server_announce (self, "notifications/prompts/list_changed", NULL, wants_prompts, NULL, NULL);
+  snodo_server_publish_change (self, "notifications/prompts/list_changed", NULL);
 }
 
 /**
@@ -437,7 +468,7 @@ void
 snodo_server_notify_resources_changed (SnodoServer *self)
 {
   g_return_if_fail (SNODO_IS_SERVER (self));
-  snodo_server_announce (self, "notifications/resources/list_changed", NULL, wants_resources, NULL, NULL);
+  snodo_server_publish_change (self, "notifications/resources/list_changed", NULL);
 }
 
 /**
@@ -456,16 +487,10 @@ void
 snodo_server_notify_resource_updated (SnodoServer *self,
                                       const char  *uri)
 {
-  g_autoptr(JsonNode) params = NULL;
-  JsonObject *object;
-
   g_return_if_fail (SNODO_IS_SERVER (self));
   g_return_if_fail (uri != NULL);
 
-  object = json_object_new ();
-  json_object_set_string_member (object, "uri", uri);
-  params = snodo_json_node_take_object (object);
-  snodo_server_announce (self, "notifications/resources/updated", params, wants_uri, (gpointer) uri, uri);
+  snodo_server_publish_change (self, "notifications/resources/updated", uri);
 }
 
 /* The tasks extension: @task (a DetailedTask, as tasks/get answers) to

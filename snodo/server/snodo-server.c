@@ -175,6 +175,8 @@ struct _SnodoServer
 
   /* See snodo-server-hooks.c. */
   SnodoServerHooks hooks;
+  /* See snodo-server-bus.c. */
+  SnodoServerBus   bus;
 
   /* See snodo-server-tasks.c; NULL until tasks are enabled. */
   SnodoServerTasks *tasks;
@@ -201,6 +203,12 @@ SnodoServerHooks *
 snodo_server_get_hooks (SnodoServer *self)
 {
   return &self->hooks;
+}
+
+SnodoServerBus *
+snodo_server_get_bus_state (SnodoServer *self)
+{
+  return &self->bus;
 }
 
 enum {
@@ -634,6 +642,7 @@ snodo_server_finalize (GObject *object)
 {
   SnodoServer *self = SNODO_SERVER (object);
 
+  snodo_server_clear_bus (self);
   g_clear_pointer (&self->tasks, snodo_server_tasks_free);
   g_clear_pointer (&self->hooks.request, g_ptr_array_unref);
   g_clear_pointer (&self->hooks.answer, g_ptr_array_unref);

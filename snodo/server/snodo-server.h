@@ -9,6 +9,7 @@
 
 #include <gio/gio.h>
 
+#include "snodo-bus.h"
 #include "snodo-invocation.h"
 #include "snodo-task-store.h"
 #include "snodo-tool.h"
@@ -77,6 +78,11 @@ SNODO_AVAILABLE_IN_ALL
 gboolean     snodo_server_set_request_state_secret (SnodoServer  *self,
                                                     GBytes       *secret,
                                                     GError      **error);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_set_bus                  (SnodoServer  *self,
+                                                    SnodoBus     *bus);
+SNODO_AVAILABLE_IN_ALL
+SnodoBus    *snodo_server_get_bus                  (SnodoServer  *self);
 SNODO_AVAILABLE_IN_ALL
 void         snodo_server_notify_tools_changed     (SnodoServer  *self);
 SNODO_AVAILABLE_IN_ALL

@@ -1,0 +1,791 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright 2026 The Snodo authors
+"""Two snodo-demo instances behind real proxies, with a real Redis between them.
+
+    test-deploy.py        (TAP on standard output; SNODO_DEMO names the demo)
+
+Starts, on loopback ports found free, in a temporary directory that holds
+every configuration, log and pid file:
+
+- redis-server (no persistence), when snodo-demo was built with --redis;
+- two `snodo-demo --http` instances, node-a and node-b, with one
+  --request-state-secret-file, --allowed-hosts for the public name the
+  clients use, and --redis (node-a over TCP, node-b over a Unix socket);
+- haproxy with the map recipe, haproxy with the stick-table recipe, and
+  nginx with the map recipe of introspection/deploy.md, each in the
+  foreground.
+
+Then checks through each proxy: 2026-07-28 calls reach both instances;
+multi-round-trip retries succeed whichever instance they reach; 2025-11-25
+sessions keep to their instance; a `subscriptions/listen` stream and a
+2025 GET stream receive, promptly, a change made on the other instance
+(through Redis), and the publishing instance's own stream receives it once.
+
+A program that is not installed skips the checks that need it, saying so;
+under CI (CI set and not "false") it fails them instead, since CI installs
+them all (.ci/install-deps --tests).
+"""
+
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+# Generous bounds: a loaded 2-core machine must pass.
+START_TIMEOUT = 20.0
+ANSWER_TIMEOUT = 20.0
+# A change must reach a stream through a proxy within this many seconds.
+# Promptly means well under this: without haproxy's http-no-delay each
+# event waits ~200 ms, and a buffering proxy holds it until the stream ends.
+EVENT_TIMEOUT = 5.0
+# How long to wait for a second copy of an event that must come once.
+DUPLICATE_WAIT = 1.5
+ROUNDS = 10
+PUBLIC_HOST = 'mcp.example.test'
+META = {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {'elicitation': {}}}
+IN_CI = os.environ.get('CI', '') not in ('', 'false', '0')
+
+results = []
+processes = []
+# proxy -> seconds from a change to its event on a stream through it
+latencies = {}
+# The fastest event through a proxy must come within this: without
+# haproxy's http-no-delay every event waits ~200 ms (measured: 208-216 ms).
+PROMPT_BOUND = 0.15
+
+
+def report(ok, name, detail=''):
+    results.append(ok)
+    line = '%s %d - %s' % ('ok' if ok else 'not ok', len(results), name)
+    print(line, flush=True)
+    for text in detail.splitlines():
+        print('# ' + text, flush=True)
+
+
+def skip(name, why):
+    """A check that cannot run here: a skip, or under CI a failure."""
+    if IN_CI:
+        report(False, name, 'CI is set, so this may not be skipped: ' + why)
+    else:
+        results.append(True)
+        print('ok %d - %s # SKIP %s' % (len(results), name, why), flush=True)
+
+
+def note(text):
+    print('# ' + text, flush=True)
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, process, name):
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError('%s exited with status %s' % (name, process.returncode))
+        try:
+            with socket.create_connection(('127.0.0.1', port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError('%s did not listen on port %d within %.0f s' % (name, port, START_TIMEOUT))
+
+
+def start(name, argv, workdir, **kwargs):
+    log = open(os.path.join(workdir, name + '.log'), 'wb')
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=kwargs.pop('stdout', log),
+                               stderr=log, cwd=workdir, start_new_session=True, **kwargs)
+    process.snodo_name = name
+    process.snodo_log = log.name
+    processes.append(process)
+    return process
+
+
+def stop_all():
+    for process in processes:
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    deadline = time.monotonic() + 5
+    for process in processes:
+        try:
+            process.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def log_tail(process, n=15):
+    try:
+        with open(process.snodo_log, 'rb') as f:
+            lines = f.read().decode('utf-8', 'replace').splitlines()
+        return '\n'.join('%s: %s' % (process.snodo_name, l) for l in lines[-n:])
+    except OSError:
+        return ''
+
+
+# ---- HTTP ------------------------------------------------------------------
+
+class Answer:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    def json(self):
+        return json.loads(self.body)
+
+
+def post(port, body, headers, host=PUBLIC_HOST):
+    connection = http.client.HTTPConnection('127.0.0.1', port, timeout=ANSWER_TIMEOUT)
+    try:
+        all_headers = {'Host': '%s:%d' % (host, port), 'Content-Type': 'application/json',
+                       'Accept': 'application/json, text/event-stream'}
+        all_headers.update(headers)
+        connection.request('POST', '/mcp', json.dumps(body).encode(), all_headers)
+        response = connection.getresponse()
+        data = response.read()
+        if response.getheader('Content-Type', '').startswith('text/event-stream'):
+            # One answer in an event stream: its last data line.
+            data = [l for l in data.split(b'\n') if l.startswith(b'data:')][-1][5:]
+        return Answer(response.status, response, data)
+    finally:
+        connection.close()
+
+
+def modern_call(port, tool, arguments, request_id=1, extra=None, host=PUBLIC_HOST):
+    params = {'name': tool, 'arguments': arguments, '_meta': META}
+    params.update(extra or {})
+    return post(port, {'jsonrpc': '2.0', 'id': request_id, 'method': 'tools/call', 'params': params},
+                {'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': tool},
+                host=host)
+
+
+def served_by(answer, ports):
+    """Which instance answered, by the header the proxy adds."""
+    response = answer.headers if isinstance(answer, Answer) else answer
+    value = response.getheader('X-Mcp-Upstream') or ''
+    for name, port in ports.items():
+        if value == name or value.endswith(':%d' % port):
+            return name
+    raise AssertionError('no instance in X-Mcp-Upstream: %r' % value)
+
+
+class Stream:
+    """An event stream read line by line, with a deadline per read."""
+
+    def __init__(self, port, method, body, headers, host=PUBLIC_HOST):
+        self.connection = http.client.HTTPConnection('127.0.0.1', port, timeout=ANSWER_TIMEOUT)
+        all_headers = {'Host': '%s:%d' % (host, port), 'Accept': 'application/json, text/event-stream'}
+        all_headers.update(headers)
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            all_headers['Content-Type'] = 'application/json'
+        self.connection.request(method, '/mcp', data, all_headers)
+        self.response = self.connection.getresponse()
+        if self.response.status != 200:
+            raise AssertionError('the stream was answered %d: %r' % (self.response.status, self.response.read()[:300]))
+        content_type = self.response.getheader('Content-Type', '')
+        if not content_type.startswith('text/event-stream'):
+            raise AssertionError('the stream is %r, not text/event-stream' % content_type)
+
+    def next_message(self, timeout):
+        """The next JSON-RPC message of the stream, or None after @timeout s."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self.connection.sock.settimeout(left)
+            try:
+                line = self.response.readline()
+            except (socket.timeout, TimeoutError):
+                return None
+            if not line:
+                raise AssertionError('the stream ended')
+            if line.startswith(b'data:'):
+                return json.loads(line[5:])
+
+    def close(self):
+        self.connection.close()
+
+
+# ---- Configurations ----------------------------------------------------------
+
+def haproxy_map_config(port, ports, workdir):
+    map_path = os.path.join(workdir, 'mcp-instances.map')
+    with open(map_path, 'w') as f:
+        f.write('node-a mcp_node_a\nnode-b mcp_node_b\n')
+    return '''global
+    pidfile {dir}/haproxy-map.pid
+
+defaults
+    mode http
+    timeout connect 5s
+    # Longer than the 15 s between keep-alive comments of an idle stream.
+    timeout client 60s
+    timeout server 60s
+    # Without it each chunk of a stream waits for more (~200 ms).
+    option http-no-delay
+
+frontend mcp
+    bind 127.0.0.1:{port}
+    # The tag: what comes before the first dot of the session id.
+    http-request set-var(txn.mcp_tag) req.hdr(mcp-session-id),field(1,.)
+    use_backend %[var(txn.mcp_tag),map({map},mcp_any)] if {{ var(txn.mcp_tag) -m found }}
+    default_backend mcp_any
+    # Optional: which instance answered.
+    http-response set-header X-Mcp-Upstream %s
+
+backend mcp_any
+    balance roundrobin
+    server node-a 127.0.0.1:{a}
+    server node-b 127.0.0.1:{b}
+
+backend mcp_node_a
+    server node-a 127.0.0.1:{a}
+
+backend mcp_node_b
+    server node-b 127.0.0.1:{b}
+'''.format(dir=workdir, port=port, map=map_path, a=ports['node-a'], b=ports['node-b'])
+
+
+def haproxy_stick_config(port, ports, workdir):
+    return '''global
+    pidfile {dir}/haproxy-stick.pid
+
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 60s
+    timeout server 60s
+    option http-no-delay
+
+frontend mcp
+    bind 127.0.0.1:{port}
+    default_backend mcp
+    http-response set-header X-Mcp-Upstream %s
+
+backend mcp
+    balance roundrobin
+    stick-table type string len 32 size 64 expire 24h
+    # Learned from the first session each instance makes...
+    stick store-response res.hdr(mcp-session-id),field(1,.)
+    # ...and matched on every request of a session.
+    stick match req.hdr(mcp-session-id),field(1,.)
+    server node-a 127.0.0.1:{a}
+    server node-b 127.0.0.1:{b}
+'''.format(dir=workdir, port=port, a=ports['node-a'], b=ports['node-b'])
+
+
+def nginx_config(port, ports, workdir):
+    return '''daemon off;
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/nginx-error.log info;
+
+events {{
+    worker_connections 128;
+}}
+
+http {{
+    access_log {dir}/nginx-access.log;
+    client_body_temp_path {dir}/nginx-body;
+    proxy_temp_path {dir}/nginx-proxy;
+
+    # The instance tag of the session id picks the upstream; requests
+    # without a session (initialize, 2026-07-28 requests) are balanced.
+    map $http_mcp_session_id $mcp_upstream {{
+        default      mcp_any;
+        ~^node-a\\.   mcp_node_a;
+        ~^node-b\\.   mcp_node_b;
+    }}
+
+    upstream mcp_any {{
+        server 127.0.0.1:{a};
+        server 127.0.0.1:{b};
+        keepalive 16;
+    }}
+    upstream mcp_node_a {{
+        server 127.0.0.1:{a};
+        keepalive 16;
+    }}
+    upstream mcp_node_b {{
+        server 127.0.0.1:{b};
+        keepalive 16;
+    }}
+
+    server {{
+        listen 127.0.0.1:{port};
+
+        location /mcp {{
+            proxy_pass http://$mcp_upstream;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            # The public name: list it in --allowed-hosts.
+            proxy_set_header Host $host;
+            # Streams go out as they come (the transport also says
+            # X-Accel-Buffering: no; never strip it).
+            proxy_buffering off;
+            # Longer than the 15 s between keep-alive comments.
+            proxy_read_timeout 60s;
+            proxy_send_timeout 60s;
+            # Optional: which instance answered.
+            add_header X-Mcp-Upstream $upstream_addr always;
+        }}
+    }}
+}}
+'''.format(dir=workdir, port=port, a=ports['node-a'], b=ports['node-b'])
+
+
+# ---- Checks ----------------------------------------------------------------
+
+def check_modern_balance(proxy, port, ports):
+    seen = {}
+    for i in range(ROUNDS * 2):
+        answer = modern_call(port, 'echo', {'text': 'hi %d' % i}, request_id=i + 1)
+        assert answer.status == 200, 'status %d: %r' % (answer.status, answer.body[:300])
+        result = answer.json()['result']
+        assert result['content'][0]['text'] == 'hi %d' % i, result
+        name = served_by(answer, ports)
+        seen[name] = seen.get(name, 0) + 1
+    assert set(seen) == set(ports), 'only %s answered' % seen
+    return '%d calls: %s' % (ROUNDS * 2, ', '.join('%s %d' % kv for kv in sorted(seen.items())))
+
+
+def check_mrtr(proxy, port, ports):
+    crossed = 0
+    for i in range(ROUNDS * 2):
+        asked = modern_call(port, 'ask', {'question': 'Go on?'}, request_id=1)
+        assert asked.status == 200, 'status %d: %r' % (asked.status, asked.body[:300])
+        result = asked.json()['result']
+        assert result['resultType'] == 'input_required', result
+        first = served_by(asked, ports)
+        retry = modern_call(port, 'ask', {'question': 'Go on?'}, request_id=2, extra={
+            'inputResponses': {'confirm': {'action': 'accept', 'content': {'confirm': True}}},
+            'requestState': result['requestState']})
+        assert retry.status == 200, 'retry %d: status %d: %r' % (i, retry.status, retry.body[:300])
+        answer = retry.json()
+        assert 'result' in answer and answer['result'].get('resultType', 'complete') == 'complete', answer
+        if served_by(retry, ports) != first:
+            crossed += 1
+    assert crossed > 0, 'no retry reached the other instance'
+    return '%d retries succeeded, %d of them on the other instance' % (ROUNDS * 2, crossed)
+
+
+INITIALIZE = {'jsonrpc': '2.0', 'id': 1, 'method': 'initialize',
+              'params': {'protocolVersion': '2025-11-25', 'capabilities': {},
+                         'clientInfo': {'name': 'test-deploy', 'version': '1'}}}
+
+
+def legacy_session_at(port, host):
+    answer = post(port, INITIALIZE, {}, host=host)
+    assert answer.status == 200, 'initialize: status %d: %r' % (answer.status, answer.body[:300])
+    session = answer.headers.getheader('Mcp-Session-Id')
+    assert session and session.split('.')[0] in ('node-a', 'node-b'), 'session id %r' % session
+    headers = {'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-11-25'}
+    answer = post(port, {'jsonrpc': '2.0', 'method': 'notifications/initialized'}, headers, host=host)
+    assert answer.status == 202, 'notifications/initialized: status %d' % answer.status
+    return session, headers
+
+
+def legacy_session(port):
+    return legacy_session_at(port, PUBLIC_HOST)
+
+
+def check_prompt(proxy, port, ports):
+    times = latencies.get(proxy, [])
+    assert times, 'no event came through %s' % proxy
+    fastest = min(times)
+    assert fastest < PROMPT_BOUND, 'the fastest of %d events took %.0f ms' % (len(times), fastest * 1000)
+    return 'the fastest of %d events: %.0f ms, the slowest %.0f ms' % (len(times), fastest * 1000, max(times) * 1000)
+
+
+def check_legacy_sessions(proxy, port, ports):
+    tags = {}
+    for i in range(ROUNDS):
+        session, headers = legacy_session(port)
+        tag = session.split('.')[0]
+        tags[tag] = tags.get(tag, 0) + 1
+        for j in range(3):
+            answer = post(port, {'jsonrpc': '2.0', 'id': 10 + j, 'method': 'tools/call',
+                                 'params': {'name': 'echo', 'arguments': {'text': 'x'}}}, headers)
+            assert answer.status == 200, 'session %s, call %d: status %d: %r' % (
+                session, j, answer.status, answer.body[:200])
+            assert served_by(answer, ports) == tag, 'session %s served by %s' % (session, served_by(answer, ports))
+    assert set(tags) == set(ports), 'sessions only on %s' % tags
+    return '%d sessions (%s), 3 calls each, all on their instance' % (
+        ROUNDS, ', '.join('%s %d' % kv for kv in sorted(tags.items())))
+
+
+def touch(name, ports, uri):
+    """Touches @uri on instance @name, straight, not through a proxy: when
+    the call was sent."""
+    sent = time.monotonic()
+    answer = modern_call(ports[name], 'touch', {'uri': uri}, host='127.0.0.1')
+    assert answer.status == 200, 'touch: status %d: %r' % (answer.status, answer.body[:200])
+    return sent
+
+
+def expect_event(stream, method, uri, what):
+    started = time.monotonic()
+    while True:
+        message = stream.next_message(EVENT_TIMEOUT - (time.monotonic() - started))
+        if message is None:
+            raise AssertionError('%s: no %s within %.0f s' % (what, method, EVENT_TIMEOUT))
+        if message.get('method') == method and message.get('params', {}).get('uri') == uri:
+            return time.monotonic()
+
+
+def expect_no_event(stream, method, uri, what):
+    """No such event for DUPLICATE_WAIT s; the stream cannot be read after."""
+    deadline = time.monotonic() + DUPLICATE_WAIT
+    while time.monotonic() < deadline:
+        message = stream.next_message(deadline - time.monotonic())
+        if message is None:
+            return
+        if message.get('method') == method and message.get('params', {}).get('uri') == uri:
+            raise AssertionError('%s: %s %s came twice' % (what, method, uri))
+
+
+def listen_stream(port, uri, host=PUBLIC_HOST):
+    stream = Stream(port, 'POST', {
+        'jsonrpc': '2.0', 'id': 'listen', 'method': 'subscriptions/listen',
+        'params': {'notifications': {'resourceSubscriptions': [uri]}, '_meta': META}},
+        {'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'subscriptions/listen'}, host=host)
+    ack = stream.next_message(ANSWER_TIMEOUT)
+    assert ack is not None and ack.get('method') == 'notifications/subscriptions/acknowledged', ack
+    return stream
+
+
+def check_modern_stream(proxy, port, ports):
+    """A listen stream through the proxy gets a change made on the other
+    instance; a stream on that instance gets it too, once."""
+    lines = []
+    for i in range(2):
+        uri = 'demo://deploy/%s/%d' % (proxy, i)
+        stream = listen_stream(port, uri)
+        here = served_by(stream.response, ports)
+        other = [n for n in ports if n != here][0]
+        local = listen_stream(ports[other], uri, host='127.0.0.1')
+        try:
+            sent = touch(other, ports, uri)
+            arrived = expect_event(stream, 'notifications/resources/updated', uri, 'through ' + proxy)
+            expect_event(local, 'notifications/resources/updated', uri, 'on the publishing instance')
+            expect_no_event(local, 'notifications/resources/updated', uri, 'on the publishing instance')
+            expect_no_event(stream, 'notifications/resources/updated', uri, 'through ' + proxy)
+            latencies.setdefault(proxy, []).append(arrived - sent)
+            lines.append('stream on %s, change on %s: %.0f ms' % (here, other, (arrived - sent) * 1000))
+        finally:
+            stream.close()
+            local.close()
+    return '; '.join(lines)
+
+
+def check_legacy_stream(proxy, port, ports):
+    """A 2025 GET stream through the proxy gets a change made on the other
+    instance."""
+    lines = []
+    for i in range(2):
+        uri = 'demo://deploy/%s/legacy/%d' % (proxy, i)
+        session, headers = legacy_session(port)
+        here = session.split('.')[0]
+        other = [n for n in ports if n != here][0]
+        answer = post(port, {'jsonrpc': '2.0', 'id': 5, 'method': 'resources/subscribe',
+                             'params': {'uri': uri}}, headers)
+        assert answer.status == 200 and 'result' in answer.json(), 'subscribe: %d %r' % (answer.status, answer.body[:200])
+        # A session on the publishing instance, straight.
+        local_session, local_headers = legacy_session_at(ports[other], '127.0.0.1')
+        answer = post(ports[other], {'jsonrpc': '2.0', 'id': 5, 'method': 'resources/subscribe',
+                                     'params': {'uri': uri}}, local_headers, host='127.0.0.1')
+        assert answer.status == 200 and 'result' in answer.json(), 'subscribe: %d %r' % (answer.status, answer.body[:200])
+        stream = Stream(port, 'GET', None, headers)
+        local = Stream(ports[other], 'GET', None, local_headers, host='127.0.0.1')
+        try:
+            assert served_by(stream.response, ports) == here
+            # A GET stream is open once its headers came; give the
+            # instances a moment to attach them before the change.
+            time.sleep(0.2)
+            sent = touch(other, ports, uri)
+            arrived = expect_event(stream, 'notifications/resources/updated', uri, 'GET through ' + proxy)
+            expect_event(local, 'notifications/resources/updated', uri, 'GET on the publishing instance')
+            expect_no_event(local, 'notifications/resources/updated', uri, 'GET on the publishing instance')
+            expect_no_event(stream, 'notifications/resources/updated', uri, 'GET through ' + proxy)
+            latencies.setdefault(proxy, []).append(arrived - sent)
+            lines.append('session on %s, change on %s: %.0f ms' % (here, other, (arrived - sent) * 1000))
+        finally:
+            stream.close()
+            local.close()
+    return '; '.join(lines)
+
+
+def wait_for_log(process, text, count):
+    """Whether @text appears @count times in @process's log in time."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        with open(process.snodo_log, 'rb') as f:
+            if f.read().count(text.encode()) >= count:
+                return True
+        time.sleep(0.05)
+    return False
+
+
+def check_redis_outage(redis, redis_argv, workdir, demos, ports):
+    """Redis goes away and comes back: meanwhile each instance serves and
+    announces its own changes; afterwards the buses are connected again."""
+    uri = 'demo://deploy/outage'
+    redis.terminate()
+    redis.wait(10)
+    for name, demo in demos.items():
+        assert wait_for_log(demo, 'is disconnected', 1), '%s never said its bus was disconnected' % name
+    # A stream that timed out waiting cannot be read again (http.client):
+    # each waits for nothing only at its end.
+    a = listen_stream(ports['node-a'], uri, host='127.0.0.1')
+    b = listen_stream(ports['node-b'], uri, host='127.0.0.1')
+    try:
+        touch('node-b', ports, uri)
+        expect_event(b, 'notifications/resources/updated', uri, 'on node-b, Redis down')
+        expect_no_event(a, 'notifications/resources/updated', uri, 'on node-a, Redis down')
+    finally:
+        a.close()
+        b.close()
+    answer = modern_call(ports['node-a'], 'echo', {'text': 'still here'}, host='127.0.0.1')
+    assert answer.status == 200, 'node-a without Redis: status %d' % answer.status
+
+    started = time.monotonic()
+    again = start('redis-again', redis_argv, workdir)
+    wait_for_port(int(redis_argv[redis_argv.index('--port') + 1]), again, 'redis-server (again)')
+    for name, demo in demos.items():
+        assert wait_for_log(demo, 'is connected', 2), '%s did not connect again' % name
+    reconnected = time.monotonic() - started
+    a = listen_stream(ports['node-a'], uri, host='127.0.0.1')
+    b = listen_stream(ports['node-b'], uri, host='127.0.0.1')
+    try:
+        touch('node-b', ports, uri)
+        expect_event(a, 'notifications/resources/updated', uri, 'on node-a, Redis back')
+        expect_event(b, 'notifications/resources/updated', uri, 'on node-b, Redis back')
+        expect_no_event(b, 'notifications/resources/updated', uri, 'on node-b, Redis back')
+    finally:
+        a.close()
+        b.close()
+    return 'both buses connected again %.1f s after redis-server restarted' % reconnected
+
+
+IDLE_SECONDS = 20
+
+
+def check_idle_streams(running, demos, ports):
+    """Streams through every proxy stay open while idle for longer than the
+    15 s between keep-alive comments, and so do the buses' connections."""
+    streams = []
+    try:
+        for proxy, port in running:
+            uri = 'demo://deploy/idle/' + proxy
+            stream = listen_stream(port, uri)
+            streams.append((proxy, uri, stream, served_by(stream.response, ports)))
+        time.sleep(IDLE_SECONDS)
+        for proxy, uri, stream, here in streams:
+            other = [n for n in ports if n != here][0]
+            touch(other, ports, uri)
+            expect_event(stream, 'notifications/resources/updated', uri, 'idle stream through ' + proxy)
+    finally:
+        for _, _, stream, _ in streams:
+            stream.close()
+    for name, demo in demos.items():
+        with open(demo.snodo_log, 'rb') as f:
+            log = f.read().decode('utf-8', 'replace')
+        assert 'disconnected' not in log and log.count('is connected') == 1, \
+            '%s lost its bus:\n%s' % (name, log_tail(demo))
+    return '%d streams idle for %d s, then each got a change; no bus disconnected' % (len(streams), IDLE_SECONDS)
+
+
+def run_check(name, func, *args):
+    try:
+        detail = func(*args)
+        report(True, name, detail or '')
+    except Exception as e:  # noqa: BLE001 - every failure is reported
+        report(False, name, '%s: %s' % (type(e).__name__, e))
+
+
+def main():
+    demo = os.environ.get('SNODO_DEMO')
+    if not demo:
+        print('1..0 # SKIP SNODO_DEMO is not set')
+        return 0
+
+    workdir = tempfile.mkdtemp(prefix='snodo-deploy-')
+    # nginx's workers may run as another user (when started as root).
+    os.chmod(workdir, 0o755)
+    try:
+        return run(demo, workdir)
+    finally:
+        stop_all()
+        if all(results):
+            shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            note('kept the logs in ' + workdir)
+
+
+def run(demo, workdir):
+    help_text = subprocess.run([demo, '--help-all'], capture_output=True, text=True, timeout=20).stdout
+    has_redis_option = '--redis=' in help_text
+    # Debian puts nginx and haproxy in /usr/sbin, which a user's PATH may lack.
+    path = os.environ.get('PATH', os.defpath) + ':/usr/local/sbin:/usr/sbin:/sbin'
+    redis_server = shutil.which('redis-server', path=path)
+    haproxy = shutil.which('haproxy', path=path)
+    nginx = shutil.which('nginx', path=path)
+    note('redis-server: %s; haproxy: %s; nginx: %s; snodo-demo --redis: %s' % (
+        redis_server or 'missing', haproxy or 'missing', nginx or 'missing',
+        'yes' if has_redis_option else 'no (built without hiredis)'))
+
+    secret = os.path.join(workdir, 'secret')
+    with open(secret, 'w') as f:
+        f.write(os.urandom(32).hex() + '\n')
+    os.chmod(secret, 0o600)
+
+    redis_url = None
+    if redis_server and has_redis_option:
+        redis_port = free_port()
+        redis_socket = os.path.join(workdir, 'redis.sock')
+        redis_argv = [redis_server, '--port', str(redis_port), '--bind', '127.0.0.1',
+                      '--unixsocket', redis_socket, '--unixsocketperm', '700',
+                      '--save', '', '--appendonly', 'no', '--dir', workdir, '--daemonize', 'no']
+        redis = start('redis', redis_argv, workdir)
+        wait_for_port(redis_port, redis, 'redis-server')
+        # node-a over TCP, node-b over the Unix socket.
+        redis_urls = {'node-a': 'redis://127.0.0.1:%d' % redis_port, 'node-b': 'unix:' + redis_socket}
+        redis_url = redis_urls['node-a']
+
+    ports = {}
+    demos = {}
+    for name in ('node-a', 'node-b'):
+        argv = [demo, '--http=0', '--instance-id=' + name, '--request-state-secret-file=' + secret,
+                '--allowed-hosts=%s,127.0.0.1' % PUBLIC_HOST]
+        if redis_url:
+            argv.append('--redis=' + redis_urls[name])
+        out = open(os.path.join(workdir, name + '.uri'), 'w+b')
+        demos[name] = start(name, argv, workdir, stdout=out)
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            out.seek(0)
+            uri = out.read().decode()
+            if uri.endswith('\n'):
+                break
+            if demos[name].poll() is not None:
+                raise SystemExit('Bail out! %s exited: %s' % (name, log_tail(demos[name])))
+            time.sleep(0.05)
+        out.seek(0)
+        uri = out.read().decode().strip()
+        if not uri.startswith('http://127.0.0.1:'):
+            print('Bail out! %s printed no URI: %r\n%s' % (name, uri, log_tail(demos[name])))
+            return 1
+        ports[name] = int(uri.split(':')[2].split('/')[0])
+    note('instances: ' + ', '.join('%s on %d' % kv for kv in sorted(ports.items())))
+
+    if redis_url:
+        # Each instance says when its bus is connected.
+        deadline = time.monotonic() + START_TIMEOUT
+        pending = set(demos)
+        while pending and time.monotonic() < deadline:
+            for name in list(pending):
+                with open(demos[name].snodo_log, 'rb') as f:
+                    if b'the Redis bus %s is connected' % redis_urls[name].encode() in f.read():
+                        pending.discard(name)
+            time.sleep(0.05)
+        report(not pending, 'both instances connected their bus to redis-server (TCP and Unix socket)',
+               '' if not pending else '\n'.join(log_tail(demos[n]) for n in pending))
+
+    proxies = []
+    for name, program, make_config in (('haproxy-map', haproxy, haproxy_map_config),
+                                       ('haproxy-stick', haproxy, haproxy_stick_config),
+                                       ('nginx', nginx, nginx_config)):
+        if program is None:
+            proxies.append((name, None, '%s is not installed' % os.path.basename(name.split('-')[0])))
+            continue
+        port = free_port()
+        config = os.path.join(workdir, name + '.cfg')
+        with open(config, 'w') as f:
+            f.write(make_config(port, ports, workdir))
+        if program == nginx:
+            argv = [nginx, '-p', workdir, '-e', os.path.join(workdir, 'nginx-error.log'), '-c', config]
+        else:
+            argv = [haproxy, '-db', '-f', config]
+        process = start(name, argv, workdir)
+        try:
+            wait_for_port(port, process, name)
+            proxies.append((name, port, None))
+        except RuntimeError as e:
+            report(False, '%s starts' % name, '%s\n%s' % (e, log_tail(process)))
+            proxies.append((name, None, 'it did not start'))
+
+    for proxy, port, why in proxies:
+        checks = [
+            ('2026-07-28 calls through %s reach both instances', check_modern_balance),
+            ('2026-07-28 retries (input_required, then requestState) through %s all succeed', check_mrtr),
+            ('2025-11-25 sessions through %s keep to their instance', check_legacy_sessions),
+        ]
+        if redis_url:
+            checks += [
+                ('a subscriptions/listen stream through %s gets a change made on the other instance, once',
+                 check_modern_stream),
+                ('a 2025-11-25 GET stream through %s gets a change made on the other instance, once',
+                 check_legacy_stream),
+                ('events through %s arrive promptly', check_prompt),
+            ]
+        for title, func in checks:
+            if port is None:
+                skip(title % proxy, why)
+            else:
+                run_check(title % proxy, func, proxy, port, ports)
+        if port is not None:
+            process = [p for p in processes if p.snodo_name == proxy][0]
+            report(process.poll() is None, '%s is still running' % proxy, log_tail(process))
+
+    running = [(proxy, port) for proxy, port, _ in proxies if port is not None]
+    if redis_url and running:
+        run_check('streams through the proxies and the buses survive %d idle seconds' % IDLE_SECONDS,
+                  check_idle_streams, running, demos, ports)
+    if redis_url:
+        run_check('while Redis is down each instance announces its own changes; then the buses connect again',
+                  check_redis_outage, redis, redis_argv, workdir, demos, ports)
+    else:
+        why = ('redis-server is not installed' if has_redis_option
+               else 'snodo-demo was built without hiredis (-Dredis)')
+        skip('change notifications between instances through Redis', why)
+
+    for name, process in demos.items():
+        report(process.poll() is None, '%s is still running' % name, log_tail(process))
+    # Stopped as a service manager would; under the sanitizers a leak or
+    # an error shows in the status.
+    for name, process in demos.items():
+        process.terminate()
+        try:
+            status = process.wait(START_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            status = 'still running'
+        report(status == 0, '%s exits with status 0 on SIGTERM' % name,
+               '' if status == 0 else 'status %s\n%s' % (status, log_tail(process)))
+    return 0
+
+
+if __name__ == '__main__':
+    status = 1
+    try:
+        status = main()
+    finally:
+        print('1..%d' % len(results))
+    sys.exit(status if status else (0 if all(results) else 1))
