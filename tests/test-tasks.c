@@ -504,6 +504,26 @@ test_list_own (void)
     g_assert_null (legacy_error_message (&a, "tasks/get", mine));
   }
 
+  /* Nor does a 2026-07-28 listener hear of it. */
+  {
+    SnodoTestPipe c;
+    g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":\"sub\",\"method\":\"subscriptions/listen\","
+                                             "\"params\":{\"notifications\":{\"taskIds\":[\"%s\"]}," MODERN_META "}}\n",
+                                             mine);
+    g_autoptr(JsonNode) ack = NULL;
+    JsonObject *params;
+
+    snodo_test_pipe_set_up_for (&c, a.server);
+    snodo_test_pipe_write (&c, line);
+    ack = snodo_test_pipe_read (&c);
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (ack), "method"), ==,
+                     "notifications/subscriptions/acknowledged");
+    params = json_object_get_object_member (json_node_get_object (ack), "params");
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
+                        json_object_get_object_member (params, "notifications"), "taskIds")), ==, 0);
+    snodo_test_pipe_close (&c);
+  }
+
   snodo_test_pipe_close (&b);
   snodo_test_pipe_tear_down (&a);
 }
