@@ -432,6 +432,32 @@ legacy_list (SnodoTestPipe *pipe)
     }
 }
 
+/* The message of the error answering @method for @task_id, or NULL when it
+ * was answered with a result. */
+static char *
+legacy_error_message (SnodoTestPipe *pipe,
+                      const char    *method,
+                      const char    *task_id)
+{
+  gint64 id = pipe->next_id++;
+  g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\","
+                                           "\"params\":{\"taskId\":\"%s\"}}\n", id, method, task_id);
+
+  snodo_test_pipe_write (pipe, line);
+  for (;;)
+    {
+      g_autoptr(JsonNode) message = snodo_test_pipe_read (pipe);
+      JsonObject *object = json_node_get_object (message);
+
+      if (!json_object_has_member (object, "id") || json_object_get_int_member (object, "id") != id)
+        continue;  /* a status notification */
+      if (!json_object_has_member (object, "error"))
+        return NULL;
+      g_assert_cmpint (test_message_get_error_code (message), ==, SNODO_RPC_ERROR_INVALID_PARAMS);
+      return g_strdup (json_object_get_string_member (json_object_get_object_member (object, "error"), "message"));
+    }
+}
+
 static void
 test_list_own (void)
 {
@@ -459,6 +485,44 @@ test_list_own (void)
   g_assert_cmpstr (g_ptr_array_index (listed_a, 0), ==, mine);
   g_assert_cmpuint (listed_b->len, ==, 1);
   g_assert_cmpstr (g_ptr_array_index (listed_b, 0), ==, theirs);
+
+  /* A task belongs to its connection: the other one is told there is no
+   * such task, in the words it gets for an id that never existed. */
+  {
+    const char *methods[] = { "tasks/get", "tasks/result", "tasks/cancel", NULL };
+
+    for (guint i = 0; methods[i] != NULL; i++)
+      {
+        g_autofree char *message = legacy_error_message (&b, methods[i], mine);
+        g_autofree char *unknown = legacy_error_message (&b, methods[i], "00000000000000000000000000000000");
+        g_autofree char *expected = g_strdup_printf ("Invalid params: no task %s", mine);
+
+        g_assert_cmpstr (message, ==, expected);
+        g_assert_cmpstr (unknown, ==, "Invalid params: no task 00000000000000000000000000000000");
+      }
+    /* Its own connection still reaches it. */
+    g_assert_null (legacy_error_message (&a, "tasks/get", mine));
+  }
+
+  /* Nor does a 2026-07-28 listener hear of it. */
+  {
+    SnodoTestPipe c;
+    g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":\"sub\",\"method\":\"subscriptions/listen\","
+                                             "\"params\":{\"notifications\":{\"taskIds\":[\"%s\"]}," MODERN_META "}}\n",
+                                             mine);
+    g_autoptr(JsonNode) ack = NULL;
+    JsonObject *params;
+
+    snodo_test_pipe_set_up_for (&c, a.server);
+    snodo_test_pipe_write (&c, line);
+    ack = snodo_test_pipe_read (&c);
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (ack), "method"), ==,
+                     "notifications/subscriptions/acknowledged");
+    params = json_object_get_object_member (json_node_get_object (ack), "params");
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
+                        json_object_get_object_member (params, "notifications"), "taskIds")), ==, 0);
+    snodo_test_pipe_close (&c);
+  }
 
   snodo_test_pipe_close (&b);
   snodo_test_pipe_tear_down (&a);
@@ -495,6 +559,20 @@ demo_get (TestProcess *demo,
 
   test_process_send (demo, line);
   return test_process_read_id (demo, id, TIMEOUT_MS);
+}
+
+static void
+demo_initialize_legacy (TestProcess *demo)
+{
+  g_autoptr(JsonNode) answer = NULL;
+
+  test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+                           "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                           "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+  answer = test_process_read_id (demo, 0, TIMEOUT_MS);
+  g_assert_nonnull (answer);
+  g_assert_cmpint (test_message_get_error_code (answer), ==, 0);
+  test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
 }
 
 static const char *
@@ -554,6 +632,73 @@ test_restart (void)
   remove_dir (state);
 }
 
+/* A 2025-11-25 task belongs to the connection that made it: once the
+ * process that made it has ended, no one reaches it, though its record is
+ * still in the file store. */
+static void
+test_restart_legacy (void)
+{
+  g_autofree char *state = make_dir ();
+  g_autofree char *task_id = NULL;
+  TestProcess *demo;
+  gboolean completed = FALSE;
+  g_autoptr(JsonNode) answer = NULL;
+
+  g_setenv ("XDG_STATE_HOME", state, TRUE);
+  demo = test_process_spawn_program ("SNODO_DEMO", "--task-store=file", NULL);
+  demo_initialize_legacy (demo);
+  test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"job\","
+                           "\"arguments\":{\"steps\":1,\"step_ms\":1,\"ask\":false},\"task\":{}}}");
+  answer = test_process_read_id (demo, 1, TIMEOUT_MS);
+  g_assert_nonnull (answer);
+  task_id = g_strdup (json_object_get_string_member (
+    json_object_get_object_member (json_object_get_object_member (json_node_get_object (answer), "result"), "task"),
+    "taskId"));
+  g_assert_nonnull (task_id);
+  for (gint64 id = 2; id < 200 && !completed; id++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"tasks/get\","
+                                               "\"params\":{\"taskId\":\"%s\"}}", id, task_id);
+      g_autoptr(JsonNode) got = NULL;
+
+      test_process_send (demo, line);
+      got = test_process_read_id (demo, id, TIMEOUT_MS);
+      completed = g_strcmp0 (result_status (got), "completed") == 0;
+      if (!completed)
+        g_usleep (50 * 1000);
+    }
+  g_assert_true (completed);
+  test_process_close_stdin (demo);
+  g_assert_cmpint (test_process_wait (demo, TIMEOUT_MS), ==, 0);
+  test_process_free (demo);
+
+  demo = test_process_spawn_program ("SNODO_DEMO", "--task-store=file", NULL);
+  demo_initialize_legacy (demo);
+  {
+    g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/result\","
+                                             "\"params\":{\"taskId\":\"%s\"}}", task_id);
+    g_autoptr(JsonNode) refused = NULL;
+    g_autoptr(JsonNode) modern = NULL;
+
+    test_process_send (demo, line);
+    refused = test_process_read_id (demo, 1, TIMEOUT_MS);
+    g_assert_cmpint (test_message_get_error_code (refused), ==, SNODO_RPC_ERROR_INVALID_PARAMS);
+    test_process_close_stdin (demo);
+    g_assert_cmpint (test_process_wait (demo, TIMEOUT_MS), ==, 0);
+    test_process_free (demo);
+
+    /* Nor through 2026-07-28, which has no session. */
+    demo = test_process_spawn_program ("SNODO_DEMO", "--task-store=file", NULL);
+    modern = demo_get (demo, 1, task_id);
+    g_assert_cmpint (test_message_get_error_code (modern), ==, SNODO_RPC_ERROR_INVALID_PARAMS);
+  }
+  test_process_close_stdin (demo);
+  g_assert_cmpint (test_process_wait (demo, TIMEOUT_MS), ==, 0);
+  test_process_free (demo);
+  g_unsetenv ("XDG_STATE_HOME");
+  remove_dir (state);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -566,6 +711,7 @@ main (int   argc,
   g_test_add_func ("/snodo/tasks/cancel-reaches-handler", test_cancel_reaches_handler);
   g_test_add_func ("/snodo/tasks/list-own", test_list_own);
   g_test_add_func ("/snodo/tasks/restart", test_restart);
+  g_test_add_func ("/snodo/tasks/restart-legacy", test_restart_legacy);
 
   return g_test_run ();
 }

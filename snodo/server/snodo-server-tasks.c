@@ -53,6 +53,9 @@ struct _SnodoServerTasks
    * store's bounds in practice, as ids it forgot are dropped here when
    * listed. */
   GQueue          ids;
+  /* The same ListedTasks by id (owning them), for the binding of
+   * 2025-11-25 tasks to the connection (the session) that made them. */
+  GHashTable     *owners;
   /* snodo_invocation_return_task() dispatches the call again as a task. */
   gboolean        forcing;
 };
@@ -81,6 +84,10 @@ struct _SnodoTaskRun
 };
 
 G_DEFINE_FINAL_TYPE (SnodoTaskRun, snodo_task_run, G_TYPE_OBJECT)
+
+/* The member of a task's record that binds it to the connection that made
+ * it (2025-11-25 tasks); never sent. */
+#define BOUND_MEMBER "boundToSession"
 
 /* A task for tasks/list: its id and the owner of the connection it was
  * made on (weak: a connection gone lists nothing, and a new one at the
@@ -146,6 +153,7 @@ snodo_server_tasks_new (SnodoTaskStore *store)
   self->poll_interval_ms = 500;
   self->runs = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_object_unref);
   g_queue_init (&self->ids);
+  self->owners = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) listed_task_free);
   return self;
 }
 
@@ -166,7 +174,8 @@ snodo_server_tasks_free (SnodoServerTasks *self)
       g_clear_pointer (&run->connection, snodo_connection_unref);
     }
   g_hash_table_unref (self->runs);
-  g_queue_clear_full (&self->ids, (GDestroyNotify) listed_task_free);
+  g_queue_clear (&self->ids);
+  g_hash_table_unref (self->owners);
   g_object_unref (self->store);
   g_free (self);
 }
@@ -508,6 +517,11 @@ snodo_server_tasks_divert (SnodoServer        *server,
   json_object_set_string_member (run->record, "lastUpdatedAt", now);
   json_object_set_int_member (run->record, "ttlMs", ttl_ms);
   json_object_set_int_member (run->record, "pollIntervalMs", self->poll_interval_ms);
+  /* A 2025-11-25 task belongs to the connection (the session) that made
+   * it; the mark is kept with the record, so that a task whose connection
+   * is gone, also after a restart, stays out of everyone's reach. */
+  if (run->legacy)
+    json_object_set_boolean_member (run->record, BOUND_MEMBER, TRUE);
 
   /* Stored before the client hears of it, so that tasks/get finds it. */
   record = record_node (run->record);
@@ -524,9 +538,10 @@ snodo_server_tasks_divert (SnodoServer        *server,
 
       listed->id = g_strdup (run->id);
       g_weak_ref_init (&listed->owner, connection->owner);
+      g_hash_table_insert (self->owners, listed->id, listed);
       g_queue_push_tail (&self->ids, listed);
       while (self->ids.length > 100000)
-        listed_task_free (g_queue_pop_head (&self->ids));
+        g_hash_table_remove (self->owners, ((ListedTask *) g_queue_pop_head (&self->ids))->id);
     }
 
   run->connection = snodo_connection_new (&task_connection_vtable, run, G_OBJECT (run),
@@ -734,6 +749,27 @@ snodo_server_tasks_request_input (GObject      *task_run,
 
 /* 2026-07-28: the tasks methods exist for a client that declared the
  * extension; else -32021. */
+/* Whether the client of @invocation may see task @id: a 2025-11-25 task
+ * only from the connection (the session) that made it, while it lasts;
+ * another, or a 2026-07-28 request, is answered as for an unknown task. */
+static gboolean
+reachable (SnodoServerTasks *self,
+           SnodoInvocation  *invocation,
+           const char       *id,
+           JsonObject       *record)
+{
+  ListedTask *listed;
+  g_autoptr(GObject) owner = NULL;
+
+  if (!json_object_get_boolean_member_with_default (record, BOUND_MEMBER, FALSE))
+    return TRUE;
+  listed = g_hash_table_lookup (self->owners, id);
+  if (listed == NULL)
+    return FALSE;
+  owner = g_weak_ref_get (&listed->owner);
+  return owner != NULL && owner == snodo_invocation_get_connection (invocation)->owner;
+}
+
 static gboolean
 check_declared (SnodoInvocation *invocation)
 {
@@ -781,10 +817,12 @@ lookup_record (SnodoServer     *server,
     }
   *task_id = g_strdup (id);
   run = g_hash_table_lookup (self->runs, id);
-  if (run != NULL)
+  if (run != NULL && reachable (self, invocation, id, run->record))
     return json_object_ref (run->record);
-  stored = snodo_task_store_load (self->store, id);
-  if (stored == NULL || !JSON_NODE_HOLDS_OBJECT (stored))
+  if (run == NULL)
+    stored = snodo_task_store_load (self->store, id);
+  if (stored == NULL || !JSON_NODE_HOLDS_OBJECT (stored) ||
+      !reachable (self, invocation, id, json_node_get_object (stored)))
     {
       g_autofree char *message = g_strdup_printf (_("Invalid params: no task %s"), id);
 
@@ -822,7 +860,8 @@ snodo_server_method_tasks_get (SnodoServer     *server,
 
       json_object_iter_init (&iter, record);
       while (json_object_iter_next (&iter, &name, &member))
-        json_object_set_member (detailed, name, json_node_copy (member));
+        if (!g_str_equal (name, BOUND_MEMBER))
+          json_object_set_member (detailed, name, json_node_copy (member));
       return_object (invocation, detailed);
     }
   else
@@ -916,8 +955,8 @@ snodo_server_method_tasks_list (SnodoServer     *server,
       if (owner == NULL || (run == NULL && (stored = snodo_task_store_load (self->store, listed->id)) == NULL))
         {
           /* Its connection or its record is gone. */
-          listed_task_free (listed);
           g_queue_delete_link (&self->ids, l);
+          g_hash_table_remove (self->owners, listed->id);
           continue;
         }
       if (owner != mine)
@@ -1043,9 +1082,12 @@ snodo_server_tasks_knows (SnodoServer *server,
   if (self == NULL)
     return FALSE;
   if (g_hash_table_contains (self->runs, task_id))
-    return TRUE;
+    return !json_object_get_boolean_member_with_default (
+      ((SnodoTaskRun *) g_hash_table_lookup (self->runs, task_id))->record, BOUND_MEMBER, FALSE);
   stored = snodo_task_store_load (self->store, task_id);
-  return stored != NULL;
+  /* A 2025-11-25 task is its session's: no 2026-07-28 listener hears of it. */
+  return stored != NULL && JSON_NODE_HOLDS_OBJECT (stored) &&
+         !json_object_get_boolean_member_with_default (json_node_get_object (stored), BOUND_MEMBER, FALSE);
 }
 
 gboolean
