@@ -155,8 +155,11 @@ class Session:
                 line = line.decode().rstrip("\r\n")
                 if line.startswith("data:"):
                     data.append(line[5:].lstrip())
-                elif line == "" and data:
-                    self.stream.put(json.loads("\n".join(data)))
+                elif line == "":
+                    # A priming event (id and retry, empty data) carries
+                    # no message: SSE clients skip it.
+                    if "".join(data):
+                        self.stream.put(json.loads("\n".join(data)))
                     data = []
         except (OSError, ValueError):
             pass

@@ -217,7 +217,9 @@ class Stream:
                 return None
             if not line:
                 raise AssertionError('the stream ended')
-            if line.startswith(b'data:'):
+            # A priming event (an id and a retry, empty data) carries no
+            # message: SSE clients skip it.
+            if line.startswith(b'data:') and line[5:].strip():
                 return json.loads(line[5:])
 
     def close(self):
