@@ -149,6 +149,7 @@ snodo_file_task_store_save (SnodoTaskStore  *store,
   g_autoptr(JsonNode) wrapper = NULL;
   g_autofree char *text = NULL;
   g_autofree char *path = NULL;
+  g_autofree char *bytes = NULL;
   JsonObject *object;
   gboolean terminal = snodo_task_record_is_terminal (json_node_get_object (record));
   gsize len = 0, old;
@@ -174,9 +175,11 @@ snodo_file_task_store_save (SnodoTaskStore  *store,
     {
       if (entry != NULL)
         self->n_bytes += old;
+      /* The number as text: a format macro cannot stand in a translation. */
+      bytes = g_strdup_printf ("%" G_GSIZE_FORMAT, (gsize) self->max_bytes);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
-                   _("The task store is full (%u tasks, %" G_GSIZE_FORMAT " bytes at most)"),
-                   self->max_tasks, self->max_bytes);
+                   _("The task store is full (%u tasks, %s bytes at most)"),
+                   self->max_tasks, bytes);
       return FALSE;
     }
 

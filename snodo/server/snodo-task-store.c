@@ -209,6 +209,7 @@ snodo_memory_task_store_save (SnodoTaskStore  *store,
                               GError         **error)
 {
   SnodoMemoryTaskStore *self = SNODO_MEMORY_TASK_STORE (store);
+  g_autofree char *bytes = NULL;
   Entry *entry = g_hash_table_lookup (self->entries, task_id);
   gsize len = 0;
   char *text = snodo_json_to_string (record, &len);
@@ -221,9 +222,11 @@ snodo_memory_task_store_save (SnodoTaskStore  *store,
       if (entry != NULL)
         self->n_bytes += old;
       g_free (text);
+      /* The number as text: a format macro cannot stand in a translation. */
+      bytes = g_strdup_printf ("%" G_GSIZE_FORMAT, (gsize) self->max_bytes);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
-                   _("The task store is full (%u tasks, %" G_GSIZE_FORMAT " bytes at most)"),
-                   self->max_tasks, self->max_bytes);
+                   _("The task store is full (%u tasks, %s bytes at most)"),
+                   self->max_tasks, bytes);
       return FALSE;
     }
 
