@@ -231,3 +231,51 @@ snodo_test_pipe_read (SnodoTestPipe *pipe)
   g_free (read.line);
   return node;
 }
+
+void
+snodo_test_store_result_cb (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
+{
+  GAsyncResult **slot = user_data;
+
+  *slot = g_object_ref (result);
+}
+
+GAsyncResult *
+snodo_test_wait_result (GAsyncResult **slot)
+{
+  while (*slot == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return *slot;
+}
+
+JsonObject *
+snodo_test_parse_object (const char *text)
+{
+  g_autoptr(JsonNode) node = json_from_string (text, NULL);
+
+  g_assert_nonnull (node);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  return json_node_dup_object (node);
+}
+
+char *
+snodo_test_first_text (JsonObject *result)
+{
+  JsonArray *content = json_object_get_array_member (result, "content");
+  JsonObject *block = json_array_get_object_element (content, 0);
+
+  return g_strdup (json_object_get_string_member (block, "text"));
+}
+
+void
+snodo_test_close_client (SnodoClient *client)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  snodo_client_close_async (client, NULL, snodo_test_store_result_cb, &result);
+  g_assert_true (snodo_client_close_finish (client, snodo_test_wait_result (&result), &error));
+  g_assert_no_error (error);
+}

@@ -56,4 +56,19 @@ void      snodo_test_pipe_write     (SnodoTestPipe *pipe,
  * 10 s. */
 JsonNode *snodo_test_pipe_read      (SnodoTestPipe *pipe);
 
+/* For the _async/_finish calls of tests: pass snodo_test_store_result_cb
+ * with the address of a NULL GAsyncResult pointer (it takes a reference),
+ * then snodo_test_wait_result() runs the default context until it is set. */
+void          snodo_test_store_result_cb (GObject       *source,
+                                          GAsyncResult  *result,
+                                          gpointer       user_data);
+GAsyncResult *snodo_test_wait_result     (GAsyncResult **slot);
+
+/* The object @text holds (asserted), new. */
+JsonObject   *snodo_test_parse_object    (const char    *text);
+/* The text of the first content block of a tool result, new. */
+char         *snodo_test_first_text      (JsonObject    *result);
+/* Closes @client and asserts that it closed without an error. */
+void          snodo_test_close_client    (SnodoClient   *client);
+
 G_END_DECLS

@@ -20,61 +20,14 @@
 #include "snodo-client-private.h"
 #include "snodo-test-util.h"
 
-static GAsyncResult *
-wait_result (GAsyncResult **slot)
-{
-  while (*slot == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  return *slot;
-}
-
-static void
-store_result_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  GAsyncResult **slot = user_data;
-
-  *slot = g_object_ref (result);
-}
-
-static JsonObject *
-parse_object (const char *text)
-{
-  g_autoptr(JsonNode) node = json_from_string (text, NULL);
-
-  g_assert_nonnull (node);
-  return json_node_dup_object (node);
-}
-
-static char *
-first_text (JsonObject *result)
-{
-  JsonArray *content = json_object_get_array_member (result, "content");
-  JsonObject *block = json_array_get_object_element (content, 0);
-
-  return g_strdup (json_object_get_string_member (block, "text"));
-}
-
-static void
-close_client (SnodoClient *client)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  snodo_client_close_async (client, NULL, store_result_cb, &result);
-  g_assert_true (snodo_client_close_finish (client, wait_result (&result), &error));
-  g_assert_no_error (error);
-}
-
 static gboolean
 connect_client (SnodoClient  *client,
                 GError      **error)
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  snodo_client_connect_async (client, NULL, store_result_cb, &result);
-  return snodo_client_connect_finish (client, wait_result (&result), error);
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &result);
+  return snodo_client_connect_finish (client, snodo_test_wait_result (&result), error);
 }
 
 /* snodo-demo --http=0. */
@@ -141,10 +94,10 @@ test_demo (gconstpointer data)
   g_autoptr(SnodoClient) client = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonArray) tools = NULL;
-  g_autoptr(JsonObject) echo_args = parse_object ("{\"text\":\"über HTTP\"}");
-  g_autoptr(JsonObject) version_args = parse_object ("{}");
-  g_autoptr(JsonObject) sleep_args = parse_object ("{\"ms\":30000}");
-  g_autoptr(JsonObject) progress_args = parse_object ("{\"steps\":3}");
+  g_autoptr(JsonObject) echo_args = snodo_test_parse_object ("{\"text\":\"über HTTP\"}");
+  g_autoptr(JsonObject) version_args = snodo_test_parse_object ("{}");
+  g_autoptr(JsonObject) sleep_args = snodo_test_parse_object ("{\"ms\":30000}");
+  g_autoptr(JsonObject) progress_args = snodo_test_parse_object ("{\"steps\":3}");
   g_autoptr(JsonObject) echoed = NULL;
   g_autoptr(JsonObject) served = NULL;
   g_autoptr(JsonObject) progressed = NULL;
@@ -174,49 +127,49 @@ test_demo (gconstpointer data)
                    pinned != SNODO_PROTOCOL_VERSION_UNKNOWN ? pinned : SNODO_PROTOCOL_VERSION_2026_07_28);
   g_assert_cmpstr (json_object_get_string_member (snodo_client_get_server_info (client), "name"), ==, "snodo-demo");
 
-  snodo_client_list_tools_async (client, NULL, store_result_cb, &r1);
-  tools = snodo_client_list_tools_finish (client, wait_result (&r1), &error);
+  snodo_client_list_tools_async (client, NULL, snodo_test_store_result_cb, &r1);
+  tools = snodo_client_list_tools_finish (client, snodo_test_wait_result (&r1), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (json_array_get_length (tools), >=, 5);
 
-  snodo_client_call_tool_async (client, "echo", echo_args, NULL, store_result_cb, &r2);
-  echoed = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  snodo_client_call_tool_async (client, "echo", echo_args, NULL, snodo_test_store_result_cb, &r2);
+  echoed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r2), &error);
   g_assert_no_error (error);
-  text = first_text (echoed);
+  text = snodo_test_first_text (echoed);
   g_assert_cmpstr (text, ==, "über HTTP");
 
   /* The server serves the call under the version agreed on. */
-  snodo_client_call_tool_async (client, "version", version_args, NULL, store_result_cb, &r3);
-  served = snodo_client_call_tool_finish (client, wait_result (&r3), &error);
+  snodo_client_call_tool_async (client, "version", version_args, NULL, snodo_test_store_result_cb, &r3);
+  served = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r3), &error);
   g_assert_no_error (error);
-  version_text = first_text (served);
+  version_text = snodo_test_first_text (served);
   g_assert_cmpstr (version_text, ==, snodo_protocol_version_to_string (snodo_client_get_protocol_version (client)));
 
   /* Progress comes on the request's own event stream. */
   g_signal_connect (client, "progress", G_CALLBACK (progress_cb), &progress_count);
-  snodo_client_call_tool_async (client, "progress", progress_args, NULL, store_result_cb, &r4);
-  progressed = snodo_client_call_tool_finish (client, wait_result (&r4), &error);
+  snodo_client_call_tool_async (client, "progress", progress_args, NULL, snodo_test_store_result_cb, &r4);
+  progressed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r4), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (progress_count, >=, 1);
 
   start = g_get_monotonic_time ();
-  snodo_client_call_tool_async (client, "sleep", sleep_args, cancellable, store_result_cb, &r5);
+  snodo_client_call_tool_async (client, "sleep", sleep_args, cancellable, snodo_test_store_result_cb, &r5);
   g_timeout_add (200, cancel_cb, cancellable);
-  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&r5), &error));
+  g_assert_null (snodo_client_call_tool_finish (client, snodo_test_wait_result (&r5), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
   g_clear_error (&error);
 
-  snodo_client_call_tool_async (client, "echo", echo_args, NULL, store_result_cb, &r6);
-  after = snodo_client_call_tool_finish (client, wait_result (&r6), &error);
+  snodo_client_call_tool_async (client, "echo", echo_args, NULL, snodo_test_store_result_cb, &r6);
+  after = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r6), &error);
   g_assert_no_error (error);
 
-  snodo_client_read_resource_async (client, "demo://readme", NULL, store_result_cb, &r7);
-  read = snodo_client_read_resource_finish (client, wait_result (&r7), &error);
+  snodo_client_read_resource_async (client, "demo://readme", NULL, snodo_test_store_result_cb, &r7);
+  read = snodo_client_read_resource_finish (client, snodo_test_wait_result (&r7), &error);
   g_assert_no_error (error);
   g_assert_true (json_object_has_member (read, "contents"));
 
-  close_client (client);
+  snodo_test_close_client (client);
   demo_stop (&demo);
 }
 
@@ -501,7 +454,7 @@ test_modern_headers (void)
   Script *script = script_new (modern_responder);
   g_autoptr(SnodoClient) client = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) args = parse_object ("{}");
+  g_autoptr(JsonObject) args = snodo_test_parse_object ("{}");
   g_autoptr(GAsyncResult) r1 = NULL;
   g_autoptr(GAsyncResult) r2 = NULL;
   g_autoptr(JsonObject) called = NULL;
@@ -533,16 +486,16 @@ test_modern_headers (void)
   g_assert_nonnull (strstr (header (discover, "accept"), "text/event-stream"));
 
   /* No token: a 401 that names the resource metadata. */
-  snodo_client_call_tool_async (client, "grüß dich", args, NULL, store_result_cb, &r1);
-  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&r1), &error));
+  snodo_client_call_tool_async (client, "grüß dich", args, NULL, snodo_test_store_result_cb, &r1);
+  g_assert_null (snodo_client_call_tool_finish (client, snodo_test_wait_result (&r1), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
   g_assert_nonnull (strstr (error->message, "http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp"));
   g_assert_nonnull (strstr (error->message, "401"));
   g_clear_error (&error);
 
   snodo_client_set_http_header (client, "Authorization", "Bearer sesame");
-  snodo_client_call_tool_async (client, "grüß dich", args, NULL, store_result_cb, &r2);
-  called = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  snodo_client_call_tool_async (client, "grüß dich", args, NULL, snodo_test_store_result_cb, &r2);
+  called = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r2), &error);
   g_assert_no_error (error);
   g_assert_true (json_object_has_member (called, "content"));
 
@@ -556,7 +509,7 @@ test_modern_headers (void)
   g_assert_cmpstr (header (call, "authorization"), ==, "Bearer sesame");
   g_assert_cmpstr (header (call, "x-custom"), ==, "yes");
 
-  close_client (client);
+  snodo_test_close_client (client);
   /* Stateless: no session, nothing to DELETE. */
   g_assert_null (script_find (script, "DELETE", 0));
   g_clear_object (&client);
@@ -587,7 +540,7 @@ test_unauthorized (void)
   g_assert_nonnull (strstr (error->message, "https://auth.example/meta"));
   g_assert_null (script_find (script, "initialize", 0));
   g_assert_nonnull (script_find (script, "server/discover", 0));
-  close_client (client);
+  snodo_test_close_client (client);
   g_clear_object (&client);
   script_free (script);
 }
@@ -646,7 +599,7 @@ test_legacy_resume (void)
   Script *script = script_new (legacy_responder);
   g_autoptr(SnodoClient) client = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) args = parse_object ("{}");
+  g_autoptr(JsonObject) args = snodo_test_parse_object ("{}");
   g_autoptr(GAsyncResult) r1 = NULL;
   g_autoptr(JsonObject) called = NULL;
   g_autofree char *text = NULL;
@@ -666,10 +619,10 @@ test_legacy_resume (void)
   g_assert_null (header (script_find (script, "initialize", 0), "mcp-method"));
 
   g_signal_connect (client, "progress", G_CALLBACK (progress_cb), &progress_count);
-  snodo_client_call_tool_async (client, "work", args, NULL, store_result_cb, &r1);
-  called = snodo_client_call_tool_finish (client, wait_result (&r1), &error);
+  snodo_client_call_tool_async (client, "work", args, NULL, snodo_test_store_result_cb, &r1);
+  called = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r1), &error);
   g_assert_no_error (error);
-  text = first_text (called);
+  text = snodo_test_first_text (called);
   g_assert_cmpstr (text, ==, "done");
   g_assert_cmpuint (progress_count, ==, 1);
 
@@ -691,7 +644,7 @@ test_legacy_resume (void)
   /* 405: the GET stream is not asked for again. */
   g_assert_null (script_find (script, "GET", 2));
 
-  close_client (client);
+  snodo_test_close_client (client);
   delete = script_find (script, "DELETE", 0);
   g_assert_nonnull (delete);
   g_assert_cmpstr (header (delete, "mcp-session-id"), ==, "session-1");
@@ -758,7 +711,7 @@ test_bounds (void)
   Script *script = script_new (bounds_responder);
   g_autoptr(SnodoClient) client = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) args = parse_object ("{}");
+  g_autoptr(JsonObject) args = snodo_test_parse_object ("{}");
   g_autoptr(GAsyncResult) r1 = NULL;
   g_autoptr(GAsyncResult) r2 = NULL;
 
@@ -768,17 +721,17 @@ test_bounds (void)
   g_assert_true (connect_client (client, &error));
   g_assert_no_error (error);
 
-  snodo_client_call_tool_async (client, "big", args, NULL, store_result_cb, &r1);
-  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&r1), &error));
+  snodo_client_call_tool_async (client, "big", args, NULL, snodo_test_store_result_cb, &r1);
+  g_assert_null (snodo_client_call_tool_finish (client, snodo_test_wait_result (&r1), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE);
   g_clear_error (&error);
 
-  snodo_client_call_tool_async (client, "stream", args, NULL, store_result_cb, &r2);
-  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&r2), &error));
+  snodo_client_call_tool_async (client, "stream", args, NULL, snodo_test_store_result_cb, &r2);
+  g_assert_null (snodo_client_call_tool_finish (client, snodo_test_wait_result (&r2), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE);
   g_clear_error (&error);
 
-  close_client (client);
+  snodo_test_close_client (client);
   g_clear_object (&client);
   script_free (script);
 }
@@ -802,7 +755,7 @@ test_modern_cancel (void)
   Script *script = script_new (bounds_responder);
   g_autoptr(SnodoClient) client = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) args = parse_object ("{}");
+  g_autoptr(JsonObject) args = snodo_test_parse_object ("{}");
   g_autoptr(GAsyncResult) r1 = NULL;
   g_autoptr(GAsyncResult) r2 = NULL;
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
@@ -813,9 +766,9 @@ test_modern_cancel (void)
   g_assert_true (connect_client (client, &error));
   g_assert_no_error (error);
 
-  snodo_client_call_tool_async (client, "hang", args, cancellable, store_result_cb, &r1);
+  snodo_client_call_tool_async (client, "hang", args, cancellable, snodo_test_store_result_cb, &r1);
   g_timeout_add (300, cancel_cb, cancellable);
-  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&r1), &error));
+  g_assert_null (snodo_client_call_tool_finish (client, snodo_test_wait_result (&r1), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&error);
   start = g_get_monotonic_time ();
@@ -826,8 +779,8 @@ test_modern_cancel (void)
 
   script->client_closed = FALSE;
   snodo_client_set_request_timeout (client, 300);
-  snodo_client_call_tool_async (client, "hang", args, NULL, store_result_cb, &r2);
-  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&r2), &error));
+  snodo_client_call_tool_async (client, "hang", args, NULL, snodo_test_store_result_cb, &r2);
+  g_assert_null (snodo_client_call_tool_finish (client, snodo_test_wait_result (&r2), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
   start = g_get_monotonic_time ();
   while (!script_client_closed (script) && g_get_monotonic_time () - start < 10 * G_USEC_PER_SEC)
@@ -835,7 +788,7 @@ test_modern_cancel (void)
   g_assert_true (script_client_closed (script));
   g_assert_null (script_find (script, "notifications/cancelled", 0));
 
-  close_client (client);
+  snodo_test_close_client (client);
   g_clear_object (&client);
   script_free (script);
 }
@@ -907,7 +860,7 @@ test_server_stream (void)
     g_main_context_iteration (NULL, FALSE), g_usleep (10000);
   g_assert_cmpstr (header (script_find (script, "GET", 1), "last-event-id"), ==, "g1");
 
-  close_client (client);
+  snodo_test_close_client (client);
   g_clear_object (&client);
   script_free (script);
 }
@@ -967,12 +920,12 @@ input_request_cb (SnodoClient        *client,
   if (g_str_equal (method, "elicitation/create"))
     {
       g_assert_cmpstr (json_object_get_string_member (snodo_server_request_get_params (request), "mode"), ==, "url");
-      result = parse_object ("{\"action\":\"accept\"}");
+      result = snodo_test_parse_object ("{\"action\":\"accept\"}");
     }
   else if (g_str_equal (method, "roots/list"))
-    result = parse_object ("{\"roots\":[{\"uri\":\"file:///home/me\"}]}");
+    result = snodo_test_parse_object ("{\"roots\":[{\"uri\":\"file:///home/me\"}]}");
   else
-    result = parse_object ("{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"hm\"},\"model\":\"m\"}");
+    result = snodo_test_parse_object ("{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"hm\"},\"model\":\"m\"}");
   snodo_server_request_return_result (request, result);
   return TRUE;
 }
@@ -983,8 +936,8 @@ test_modern_input (void)
   Script *script = script_new (input_responder);
   g_autoptr(SnodoClient) client = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) args = parse_object ("{\"x\":1}");
-  g_autoptr(JsonObject) capabilities = parse_object ("{\"elicitation\":{\"url\":{}},\"roots\":{},\"sampling\":{}}");
+  g_autoptr(JsonObject) args = snodo_test_parse_object ("{\"x\":1}");
+  g_autoptr(JsonObject) capabilities = snodo_test_parse_object ("{\"elicitation\":{\"url\":{}},\"roots\":{},\"sampling\":{}}");
   g_autoptr(GAsyncResult) r1 = NULL;
   g_autoptr(JsonObject) called = NULL;
   g_autoptr(JsonNode) first_node = NULL;
@@ -1002,8 +955,8 @@ test_modern_input (void)
   g_assert_true (connect_client (client, &error));
   g_assert_no_error (error);
 
-  snodo_client_call_tool_async (client, "work", args, NULL, store_result_cb, &r1);
-  called = snodo_client_call_tool_finish (client, wait_result (&r1), &error);
+  snodo_client_call_tool_async (client, "work", args, NULL, snodo_test_store_result_cb, &r1);
+  called = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r1), &error);
   g_assert_no_error (error);
   g_assert_true (json_object_has_member (called, "content"));
   g_assert_cmpuint (asked, ==, 3);
@@ -1037,7 +990,7 @@ test_modern_input (void)
   g_assert_false (json_object_has_member (last_params, "inputResponses"));
   g_assert_null (script_find (script, "tools/call", 3));
 
-  close_client (client);
+  snodo_test_close_client (client);
   g_clear_object (&client);
   script_free (script);
 }
@@ -1083,7 +1036,7 @@ test_param_headers (void)
   g_autoptr(GAsyncResult) r2 = NULL;
   g_autoptr(GAsyncResult) r3 = NULL;
   g_autoptr(JsonArray) tools = NULL;
-  g_autoptr(JsonObject) args = parse_object ("{\"region\":\"eu west\",\"n\":42,\"flag\":true}");
+  g_autoptr(JsonObject) args = snodo_test_parse_object ("{\"region\":\"eu west\",\"n\":42,\"flag\":true}");
   g_autoptr(JsonObject) routed = NULL;
   g_autofree char *uri = NULL;
   g_autofree char *text = NULL;
@@ -1113,24 +1066,24 @@ test_param_headers (void)
   g_assert_cmpint (snodo_client_get_protocol_version (client), ==, SNODO_PROTOCOL_VERSION_2026_07_28);
 
   /* Before tools/list the client knows no marks: the server refuses. */
-  snodo_client_call_tool_async (client, "route", args, NULL, store_result_cb, &r1);
-  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&r1), &error));
+  snodo_client_call_tool_async (client, "route", args, NULL, snodo_test_store_result_cb, &r1);
+  g_assert_null (snodo_client_call_tool_finish (client, snodo_test_wait_result (&r1), &error));
   g_assert_error (error, SNODO_RPC_ERROR, -32020);
   g_clear_error (&error);
 
-  snodo_client_list_tools_async (client, NULL, store_result_cb, &r2);
-  tools = snodo_client_list_tools_finish (client, wait_result (&r2), &error);
+  snodo_client_list_tools_async (client, NULL, snodo_test_store_result_cb, &r2);
+  tools = snodo_client_list_tools_finish (client, snodo_test_wait_result (&r2), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (json_array_get_length (tools), ==, 1);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 0), "name"), ==, "route");
 
-  snodo_client_call_tool_async (client, "route", args, NULL, store_result_cb, &r3);
-  routed = snodo_client_call_tool_finish (client, wait_result (&r3), &error);
+  snodo_client_call_tool_async (client, "route", args, NULL, snodo_test_store_result_cb, &r3);
+  routed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r3), &error);
   g_assert_no_error (error);
-  text = first_text (routed);
+  text = snodo_test_first_text (routed);
   g_assert_cmpstr (text, ==, "eu west 42 yes");
 
-  close_client (client);
+  snodo_test_close_client (client);
   snodo_http_transport_close_async (transport, NULL, transport_closed_cb, &closed);
   while (!closed)
     g_main_context_iteration (NULL, TRUE);
@@ -1200,8 +1153,8 @@ test_url_required (void)
       Script *script = script_new (url_responder);
       g_autoptr(SnodoClient) client = NULL;
       g_autoptr(GError) error = NULL;
-      g_autoptr(JsonObject) args = parse_object ("{}");
-      g_autoptr(JsonObject) capabilities = parse_object ("{\"elicitation\":{\"url\":{}}}");
+      g_autoptr(JsonObject) args = snodo_test_parse_object ("{}");
+      g_autoptr(JsonObject) capabilities = snodo_test_parse_object ("{\"elicitation\":{\"url\":{}}}");
       g_autoptr(GAsyncResult) r1 = NULL;
       g_autoptr(JsonObject) called = NULL;
       const char *action = actions[i];
@@ -1214,8 +1167,8 @@ test_url_required (void)
       g_assert_no_error (error);
       g_assert_cmpint (snodo_client_get_protocol_version (client), ==, SNODO_PROTOCOL_VERSION_2025_11_25);
 
-      snodo_client_call_tool_async (client, "private", args, NULL, store_result_cb, &r1);
-      called = snodo_client_call_tool_finish (client, wait_result (&r1), &error);
+      snodo_client_call_tool_async (client, "private", args, NULL, snodo_test_store_result_cb, &r1);
+      called = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r1), &error);
       if (g_str_equal (action, "accept"))
         {
           g_assert_no_error (error);
@@ -1228,7 +1181,7 @@ test_url_required (void)
           g_assert_nonnull (strstr (error->message, "Sign in first"));
           g_assert_null (script_find (script, "tools/call", 1));
         }
-      close_client (client);
+      snodo_test_close_client (client);
       g_clear_object (&client);
       script_free (script);
     }
@@ -1277,7 +1230,7 @@ test_session_ended (gconstpointer data)
   Script *script = script_new (session_responder);
   g_autoptr(SnodoClient) client = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) args = parse_object ("{}");
+  g_autoptr(JsonObject) args = snodo_test_parse_object ("{}");
   g_autoptr(GAsyncResult) r1 = NULL;
   g_autoptr(JsonObject) called = NULL;
   Request *first;
@@ -1290,8 +1243,8 @@ test_session_ended (gconstpointer data)
   g_assert_true (connect_client (client, &error));
   g_assert_no_error (error);
 
-  snodo_client_call_tool_async (client, "work", args, NULL, store_result_cb, &r1);
-  called = snodo_client_call_tool_finish (client, wait_result (&r1), &error);
+  snodo_client_call_tool_async (client, "work", args, NULL, snodo_test_store_result_cb, &r1);
+  called = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r1), &error);
   g_assert_no_error (error);
   g_assert_true (json_object_has_member (called, "content"));
 
@@ -1311,7 +1264,7 @@ test_session_ended (gconstpointer data)
   g_assert_nonnull (script_find (script, "notifications/initialized", 1));
   g_assert_cmpstr (header (script_find (script, "notifications/initialized", 1), "mcp-session-id"), ==, "s-2");
 
-  close_client (client);
+  snodo_test_close_client (client);
   g_assert_cmpstr (header (script_find (script, "DELETE", 0), "mcp-session-id"), ==, "s-2");
   g_clear_object (&client);
   script_free (script);
@@ -1348,7 +1301,7 @@ test_refused (void)
   g_assert_false (connect_client (client, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
   g_assert_nonnull (strstr (error->message, uri));
-  close_client (client);
+  snodo_test_close_client (client);
 }
 
 /* The event stream parser. */

@@ -14,41 +14,7 @@
 
 #include <snodo/snodo.h>
 
-static GAsyncResult *
-wait_result (GAsyncResult **slot)
-{
-  while (*slot == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  return *slot;
-}
-
-static void
-store_result_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  GAsyncResult **slot = user_data;
-
-  *slot = g_object_ref (result);
-}
-
-static JsonObject *
-parse_object (const char *text)
-{
-  g_autoptr(JsonNode) node = json_from_string (text, NULL);
-
-  g_assert_nonnull (node);
-  return json_node_dup_object (node);
-}
-
-static char *
-first_text (JsonObject *result)
-{
-  JsonArray *content = json_object_get_array_member (result, "content");
-  JsonObject *block = json_array_get_object_element (content, 0);
-
-  return g_strdup (json_object_get_string_member (block, "text"));
-}
+#include "snodo-test-util.h"
 
 typedef struct
 {
@@ -63,7 +29,7 @@ static gboolean
 answer_later_cb (gpointer user_data)
 {
   SnodoServerRequest *request = user_data;
-  g_autoptr(JsonObject) result = parse_object ("{\"action\":\"accept\",\"content\":{\"confirm\":false}}");
+  g_autoptr(JsonObject) result = snodo_test_parse_object ("{\"action\":\"accept\",\"content\":{\"confirm\":false}}");
 
   snodo_server_request_return_result (request, result);
   return G_SOURCE_REMOVE;
@@ -87,13 +53,13 @@ server_request_cb (SnodoClient        *client,
     return FALSE;
   if (g_str_equal (asked->how, "accept"))
     {
-      g_autoptr(JsonObject) result = parse_object ("{\"action\":\"accept\",\"content\":{\"confirm\":true}}");
+      g_autoptr(JsonObject) result = snodo_test_parse_object ("{\"action\":\"accept\",\"content\":{\"confirm\":true}}");
 
       snodo_server_request_return_result (request, result);
     }
   else if (g_str_equal (asked->how, "decline"))
     {
-      g_autoptr(JsonObject) result = parse_object ("{\"action\":\"decline\"}");
+      g_autoptr(JsonObject) result = snodo_test_parse_object ("{\"action\":\"decline\"}");
 
       snodo_server_request_return_result (request, result);
     }
@@ -109,18 +75,18 @@ static char *
 ask (SnodoClient  *client,
      GError      **error)
 {
-  g_autoptr(JsonObject) args = parse_object ("{\"question\":\"Ship it?\"}");
+  g_autoptr(JsonObject) args = snodo_test_parse_object ("{\"question\":\"Ship it?\"}");
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(JsonObject) answer = NULL;
 
-  snodo_client_call_tool_async (client, "ask", args, NULL, store_result_cb, &result);
-  answer = snodo_client_call_tool_finish (client, wait_result (&result), error);
+  snodo_client_call_tool_async (client, "ask", args, NULL, snodo_test_store_result_cb, &result);
+  answer = snodo_client_call_tool_finish (client, snodo_test_wait_result (&result), error);
   if (answer == NULL)
     return NULL;
   if (json_object_get_boolean_member_with_default (answer, "isError", FALSE))
     return g_strconcat ("error: ", json_object_get_string_member (json_array_get_object_element (
                           json_object_get_array_member (answer, "content"), 0), "text"), NULL);
-  return first_text (answer);
+  return snodo_test_first_text (answer);
 }
 
 typedef struct
@@ -138,7 +104,7 @@ test_ask (gconstpointer data)
   g_autoptr(GError) error = NULL;
   g_autoptr(GAsyncResult) connected = NULL;
   g_autoptr(GAsyncResult) closed = NULL;
-  g_autoptr(JsonObject) capabilities = parse_object ("{\"elicitation\":{\"form\":{}}}");
+  g_autoptr(JsonObject) capabilities = snodo_test_parse_object ("{\"elicitation\":{\"form\":{}}}");
   g_autofree char *uri = NULL;
   Asked asked = { "accept", 0, NULL };
   char *text;
@@ -160,8 +126,8 @@ test_ask (gconstpointer data)
   snodo_client_set_pinned_version (client, c->pinned);
   snodo_client_set_capabilities (client, capabilities);
   g_signal_connect (client, "server-request::elicitation/create", G_CALLBACK (server_request_cb), &asked);
-  snodo_client_connect_async (client, NULL, store_result_cb, &connected);
-  g_assert_true (snodo_client_connect_finish (client, wait_result (&connected), &error));
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &connected);
+  g_assert_true (snodo_client_connect_finish (client, snodo_test_wait_result (&connected), &error));
   g_assert_no_error (error);
   if (c->pinned == SNODO_PROTOCOL_VERSION_UNKNOWN)
     g_assert_cmpint (snodo_client_get_protocol_version (client), ==, SNODO_PROTOCOL_VERSION_2026_07_28);
@@ -232,8 +198,8 @@ test_ask (gconstpointer data)
       g_assert_cmpuint (asked.asked, ==, 5);
     }
 
-  snodo_client_close_async (client, NULL, store_result_cb, &closed);
-  g_assert_true (snodo_client_close_finish (client, wait_result (&closed), &error));
+  snodo_client_close_async (client, NULL, snodo_test_store_result_cb, &closed);
+  g_assert_true (snodo_client_close_finish (client, snodo_test_wait_result (&closed), &error));
   g_assert_no_error (error);
   if (demo != NULL)
     {

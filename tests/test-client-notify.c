@@ -14,32 +14,7 @@
 
 #include <snodo/snodo.h>
 
-static GAsyncResult *
-wait_result (GAsyncResult **slot)
-{
-  while (*slot == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  return *slot;
-}
-
-static void
-store_result_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  GAsyncResult **slot = user_data;
-
-  *slot = g_object_ref (result);
-}
-
-static JsonObject *
-parse_object (const char *text)
-{
-  g_autoptr(JsonNode) node = json_from_string (text, NULL);
-
-  g_assert_nonnull (node);
-  return json_node_dup_object (node);
-}
+#include "snodo-test-util.h"
 
 typedef struct
 {
@@ -102,13 +77,13 @@ call (SnodoClient *client,
       const char  *tool,
       const char  *arguments)
 {
-  g_autoptr(JsonObject) args = parse_object (arguments);
+  g_autoptr(JsonObject) args = snodo_test_parse_object (arguments);
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(GError) error = NULL;
 
-  snodo_client_call_tool_async (client, tool, args, NULL, store_result_cb, &result);
-  answer = snodo_client_call_tool_finish (client, wait_result (&result), &error);
+  snodo_client_call_tool_async (client, tool, args, NULL, snodo_test_store_result_cb, &result);
+  answer = snodo_client_call_tool_finish (client, snodo_test_wait_result (&result), &error);
   g_assert_no_error (error);
   g_assert_false (json_object_get_boolean_member_with_default (answer, "isError", FALSE));
 }
@@ -136,7 +111,7 @@ test_notify (gconstpointer data)
   g_autoptr(GAsyncResult) connected = NULL;
   g_autoptr(GAsyncResult) completed = NULL;
   g_autoptr(GAsyncResult) closed = NULL;
-  g_autoptr(JsonObject) ref = parse_object ("{\"type\":\"ref/prompt\",\"name\":\"greet\"}");
+  g_autoptr(JsonObject) ref = snodo_test_parse_object ("{\"type\":\"ref/prompt\",\"name\":\"greet\"}");
   g_autoptr(JsonObject) completion = NULL;
   g_autofree char *uri = NULL;
   Seen seen = { g_ptr_array_new_with_free_func (g_free) };
@@ -158,13 +133,13 @@ test_notify (gconstpointer data)
   g_assert_no_error (error);
   snodo_client_set_pinned_version (client, c->pinned);
   g_signal_connect (client, "notification", G_CALLBACK (notification_cb), &seen);
-  snodo_client_connect_async (client, NULL, store_result_cb, &connected);
-  g_assert_true (snodo_client_connect_finish (client, wait_result (&connected), &error));
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &connected);
+  g_assert_true (snodo_client_connect_finish (client, snodo_test_wait_result (&connected), &error));
   g_assert_no_error (error);
 
   /* Completion, in both eras. */
-  snodo_client_complete_async (client, ref, "name", "a", NULL, NULL, store_result_cb, &completed);
-  completion = snodo_client_complete_finish (client, wait_result (&completed), &error);
+  snodo_client_complete_async (client, ref, "name", "a", NULL, NULL, snodo_test_store_result_cb, &completed);
+  completion = snodo_client_complete_finish (client, snodo_test_wait_result (&completed), &error);
   g_assert_no_error (error);
   values = json_object_get_array_member (completion, "values");
   g_assert_cmpuint (json_array_get_length (values), ==, 2);
@@ -173,7 +148,7 @@ test_notify (gconstpointer data)
 
   if (snodo_protocol_version_is_stateless (snodo_client_get_protocol_version (client)))
     {
-      g_autoptr(JsonObject) filter = parse_object ("{\"toolsListChanged\":true,"
+      g_autoptr(JsonObject) filter = snodo_test_parse_object ("{\"toolsListChanged\":true,"
                                                    "\"resourceSubscriptions\":[\"demo://readme\"]}");
       g_autoptr(GCancellable) cancellable = g_cancellable_new ();
       g_autoptr(GAsyncResult) listened = NULL;
@@ -184,12 +159,12 @@ test_notify (gconstpointer data)
       g_autofree char *changed = NULL;
       guint updates;
 
-      snodo_client_subscribe_resource_async (client, "demo://readme", NULL, store_result_cb, &subscribed);
-      g_assert_false (snodo_client_subscribe_resource_finish (client, wait_result (&subscribed), &error));
+      snodo_client_subscribe_resource_async (client, "demo://readme", NULL, snodo_test_store_result_cb, &subscribed);
+      g_assert_false (snodo_client_subscribe_resource_finish (client, snodo_test_wait_result (&subscribed), &error));
       g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
       g_clear_error (&error);
 
-      snodo_client_listen_async (client, filter, cancellable, store_result_cb, &listened);
+      snodo_client_listen_async (client, filter, cancellable, snodo_test_store_result_cb, &listened);
       ack = wait_seen (&seen, "notifications/subscriptions/acknowledged");
       g_assert_nonnull (ack);
       ack_parts = g_strsplit (ack, " ", 3);
@@ -204,7 +179,7 @@ test_notify (gconstpointer data)
 
       /* Over 300 ms the subscription is still on; cancelled, it ends. */
       g_timeout_add (300, cancel_cb, cancellable);
-      g_assert_null (snodo_client_listen_finish (client, wait_result (&listened), &error));
+      g_assert_null (snodo_client_listen_finish (client, snodo_test_wait_result (&listened), &error));
       g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
       g_clear_error (&error);
 
@@ -219,19 +194,19 @@ test_notify (gconstpointer data)
     }
   else
     {
-      g_autoptr(JsonObject) filter = parse_object ("{\"toolsListChanged\":true}");
+      g_autoptr(JsonObject) filter = snodo_test_parse_object ("{\"toolsListChanged\":true}");
       g_autoptr(GAsyncResult) listened = NULL;
       g_autoptr(GAsyncResult) subscribed = NULL;
       g_autoptr(GAsyncResult) unsubscribed = NULL;
       guint updates;
 
-      snodo_client_listen_async (client, filter, NULL, store_result_cb, &listened);
-      g_assert_null (snodo_client_listen_finish (client, wait_result (&listened), &error));
+      snodo_client_listen_async (client, filter, NULL, snodo_test_store_result_cb, &listened);
+      g_assert_null (snodo_client_listen_finish (client, snodo_test_wait_result (&listened), &error));
       g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
       g_clear_error (&error);
 
-      snodo_client_subscribe_resource_async (client, "demo://readme", NULL, store_result_cb, &subscribed);
-      g_assert_true (snodo_client_subscribe_resource_finish (client, wait_result (&subscribed), &error));
+      snodo_client_subscribe_resource_async (client, "demo://readme", NULL, snodo_test_store_result_cb, &subscribed);
+      g_assert_true (snodo_client_subscribe_resource_finish (client, snodo_test_wait_result (&subscribed), &error));
       g_assert_no_error (error);
       call (client, "touch", "{\"uri\":\"demo://readme\"}");
       g_assert_nonnull (wait_seen (&seen, "notifications/resources/updated demo://readme -1"));
@@ -239,8 +214,8 @@ test_notify (gconstpointer data)
       call (client, "toggle", "{}");
       g_assert_nonnull (wait_seen (&seen, "notifications/tools/list_changed"));
 
-      snodo_client_unsubscribe_resource_async (client, "demo://readme", NULL, store_result_cb, &unsubscribed);
-      g_assert_true (snodo_client_unsubscribe_resource_finish (client, wait_result (&unsubscribed), &error));
+      snodo_client_unsubscribe_resource_async (client, "demo://readme", NULL, snodo_test_store_result_cb, &unsubscribed);
+      g_assert_true (snodo_client_unsubscribe_resource_finish (client, snodo_test_wait_result (&unsubscribed), &error));
       g_assert_no_error (error);
       updates = count_seen (&seen, "notifications/resources/updated");
       call (client, "touch", "{\"uri\":\"demo://readme\"}");
@@ -251,8 +226,8 @@ test_notify (gconstpointer data)
       g_assert_cmpuint (count_seen (&seen, "notifications/resources/updated"), ==, updates);
     }
 
-  snodo_client_close_async (client, NULL, store_result_cb, &closed);
-  g_assert_true (snodo_client_close_finish (client, wait_result (&closed), &error));
+  snodo_client_close_async (client, NULL, snodo_test_store_result_cb, &closed);
+  g_assert_true (snodo_client_close_finish (client, snodo_test_wait_result (&closed), &error));
   g_assert_no_error (error);
   if (demo != NULL)
     {

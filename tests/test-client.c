@@ -19,24 +19,6 @@
 
 #include "snodo-test-util.h"
 
-static GAsyncResult *
-wait_result (GAsyncResult **slot)
-{
-  while (*slot == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  return *slot;
-}
-
-static void
-store_result_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  GAsyncResult **slot = user_data;
-
-  *slot = g_object_ref (result);
-}
-
 static const char *
 demo_path (void)
 {
@@ -57,39 +39,10 @@ connect_demo (SnodoProtocolVersion pinned)
   client = snodo_client_new_for_argv (argv, &error);
   g_assert_no_error (error);
   snodo_client_set_pinned_version (client, pinned);
-  snodo_client_connect_async (client, NULL, store_result_cb, &result);
-  g_assert_true (snodo_client_connect_finish (client, wait_result (&result), &error));
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &result);
+  g_assert_true (snodo_client_connect_finish (client, snodo_test_wait_result (&result), &error));
   g_assert_no_error (error);
   return client;
-}
-
-static void
-close_client (SnodoClient *client)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  snodo_client_close_async (client, NULL, store_result_cb, &result);
-  g_assert_true (snodo_client_close_finish (client, wait_result (&result), &error));
-  g_assert_no_error (error);
-}
-
-static JsonObject *
-parse_object (const char *text)
-{
-  g_autoptr(JsonNode) node = json_from_string (text, NULL);
-
-  g_assert_nonnull (node);
-  return json_node_dup_object (node);
-}
-
-static char *
-first_text (JsonObject *result)
-{
-  JsonArray *content = json_object_get_array_member (result, "content");
-  JsonObject *block = json_array_get_object_element (content, 0);
-
-  return g_strdup (json_object_get_string_member (block, "text"));
 }
 
 static gboolean
@@ -123,52 +76,52 @@ run_features (SnodoClient *client)
   g_autoptr(JsonArray) resources = NULL;
   g_autoptr(JsonArray) templates = NULL;
   g_autoptr(JsonArray) prompts = NULL;
-  g_autoptr(JsonObject) arguments = parse_object ("{\"text\":\"hi\"}");
+  g_autoptr(JsonObject) arguments = snodo_test_parse_object ("{\"text\":\"hi\"}");
   g_autoptr(JsonObject) called = NULL;
   g_autoptr(JsonObject) read = NULL;
   g_autoptr(JsonObject) prompt = NULL;
-  g_autoptr(JsonObject) prompt_arguments = parse_object ("{\"name\":\"Ada\"}");
+  g_autoptr(JsonObject) prompt_arguments = snodo_test_parse_object ("{\"name\":\"Ada\"}");
   g_autoptr(JsonObject) sum = NULL;
-  g_autoptr(JsonObject) add_params = parse_object ("{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":40}}");
+  g_autoptr(JsonObject) add_params = snodo_test_parse_object ("{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":40}}");
   g_autofree char *text = NULL;
 
-  snodo_client_list_tools_async (client, NULL, store_result_cb, &r1);
-  snodo_client_call_tool_async (client, "echo", arguments, NULL, store_result_cb, &r2);
-  snodo_client_list_resources_async (client, NULL, store_result_cb, &r3);
-  snodo_client_list_resource_templates_async (client, NULL, store_result_cb, &r4);
-  snodo_client_read_resource_async (client, "demo://readme", NULL, store_result_cb, &r5);
-  snodo_client_list_prompts_async (client, NULL, store_result_cb, &r6);
-  snodo_client_get_prompt_async (client, "greet", prompt_arguments, NULL, store_result_cb, &r7);
-  snodo_client_request_async (client, "tools/call", add_params, NULL, store_result_cb, &r8);
+  snodo_client_list_tools_async (client, NULL, snodo_test_store_result_cb, &r1);
+  snodo_client_call_tool_async (client, "echo", arguments, NULL, snodo_test_store_result_cb, &r2);
+  snodo_client_list_resources_async (client, NULL, snodo_test_store_result_cb, &r3);
+  snodo_client_list_resource_templates_async (client, NULL, snodo_test_store_result_cb, &r4);
+  snodo_client_read_resource_async (client, "demo://readme", NULL, snodo_test_store_result_cb, &r5);
+  snodo_client_list_prompts_async (client, NULL, snodo_test_store_result_cb, &r6);
+  snodo_client_get_prompt_async (client, "greet", prompt_arguments, NULL, snodo_test_store_result_cb, &r7);
+  snodo_client_request_async (client, "tools/call", add_params, NULL, snodo_test_store_result_cb, &r8);
 
-  tools = snodo_client_list_tools_finish (client, wait_result (&r1), &error);
+  tools = snodo_client_list_tools_finish (client, snodo_test_wait_result (&r1), &error);
   g_assert_no_error (error);
   g_assert_true (array_has_name (tools, "name", "echo"));
   g_assert_true (array_has_name (tools, "name", "sleep"));
 
-  called = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  called = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r2), &error);
   g_assert_no_error (error);
-  text = first_text (called);
+  text = snodo_test_first_text (called);
   g_assert_cmpstr (text, ==, "hi");
   /* The caller's object is not touched by the envelope. */
   g_assert_cmpuint (json_object_get_size (arguments), ==, 1);
 
-  resources = snodo_client_list_resources_finish (client, wait_result (&r3), &error);
+  resources = snodo_client_list_resources_finish (client, snodo_test_wait_result (&r3), &error);
   g_assert_no_error (error);
   g_assert_true (array_has_name (resources, "uri", "demo://readme"));
-  templates = snodo_client_list_resource_templates_finish (client, wait_result (&r4), &error);
+  templates = snodo_client_list_resource_templates_finish (client, snodo_test_wait_result (&r4), &error);
   g_assert_no_error (error);
   g_assert_true (array_has_name (templates, "uriTemplate", "demo://echo/{text}"));
-  read = snodo_client_read_resource_finish (client, wait_result (&r5), &error);
+  read = snodo_client_read_resource_finish (client, snodo_test_wait_result (&r5), &error);
   g_assert_no_error (error);
   g_assert_true (json_object_has_member (read, "contents"));
-  prompts = snodo_client_list_prompts_finish (client, wait_result (&r6), &error);
+  prompts = snodo_client_list_prompts_finish (client, snodo_test_wait_result (&r6), &error);
   g_assert_no_error (error);
   g_assert_true (array_has_name (prompts, "name", "greet"));
-  prompt = snodo_client_get_prompt_finish (client, wait_result (&r7), &error);
+  prompt = snodo_client_get_prompt_finish (client, snodo_test_wait_result (&r7), &error);
   g_assert_no_error (error);
   g_assert_true (json_object_has_member (prompt, "messages"));
-  sum = snodo_client_request_finish (client, wait_result (&r8), &error);
+  sum = snodo_client_request_finish (client, snodo_test_wait_result (&r8), &error);
   g_assert_no_error (error);
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (sum, "structuredContent"), "sum"), ==, 42);
   g_assert_false (json_object_has_member (add_params, "_meta"));
@@ -176,12 +129,12 @@ run_features (SnodoClient *client)
   /* A _meta of the caller that is no object is left alone: the server
    * says what it thinks of it. */
   {
-    g_autoptr(JsonObject) odd = parse_object ("{\"_meta\":3}");
+    g_autoptr(JsonObject) odd = snodo_test_parse_object ("{\"_meta\":3}");
     g_autoptr(GAsyncResult) r9 = NULL;
     g_autoptr(JsonObject) answer = NULL;
 
-    snodo_client_request_async (client, "tools/list", odd, NULL, store_result_cb, &r9);
-    answer = snodo_client_request_finish (client, wait_result (&r9), &error);
+    snodo_client_request_async (client, "tools/list", odd, NULL, snodo_test_store_result_cb, &r9);
+    answer = snodo_client_request_finish (client, snodo_test_wait_result (&r9), &error);
     g_test_message ("tools/list with _meta 3: %s", error != NULL ? error->message : "answered");
     g_clear_error (&error);
   }
@@ -205,11 +158,11 @@ test_demo_version (gconstpointer data)
 
   run_features (client);
 
-  snodo_client_ping_async (client, NULL, store_result_cb, &result);
-  g_assert_true (snodo_client_ping_finish (client, wait_result (&result), &error));
+  snodo_client_ping_async (client, NULL, snodo_test_store_result_cb, &result);
+  g_assert_true (snodo_client_ping_finish (client, snodo_test_wait_result (&result), &error));
   g_assert_no_error (error);
 
-  close_client (client);
+  snodo_test_close_client (client);
   g_assert_true (g_subprocess_get_if_exited (snodo_client_get_subprocess (client)));
 }
 
@@ -227,21 +180,21 @@ test_demo_fallback (void)
 
   client = snodo_client_new_for_argv (argv, &error);
   g_assert_no_error (error);
-  snodo_client_connect_async (client, NULL, store_result_cb, &result);
-  g_assert_true (snodo_client_connect_finish (client, wait_result (&result), &error));
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &result);
+  g_assert_true (snodo_client_connect_finish (client, snodo_test_wait_result (&result), &error));
   g_assert_no_error (error);
   g_assert_cmpint (snodo_client_get_protocol_version (client), ==, SNODO_PROTOCOL_VERSION_2025_06_18);
   run_features (client);
-  close_client (client);
+  snodo_test_close_client (client);
 
   pinned = snodo_client_new_for_argv (argv, &error);
   g_assert_no_error (error);
   snodo_client_set_pinned_version (pinned, SNODO_PROTOCOL_VERSION_2026_07_28);
-  snodo_client_connect_async (pinned, NULL, store_result_cb, &result2);
-  g_assert_false (snodo_client_connect_finish (pinned, wait_result (&result2), &error));
+  snodo_client_connect_async (pinned, NULL, snodo_test_store_result_cb, &result2);
+  g_assert_false (snodo_client_connect_finish (pinned, snodo_test_wait_result (&result2), &error));
   g_assert_nonnull (error);
   g_test_message ("pinned to 2026-07-28: %s", error->message);
-  close_client (pinned);
+  snodo_test_close_client (pinned);
 }
 
 static void
@@ -270,9 +223,9 @@ test_cancel (gconstpointer data)
 {
   g_autoptr(SnodoClient) client = connect_demo (GPOINTER_TO_INT (data));
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  g_autoptr(JsonObject) sleep_args = parse_object ("{\"ms\":30000}");
-  g_autoptr(JsonObject) echo_args = parse_object ("{\"text\":\"after\"}");
-  g_autoptr(JsonObject) progress_args = parse_object ("{\"steps\":3}");
+  g_autoptr(JsonObject) sleep_args = snodo_test_parse_object ("{\"ms\":30000}");
+  g_autoptr(JsonObject) echo_args = snodo_test_parse_object ("{\"text\":\"after\"}");
+  g_autoptr(JsonObject) progress_args = snodo_test_parse_object ("{\"steps\":3}");
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GAsyncResult) result2 = NULL;
   g_autoptr(GAsyncResult) result3 = NULL;
@@ -283,27 +236,27 @@ test_cancel (gconstpointer data)
   gint64 start = g_get_monotonic_time ();
   guint progress_count = 0;
 
-  snodo_client_call_tool_async (client, "sleep", sleep_args, cancellable, store_result_cb, &result);
+  snodo_client_call_tool_async (client, "sleep", sleep_args, cancellable, snodo_test_store_result_cb, &result);
   g_timeout_add (200, cancel_cb, cancellable);
-  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&result), &error));
+  g_assert_null (snodo_client_call_tool_finish (client, snodo_test_wait_result (&result), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
   g_clear_error (&error);
 
   /* The connection goes on. */
-  snodo_client_call_tool_async (client, "echo", echo_args, NULL, store_result_cb, &result2);
-  echoed = snodo_client_call_tool_finish (client, wait_result (&result2), &error);
+  snodo_client_call_tool_async (client, "echo", echo_args, NULL, snodo_test_store_result_cb, &result2);
+  echoed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&result2), &error);
   g_assert_no_error (error);
-  text = first_text (echoed);
+  text = snodo_test_first_text (echoed);
   g_assert_cmpstr (text, ==, "after");
 
   g_signal_connect (client, "progress", G_CALLBACK (progress_cb), &progress_count);
-  snodo_client_call_tool_async (client, "progress", progress_args, NULL, store_result_cb, &result3);
-  progressed = snodo_client_call_tool_finish (client, wait_result (&result3), &error);
+  snodo_client_call_tool_async (client, "progress", progress_args, NULL, snodo_test_store_result_cb, &result3);
+  progressed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&result3), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (progress_count, >=, 1);
 
-  close_client (client);
+  snodo_test_close_client (client);
 }
 
 static void
@@ -328,8 +281,8 @@ test_log (gconstpointer data)
   const char *argv[] = { demo_path (), NULL };
   g_autoptr(SnodoClient) client = NULL;
   g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(JsonObject) arguments = parse_object ("{\"level\":\"warning\",\"text\":\"careful\"}");
-  g_autoptr(JsonObject) debug_arguments = parse_object ("{\"level\":\"debug\",\"text\":\"noise\"}");
+  g_autoptr(JsonObject) arguments = snodo_test_parse_object ("{\"level\":\"warning\",\"text\":\"careful\"}");
+  g_autoptr(JsonObject) debug_arguments = snodo_test_parse_object ("{\"level\":\"debug\",\"text\":\"noise\"}");
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GAsyncResult) r1 = NULL;
   g_autoptr(GAsyncResult) r2 = NULL;
@@ -344,15 +297,15 @@ test_log (gconstpointer data)
   snodo_client_set_pinned_version (client, GPOINTER_TO_INT (data));
   snodo_client_set_log_level (client, "info");
   g_signal_connect (client, "log-message", G_CALLBACK (log_message_cb), seen);
-  snodo_client_connect_async (client, NULL, store_result_cb, &result);
-  g_assert_true (snodo_client_connect_finish (client, wait_result (&result), &error));
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &result);
+  g_assert_true (snodo_client_connect_finish (client, snodo_test_wait_result (&result), &error));
   g_assert_no_error (error);
 
-  snodo_client_call_tool_async (client, "log", debug_arguments, NULL, store_result_cb, &r1);
-  logged = snodo_client_call_tool_finish (client, wait_result (&r1), &error);
+  snodo_client_call_tool_async (client, "log", debug_arguments, NULL, snodo_test_store_result_cb, &r1);
+  logged = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r1), &error);
   g_assert_no_error (error);
-  snodo_client_call_tool_async (client, "log", arguments, NULL, store_result_cb, &r2);
-  logged2 = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  snodo_client_call_tool_async (client, "log", arguments, NULL, snodo_test_store_result_cb, &r2);
+  logged2 = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r2), &error);
   g_assert_no_error (error);
   /* The message comes before the result on the same stream. */
   g_assert_cmpuint (seen->len, ==, 1);
@@ -361,27 +314,27 @@ test_log (gconstpointer data)
   /* A new level while connected reaches the server before the next call
    * (logging/setLevel in the initialize era, the envelope in 2026-07-28). */
   snodo_client_set_log_level (client, "debug");
-  snodo_client_call_tool_async (client, "log", debug_arguments, NULL, store_result_cb, &r3);
-  logged3 = snodo_client_call_tool_finish (client, wait_result (&r3), &error);
+  snodo_client_call_tool_async (client, "log", debug_arguments, NULL, snodo_test_store_result_cb, &r3);
+  logged3 = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r3), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (seen->len, ==, 2);
   g_assert_cmpstr (g_ptr_array_index (seen, 1), ==, "debug noise");
-  close_client (client);
+  snodo_test_close_client (client);
 }
 
 static void
 test_request_timeout (void)
 {
   g_autoptr(SnodoClient) client = connect_demo (SNODO_PROTOCOL_VERSION_UNKNOWN);
-  g_autoptr(JsonObject) sleep_args = parse_object ("{\"ms\":30000}");
+  g_autoptr(JsonObject) sleep_args = snodo_test_parse_object ("{\"ms\":30000}");
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
   snodo_client_set_request_timeout (client, 300);
-  snodo_client_call_tool_async (client, "sleep", sleep_args, NULL, store_result_cb, &result);
-  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&result), &error));
+  snodo_client_call_tool_async (client, "sleep", sleep_args, NULL, snodo_test_store_result_cb, &result);
+  g_assert_null (snodo_client_call_tool_finish (client, snodo_test_wait_result (&result), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
-  close_client (client);
+  snodo_test_close_client (client);
 }
 
 static void
@@ -393,17 +346,17 @@ test_errors (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) failed = NULL;
 
-  snodo_client_request_async (client, "no/such/method", NULL, NULL, store_result_cb, &result);
-  g_assert_null (snodo_client_request_finish (client, wait_result (&result), &error));
+  snodo_client_request_async (client, "no/such/method", NULL, NULL, snodo_test_store_result_cb, &result);
+  g_assert_null (snodo_client_request_finish (client, snodo_test_wait_result (&result), &error));
   g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_METHOD_NOT_FOUND);
   g_clear_error (&error);
 
   /* A failing tool is a result. */
-  snodo_client_call_tool_async (client, "fail", NULL, NULL, store_result_cb, &result2);
-  failed = snodo_client_call_tool_finish (client, wait_result (&result2), &error);
+  snodo_client_call_tool_async (client, "fail", NULL, NULL, snodo_test_store_result_cb, &result2);
+  failed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&result2), &error);
   g_assert_no_error (error);
   g_assert_true (json_object_get_boolean_member (failed, "isError"));
-  close_client (client);
+  snodo_test_close_client (client);
 }
 
 /* A server whose output ends: pending requests fail, closed is emitted. */
@@ -430,11 +383,11 @@ test_server_exits (void)
   client = snodo_client_new_for_argv (argv, &error);
   g_assert_no_error (error);
   g_signal_connect (client, "closed", G_CALLBACK (closed_cb), &closed);
-  snodo_client_connect_async (client, NULL, store_result_cb, &result);
-  g_assert_false (snodo_client_connect_finish (client, wait_result (&result), &error));
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &result);
+  g_assert_false (snodo_client_connect_finish (client, snodo_test_wait_result (&result), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CLOSED);
   g_assert_true (closed);
-  close_client (client);
+  snodo_test_close_client (client);
 }
 
 /* A server that ignores the end of its input and SIGTERM is killed. */
@@ -449,7 +402,7 @@ test_close_escalates (void)
   client = snodo_client_new_for_argv (argv, &error);
   g_assert_no_error (error);
   start = g_get_monotonic_time ();
-  close_client (client);
+  snodo_test_close_client (client);
   g_assert_true (g_subprocess_get_if_signaled (snodo_client_get_subprocess (client)));
   g_assert_cmpint (g_subprocess_get_term_sig (snodo_client_get_subprocess (client)), ==, SIGKILL);
   g_assert_cmpint (g_get_monotonic_time () - start, >=, 3 * G_USEC_PER_SEC);
@@ -486,7 +439,7 @@ peer_read (Peer       *peer,
   g_data_input_stream_read_line_async (peer->from_client, G_PRIORITY_DEFAULT, NULL, read_line_cb, &line);
   while (line == NULL)
     g_main_context_iteration (NULL, TRUE);
-  message = parse_object (line);
+  message = snodo_test_parse_object (line);
   if (method != NULL)
     g_assert_cmpstr (json_object_get_string_member_with_default (message, "method", ""), ==, method);
   return message;
@@ -568,7 +521,7 @@ test_wire (void)
   guint progress_count = 0;
   gboolean closed = FALSE;
 
-  snodo_client_connect_async (client, NULL, store_result_cb, &result);
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &result);
   discover = peer_read (&peer, "server/discover");
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_object_get_object_member (discover, "params"), "_meta"),
                                                   "io.modelcontextprotocol/protocolVersion"), ==, "2026-07-28");
@@ -584,14 +537,14 @@ test_wire (void)
   peer_write (&peer, line);
   g_clear_pointer (&line, g_free);
   initialized = peer_read (&peer, "notifications/initialized");
-  g_assert_true (snodo_client_connect_finish (client, wait_result (&result), &error));
+  g_assert_true (snodo_client_connect_finish (client, snodo_test_wait_result (&result), &error));
   g_assert_no_error (error);
   g_assert_cmpint (snodo_client_get_protocol_version (client), ==, SNODO_PROTOCOL_VERSION_2025_06_18);
   g_assert_cmpstr (snodo_client_get_instructions (client), ==, "be kind");
 
   /* Progress, then cancellation on the wire; the late answer is ignored. */
   g_signal_connect (client, "progress", G_CALLBACK (progress_cb), &progress_count);
-  snodo_client_call_tool_async (client, "slow", NULL, cancellable, store_result_cb, &called);
+  snodo_client_call_tool_async (client, "slow", NULL, cancellable, snodo_test_store_result_cb, &called);
   call = peer_read (&peer, "tools/call");
   id = json_object_get_int_member (call, "id");
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (json_object_get_object_member (call, "params"), "_meta"),
@@ -604,7 +557,7 @@ test_wire (void)
   g_cancellable_cancel (cancellable);
   cancelled = peer_read (&peer, "notifications/cancelled");
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (cancelled, "params"), "requestId"), ==, id);
-  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&called), &error));
+  g_assert_null (snodo_client_call_tool_finish (client, snodo_test_wait_result (&called), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&error);
   line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"content\":[]}}", id);
@@ -618,7 +571,7 @@ test_wire (void)
   g_assert_true (json_object_has_member (pong, "result"));
 
   /* Pages are followed. */
-  snodo_client_list_tools_async (client, NULL, store_result_cb, &listed);
+  snodo_client_list_tools_async (client, NULL, snodo_test_store_result_cb, &listed);
   page1 = peer_read (&peer, "tools/list");
   line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"tools\":[{\"name\":\"a\"}],\"nextCursor\":\"c2\"}}",
                           json_object_get_int_member (page1, "id"));
@@ -630,7 +583,7 @@ test_wire (void)
                           json_object_get_int_member (page2, "id"));
   peer_write (&peer, line);
   g_clear_pointer (&line, g_free);
-  tools = snodo_client_list_tools_finish (client, wait_result (&listed), &error);
+  tools = snodo_client_list_tools_finish (client, snodo_test_wait_result (&listed), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (json_array_get_length (tools), ==, 2);
 
@@ -642,7 +595,7 @@ test_wire (void)
   while (!closed)
     g_main_context_iteration (NULL, TRUE);
 
-  close_client (client);
+  snodo_test_close_client (client);
   peer_clear (&peer);
 }
 

@@ -14,41 +14,7 @@
 
 #include <snodo/snodo.h>
 
-static GAsyncResult *
-wait_result (GAsyncResult **slot)
-{
-  while (*slot == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  return *slot;
-}
-
-static void
-store_result_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  GAsyncResult **slot = user_data;
-
-  *slot = g_object_ref (result);
-}
-
-static JsonObject *
-parse_object (const char *text)
-{
-  g_autoptr(JsonNode) node = json_from_string (text, NULL);
-
-  g_assert_nonnull (node);
-  return json_node_dup_object (node);
-}
-
-static char *
-first_text (JsonObject *result)
-{
-  JsonArray *content = json_object_get_array_member (result, "content");
-  JsonObject *block = json_array_get_object_element (content, 0);
-
-  return g_strdup (json_object_get_string_member (block, "text"));
-}
+#include "snodo-test-util.h"
 
 static gboolean
 array_has_name (JsonArray  *array,
@@ -95,19 +61,19 @@ start (const char            *which,
   g_auto(GStrv) argv = server_argv (which);
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(SnodoClient) client = NULL;
-  g_autoptr(JsonObject) capabilities = parse_object ("{\"elicitation\":{\"form\":{}}}");
+  g_autoptr(JsonObject) capabilities = snodo_test_parse_object ("{\"elicitation\":{\"form\":{}}}");
 
   client = snodo_client_new_for_argv ((const char * const *) argv, error);
   g_assert_nonnull (client);
   snodo_client_set_pinned_version (client, pinned);
   snodo_client_set_capabilities (client, capabilities);
-  snodo_client_connect_async (client, NULL, store_result_cb, &result);
-  if (!snodo_client_connect_finish (client, wait_result (&result), error))
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &result);
+  if (!snodo_client_connect_finish (client, snodo_test_wait_result (&result), error))
     {
       g_autoptr(GAsyncResult) closed = NULL;
 
-      snodo_client_close_async (client, NULL, store_result_cb, &closed);
-      g_assert_true (snodo_client_close_finish (client, wait_result (&closed), NULL));
+      snodo_client_close_async (client, NULL, snodo_test_store_result_cb, &closed);
+      g_assert_true (snodo_client_close_finish (client, snodo_test_wait_result (&closed), NULL));
       return NULL;
     }
   return g_steal_pointer (&client);
@@ -119,8 +85,8 @@ finish (SnodoClient *client)
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  snodo_client_close_async (client, NULL, store_result_cb, &result);
-  g_assert_true (snodo_client_close_finish (client, wait_result (&result), &error));
+  snodo_client_close_async (client, NULL, snodo_test_store_result_cb, &result);
+  g_assert_true (snodo_client_close_finish (client, snodo_test_wait_result (&result), &error));
   g_assert_no_error (error);
   g_object_unref (client);
 }
@@ -154,8 +120,8 @@ check_cancel (SnodoClient *client,
               const char  *expected)
 {
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  g_autoptr(JsonObject) arguments = parse_object (arguments_json);
-  g_autoptr(JsonObject) echo = parse_object (echo_json);
+  g_autoptr(JsonObject) arguments = snodo_test_parse_object (arguments_json);
+  g_autoptr(JsonObject) echo = snodo_test_parse_object (echo_json);
   g_autoptr(GAsyncResult) r1 = NULL;
   g_autoptr(GAsyncResult) r2 = NULL;
   g_autoptr(GError) error = NULL;
@@ -163,17 +129,17 @@ check_cancel (SnodoClient *client,
   g_autofree char *text = NULL;
   gint64 start_time = g_get_monotonic_time ();
 
-  snodo_client_call_tool_async (client, tool, arguments, cancellable, store_result_cb, &r1);
+  snodo_client_call_tool_async (client, tool, arguments, cancellable, snodo_test_store_result_cb, &r1);
   g_timeout_add (300, cancel_cb, cancellable);
-  g_assert_null (snodo_client_call_tool_finish (client, wait_result (&r1), &error));
+  g_assert_null (snodo_client_call_tool_finish (client, snodo_test_wait_result (&r1), &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpint (g_get_monotonic_time () - start_time, <, 5 * G_USEC_PER_SEC);
   g_clear_error (&error);
 
-  snodo_client_call_tool_async (client, "echo", echo, NULL, store_result_cb, &r2);
-  echoed = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  snodo_client_call_tool_async (client, "echo", echo, NULL, snodo_test_store_result_cb, &r2);
+  echoed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r2), &error);
   g_assert_no_error (error);
-  text = first_text (echoed);
+  text = snodo_test_first_text (echoed);
   g_assert_cmpstr (text, ==, expected);
 }
 
@@ -184,7 +150,7 @@ confirm_cb (SnodoClient        *client,
             gpointer            user_data)
 {
   guint *asked = user_data;
-  g_autoptr(JsonObject) result = parse_object ("{\"action\":\"accept\",\"content\":{\"confirm\":true}}");
+  g_autoptr(JsonObject) result = snodo_test_parse_object ("{\"action\":\"accept\",\"content\":{\"confirm\":true}}");
 
   (*asked)++;
   g_assert_true (json_object_has_member (snodo_server_request_get_params (request), "requestedSchema"));
@@ -198,7 +164,7 @@ confirm_cb (SnodoClient        *client,
 static void
 check_deploy (SnodoClient *client)
 {
-  g_autoptr(JsonObject) args = parse_object ("{\"env\":\"staging\"}");
+  g_autoptr(JsonObject) args = snodo_test_parse_object ("{\"env\":\"staging\"}");
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(JsonObject) deployed = NULL;
   g_autoptr(GError) error = NULL;
@@ -207,10 +173,10 @@ check_deploy (SnodoClient *client)
   gulong id;
 
   id = g_signal_connect (client, "server-request::elicitation/create", G_CALLBACK (confirm_cb), &asked);
-  snodo_client_call_tool_async (client, "deploy", args, NULL, store_result_cb, &result);
-  deployed = snodo_client_call_tool_finish (client, wait_result (&result), &error);
+  snodo_client_call_tool_async (client, "deploy", args, NULL, snodo_test_store_result_cb, &result);
+  deployed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&result), &error);
   g_assert_no_error (error);
-  text = first_text (deployed);
+  text = snodo_test_first_text (deployed);
   g_assert_cmpstr (text, ==, "deployed to staging");
   g_assert_cmpuint (asked, ==, 1);
   g_signal_handler_disconnect (client, id);
@@ -236,8 +202,8 @@ test_everything (void)
   g_autoptr(JsonObject) read = NULL;
   g_autoptr(JsonObject) prompt = NULL;
   g_autoptr(JsonObject) long_run = NULL;
-  g_autoptr(JsonObject) echo_args = parse_object ("{\"message\":\"hello from snodo\"}");
-  g_autoptr(JsonObject) long_args = parse_object ("{\"duration\":0.3,\"steps\":3}");
+  g_autoptr(JsonObject) echo_args = snodo_test_parse_object ("{\"message\":\"hello from snodo\"}");
+  g_autoptr(JsonObject) long_args = snodo_test_parse_object ("{\"duration\":0.3,\"steps\":3}");
   g_autofree char *text = NULL;
   guint progress_count = 0;
 
@@ -247,44 +213,44 @@ test_everything (void)
   g_assert_cmpstr (json_object_get_string_member (snodo_client_get_server_info (client), "name"), ==,
                    "mcp-servers/everything");
 
-  snodo_client_list_tools_async (client, NULL, store_result_cb, &r1);
-  snodo_client_call_tool_async (client, "echo", echo_args, NULL, store_result_cb, &r2);
-  snodo_client_list_resources_async (client, NULL, store_result_cb, &r3);
-  snodo_client_list_prompts_async (client, NULL, store_result_cb, &r4);
-  snodo_client_get_prompt_async (client, "simple-prompt", NULL, NULL, store_result_cb, &r5);
-  snodo_client_ping_async (client, NULL, store_result_cb, &r6);
+  snodo_client_list_tools_async (client, NULL, snodo_test_store_result_cb, &r1);
+  snodo_client_call_tool_async (client, "echo", echo_args, NULL, snodo_test_store_result_cb, &r2);
+  snodo_client_list_resources_async (client, NULL, snodo_test_store_result_cb, &r3);
+  snodo_client_list_prompts_async (client, NULL, snodo_test_store_result_cb, &r4);
+  snodo_client_get_prompt_async (client, "simple-prompt", NULL, NULL, snodo_test_store_result_cb, &r5);
+  snodo_client_ping_async (client, NULL, snodo_test_store_result_cb, &r6);
 
-  tools = snodo_client_list_tools_finish (client, wait_result (&r1), &error);
+  tools = snodo_client_list_tools_finish (client, snodo_test_wait_result (&r1), &error);
   g_assert_no_error (error);
   g_assert_true (array_has_name (tools, "echo"));
   g_assert_true (array_has_name (tools, "get-sum"));
-  echoed = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  echoed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r2), &error);
   g_assert_no_error (error);
-  text = first_text (echoed);
+  text = snodo_test_first_text (echoed);
   g_assert_cmpstr (text, ==, "Echo: hello from snodo");
-  resources = snodo_client_list_resources_finish (client, wait_result (&r3), &error);
+  resources = snodo_client_list_resources_finish (client, snodo_test_wait_result (&r3), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (json_array_get_length (resources), >, 0);
-  prompts = snodo_client_list_prompts_finish (client, wait_result (&r4), &error);
+  prompts = snodo_client_list_prompts_finish (client, snodo_test_wait_result (&r4), &error);
   g_assert_no_error (error);
   g_assert_true (array_has_name (prompts, "simple-prompt"));
-  prompt = snodo_client_get_prompt_finish (client, wait_result (&r5), &error);
+  prompt = snodo_client_get_prompt_finish (client, snodo_test_wait_result (&r5), &error);
   g_assert_no_error (error);
   g_assert_true (json_object_has_member (prompt, "messages"));
-  g_assert_true (snodo_client_ping_finish (client, wait_result (&r6), &error));
+  g_assert_true (snodo_client_ping_finish (client, snodo_test_wait_result (&r6), &error));
   g_assert_no_error (error);
 
   snodo_client_read_resource_async (client,
                                     json_object_get_string_member (json_array_get_object_element (resources, 0), "uri"),
-                                    NULL, store_result_cb, &r7);
-  read = snodo_client_read_resource_finish (client, wait_result (&r7), &error);
+                                    NULL, snodo_test_store_result_cb, &r7);
+  read = snodo_client_read_resource_finish (client, snodo_test_wait_result (&r7), &error);
   g_assert_no_error (error);
   g_assert_true (json_object_has_member (read, "contents"));
 
   /* Progress comes back as signals. */
   g_signal_connect (client, "progress", G_CALLBACK (progress_cb), &progress_count);
-  snodo_client_call_tool_async (client, "trigger-long-running-operation", long_args, NULL, store_result_cb, &r8);
-  long_run = snodo_client_call_tool_finish (client, wait_result (&r8), &error);
+  snodo_client_call_tool_async (client, "trigger-long-running-operation", long_args, NULL, snodo_test_store_result_cb, &r8);
+  long_run = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r8), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (progress_count, ==, 3);
 
@@ -318,17 +284,17 @@ everything_request_cb (SnodoClient        *client,
 
   g_ptr_array_add (asked, g_strdup (method));
   if (g_str_equal (method, "roots/list"))
-    result = parse_object ("{\"roots\":[{\"uri\":\"file:///srv/snodo-root\",\"name\":\"snodo-root\"}]}");
+    result = snodo_test_parse_object ("{\"roots\":[{\"uri\":\"file:///srv/snodo-root\",\"name\":\"snodo-root\"}]}");
   else if (g_str_equal (method, "sampling/createMessage"))
     {
       g_assert_true (json_object_has_member (snodo_server_request_get_params (request), "messages"));
-      result = parse_object ("{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"sampled by snodo\"},"
+      result = snodo_test_parse_object ("{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"sampled by snodo\"},"
                              "\"model\":\"snodo-test\"}");
     }
   else if (g_str_equal (method, "elicitation/create"))
     {
       g_assert_true (json_object_has_member (snodo_server_request_get_params (request), "requestedSchema"));
-      result = parse_object ("{\"action\":\"accept\",\"content\":{\"name\":\"Ada Snodo\"}}");
+      result = snodo_test_parse_object ("{\"action\":\"accept\",\"content\":{\"name\":\"Ada Snodo\"}}");
     }
   else
     return FALSE;
@@ -354,7 +320,7 @@ test_everything_input (void)
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) argv = server_argv ("everything");
   g_autoptr(SnodoClient) client = NULL;
-  g_autoptr(JsonObject) capabilities = parse_object ("{\"roots\":{},\"sampling\":{},\"elicitation\":{\"form\":{}}}");
+  g_autoptr(JsonObject) capabilities = snodo_test_parse_object ("{\"roots\":{},\"sampling\":{},\"elicitation\":{\"form\":{}}}");
   g_autoptr(GPtrArray) asked = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GAsyncResult) connected = NULL;
   static const struct { const char *tool; const char *arguments; const char *method; const char *expected; } calls[] = {
@@ -367,20 +333,20 @@ test_everything_input (void)
   g_assert_no_error (error);
   snodo_client_set_capabilities (client, capabilities);
   g_signal_connect (client, "server-request", G_CALLBACK (everything_request_cb), asked);
-  snodo_client_connect_async (client, NULL, store_result_cb, &connected);
-  g_assert_true (snodo_client_connect_finish (client, wait_result (&connected), &error));
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &connected);
+  g_assert_true (snodo_client_connect_finish (client, snodo_test_wait_result (&connected), &error));
   g_assert_no_error (error);
 
   for (guint i = 0; i < G_N_ELEMENTS (calls); i++)
     {
-      g_autoptr(JsonObject) arguments = parse_object (calls[i].arguments);
+      g_autoptr(JsonObject) arguments = snodo_test_parse_object (calls[i].arguments);
       g_autoptr(GAsyncResult) result = NULL;
       g_autoptr(JsonObject) answer = NULL;
       g_autofree char *text = NULL;
       gboolean seen = FALSE;
 
-      snodo_client_call_tool_async (client, calls[i].tool, arguments, NULL, store_result_cb, &result);
-      answer = snodo_client_call_tool_finish (client, wait_result (&result), &error);
+      snodo_client_call_tool_async (client, calls[i].tool, arguments, NULL, snodo_test_store_result_cb, &result);
+      answer = snodo_client_call_tool_finish (client, snodo_test_wait_result (&result), &error);
       g_assert_no_error (error);
       text = all_text (answer);
       g_test_message ("%s: %s", calls[i].tool, text);
@@ -404,7 +370,7 @@ test_peer (gconstpointer data)
   g_autoptr(GAsyncResult) r2 = NULL;
   g_autoptr(JsonArray) tools = NULL;
   g_autoptr(JsonObject) echoed = NULL;
-  g_autoptr(JsonObject) echo_args = parse_object ("{\"text\":\"hi\"}");
+  g_autoptr(JsonObject) echo_args = snodo_test_parse_object ("{\"text\":\"hi\"}");
   g_autofree char *text = NULL;
   gboolean legacy = g_str_has_suffix (which, "-legacy");
 
@@ -414,14 +380,14 @@ test_peer (gconstpointer data)
   expected = g_str_equal (which, "v2") ? SNODO_PROTOCOL_VERSION_2026_07_28 : SNODO_PROTOCOL_VERSION_2025_11_25;
   g_assert_cmpint (snodo_client_get_protocol_version (client), ==, expected);
 
-  snodo_client_list_tools_async (client, NULL, store_result_cb, &r1);
-  snodo_client_call_tool_async (client, "echo", echo_args, NULL, store_result_cb, &r2);
-  tools = snodo_client_list_tools_finish (client, wait_result (&r1), &error);
+  snodo_client_list_tools_async (client, NULL, snodo_test_store_result_cb, &r1);
+  snodo_client_call_tool_async (client, "echo", echo_args, NULL, snodo_test_store_result_cb, &r2);
+  tools = snodo_client_list_tools_finish (client, snodo_test_wait_result (&r1), &error);
   g_assert_no_error (error);
   g_assert_true (array_has_name (tools, "sleep"));
-  echoed = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  echoed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r2), &error);
   g_assert_no_error (error);
-  text = first_text (echoed);
+  text = snodo_test_first_text (echoed);
   g_assert_cmpstr (text, ==, "hi");
 
   if (!g_str_has_prefix (which, "v1"))
@@ -490,9 +456,9 @@ test_http_peer (gconstpointer data)
   g_autoptr(JsonArray) tools = NULL;
   g_autoptr(JsonObject) echoed = NULL;
   g_autoptr(JsonObject) resumed = NULL;
-  g_autoptr(JsonObject) echo_args = parse_object ("{\"text\":\"grüß dich über HTTP\"}");
-  g_autoptr(JsonObject) no_args = parse_object ("{}");
-  g_autoptr(JsonObject) capabilities = parse_object ("{\"elicitation\":{\"form\":{}}}");
+  g_autoptr(JsonObject) echo_args = snodo_test_parse_object ("{\"text\":\"grüß dich über HTTP\"}");
+  g_autoptr(JsonObject) no_args = snodo_test_parse_object ("{}");
+  g_autoptr(JsonObject) capabilities = snodo_test_parse_object ("{\"elicitation\":{\"form\":{}}}");
   g_autofree char *text = NULL;
   g_autofree char *resumed_text = NULL;
   SnodoProtocolVersion expected;
@@ -503,32 +469,32 @@ test_http_peer (gconstpointer data)
   if (legacy)
     snodo_client_set_pinned_version (client, SNODO_PROTOCOL_VERSION_2025_11_25);
   snodo_client_set_capabilities (client, capabilities);
-  snodo_client_connect_async (client, NULL, store_result_cb, &connected);
-  g_assert_true (snodo_client_connect_finish (client, wait_result (&connected), &error));
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &connected);
+  g_assert_true (snodo_client_connect_finish (client, snodo_test_wait_result (&connected), &error));
   g_assert_no_error (error);
   /* v1 refuses the probe without a session (400) and the client falls
    * back to initialize; v2 speaks 2026-07-28. */
   expected = g_str_equal (which, "v2") ? SNODO_PROTOCOL_VERSION_2026_07_28 : SNODO_PROTOCOL_VERSION_2025_11_25;
   g_assert_cmpint (snodo_client_get_protocol_version (client), ==, expected);
 
-  snodo_client_list_tools_async (client, NULL, store_result_cb, &r1);
-  snodo_client_call_tool_async (client, "echo", echo_args, NULL, store_result_cb, &r2);
-  tools = snodo_client_list_tools_finish (client, wait_result (&r1), &error);
+  snodo_client_list_tools_async (client, NULL, snodo_test_store_result_cb, &r1);
+  snodo_client_call_tool_async (client, "echo", echo_args, NULL, snodo_test_store_result_cb, &r2);
+  tools = snodo_client_list_tools_finish (client, snodo_test_wait_result (&r1), &error);
   g_assert_no_error (error);
   g_assert_true (array_has_name (tools, "sleep"));
-  echoed = snodo_client_call_tool_finish (client, wait_result (&r2), &error);
+  echoed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r2), &error);
   g_assert_no_error (error);
-  text = first_text (echoed);
+  text = snodo_test_first_text (echoed);
   g_assert_cmpstr (text, ==, "grüß dich über HTTP");
 
   if (g_str_equal (which, "v1"))
     {
       /* The server closes the answer's stream before the result: the
        * client resumes it with Last-Event-ID and gets the result. */
-      snodo_client_call_tool_async (client, "interrupt", no_args, NULL, store_result_cb, &r3);
-      resumed = snodo_client_call_tool_finish (client, wait_result (&r3), &error);
+      snodo_client_call_tool_async (client, "interrupt", no_args, NULL, snodo_test_store_result_cb, &r3);
+      resumed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r3), &error);
       g_assert_no_error (error);
-      resumed_text = first_text (resumed);
+      resumed_text = snodo_test_first_text (resumed);
       g_assert_cmpstr (resumed_text, ==, "resumed");
     }
 
@@ -538,8 +504,8 @@ test_http_peer (gconstpointer data)
     check_deploy (client);
   check_cancel (client, "sleep", "{\"ms\":30000}", "{\"text\":\"after\"}", "after");
 
-  snodo_client_close_async (client, NULL, store_result_cb, &closed);
-  g_assert_true (snodo_client_close_finish (client, wait_result (&closed), &error));
+  snodo_client_close_async (client, NULL, snodo_test_store_result_cb, &closed);
+  g_assert_true (snodo_client_close_finish (client, snodo_test_wait_result (&closed), &error));
   g_assert_no_error (error);
   http_peer_stop (&peer);
 }
