@@ -25,11 +25,7 @@
 
 typedef struct
 {
-  char     *id;
-  gsize     len;
-  gint64    expires_at;
-  gboolean  terminal;
-  GList     link;
+  SnodoTaskSlot slot;
 } FileEntry;
 
 struct _SnodoFileTaskStore
@@ -37,11 +33,7 @@ struct _SnodoFileTaskStore
   GObject     parent_instance;
 
   char       *directory;
-  guint       max_tasks;
-  gsize       max_bytes;
-  gsize       n_bytes;
-  GHashTable *entries;
-  GQueue      order;
+  SnodoTaskBounds bounds;
 };
 
 static void snodo_file_task_store_iface_init (SnodoTaskStoreInterface *iface);
@@ -73,21 +65,20 @@ file_path (SnodoFileTaskStore *self,
 static void
 file_entry_free (FileEntry *entry)
 {
-  g_free (entry->id);
+  g_free (entry->slot.id);
   g_free (entry);
 }
 
 static void
-file_drop (SnodoFileTaskStore *self,
-           FileEntry          *entry)
+file_drop (gpointer       store,
+           SnodoTaskSlot *slot)
 {
-  g_autofree char *path = file_path (self, entry->id);
+  SnodoFileTaskStore *self = store;
+  g_autofree char *path = file_path (self, slot->id);
 
   if (g_unlink (path) != 0 && errno != ENOENT)
     g_warning ("Could not remove the task record %s: %s", path, g_strerror (errno));
-  g_queue_unlink (&self->order, &entry->link);
-  self->n_bytes -= entry->len;
-  g_hash_table_remove (self->entries, entry->id);
+  snodo_task_bounds_forget (&self->bounds, slot);
 }
 
 static FileEntry *
@@ -96,45 +87,11 @@ file_track (SnodoFileTaskStore *self,
 {
   FileEntry *entry = g_new0 (FileEntry, 1);
 
-  entry->id = g_strdup (id);
-  entry->link.data = entry;
-  g_hash_table_insert (self->entries, entry->id, entry);
-  g_queue_push_tail_link (&self->order, &entry->link);
+  entry->slot.id = g_strdup (id);
+  entry->slot.link.data = entry;
+  g_hash_table_insert (self->bounds.entries, entry->slot.id, entry);
+  g_queue_push_tail_link (&self->bounds.order, &entry->slot.link);
   return entry;
-}
-
-static gboolean
-file_make_room (SnodoFileTaskStore *self,
-                gsize               len,
-                gboolean            adding,
-                FileEntry          *keep)
-{
-  gint64 now = g_get_real_time ();
-  GList *l, *next;
-
-#define FITS() (self->n_bytes + len <= self->max_bytes && \
-                (!adding || g_hash_table_size (self->entries) < self->max_tasks))
-
-  if (FITS ())
-    return TRUE;
-  for (l = self->order.head; l != NULL; l = next)
-    {
-      FileEntry *entry = l->data;
-
-      next = l->next;
-      if (entry != keep && entry->expires_at <= now)
-        file_drop (self, entry);
-    }
-  for (l = self->order.head; l != NULL && !FITS (); l = next)
-    {
-      FileEntry *entry = l->data;
-
-      next = l->next;
-      if (entry != keep && entry->terminal)
-        file_drop (self, entry);
-    }
-  return FITS ();
-#undef FITS
 }
 
 static gboolean
@@ -167,19 +124,20 @@ snodo_file_task_store_save (SnodoTaskStore  *store,
   wrapper = snodo_json_node_take_object (object);
   text = snodo_json_to_string (wrapper, &len);
 
-  entry = g_hash_table_lookup (self->entries, task_id);
-  old = entry != NULL ? entry->len : 0;
+  entry = g_hash_table_lookup (self->bounds.entries, task_id);
+  old = entry != NULL ? entry->slot.len : 0;
   if (entry != NULL)
-    self->n_bytes -= old;
-  if (!file_make_room (self, len, entry == NULL, entry))
+    self->bounds.n_bytes -= old;
+  if (!snodo_task_bounds_make_room (&self->bounds, len, entry == NULL, entry != NULL ? &entry->slot : NULL,
+                                    file_drop, self))
     {
       if (entry != NULL)
-        self->n_bytes += old;
+        self->bounds.n_bytes += old;
       /* The number as text: a format macro cannot stand in a translation. */
-      bytes = g_strdup_printf ("%" G_GSIZE_FORMAT, (gsize) self->max_bytes);
+      bytes = g_strdup_printf ("%" G_GSIZE_FORMAT, (gsize) self->bounds.max_bytes);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
                    _("The task store is full (%u tasks, %s bytes at most)"),
-                   self->max_tasks, bytes);
+                   self->bounds.max_tasks, bytes);
       return FALSE;
     }
 
@@ -187,15 +145,15 @@ snodo_file_task_store_save (SnodoTaskStore  *store,
   if (!g_file_set_contents_full (path, text, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0600, error))
     {
       if (entry != NULL)
-        self->n_bytes += old;
+        self->bounds.n_bytes += old;
       return FALSE;
     }
   if (entry == NULL)
     entry = file_track (self, task_id);
-  entry->len = len;
-  entry->expires_at = expires_at;
-  entry->terminal = terminal;
-  self->n_bytes += len;
+  entry->slot.len = len;
+  entry->slot.expires_at = expires_at;
+  entry->slot.terminal = terminal;
+  self->bounds.n_bytes += len;
   return TRUE;
 }
 
@@ -229,11 +187,11 @@ snodo_file_task_store_load (SnodoTaskStore *store,
   g_autoptr(JsonObject) wrapper = NULL;
   gsize len;
 
-  if (!id_is_safe (task_id) || (entry = g_hash_table_lookup (self->entries, task_id)) == NULL)
+  if (!id_is_safe (task_id) || (entry = g_hash_table_lookup (self->bounds.entries, task_id)) == NULL)
     return NULL;
-  if (entry->expires_at <= g_get_real_time ())
+  if (entry->slot.expires_at <= g_get_real_time ())
     {
-      file_drop (self, entry);
+      file_drop (self, &entry->slot);
       return NULL;
     }
   path = file_path (self, task_id);
@@ -248,10 +206,10 @@ snodo_file_task_store_remove (SnodoTaskStore *store,
                               const char     *task_id)
 {
   SnodoFileTaskStore *self = SNODO_FILE_TASK_STORE (store);
-  FileEntry *entry = id_is_safe (task_id) ? g_hash_table_lookup (self->entries, task_id) : NULL;
+  FileEntry *entry = id_is_safe (task_id) ? g_hash_table_lookup (self->bounds.entries, task_id) : NULL;
 
   if (entry != NULL)
-    file_drop (self, entry);
+    file_drop (self, &entry->slot);
 }
 
 static void
@@ -267,8 +225,8 @@ snodo_file_task_store_finalize (GObject *object)
 {
   SnodoFileTaskStore *self = SNODO_FILE_TASK_STORE (object);
 
-  g_queue_init (&self->order);
-  g_clear_pointer (&self->entries, g_hash_table_unref);
+  g_queue_init (&self->bounds.order);
+  g_clear_pointer (&self->bounds.entries, g_hash_table_unref);
   g_free (self->directory);
 
   G_OBJECT_CLASS (snodo_file_task_store_parent_class)->finalize (object);
@@ -283,8 +241,8 @@ snodo_file_task_store_class_init (SnodoFileTaskStoreClass *klass)
 static void
 snodo_file_task_store_init (SnodoFileTaskStore *self)
 {
-  self->entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) file_entry_free);
-  g_queue_init (&self->order);
+  self->bounds.entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) file_entry_free);
+  g_queue_init (&self->bounds.order);
 }
 
 typedef struct
@@ -351,8 +309,8 @@ snodo_task_store_new_file (const char  *directory,
 
   self = g_object_new (SNODO_TYPE_FILE_TASK_STORE, NULL);
   self->directory = g_strdup (directory);
-  self->max_tasks = max_tasks > 0 ? max_tasks : SNODO_TASK_STORE_DEFAULT_MAX_TASKS;
-  self->max_bytes = max_bytes > 0 ? max_bytes : SNODO_TASK_STORE_DEFAULT_MAX_BYTES;
+  self->bounds.max_tasks = max_tasks > 0 ? max_tasks : SNODO_TASK_STORE_DEFAULT_MAX_TASKS;
+  self->bounds.max_bytes = max_bytes > 0 ? max_bytes : SNODO_TASK_STORE_DEFAULT_MAX_BYTES;
 
   /* Oldest first, as they were written. */
   found = g_array_new (FALSE, FALSE, sizeof (Found));
@@ -410,10 +368,10 @@ snodo_task_store_new_file (const char  *directory,
         {
           FileEntry *entry = file_track (self, f->id);
 
-          entry->len = len;
-          entry->expires_at = expires_at;
-          entry->terminal = TRUE;
-          self->n_bytes += len;
+          entry->slot.len = len;
+          entry->slot.expires_at = expires_at;
+          entry->slot.terminal = TRUE;
+          self->bounds.n_bytes += len;
         }
       g_free (f->id);
     }

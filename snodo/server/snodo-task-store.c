@@ -123,24 +123,15 @@ snodo_task_record_is_terminal (JsonObject *record)
 
 typedef struct
 {
-  char     *id;
-  char     *text;
-  gsize     len;
-  gint64    expires_at;
-  gboolean  terminal;
-  GList     link;
+  SnodoTaskSlot slot;
+  char         *text;
 } Entry;
 
 struct _SnodoMemoryTaskStore
 {
   GObject     parent_instance;
 
-  guint       max_tasks;
-  gsize       max_bytes;
-  gsize       n_bytes;
-  /* id -> Entry; order: oldest first. */
-  GHashTable *entries;
-  GQueue      order;
+  SnodoTaskBounds bounds;
 };
 
 static void snodo_memory_task_store_iface_init (SnodoTaskStoreInterface *iface);
@@ -151,54 +142,18 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (SnodoMemoryTaskStore, snodo_memory_task_store, G_
 static void
 entry_free (Entry *entry)
 {
-  g_free (entry->id);
+  g_free (entry->slot.id);
   g_free (entry->text);
   g_free (entry);
 }
 
 static void
-memory_drop (SnodoMemoryTaskStore *self,
-             Entry                *entry)
+memory_drop (gpointer       store,
+             SnodoTaskSlot *slot)
 {
-  g_queue_unlink (&self->order, &entry->link);
-  self->n_bytes -= entry->len;
-  g_hash_table_remove (self->entries, entry->id);
-}
+  SnodoMemoryTaskStore *self = store;
 
-/* Makes room for @len more bytes and, if @adding, one more task: expired
- * tasks go first, then finished ones, oldest first; never @keep. */
-static gboolean
-memory_make_room (SnodoMemoryTaskStore *self,
-                  gsize                 len,
-                  gboolean              adding,
-                  Entry                *keep)
-{
-  gint64 now = g_get_real_time ();
-  GList *l, *next;
-
-#define FITS() (self->n_bytes + len <= self->max_bytes && \
-                (!adding || g_hash_table_size (self->entries) < self->max_tasks))
-
-  if (FITS ())
-    return TRUE;
-  for (l = self->order.head; l != NULL; l = next)
-    {
-      Entry *entry = l->data;
-
-      next = l->next;
-      if (entry != keep && entry->expires_at <= now)
-        memory_drop (self, entry);
-    }
-  for (l = self->order.head; l != NULL && !FITS (); l = next)
-    {
-      Entry *entry = l->data;
-
-      next = l->next;
-      if (entry != keep && entry->terminal)
-        memory_drop (self, entry);
-    }
-  return FITS ();
-#undef FITS
+  snodo_task_bounds_forget (&self->bounds, slot);
 }
 
 static gboolean
@@ -210,40 +165,41 @@ snodo_memory_task_store_save (SnodoTaskStore  *store,
 {
   SnodoMemoryTaskStore *self = SNODO_MEMORY_TASK_STORE (store);
   g_autofree char *bytes = NULL;
-  Entry *entry = g_hash_table_lookup (self->entries, task_id);
+  Entry *entry = g_hash_table_lookup (self->bounds.entries, task_id);
   gsize len = 0;
   char *text = snodo_json_to_string (record, &len);
-  gsize old = entry != NULL ? entry->len : 0;
+  gsize old = entry != NULL ? entry->slot.len : 0;
 
   if (entry != NULL)
-    self->n_bytes -= old;
-  if (!memory_make_room (self, len, entry == NULL, entry))
+    self->bounds.n_bytes -= old;
+  if (!snodo_task_bounds_make_room (&self->bounds, len, entry == NULL, entry != NULL ? &entry->slot : NULL,
+                                    memory_drop, self))
     {
       if (entry != NULL)
-        self->n_bytes += old;
+        self->bounds.n_bytes += old;
       g_free (text);
       /* The number as text: a format macro cannot stand in a translation. */
-      bytes = g_strdup_printf ("%" G_GSIZE_FORMAT, (gsize) self->max_bytes);
+      bytes = g_strdup_printf ("%" G_GSIZE_FORMAT, (gsize) self->bounds.max_bytes);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
                    _("The task store is full (%u tasks, %s bytes at most)"),
-                   self->max_tasks, bytes);
+                   self->bounds.max_tasks, bytes);
       return FALSE;
     }
 
   if (entry == NULL)
     {
       entry = g_new0 (Entry, 1);
-      entry->id = g_strdup (task_id);
-      entry->link.data = entry;
-      g_hash_table_insert (self->entries, entry->id, entry);
-      g_queue_push_tail_link (&self->order, &entry->link);
+      entry->slot.id = g_strdup (task_id);
+      entry->slot.link.data = entry;
+      g_hash_table_insert (self->bounds.entries, entry->slot.id, entry);
+      g_queue_push_tail_link (&self->bounds.order, &entry->slot.link);
     }
   g_free (entry->text);
   entry->text = text;
-  entry->len = len;
-  entry->expires_at = expires_at;
-  entry->terminal = snodo_task_record_is_terminal (json_node_get_object (record));
-  self->n_bytes += len;
+  entry->slot.len = len;
+  entry->slot.expires_at = expires_at;
+  entry->slot.terminal = snodo_task_record_is_terminal (json_node_get_object (record));
+  self->bounds.n_bytes += len;
   return TRUE;
 }
 
@@ -252,13 +208,13 @@ snodo_memory_task_store_load (SnodoTaskStore *store,
                               const char     *task_id)
 {
   SnodoMemoryTaskStore *self = SNODO_MEMORY_TASK_STORE (store);
-  Entry *entry = g_hash_table_lookup (self->entries, task_id);
+  Entry *entry = g_hash_table_lookup (self->bounds.entries, task_id);
 
   if (entry == NULL)
     return NULL;
-  if (entry->expires_at <= g_get_real_time ())
+  if (entry->slot.expires_at <= g_get_real_time ())
     {
-      memory_drop (self, entry);
+      memory_drop (self, &entry->slot);
       return NULL;
     }
   return json_from_string (entry->text, NULL);
@@ -269,10 +225,10 @@ snodo_memory_task_store_remove (SnodoTaskStore *store,
                                 const char     *task_id)
 {
   SnodoMemoryTaskStore *self = SNODO_MEMORY_TASK_STORE (store);
-  Entry *entry = g_hash_table_lookup (self->entries, task_id);
+  Entry *entry = g_hash_table_lookup (self->bounds.entries, task_id);
 
   if (entry != NULL)
-    memory_drop (self, entry);
+    memory_drop (self, &entry->slot);
 }
 
 static void
@@ -288,8 +244,8 @@ snodo_memory_task_store_finalize (GObject *object)
 {
   SnodoMemoryTaskStore *self = SNODO_MEMORY_TASK_STORE (object);
 
-  g_queue_init (&self->order);
-  g_clear_pointer (&self->entries, g_hash_table_unref);
+  g_queue_init (&self->bounds.order);
+  g_clear_pointer (&self->bounds.entries, g_hash_table_unref);
 
   G_OBJECT_CLASS (snodo_memory_task_store_parent_class)->finalize (object);
 }
@@ -303,8 +259,8 @@ snodo_memory_task_store_class_init (SnodoMemoryTaskStoreClass *klass)
 static void
 snodo_memory_task_store_init (SnodoMemoryTaskStore *self)
 {
-  self->entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) entry_free);
-  g_queue_init (&self->order);
+  self->bounds.entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) entry_free);
+  g_queue_init (&self->bounds.order);
 }
 
 /**
@@ -327,7 +283,58 @@ snodo_task_store_new_memory (guint max_tasks,
 {
   SnodoMemoryTaskStore *self = g_object_new (SNODO_TYPE_MEMORY_TASK_STORE, NULL);
 
-  self->max_tasks = max_tasks > 0 ? max_tasks : SNODO_TASK_STORE_DEFAULT_MAX_TASKS;
-  self->max_bytes = max_bytes > 0 ? max_bytes : SNODO_TASK_STORE_DEFAULT_MAX_BYTES;
+  self->bounds.max_tasks = max_tasks > 0 ? max_tasks : SNODO_TASK_STORE_DEFAULT_MAX_TASKS;
+  self->bounds.max_bytes = max_bytes > 0 ? max_bytes : SNODO_TASK_STORE_DEFAULT_MAX_BYTES;
   return SNODO_TASK_STORE (self);
+}
+
+void
+snodo_task_bounds_forget (SnodoTaskBounds *bounds,
+                          SnodoTaskSlot   *slot)
+{
+  g_queue_unlink (&bounds->order, &slot->link);
+  bounds->n_bytes -= slot->len;
+  g_hash_table_remove (bounds->entries, slot->id);
+}
+
+static gboolean
+snodo_task_bounds_fit (SnodoTaskBounds *bounds,
+                       gsize            len,
+                       gboolean         adding)
+{
+  return bounds->n_bytes + len <= bounds->max_bytes &&
+         (!adding || g_hash_table_size (bounds->entries) < bounds->max_tasks);
+}
+
+gboolean
+snodo_task_bounds_make_room (SnodoTaskBounds *bounds,
+                             gsize            len,
+                             gboolean         adding,
+                             SnodoTaskSlot   *keep,
+                             void           (*drop) (gpointer       store,
+                                                     SnodoTaskSlot *slot),
+                             gpointer         store)
+{
+  gint64 now = g_get_real_time ();
+  GList *l, *next;
+
+  if (snodo_task_bounds_fit (bounds, len, adding))
+    return TRUE;
+  for (l = bounds->order.head; l != NULL; l = next)
+    {
+      SnodoTaskSlot *slot = l->data;
+
+      next = l->next;
+      if (slot != keep && slot->expires_at <= now)
+        drop (store, slot);
+    }
+  for (l = bounds->order.head; l != NULL && !snodo_task_bounds_fit (bounds, len, adding); l = next)
+    {
+      SnodoTaskSlot *slot = l->data;
+
+      next = l->next;
+      if (slot != keep && slot->terminal)
+        drop (store, slot);
+    }
+  return snodo_task_bounds_fit (bounds, len, adding);
 }
