@@ -411,6 +411,31 @@ closing_cb (SnodoInvocation *invocation,
   fixture->held = invocation;
 }
 
+static gpointer
+closing_thread (gpointer data)
+{
+  SnodoInvocation *invocation = data;
+
+  /* Several reports, so that the close has sends in transit before it. */
+  for (int i = 1; i <= 3; i++)
+    g_assert_true (snodo_invocation_report_progress (invocation, i, -1, i == 3 ? "one" : NULL));
+  g_assert_true (snodo_invocation_close_stream (invocation));
+  return NULL;
+}
+
+/* The same from another thread: the close comes after the reports. */
+static void
+closing_thread_cb (SnodoInvocation *invocation,
+                   gpointer         user_data)
+{
+  Fixture *fixture = user_data;
+  GThread *thread = g_thread_new ("closing", closing_thread, invocation);
+
+  g_thread_join (thread);
+  fixture->closed = TRUE;
+  fixture->held = invocation;
+}
+
 /* Reports progress "one", then answers "quick" at once. */
 static void
 quick_cb (SnodoInvocation *invocation,
@@ -663,6 +688,15 @@ test_post_close (Fixture       *fixture,
   g_assert_true (raw_read_until (resumed, again, has_stream_end, NULL, 20000));
   g_assert_true (strstr (again->str, "\"two\"") < strstr (again->str, "\"finished\""));
   g_assert_null (strstr (again->str, "\"one\""));
+
+  /* From another thread, the close comes after what was sent before it. */
+  add_handler (fixture, "closing-thread", closing_thread_cb);
+  g_string_truncate (in, 0);
+  g_clear_object (&post);
+  post = post_call (fixture, session_id, "2025-11-25", 3, "closing-thread");
+  g_assert_true (raw_read_until (post, in, has_stream_end, NULL, 20000));
+  g_assert_nonnull (strstr (in->str, "\"one\""));
+  snodo_invocation_return_text (g_steal_pointer (&fixture->held), "finished");
 
   /* 2025-06-18 clients do not come back: the stream stays; its events have
    * ids, without a priming event. */
