@@ -21,6 +21,10 @@
  *   snodo-http-exchange.c   answering one HTTP request: at once, with one
  *                           JSON body, or with an event stream (keep-alive,
  *                           write timeouts, a client that leaves)
+ *   snodo-http-resume.c     resumable streams of sessions (their GET
+ *                           stream, the event streams answering POSTs):
+ *                           events kept in the event store, Last-Event-ID,
+ *                           priming events, closing a stream (SEP-1699)
  *   snodo-http-auth.c       bearer tokens, when the application set an
  *                           authorization (snodo-http-auth-private.h)
  *
