@@ -197,6 +197,20 @@ new_session_for (Fixture    *fixture,
   return g_steal_pointer (&session_id);
 }
 
+/* One request on a new connection: the head of its answer (enough for
+ * one without a body). */
+static char *
+request_head (Fixture    *fixture,
+              const char *text)
+{
+  g_autoptr(GSocket) socket = raw_connect (fixture);
+  g_autoptr(GString) in = g_string_new (NULL);
+
+  raw_send (socket, text);
+  g_assert_true (raw_read_until (socket, in, has_text, "\r\n\r\n", 20000));
+  return g_string_free (g_steal_pointer (&in), FALSE);
+}
+
 /* A 2025-11-25 session, initialized: its id. */
 static char *
 new_session (Fixture *fixture)
@@ -568,6 +582,9 @@ test_post_replay (Fixture       *fixture,
   g_autoptr(GSocket) resumed = NULL;
   g_autoptr(GSocket) resumed_twice = NULL;
   g_autofree char *one_id = NULL;
+  g_autofree char *answer_id = NULL;
+  g_autofree char *over_text = NULL;
+  g_autofree char *over = NULL;
   GSocket *post;
   const char *two;
 
@@ -603,6 +620,15 @@ test_post_replay (Fixture       *fixture,
   resumed_twice = open_get (fixture, session_id, one_id);
   g_assert_true (raw_read_until (resumed_twice, twice, has_stream_end, NULL, 20000));
   g_assert_nonnull (strstr (twice->str, "\"finished\""));
+
+  /* After the answer's own id, the stream is over: nothing to poll. */
+  answer_id = event_id_of (twice, "\"finished\"");
+  over_text = g_strdup_printf ("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                               "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+                               "MCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: %s\r\n\r\n",
+                               fixture->port, session_id, answer_id);
+  over = request_head (fixture, over_text);
+  g_assert_true (g_str_has_prefix (over, "HTTP/1.1 204"));
 }
 
 static void

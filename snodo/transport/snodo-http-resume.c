@@ -513,12 +513,21 @@ snodo_http_resume_close_stream (gpointer    transport,
   request_stream_detach (peer, rs);
 }
 
-static void
-replay_to_cb (const char *event_id,
-              GBytes     *message,
-              gpointer    user_data)
+typedef struct
 {
-  snodo_http_exchange_send_event (user_data, event_id, g_bytes_ref (message), NULL, NULL);
+  GPtrArray *ids;
+  GPtrArray *messages;
+} Replay;
+
+static void
+replay_gather_cb (const char *event_id,
+                  GBytes     *message,
+                  gpointer    user_data)
+{
+  Replay *replay = user_data;
+
+  g_ptr_array_add (replay->ids, g_strdup (event_id));
+  g_ptr_array_add (replay->messages, g_bytes_ref (message));
 }
 
 /* A GET with the Last-Event-ID @last_event_id of @stream_id, the stream
@@ -526,7 +535,10 @@ replay_to_cb (const char *event_id,
  * the request goes on, what it sends, up to its answer. A connection
  * still open for the stream ends: the client is back on this one. A
  * request answered already gets what followed, its answer last, and the
- * end of the stream. */
+ * end of the stream; or, when nothing followed (the client saw the end,
+ * an error answer, which the TypeScript SDK's client does not count as
+ * the end of its stream), 204 No Content: nothing more comes, and no
+ * client polls a stream that is over. */
 static void
 resume_request_stream (Peer              *peer,
                        SoupServerMessage *msg,
@@ -535,8 +547,17 @@ resume_request_stream (Peer              *peer,
 {
   SnodoHttpTransport *self = peer->transport;
   RequestStream *rs = find_request_stream (peer, stream_id);
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  Replay replay = { ids, messages };
   Exchange *ex;
 
+  snodo_event_store_replay_after (self->event_store, last_event_id, replay_gather_cb, &replay);
+  if (rs == NULL && ids->len == 0)
+    {
+      snodo_http_reply_status (msg, SOUP_STATUS_NO_CONTENT);
+      return;
+    }
   if (!snodo_http_transport_admit_stream (self, msg, NULL))
     return;
   if (rs != NULL)
@@ -547,7 +568,9 @@ resume_request_stream (Peer              *peer,
   snodo_http_exchange_count_stream (ex);
   snodo_http_exchange_start_stream (ex);
   snodo_http_exchange_watch_hangup (ex);
-  snodo_event_store_replay_after (self->event_store, last_event_id, replay_to_cb, ex);
+  for (guint i = 0; i < ids->len; i++)
+    snodo_http_exchange_send_event (ex, g_ptr_array_index (ids, i),
+                                    g_bytes_ref (g_ptr_array_index (messages, i)), NULL, NULL);
   if (rs != NULL)
     {
       rs->ex = ex;
