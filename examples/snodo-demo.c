@@ -44,7 +44,8 @@
  *
  * With --task-store=memory|file, the server serves tasks (both eras) and
  * has the tool job, a long job that runs as a task: see
- * snodo-demo-tasks.c.
+ * snodo-demo-tasks.c. Over HTTP it has the tool interrupt, which closes
+ * its answer's stream half-way (SEP-1699): see snodo-demo-interrupt.c.
  *
  * A tool that has not answered within --handler-timeout (120000 ms by
  * default; 0 for no limit) is answered with error -32603 and cancelled.
@@ -67,6 +68,7 @@
 #include <snodo/snodo.h>
 
 #include "snodo-demo-auth.h"
+#include "snodo-demo-interrupt.h"
 #include "snodo-demo-tasks.h"
 
 #ifdef G_OS_UNIX
@@ -908,6 +910,7 @@ demo_serve_http (GApplication            *app,
   gboolean listening;
 
   http->app = app;
+  demo_add_interrupt (server);
   http->transport = snodo_http_transport_new (server);
   snodo_http_transport_set_write_timeout (http->transport, write_timeout);
   snodo_http_transport_set_max_body_bytes (http->transport, max_body_bytes);

@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright 2026 The Snodo authors */
 
-/* Resumable GET streams of 2025-era sessions, through real sockets: the
- * priming event, event ids, Last-Event-ID replaying what was sent while
- * the stream was down, ids of another session refused, the server closing
- * a stream after get-stream-lifetime (SEP-1699), and no ids without an
- * event store. The bounds are generous. */
+/* Resumable streams of 2025-era sessions, through real sockets. The GET
+ * stream: the priming event, event ids, Last-Event-ID replaying what was
+ * sent while the stream was down, ids of another session refused, the
+ * server closing a stream after get-stream-lifetime (SEP-1699), and no ids
+ * without an event store. The event stream answering a POST: its priming
+ * event and ids, a break mid-answer resumed with GET and Last-Event-ID
+ * (what was missed of that stream only, the answer included, then the
+ * end), a client back on a new connection while the old one is open, the
+ * handler closing the stream (snodo_invocation_close_stream()), ids of
+ * another session refused, and the bounds on what is kept. The time
+ * bounds are generous. */
 
 #include "config.h"
 
@@ -26,6 +32,10 @@ typedef struct
   SnodoServer        *server;
   SnodoHttpTransport *transport;
   guint16             port;
+  /* The invocation a tool of the test holds unanswered, or NULL; what
+   * snodo_invocation_close_stream() said. */
+  SnodoInvocation    *held;
+  gboolean            closed;
 } Fixture;
 
 static void
@@ -155,12 +165,14 @@ request (Fixture    *fixture,
   return g_string_free (g_steal_pointer (&in), FALSE);
 }
 
-/* A 2025-11-25 session, initialized: its id. */
+/* A session of @version, initialized: its id. */
 static char *
-new_session (Fixture *fixture)
+new_session_for (Fixture    *fixture,
+                 const char *version)
 {
-  static const char body[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-                             "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
+  g_autofree char *body = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                                           "{\"protocolVersion\":\"%s\",\"capabilities\":{},"
+                                           "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", version);
   static const char note[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
   g_autofree char *head = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
                                            "Accept: application/json, text/event-stream\r\n"
@@ -178,11 +190,32 @@ new_session (Fixture *fixture)
   initialized = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
                                  "Accept: application/json, text/event-stream\r\n"
                                  "Content-Type: application/json\r\nMcp-Session-Id: %s\r\n"
-                                 "MCP-Protocol-Version: 2025-11-25\r\nContent-Length: %zu\r\n\r\n%s",
-                                 fixture->port, session_id, strlen (note), note);
+                                 "MCP-Protocol-Version: %s\r\nContent-Length: %zu\r\n\r\n%s",
+                                 fixture->port, session_id, version, strlen (note), note);
   accepted = request (fixture, initialized);
   g_assert_true (g_str_has_prefix (accepted, "HTTP/1.1 202"));
   return g_steal_pointer (&session_id);
+}
+
+/* One request on a new connection: the head of its answer (enough for
+ * one without a body). */
+static char *
+request_head (Fixture    *fixture,
+              const char *text)
+{
+  g_autoptr(GSocket) socket = raw_connect (fixture);
+  g_autoptr(GString) in = g_string_new (NULL);
+
+  raw_send (socket, text);
+  g_assert_true (raw_read_until (socket, in, has_text, "\r\n\r\n", 20000));
+  return g_string_free (g_steal_pointer (&in), FALSE);
+}
+
+/* A 2025-11-25 session, initialized: its id. */
+static char *
+new_session (Fixture *fixture)
+{
+  return new_session_for (fixture, "2025-11-25");
 }
 
 /* Opens the session's GET stream (with @last_event_id if not NULL). */
@@ -365,6 +398,462 @@ test_no_store (Fixture       *fixture,
   g_assert_null (strstr (in->str, "retry: "));
 }
 
+/* ---- The streams answering POSTs ------------------------------------------------ */
+
+/* Reports progress "one", then holds the invocation for the test. */
+static void
+held_cb (SnodoInvocation *invocation,
+         gpointer         user_data)
+{
+  Fixture *fixture = user_data;
+
+  g_assert_null (fixture->held);
+  g_assert_true (snodo_invocation_report_progress (invocation, 1, -1, "one"));
+  fixture->held = invocation;
+}
+
+/* Reports progress "one", closes its stream, and is held. */
+static void
+closing_cb (SnodoInvocation *invocation,
+            gpointer         user_data)
+{
+  Fixture *fixture = user_data;
+
+  g_assert_null (fixture->held);
+  g_assert_true (snodo_invocation_report_progress (invocation, 1, -1, "one"));
+  fixture->closed = snodo_invocation_close_stream (invocation);
+  fixture->held = invocation;
+}
+
+static gpointer
+closing_thread (gpointer data)
+{
+  SnodoInvocation *invocation = data;
+
+  /* Several reports, so that the close has sends in transit before it. */
+  for (int i = 1; i <= 3; i++)
+    g_assert_true (snodo_invocation_report_progress (invocation, i, -1, i == 3 ? "one" : NULL));
+  g_assert_true (snodo_invocation_close_stream (invocation));
+  return NULL;
+}
+
+/* The same from another thread: the close comes after the reports. */
+static void
+closing_thread_cb (SnodoInvocation *invocation,
+                   gpointer         user_data)
+{
+  Fixture *fixture = user_data;
+  GThread *thread = g_thread_new ("closing", closing_thread, invocation);
+
+  g_thread_join (thread);
+  fixture->closed = TRUE;
+  fixture->held = invocation;
+}
+
+/* Reports progress "one", then answers "quick" at once. */
+static void
+quick_cb (SnodoInvocation *invocation,
+          gpointer         user_data)
+{
+  g_assert_true (snodo_invocation_report_progress (invocation, 1, -1, "one"));
+  snodo_invocation_return_text (invocation, "quick");
+}
+
+static void
+add_handler (Fixture       *fixture,
+             const char    *name,
+             SnodoToolFunc  func)
+{
+  g_autoptr(SnodoTool) tool = snodo_tool_new (name, NULL);
+
+  g_assert_true (snodo_server_add_tool (fixture->server, tool, func, fixture, NULL, NULL));
+}
+
+/* The held invocation: progress "two", then the answer "finished". */
+static void
+finish_held (Fixture *fixture)
+{
+  g_assert_nonnull (fixture->held);
+  g_assert_true (snodo_invocation_report_progress (fixture->held, 2, -1, "two"));
+  snodo_invocation_return_text (g_steal_pointer (&fixture->held), "finished");
+}
+
+/* POSTs a call of @tool with a progress token, id @id, in @session_id. */
+static GSocket *
+post_call (Fixture    *fixture,
+           const char *session_id,
+           const char *version,
+           int         id,
+           const char *tool)
+{
+  GSocket *socket = raw_connect (fixture);
+  g_autofree char *body = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":"
+                                           "{\"name\":\"%s\",\"arguments\":{},\"_meta\":{\"progressToken\":\"p\"}}}",
+                                           id, tool);
+  g_autofree char *text = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                           "Accept: application/json, text/event-stream\r\n"
+                                           "Content-Type: application/json\r\nMcp-Session-Id: %s\r\n"
+                                           "MCP-Protocol-Version: %s\r\nContent-Length: %zu\r\n\r\n%s",
+                                           fixture->port, session_id, version, strlen (body), body);
+
+  raw_send (socket, text);
+  return socket;
+}
+
+/* A call of echo, id @id, in @session_id: its whole answer. */
+static char *
+post_echo (Fixture    *fixture,
+           const char *session_id,
+           int         id)
+{
+  g_autofree char *body = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+                                           "\"params\":{\"name\":\"echo\"}}", id);
+  g_autofree char *text = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                           "Accept: application/json, text/event-stream\r\n"
+                                           "Content-Type: application/json\r\nMcp-Session-Id: %s\r\n"
+                                           "MCP-Protocol-Version: 2025-11-25\r\nContent-Length: %zu\r\n\r\n%s",
+                                           fixture->port, session_id, strlen (body), body);
+
+  return request (fixture, text);
+}
+
+static gint64
+id_number (const char *id)
+{
+  return g_ascii_strtoll (id, NULL, 10);
+}
+
+static void
+test_post_ids (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autoptr(GString) in = g_string_new (NULL);
+  g_autoptr(GSocket) post = NULL;
+  g_autofree char *priming_id = NULL;
+  g_autofree char *one_id = NULL;
+  g_autofree char *two_id = NULL;
+  g_autofree char *answer_id = NULL;
+  g_autofree char *plain = NULL;
+  const char *body;
+
+  g_test_summary ("The event stream answering a 2025-11-25 POST starts with a priming event "
+                  "(id, retry, empty data) and every event has an id; an answer that comes first "
+                  "is one JSON body without ids");
+
+  add_handler (fixture, "held", held_cb);
+  add_tool (fixture, "echo");
+  session_id = new_session (fixture);
+  post = post_call (fixture, session_id, "2025-11-25", 2, "held");
+  g_assert_true (raw_read_until (post, in, has_text, "\"one\"", 20000));
+  g_assert_true (g_str_has_prefix (in->str, "HTTP/1.1 200"));
+  g_assert_nonnull (strstr (in->str, "Content-Type: text/event-stream"));
+  body = strstr (in->str, "\r\n\r\n");
+  g_assert_nonnull (body);
+  /* The first event of the body is the priming event. */
+  g_assert_true (g_regex_match_simple ("^\\r\\n\\r\\n[0-9a-f]+\\r\\nid: [0-9]+\\nretry: 1000\\ndata: \\n\\n",
+                                       body, 0, 0));
+  priming_id = event_id_of (in, "retry: ");
+  one_id = event_id_of (in, "\"one\"");
+
+  finish_held (fixture);
+  g_assert_true (raw_read_until (post, in, has_stream_end, NULL, 20000));
+  two_id = event_id_of (in, "\"two\"");
+  answer_id = event_id_of (in, "\"finished\"");
+  g_assert_cmpint (id_number (priming_id), <, id_number (one_id));
+  g_assert_cmpint (id_number (one_id), <, id_number (two_id));
+  g_assert_cmpint (id_number (two_id), <, id_number (answer_id));
+
+  plain = post_echo (fixture, session_id, 3);
+  g_assert_true (g_str_has_prefix (plain, "HTTP/1.1 200"));
+  g_assert_nonnull (strstr (plain, "Content-Type: application/json"));
+  g_assert_nonnull (strstr (plain, "\"ok\""));
+  g_assert_null (strstr (plain, "id: "));
+}
+
+static void
+test_post_replay (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autoptr(GString) in = g_string_new (NULL);
+  g_autoptr(GString) again = g_string_new (NULL);
+  g_autoptr(GString) twice = g_string_new (NULL);
+  g_autoptr(GSocket) resumed = NULL;
+  g_autoptr(GSocket) resumed_twice = NULL;
+  g_autofree char *one_id = NULL;
+  g_autofree char *answer_id = NULL;
+  g_autofree char *over_text = NULL;
+  g_autofree char *over = NULL;
+  GSocket *post;
+  const char *two;
+
+  g_test_summary ("A POST's event stream that broke mid-answer is resumed with GET and the "
+                  "Last-Event-ID it saw: what was sent meanwhile on that stream only, the answer "
+                  "last, then the end; the same again later");
+
+  add_handler (fixture, "held", held_cb);
+  session_id = new_session (fixture);
+  post = post_call (fixture, session_id, "2025-11-25", 2, "held");
+  g_assert_true (raw_read_until (post, in, has_text, "\"one\"", 20000));
+  one_id = event_id_of (in, "\"one\"");
+
+  /* The connection breaks; the request goes on, and so does the session. */
+  g_object_unref (post);
+  run_for (300);
+  finish_held (fixture);
+  add_tool (fixture, "meanwhile");
+  run_for (100);
+
+  resumed = open_get (fixture, session_id, one_id);
+  g_assert_true (raw_read_until (resumed, again, has_stream_end, NULL, 20000));
+  g_assert_true (g_str_has_prefix (again->str, "HTTP/1.1 200"));
+  two = strstr (again->str, "\"two\"");
+  g_assert_nonnull (two);
+  g_assert_nonnull (strstr (two, "\"finished\""));
+  g_assert_null (strstr (again->str, "\"one\""));
+  /* The session's own announcements are not that stream's. */
+  g_assert_null (strstr (again->str, "list_changed"));
+  g_assert_null (strstr (again->str, "retry: "));
+
+  /* The events stay: a client that lost this answer too gets it again. */
+  resumed_twice = open_get (fixture, session_id, one_id);
+  g_assert_true (raw_read_until (resumed_twice, twice, has_stream_end, NULL, 20000));
+  g_assert_nonnull (strstr (twice->str, "\"finished\""));
+
+  /* After the answer's own id, the stream is over: nothing to poll. */
+  answer_id = event_id_of (twice, "\"finished\"");
+  over_text = g_strdup_printf ("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                               "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+                               "MCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: %s\r\n\r\n",
+                               fixture->port, session_id, answer_id);
+  over = request_head (fixture, over_text);
+  g_assert_true (g_str_has_prefix (over, "HTTP/1.1 204"));
+}
+
+static void
+test_post_resume_live (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autoptr(GString) in = g_string_new (NULL);
+  g_autoptr(GString) again = g_string_new (NULL);
+  g_autoptr(GSocket) post = NULL;
+  g_autoptr(GSocket) resumed = NULL;
+  g_autofree char *priming_id = NULL;
+  const char *one;
+
+  g_test_summary ("A client back on a new connection while the old one is open: the old stream "
+                  "ends, the new one gets what followed the Last-Event-ID, then what the request "
+                  "sends as it sends it, and ends after the answer");
+
+  add_handler (fixture, "held", held_cb);
+  session_id = new_session (fixture);
+  post = post_call (fixture, session_id, "2025-11-25", 2, "held");
+  g_assert_true (raw_read_until (post, in, has_text, "\"one\"", 20000));
+  priming_id = event_id_of (in, "retry: ");
+
+  resumed = open_get (fixture, session_id, priming_id);
+  g_assert_true (raw_read_until (resumed, again, has_text, "\"one\"", 20000));
+  g_assert_true (raw_read_until (post, in, has_stream_end, NULL, 20000));
+  g_assert_null (strstr (in->str, "\"two\""));
+
+  g_assert_true (snodo_invocation_report_progress (fixture->held, 2, -1, "two"));
+  g_assert_true (raw_read_until (resumed, again, has_text, "\"two\"", 20000));
+  g_assert_false (has_stream_end (again, NULL));
+  snodo_invocation_return_text (g_steal_pointer (&fixture->held), "finished");
+  g_assert_true (raw_read_until (resumed, again, has_stream_end, NULL, 20000));
+  one = strstr (again->str, "\"one\"");
+  g_assert_true (one < strstr (again->str, "\"two\""));
+  g_assert_true (strstr (again->str, "\"two\"") < strstr (again->str, "\"finished\""));
+  /* Each event once. */
+  g_assert_null (strstr (one + 1, "\"one\""));
+}
+
+static void
+test_post_close (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *old_session = NULL;
+  g_autoptr(GString) in = g_string_new (NULL);
+  g_autoptr(GString) again = g_string_new (NULL);
+  g_autoptr(GString) old_in = g_string_new (NULL);
+  g_autoptr(GSocket) post = NULL;
+  g_autoptr(GSocket) resumed = NULL;
+  g_autoptr(GSocket) old_post = NULL;
+  g_autofree char *one_id = NULL;
+  g_autofree char *duplicate = NULL;
+  gint64 start;
+
+  g_test_summary ("snodo_invocation_close_stream() ends the POST's stream after what was sent "
+                  "(SEP-1699) while the request goes on; its id stays taken; GET with "
+                  "Last-Event-ID gets the rest and the answer. Not for 2025-06-18");
+
+  snodo_http_transport_set_stream_retry (fixture->transport, 250);
+  add_handler (fixture, "closing", closing_cb);
+  session_id = new_session (fixture);
+  start = g_get_monotonic_time ();
+  post = post_call (fixture, session_id, "2025-11-25", 2, "closing");
+  g_assert_true (raw_read_until (post, in, has_stream_end, NULL, 20000));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+  g_assert_true (fixture->closed);
+  g_assert_nonnull (strstr (in->str, "retry: 250\n"));
+  one_id = event_id_of (in, "\"one\"");
+  g_assert_nonnull (fixture->held);
+
+  /* The request goes on: its id is still in use. */
+  duplicate = post_echo (fixture, session_id, 2);
+  g_assert_nonnull (strstr (duplicate, "already in use"));
+
+  /* Closing what is closed already is no harm. */
+  g_assert_true (snodo_invocation_close_stream (fixture->held));
+  finish_held (fixture);
+  run_for (100);
+  resumed = open_get (fixture, session_id, one_id);
+  g_assert_true (raw_read_until (resumed, again, has_stream_end, NULL, 20000));
+  g_assert_true (strstr (again->str, "\"two\"") < strstr (again->str, "\"finished\""));
+  g_assert_null (strstr (again->str, "\"one\""));
+
+  /* From another thread, the close comes after what was sent before it. */
+  add_handler (fixture, "closing-thread", closing_thread_cb);
+  g_string_truncate (in, 0);
+  g_clear_object (&post);
+  post = post_call (fixture, session_id, "2025-11-25", 3, "closing-thread");
+  g_assert_true (raw_read_until (post, in, has_stream_end, NULL, 20000));
+  g_assert_nonnull (strstr (in->str, "\"one\""));
+  snodo_invocation_return_text (g_steal_pointer (&fixture->held), "finished");
+
+  /* 2025-06-18 clients do not come back: the stream stays; its events have
+   * ids, without a priming event. */
+  fixture->closed = TRUE;
+  old_session = new_session_for (fixture, "2025-06-18");
+  old_post = post_call (fixture, old_session, "2025-06-18", 2, "closing");
+  g_assert_true (raw_read_until (old_post, old_in, has_text, "\"one\"", 20000));
+  g_assert_false (fixture->closed);
+  g_assert_null (strstr (old_in->str, "retry: "));
+  g_assert_nonnull (strstr (old_in->str, "id: "));
+  finish_held (fixture);
+  g_assert_true (raw_read_until (old_post, old_in, has_stream_end, NULL, 20000));
+  g_assert_nonnull (strstr (old_in->str, "\"finished\""));
+}
+
+static void
+test_post_other_session (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *other_id = NULL;
+  g_autoptr(GString) in = g_string_new (NULL);
+  g_autoptr(GSocket) post = NULL;
+  g_autofree char *one_id = NULL;
+  g_autofree char *refused_text = NULL;
+  g_autofree char *refused = NULL;
+
+  g_test_summary ("The Last-Event-ID of another session's POST stream is refused (400)");
+
+  add_handler (fixture, "held", held_cb);
+  session_id = new_session (fixture);
+  other_id = new_session (fixture);
+  post = post_call (fixture, session_id, "2025-11-25", 2, "held");
+  g_assert_true (raw_read_until (post, in, has_text, "\"one\"", 20000));
+  one_id = event_id_of (in, "\"one\"");
+
+  refused_text = g_strdup_printf ("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                  "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+                                  "MCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: %s\r\n\r\n",
+                                  fixture->port, other_id, one_id);
+  refused = request (fixture, refused_text);
+  g_assert_true (g_str_has_prefix (refused, "HTTP/1.1 400"));
+  finish_held (fixture);
+  g_assert_true (raw_read_until (post, in, has_stream_end, NULL, 20000));
+}
+
+static void
+test_post_bounds (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(SnodoMemoryEventStore) small = snodo_memory_event_store_new ();
+  g_autoptr(SnodoMemoryEventStore) store = snodo_memory_event_store_new ();
+  g_autofree char *session_id = NULL;
+  g_autofree char *second_session = NULL;
+  g_autofree char *priming_id = NULL;
+  g_autofree char *first_id = NULL;
+  g_autofree char *second_id = NULL;
+  g_autofree char *delete_text = NULL;
+  g_autofree char *deleted = NULL;
+  g_autoptr(GString) in = g_string_new (NULL);
+  g_autoptr(GString) afresh = g_string_new (NULL);
+  g_autoptr(GString) early = g_string_new (NULL);
+  g_autoptr(GString) kept = g_string_new (NULL);
+  g_autoptr(GSocket) get = NULL;
+  g_autoptr(GSocket) early_get = NULL;
+  g_autoptr(GSocket) kept_get = NULL;
+  GSocket *post;
+
+  g_test_summary ("What a POST stream keeps is bounded: by the store (an id it dropped opens the "
+                  "session's GET stream afresh), by the 32 newest answered streams of a session, "
+                  "and a session's end forgets all of its events");
+
+  /* A store of 8 events: a long answer pushes out its start. */
+  snodo_memory_event_store_set_max_events (small, 8);
+  snodo_http_transport_set_event_store (fixture->transport, SNODO_EVENT_STORE (small));
+  add_handler (fixture, "held", held_cb);
+  add_handler (fixture, "quick", quick_cb);
+  session_id = new_session (fixture);
+  post = post_call (fixture, session_id, "2025-11-25", 2, "held");
+  g_assert_true (raw_read_until (post, in, has_text, "\"one\"", 20000));
+  priming_id = event_id_of (in, "retry: ");
+  g_object_unref (post);
+  run_for (300);
+  for (int i = 2; i <= 12; i++)
+    {
+      g_assert_true (snodo_invocation_report_progress (fixture->held, i, -1, NULL));
+      run_for (5);
+    }
+  snodo_invocation_return_text (g_steal_pointer (&fixture->held), "finished");
+  run_for (100);
+  g_assert_cmpuint (snodo_memory_event_store_get_n_events (small), ==, 8);
+  get = open_get (fixture, session_id, priming_id);
+  g_assert_true (raw_read_until (get, afresh, has_text, "data: \n\n", 20000));
+  g_assert_true (g_str_has_prefix (afresh->str, "HTTP/1.1 200"));
+  g_assert_null (strstr (afresh->str, "progress"));
+  g_clear_object (&get);
+
+  /* A session keeps the streams of its 32 newest answers. */
+  snodo_http_transport_set_event_store (fixture->transport, SNODO_EVENT_STORE (store));
+  second_session = new_session (fixture);
+  for (int i = 0; i < 33; i++)
+    {
+      g_autoptr(GString) answer = g_string_new (NULL);
+      g_autoptr(GSocket) quick = post_call (fixture, second_session, "2025-11-25", 10 + i, "quick");
+
+      g_assert_true (raw_read_until (quick, answer, has_stream_end, NULL, 20000));
+      g_assert_nonnull (strstr (answer->str, "\"quick\""));
+      if (i == 0)
+        first_id = event_id_of (answer, "retry: ");
+      else if (i == 1)
+        second_id = event_id_of (answer, "retry: ");
+    }
+  /* A priming event, a progress report and the answer each. */
+  g_assert_cmpuint (snodo_memory_event_store_get_n_events (store), ==, 32 * 3);
+  early_get = open_get (fixture, second_session, first_id);
+  g_assert_true (raw_read_until (early_get, early, has_text, "data: \n\n", 20000));
+  g_assert_null (strstr (early->str, "\"quick\""));
+  g_clear_object (&early_get);
+  run_for (200);
+  kept_get = open_get (fixture, second_session, second_id);
+  g_assert_true (raw_read_until (kept_get, kept, has_stream_end, NULL, 20000));
+  g_assert_nonnull (strstr (kept->str, "\"quick\""));
+
+  delete_text = g_strdup_printf ("DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                 "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n",
+                                 fixture->port, second_session);
+  deleted = request (fixture, delete_text);
+  g_assert_true (g_str_has_prefix (deleted, "HTTP/1.1 200"));
+  g_assert_cmpuint (snodo_memory_event_store_get_n_events (store), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -374,6 +863,13 @@ main (int   argc,
   g_test_add ("/snodo/http/resume/last-event-id", Fixture, NULL, fixture_setup, test_resume, fixture_teardown);
   g_test_add ("/snodo/http/resume/lifetime", Fixture, NULL, fixture_setup, test_lifetime, fixture_teardown);
   g_test_add ("/snodo/http/resume/no-store", Fixture, NULL, fixture_setup, test_no_store, fixture_teardown);
+  g_test_add ("/snodo/http/resume/post/ids", Fixture, NULL, fixture_setup, test_post_ids, fixture_teardown);
+  g_test_add ("/snodo/http/resume/post/replay", Fixture, NULL, fixture_setup, test_post_replay, fixture_teardown);
+  g_test_add ("/snodo/http/resume/post/live", Fixture, NULL, fixture_setup, test_post_resume_live, fixture_teardown);
+  g_test_add ("/snodo/http/resume/post/close", Fixture, NULL, fixture_setup, test_post_close, fixture_teardown);
+  g_test_add ("/snodo/http/resume/post/other-session", Fixture, NULL, fixture_setup, test_post_other_session,
+              fixture_teardown);
+  g_test_add ("/snodo/http/resume/post/bounds", Fixture, NULL, fixture_setup, test_post_bounds, fixture_teardown);
 
   return g_test_run ();
 }

@@ -492,8 +492,8 @@ test_legacy_progress (Fixture       *fixture,
   g_autoptr(JsonNode) last = NULL;
   g_autofree char *text = NULL;
 
-  g_test_summary ("A request with progress is answered with an event stream: "
-                  "its notifications, then its answer, then the end");
+  g_test_summary ("A request with progress is answered with an event stream: a priming "
+                  "event (2025-11-25, resumable), its notifications, then its answer, then the end");
 
   exchange (fixture,
             new_message (fixture, "POST",
@@ -506,10 +506,12 @@ test_legacy_progress (Fixture       *fixture,
   g_assert_nonnull (strstr (response.body, "event: message\n"));
 
   events = sse_events (response.body);
-  g_assert_cmpuint (events->len, ==, 3);
-  g_assert_nonnull (strstr (g_ptr_array_index (events, 0), "notifications/progress"));
+  g_assert_cmpuint (events->len, ==, 4);
+  g_assert_cmpstr (g_ptr_array_index (events, 0), ==, "");
+  g_assert_true (g_str_has_prefix (response.body, "id: "));
   g_assert_nonnull (strstr (g_ptr_array_index (events, 1), "notifications/progress"));
-  last = snodo_test_parse (g_ptr_array_index (events, 2));
+  g_assert_nonnull (strstr (g_ptr_array_index (events, 2), "notifications/progress"));
+  last = snodo_test_parse (g_ptr_array_index (events, 3));
   g_assert_cmpint (json_object_get_int_member (json_node_get_object (last), "id"), ==, 7);
   text = result_text (json_node_get_object (last));
   g_assert_cmpstr (text, ==, "done");

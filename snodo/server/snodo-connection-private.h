@@ -49,6 +49,9 @@ struct _SnodoConnection
   guint                        persistent : 1;
   /* The transport is draining or gone: no new subscriptions. */
   guint                        ending : 1;
+  /* The transport closes requests' streams for their clients to resume
+   * them (snodo_connection_close_stream()); set before the first request. */
+  guint                        streams_resumable : 1;
   /* From initialize; sealed. Read from any thread under lock. */
   JsonObject                  *client_capabilities;
   /* logging/setLevel's minimum, a SnodoLogLevel (atomic). */
@@ -79,6 +82,10 @@ void             snodo_connection_negotiated (SnodoConnection     *self,
 JsonObject      *snodo_connection_dup_client_capabilities (SnodoConnection *self);
 void             snodo_connection_set_client_capabilities (SnodoConnection *self,
                                                            JsonObject      *capabilities);
+/* Asks the transport to close the stream of the client request @related
+ * (after the lines sent for it before); FALSE if it cannot. Any thread. */
+gboolean         snodo_connection_close_stream (SnodoConnection       *self,
+                                                const char            *related);
 void             snodo_connection_send_related (SnodoConnection       *self,
                                                 const char            *related,
                                                 GBytes                *line,

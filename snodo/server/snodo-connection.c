@@ -224,6 +224,13 @@ snodo_connection_set_stream_executor (SnodoConnection *self,
   g_set_object (&self->stream_executor, executor);
 }
 
+void
+snodo_connection_set_streams_resumable (SnodoConnection *self,
+                                        gboolean         resumable)
+{
+  self->streams_resumable = !!resumable;
+}
+
 /* Called by the transport, on the context, when it goes away or ends. */
 void
 snodo_connection_detach (SnodoConnection *self)
@@ -321,6 +328,74 @@ snodo_connection_send_related (SnodoConnection *self,
   g_source_set_callback (source, snodo_connection_send_cb, state, (GDestroyNotify) send_state_free);
   g_source_attach (source, self->context);
   g_source_unref (source);
+}
+
+typedef struct
+{
+  SnodoConnection *connection;
+  char            *related;
+} CloseState;
+
+static void
+close_state_free (CloseState *state)
+{
+  snodo_connection_unref (state->connection);
+  g_free (state->related);
+  g_free (state);
+}
+
+static gboolean
+snodo_connection_close_stream_cb (gpointer data)
+{
+  CloseState *state = data;
+  SnodoConnection *self = state->connection;
+  gpointer transport;
+
+  g_mutex_lock (&self->lock);
+  transport = self->transport;
+  g_mutex_unlock (&self->lock);
+  if (transport != NULL)
+    self->vtable->close_stream (transport, state->related);
+  return G_SOURCE_REMOVE;
+}
+
+/* Asks the transport to close the stream that carries the answer of the
+ * client request @related, after the lines sent for it so far: on the
+ * context at once, as a send is, or from another thread by the same road
+ * as the sends before it (an idle of the same priority), so that it comes
+ * after them. FALSE when the connection's streams cannot be resumed. */
+gboolean
+snodo_connection_close_stream (SnodoConnection *self,
+                               const char      *related)
+{
+  CloseState *state;
+  GSource *source;
+
+  if (!self->streams_resumable || self->vtable->close_stream == NULL)
+    return FALSE;
+
+  if (g_main_context_is_owner (self->context) && g_atomic_int_get (&self->n_in_transit) == 0)
+    {
+      gpointer transport;
+
+      g_mutex_lock (&self->lock);
+      transport = self->transport;
+      g_mutex_unlock (&self->lock);
+      if (transport != NULL)
+        self->vtable->close_stream (transport, related);
+      return TRUE;
+    }
+
+  state = g_new0 (CloseState, 1);
+  state->connection = snodo_connection_ref (self);
+  state->related = g_strdup (related);
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_static_name (source, "[snodo] connection close stream");
+  g_source_set_callback (source, snodo_connection_close_stream_cb, state, (GDestroyNotify) close_state_free);
+  g_source_attach (source, self->context);
+  g_source_unref (source);
+  return TRUE;
 }
 
 /* Sends handed to snodo_connection_send() that have not reached the

@@ -898,6 +898,46 @@ snodo_invocation_report_progress (SnodoInvocation *self,
   return TRUE;
 }
 
+/**
+ * snodo_invocation_close_stream:
+ * @self: an invocation
+ *
+ * Closes the connection that carries this request's answer while the
+ * request goes on (SSE polling, SEP-1699 of MCP 2025-11-25): for work that
+ * takes long, so that no connection is held open the while, nor cut by a
+ * proxy that ends long responses. The client comes back after the `retry`
+ * the stream began with ([property@Snodo.HttpTransport:stream-retry]),
+ * with the `Last-Event-ID` of the last event it saw, and gets what was
+ * sent meanwhile (progress, log messages, requests to it) and then, as it
+ * comes, the answer. Progress and answers sent after this call are kept
+ * for it.
+ *
+ * This takes a [class@Snodo.HttpTransport] with an
+ * [property@Snodo.HttpTransport:event-store] and a request of a 2025-11-25
+ * session; elsewhere (standard I/O, 2025-06-18, whose clients do not come
+ * back, 2026-07-28, where closing the stream cancels the request) nothing
+ * is done. The stream closes after what was sent before this call.
+ * Callable from any thread while the request is unanswered, as often as
+ * needed (each time the client has come back).
+ *
+ * Returns: %TRUE if the transport closes the stream (or it is closed
+ *   already) and the client can come back for the rest; %FALSE if nothing
+ *   was done
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_invocation_close_stream (SnodoInvocation *self)
+{
+  g_return_val_if_fail (SNODO_IS_INVOCATION (self), FALSE);
+
+  /* A bare invocation has no request; a task's answer went already. */
+  if (self->server == NULL || self->dialect->version != SNODO_PROTOCOL_VERSION_2025_11_25 ||
+      self->task_run != NULL || !snodo_invocation_is_live (self))
+    return FALSE;
+  return snodo_connection_close_stream (self->connection, self->key);
+}
+
 /* The least severe level the client wants for this request, or -1 for
  * none: 2026-07-28 asks per request (_meta logLevel, no messages without
  * it); the initialize era per connection (logging/setLevel). */

@@ -67,6 +67,8 @@ gboolean              snodo_invocation_report_progress      (SnodoInvocation *se
                                                              double           total,
                                                              const char      *message);
 SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_invocation_close_stream         (SnodoInvocation *self);
+SNODO_AVAILABLE_IN_ALL
 gboolean              snodo_invocation_log                  (SnodoInvocation *self,
                                                              SnodoLogLevel    level,
                                                              const char      *logger,

@@ -57,6 +57,12 @@ typedef struct
   /* An initialize result negotiating @version is about to be sent. */
   void (*negotiated) (gpointer              transport,
                       SnodoProtocolVersion  version);
+  /* Closes the stream that carries the answer of the client request
+   * @related, which goes on: the client comes back for the rest (SEP-1699,
+   * snodo_invocation_close_stream()). Called after the lines sent for it
+   * before. NULL for a transport without such streams. */
+  void (*close_stream) (gpointer            transport,
+                        const char         *related);
 } SnodoConnectionVTable;
 
 SnodoConnection *snodo_connection_new    (const SnodoConnectionVTable *vtable,
@@ -77,6 +83,11 @@ void             snodo_connection_set_persistent (SnodoConnection     *self,
  * streams on their own this way. Before the first request. */
 void             snodo_connection_set_stream_executor (SnodoConnection *self,
                                                        SnodoExecutor   *executor);
+/* The transport can close a request's stream for its client to resume it
+ * (the vtable's close_stream does something on this connection): an HTTP
+ * session with an event store. Before the first request. */
+void             snodo_connection_set_streams_resumable (SnodoConnection *self,
+                                                         gboolean         resumable);
 void             snodo_connection_detach (SnodoConnection             *self);
 guint            snodo_connection_get_n_in_transit (SnodoConnection  *self);
 void             snodo_connection_send   (SnodoConnection             *self,

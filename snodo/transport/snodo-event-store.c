@@ -20,9 +20,11 @@
  * (the resumability of Streamable HTTP, 2025-06-18 and 2025-11-25).
  *
  * Each event is a JSON-RPC message of one stream, with an id the store
- * makes. The transport stores every event of a session's GET stream
- * before it writes it (whether a connection is open or not), asks the
- * store which stream an id belongs to, and replays what followed it.
+ * makes. The transport stores every event of a session's GET stream, and
+ * of the event stream answering each of its requests, before it writes it
+ * (whether a connection is open or not), asks the store which stream an
+ * id belongs to, and replays what followed it on that stream. Stream ids
+ * start with the session's id.
  *
  * [class@Snodo.MemoryEventStore] is the transport's default. Another
  * implementation (a database shared by several instances) implements the
@@ -120,7 +122,8 @@ snodo_event_store_replay_after (SnodoEventStore      *self,
  * @self: a store
  * @stream_id: a stream
  *
- * Drops the events of @stream_id: its session has ended.
+ * Drops the events of @stream_id: its session has ended, or the stream
+ * answered a request older than the session keeps the streams of.
  *
  * Since: 0.1
  */

@@ -43,7 +43,8 @@ typedef void (*SnodoEventReplayFunc) (const char *event_id,
  * @replay_after: calls @func for each event of the stream of @event_id
  *   stored after it, oldest first; %FALSE if the store does not know
  *   @event_id
- * @forget_stream: drops the events of @stream_id (its session ended)
+ * @forget_stream: drops the events of @stream_id (its session ended, or
+ *   the stream is older than the session keeps)
  *
  * The virtual functions of [iface@Snodo.EventStore]. They are called on
  * the transport's context and must not block for long.

@@ -203,6 +203,8 @@ snodo_http_exchange_free (Exchange *ex)
 
   if (peer != NULL)
     {
+      if (ex->resumable)
+        snodo_http_resume_exchange_gone (ex);
       if (peer->standalone == ex)
         peer->standalone = NULL;
       else if (ex->key != NULL && g_hash_table_lookup (peer->exchanges, ex->key) == ex)
@@ -533,6 +535,17 @@ write:
   soup_server_message_unpause (ex->msg);
 }
 
+/* Entry: any state. Ends a stream once what is queued is written, as
+ * after an answer: the transport closes it for its client to resume it. */
+void
+snodo_http_exchange_finish (Exchange *ex)
+{
+  if (ex->state != EXCHANGE_STREAMING || ex->aborted)
+    return;
+  ex->answer_queued = TRUE;
+  exchange_pump (ex);
+}
+
 /* Entry: WAITING. Answers with one JSON body. */
 static void
 exchange_answer_json (Exchange    *ex,
@@ -595,7 +608,7 @@ snodo_http_exchange_send_event (Exchange      *ex,
   send->func = func;
   send->user_data = user_data;
   send->event_id = g_strdup (event_id);
-  is_answer = ex->key != NULL && snodo_http_line_is_response (line, &code);
+  is_answer = ex->key != NULL && g_bytes_get_size (line) > 0 && snodo_http_line_is_response (line, &code);
 
   if (is_answer && ex->is_initialize && code != 0 && ex->peer != NULL && ex->peer->session_id != NULL)
     {

@@ -665,7 +665,10 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
         {
           Exchange *ex;
 
-          if (g_hash_table_contains (peer->exchanges, frame.key))
+          /* Its answer's stream may be closed, the request still going
+           * (snodo-http-resume.c). */
+          if (g_hash_table_contains (peer->exchanges, frame.key) ||
+              snodo_http_resume_has_request (peer, frame.key))
             {
               snodo_http_reply_error (msg, SOUP_STATUS_OK, frame.id, SNODO_RPC_ERROR_INVALID_REQUEST,
                                       _("Invalid request: the id is already in use by a request in progress"));

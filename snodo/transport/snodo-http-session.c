@@ -36,7 +36,13 @@ peer_send (gpointer       transport,
   int code;
 
   if (related != NULL)
-    ex = g_hash_table_lookup (peer->exchanges, related);
+    {
+      /* The resumable stream of the request's answer keeps the line,
+       * whether a connection is open for it or not. */
+      if (snodo_http_resume_send_related (peer, related, line, func, user_data))
+        return;
+      ex = g_hash_table_lookup (peer->exchanges, related);
+    }
   /* Lines of no request (announcements), and requests to the client whose
    * POST is gone, go on the session's GET stream if one is open. */
   if (ex == NULL && (related == NULL || !snodo_http_line_is_response (line, &code)))
@@ -76,6 +82,7 @@ peer_negotiated (gpointer             transport,
 static const SnodoConnectionVTable http_connection_vtable = {
   .send = peer_send,
   .negotiated = peer_negotiated,
+  .close_stream = snodo_http_resume_close_stream,
 };
 
 Peer *
@@ -102,6 +109,7 @@ snodo_http_peer_new_full (SnodoHttpTransport *self,
   peer->connection = snodo_connection_new (&http_connection_vtable, peer, peer->owner,
                                            executor, self->context);
   snodo_connection_set_persistent (peer->connection, !stateless);
+  snodo_connection_set_streams_resumable (peer->connection, !stateless && self->event_store != NULL);
   snodo_server_connection_started (self->server, peer->connection);
   return peer;
 }
@@ -121,6 +129,8 @@ snodo_http_peer_free (Peer *peer)
 {
   g_assert (peer->ended);
   g_hash_table_unref (peer->exchanges);
+  g_clear_pointer (&peer->request_streams, g_hash_table_unref);
+  g_queue_clear_full (&peer->answered_streams, g_free);
   g_clear_pointer (&peer->connection, snodo_connection_unref);
   g_free (peer->session_id);
   g_free (peer->protocol_version);
@@ -246,14 +256,16 @@ snodo_http_transport_handle_get_or_delete (SnodoHttpTransport *self,
                               _("Not acceptable: the client must accept text/event-stream"));
       return;
     }
+  /* A Last-Event-ID of the stream of a request's answer resumes that
+   * stream, beside the session's GET stream. */
+  if (!snodo_http_resume_check (peer, msg, &last_event_id))
+    return;
   if (peer->standalone != NULL)
     {
       snodo_http_reply_error (msg, SOUP_STATUS_CONFLICT, NULL, SNODO_RPC_ERROR_INVALID_REQUEST,
                               _("Conflict: the session already has a stream open"));
       return;
     }
-  if (!snodo_http_resume_check (peer, msg, &last_event_id))
-    return;
   if (!snodo_http_transport_admit_stream (self, msg, NULL))
     return;
 

@@ -21,6 +21,10 @@
  *   snodo-http-exchange.c   answering one HTTP request: at once, with one
  *                           JSON body, or with an event stream (keep-alive,
  *                           write timeouts, a client that leaves)
+ *   snodo-http-resume.c     resumable streams of sessions (their GET
+ *                           stream, the event streams answering POSTs):
+ *                           events kept in the event store, Last-Event-ID,
+ *                           priming events, closing a stream (SEP-1699)
  *   snodo-http-auth.c       bearer tokens, when the application set an
  *                           authorization (snodo-http-auth-private.h)
  *
@@ -100,6 +104,9 @@ typedef struct
   guint               cancel_on_close : 1;
   /* Ended by the transport or the client, not by the answer. */
   guint               aborted : 1;
+  /* It writes the resumable stream of its request's answer (a POST, or a
+   * GET that resumed it): snodo-http-resume.c hears when it goes. */
+  guint               resumable : 1;
   /* Lines waiting for their turn (PendingSend), and their size. */
   GQueue              pending;
   gsize               pending_bytes;
@@ -151,6 +158,14 @@ struct _Peer
   char               *principal;
   /* When the session last had a request (monotonic time). */
   gint64              last_active;
+  /* The resumable answer streams of its requests (snodo-http-resume.c):
+   * key -> RequestStream (owned) of the requests not yet answered, NULL
+   * before the first; the event-store ids of the streams of answered
+   * requests, kept so that their events can be forgotten, oldest first
+   * and only the newest few (owned); the number of the next stream. */
+  GHashTable         *request_streams;
+  GQueue              answered_streams;
+  guint64             next_stream;
   /* A stateless peer ends with its one exchange. */
   guint               stateless : 1;
   guint               ended : 1;
@@ -333,6 +348,7 @@ void      snodo_http_exchange_send_event            (Exchange           *ex,
                                                      SnodoSendFunc       func,
                                                      gpointer            user_data);
 void      snodo_http_exchange_start_stream          (Exchange           *ex);
+void      snodo_http_exchange_finish                (Exchange           *ex);
 void      snodo_http_exchange_watch_hangup          (Exchange           *ex);
 void      snodo_http_exchange_end                   (Exchange           *ex,
                                                      guint               status);
@@ -356,8 +372,9 @@ void      snodo_http_auth_bind                      (Peer               *peer,
                                                      SoupServerMessage  *msg);
 void      snodo_http_auth_add_handlers              (SnodoHttpTransport *self);
 void      snodo_http_auth_stop                      (SnodoHttpTransport *self);
-/* snodo-http-resume.c: resumable GET streams of sessions. The properties
- * are installed after the transport's own, from @first_id on. */
+/* snodo-http-resume.c: resumable streams of sessions, their GET stream
+ * and the answers to their requests. The properties are installed after
+ * the transport's own, from @first_id on. */
 void      snodo_http_transport_install_resume_properties (GObjectClass       *klass,
                                                           guint               first_id);
 gboolean  snodo_http_transport_resume_get_property  (SnodoHttpTransport *self,
@@ -377,6 +394,16 @@ gboolean  snodo_http_resume_check                   (Peer               *peer,
 void      snodo_http_resume_begin                   (Peer               *peer,
                                                      const char         *last_event_id);
 void      snodo_http_resume_forget                  (Peer               *peer);
+gboolean  snodo_http_resume_send_related            (Peer               *peer,
+                                                     const char         *related,
+                                                     GBytes             *line,
+                                                     SnodoSendFunc       func,
+                                                     gpointer            user_data);
+gboolean  snodo_http_resume_has_request             (Peer               *peer,
+                                                     const char         *key);
+void      snodo_http_resume_close_stream            (gpointer            transport,
+                                                     const char         *related);
+void      snodo_http_resume_exchange_gone           (Exchange           *ex);
 
 /* For tests: the executor of subscriptions/listen. */
 SnodoExecutor *snodo_http_transport_get_stream_executor (SnodoHttpTransport *self);

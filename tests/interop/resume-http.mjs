@@ -5,8 +5,12 @@
 // `snodo-demo --http 0 --get-stream-lifetime=1 --stream-retry=1500`: the
 // server closes the session's GET stream every second (SEP-1699), the
 // client comes back 1.5 s later with Last-Event-ID, and every
-// tools/list_changed announced meanwhile still reaches it. Output is TAP;
-// the process exits 1 if a check failed.
+// tools/list_changed announced meanwhile still reaches it. Then the tool
+// interrupt closes the event stream of its own answer half-way: the client
+// comes back with GET and Last-Event-ID and gets the rest of that stream,
+// the result included, whether the result came before it was back (a
+// replay) or after (live on the resumed stream). Output is TAP; the
+// process exits 1 if a check failed.
 //
 //   node tests/interop/resume-http.mjs [path/to/snodo-demo]
 
@@ -86,6 +90,30 @@ await check(`${TOGGLES} changes over 4 s, the GET stream closed every second: al
   while (changes < TOGGLES && Date.now() < deadline)
     await sleep(100);
   expect(changes === TOGGLES, `${changes} of ${TOGGLES} announcements arrived`);
+});
+
+// The result comes 3 s after the stream closed: the client is back (after
+// 1.5 s) before it, and gets it on the resumed stream.
+await check('interrupt {ms: 3000}: its stream closed, the result comes on the resumed stream', async () => {
+  const progress = [];
+  const start = Date.now();
+  const result = await client.callTool({ name: 'interrupt', arguments: { ms: 3000 } }, undefined,
+    { onprogress: (p) => progress.push(p.progress), timeout: 30000 });
+  expect(result.content?.[0]?.text === 'interrupted', JSON.stringify(result));
+  expect(Date.now() - start >= 2900, `answered after ${Date.now() - start} ms`);
+  expect(progress.join(',') === '1,2', `progress ${JSON.stringify(progress)}`);
+});
+
+// The result comes 200 ms after the stream closed, while the client waits
+// its 1.5 s: it is kept, and replayed when the client comes back.
+await check('interrupt {ms: 200}: the result kept while the client was away is replayed', async () => {
+  const progress = [];
+  const start = Date.now();
+  const result = await client.callTool({ name: 'interrupt', arguments: { ms: 200 } }, undefined,
+    { onprogress: (p) => progress.push(p.progress), timeout: 30000 });
+  expect(result.content?.[0]?.text === 'interrupted', JSON.stringify(result));
+  expect(Date.now() - start >= 1400, `answered after ${Date.now() - start} ms: not through a resumption`);
+  expect(progress[0] === 1, `progress ${JSON.stringify(progress)}`);
 });
 
 await check('the client came back (no reconnection gave up)', async () => {
