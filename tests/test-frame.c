@@ -423,6 +423,11 @@ test_deferred (void)
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"_meta\":{\"x\":[1,2.5,-0,true,false,null,"
     "{\"y\":\"\\u00e9\\n\\\"\\\\\"}],\"z\":\"\\ud83d\\ude00\",\"\\u005fk\":{\"a\":{\"b\":[[]]}}},\"b\":2}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"nul\":\"a\\u0000b\"}}}",
+    /* Where the reader notes the members of _meta: white space around
+     * names and values, up to eight members, more. */
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\": {\n \"a\" :\t1 ,\"b\\\"\":{ } , \"c\":[ ]\r\n, \"d\" : -1.5e3 }}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":\"8\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9}}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":5}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":[{}]}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":\"x\"}}",
@@ -619,6 +624,32 @@ test_deferred (void)
         {
           JsonNode *meta = snodo_json_parse (deferred.deferred, deferred.deferred_len, NULL);
           JsonObject *params;
+          const SnodoJsonSpans *spans = &deferred.deferred_spans;
+          SnodoJsonMemberIter iter;
+          const char *name;
+          const char *value;
+          gsize name_len;
+          gsize value_len;
+          guint n = 0;
+
+          /* The reader noted the members of the text as reading the text
+           * again finds them (or, past eight, said it did not). */
+          snodo_json_member_iter_init (&iter, deferred.deferred, deferred.deferred_len);
+          while (snodo_json_member_iter_next (&iter, &name, &name_len, &value, &value_len))
+            {
+              if (spans->complete)
+                {
+                  g_assert_cmpuint (n, <, spans->n);
+                  g_assert_cmpuint (spans->spans[n].name, ==, name - deferred.deferred);
+                  g_assert_cmpuint (spans->spans[n].name_len, ==, name_len);
+                  g_assert_cmpuint (spans->spans[n].value, ==, value - deferred.deferred);
+                  g_assert_cmpuint (spans->spans[n].value_len, ==, value_len);
+                }
+              n++;
+            }
+          g_assert_cmpint (spans->complete, ==, n <= SNODO_JSON_SPANS_MAX);
+          if (spans->complete)
+            g_assert_cmpuint (spans->n, ==, n);
 
           g_assert_nonnull (meta);
           g_assert_nonnull (deferred.params_node);

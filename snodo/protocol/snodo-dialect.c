@@ -293,8 +293,66 @@ snodo_dialect_decode_lazy (const char *data,
   snodo_frame_decode_lazy (data, len, SNODO_META, frame);
 }
 
+/* Notes the member @name (its JSON text, with the quotes) of meta->text
+ * when it is one of those the protocol reads. */
 static void
-request_meta_scan (SnodoRequestMeta *meta)
+request_meta_note (SnodoRequestMeta *meta,
+                   const char       *name,
+                   gsize             name_len,
+                   const char       *value,
+                   gsize             value_len)
+{
+#define IS_NAME(literal) \
+  (name_len == sizeof (literal) + 1 && memcmp (name + 1, literal, sizeof (literal) - 1) == 0)
+
+  if (memchr (name + 1, '\\', name_len - 2) != NULL)
+    {
+      /* A name with escapes: read as a tree would be. */
+      g_autofree char *plain = snodo_json_text_dup_string (name, name_len);
+
+      if (g_str_equal (plain, SNODO_META_PROTOCOL_VERSION))
+        name = "\"" SNODO_META_PROTOCOL_VERSION "\"";
+      else if (g_str_equal (plain, SNODO_META_CLIENT_CAPABILITIES))
+        name = "\"" SNODO_META_CLIENT_CAPABILITIES "\"";
+      else if (g_str_equal (plain, SNODO_META_LOG_LEVEL))
+        name = "\"" SNODO_META_LOG_LEVEL "\"";
+      else if (g_str_equal (plain, "progressToken"))
+        name = "\"progressToken\"";
+      else
+        return;
+      name_len = strlen (name);
+    }
+
+  if (IS_NAME (SNODO_META_PROTOCOL_VERSION))
+    {
+      meta->version = value;
+      meta->version_len = value_len;
+    }
+  else if (IS_NAME (SNODO_META_CLIENT_CAPABILITIES))
+    {
+      meta->capabilities = value;
+      meta->capabilities_len = value_len;
+    }
+  else if (IS_NAME (SNODO_META_LOG_LEVEL))
+    {
+      meta->log_level = value;
+      meta->log_level_len = value_len;
+    }
+  else if (IS_NAME ("progressToken"))
+    {
+      meta->progress_token = value;
+      meta->progress_token_len = value_len;
+    }
+
+#undef IS_NAME
+}
+
+/* Finds the members the protocol reads in meta->text: where the reader
+ * noted them when it checked the text (@spans, when not NULL and
+ * complete), else by reading the text again. */
+static void
+request_meta_scan (SnodoRequestMeta     *meta,
+                   const SnodoJsonSpans *spans)
 {
   SnodoJsonMemberIter iter;
   const char *name;
@@ -302,53 +360,21 @@ request_meta_scan (SnodoRequestMeta *meta)
   gsize name_len;
   gsize value_len;
 
-#define IS_NAME(literal) \
-  (name_len == sizeof (literal) + 1 && memcmp (name + 1, literal, sizeof (literal) - 1) == 0)
+  if (spans != NULL && spans->complete)
+    {
+      for (guint i = 0; i < spans->n; i++)
+        {
+          const SnodoJsonSpan *span = &spans->spans[i];
+
+          request_meta_note (meta, meta->text + span->name, span->name_len,
+                             meta->text + span->value, span->value_len);
+        }
+      return;
+    }
 
   snodo_json_member_iter_init (&iter, meta->text, meta->len);
   while (snodo_json_member_iter_next (&iter, &name, &name_len, &value, &value_len))
-    {
-      if (memchr (name + 1, '\\', name_len - 2) != NULL)
-        {
-          /* A name with escapes: read as a tree would be. */
-          g_autofree char *plain = snodo_json_text_dup_string (name, name_len);
-
-          if (g_str_equal (plain, SNODO_META_PROTOCOL_VERSION))
-            name = "\"" SNODO_META_PROTOCOL_VERSION "\"";
-          else if (g_str_equal (plain, SNODO_META_CLIENT_CAPABILITIES))
-            name = "\"" SNODO_META_CLIENT_CAPABILITIES "\"";
-          else if (g_str_equal (plain, SNODO_META_LOG_LEVEL))
-            name = "\"" SNODO_META_LOG_LEVEL "\"";
-          else if (g_str_equal (plain, "progressToken"))
-            name = "\"progressToken\"";
-          else
-            continue;
-          name_len = strlen (name);
-        }
-
-      if (IS_NAME (SNODO_META_PROTOCOL_VERSION))
-        {
-          meta->version = value;
-          meta->version_len = value_len;
-        }
-      else if (IS_NAME (SNODO_META_CLIENT_CAPABILITIES))
-        {
-          meta->capabilities = value;
-          meta->capabilities_len = value_len;
-        }
-      else if (IS_NAME (SNODO_META_LOG_LEVEL))
-        {
-          meta->log_level = value;
-          meta->log_level_len = value_len;
-        }
-      else if (IS_NAME ("progressToken"))
-        {
-          meta->progress_token = value;
-          meta->progress_token_len = value_len;
-        }
-    }
-
-#undef IS_NAME
+    request_meta_note (meta, name, name_len, value, value_len);
 }
 
 void
@@ -363,6 +389,8 @@ snodo_request_meta_init (SnodoRequestMeta *meta,
       meta->len = frame->deferred_len;
       meta->deferred = TRUE;
       frame->deferred_len = 0;
+      request_meta_scan (meta, &frame->deferred_spans);
+      frame->deferred_spans.complete = FALSE;
     }
   else
     {
@@ -372,8 +400,8 @@ snodo_request_meta_init (SnodoRequestMeta *meta,
       if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
         return;
       meta->text = snodo_json_to_string (node, &meta->len);
+      request_meta_scan (meta, NULL);
     }
-  request_meta_scan (meta);
 }
 
 void
@@ -455,7 +483,7 @@ snodo_dialect_has_envelope (SnodoFrame *frame)
     {
       meta.text = frame->deferred;
       meta.len = frame->deferred_len;
-      request_meta_scan (&meta);
+      request_meta_scan (&meta, &frame->deferred_spans);
       return snodo_request_meta_is_envelope (&meta);
     }
   snodo_request_meta_init (&meta, frame);

@@ -86,6 +86,8 @@ typedef struct
    * NOTIFICATION, RESPONSE. Owned. */
   char           *deferred;
   gsize           deferred_len;
+  /* Where the members of deferred are, as the reader found them. */
+  SnodoJsonSpans  deferred_spans;
   /* An estimate of the bytes the decoded message holds in memory (its
    * tree and deferred text), counted by the reader as it built them: what
    * a request costs while it is answered. REQUEST, NOTIFICATION,

@@ -221,7 +221,8 @@ snodo_frame_decode_with (const char *data,
       members.owned = TRUE;
       parsed = snodo_json_parse_top (data, len, deferred, &root, members.nodes, &jsonrpc_ok,
                                      lazy ? &frame->params_members : NULL, &frame->params_unbuilt,
-                                     &deferred_offset, &deferred_len, &frame->has_nul, &frame->size,
+                                     &deferred_offset, &deferred_len, &frame->deferred_spans,
+                                     &frame->has_nul, &frame->size,
                                      &error);
     }
   else

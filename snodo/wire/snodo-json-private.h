@@ -76,6 +76,29 @@ JsonNode *snodo_json_parse_deferring (const char  *data,
                                       gboolean    *has_nul,
                                       gsize       *size,
                                       GError     **error);
+/* Where the members of a deferred object are in its text, as the reader
+ * found them while it checked it (snodo_json_parse_top()): offsets from
+ * the object's first byte, of each name with its quotes and of each value,
+ * in the order of the text. When the object has more than
+ * SNODO_JSON_SPANS_MAX members, complete is FALSE (n is then meaningless):
+ * read the text instead (snodo_json_member_iter_init()). */
+#define SNODO_JSON_SPANS_MAX 8
+
+typedef struct
+{
+  guint32 name;
+  guint32 name_len;
+  guint32 value;
+  guint32 value_len;
+} SnodoJsonSpan;
+
+typedef struct
+{
+  gboolean      complete;
+  guint         n;
+  SnodoJsonSpan spans[SNODO_JSON_SPANS_MAX];
+} SnodoJsonSpans;
+
 /* The members of a root object that a JSON-RPC message is read for. */
 typedef enum
 {
@@ -131,6 +154,7 @@ gboolean  snodo_json_parse_top (const char        *data,
                                 gboolean          *params_unbuilt,
                                 gsize       *deferred_offset,
                                 gsize       *deferred_len,
+                                SnodoJsonSpans *deferred_spans,
                                 gboolean    *has_nul,
                                 gsize       *size,
                                 GError     **error);

@@ -131,6 +131,8 @@ typedef struct
   gboolean          *jsonrpc_ok;
   SnodoJsonMembers  *params;
   gboolean          *params_unbuilt;
+  /* Where the members of the deferred value are, or NULL. */
+  SnodoJsonSpans    *spans;
 } ReadTop;
 
 typedef struct
@@ -642,6 +644,12 @@ snodo_json_read_with (const char  *data,
   /* The value skipped is a member of a root object that is not built, of
    * a name that is dropped (not the deferred value). */
   gboolean skip_drops = FALSE;
+  /* The deferred value being read has its members noted in
+   * flat_top->spans; and the name of the member being read of it. */
+  SnodoJsonSpans *spans = NULL;
+  const char *span_name = NULL;
+  gsize span_name_len = 0;
+  const char *span_value = NULL;
   /* snodo_json_top_slot() of the member being read of a root object that
    * is not built. */
   int slot = -1;
@@ -690,6 +698,8 @@ snodo_json_read_with (const char  *data,
               snodo_json_reader_unexpected (&reader, reader.p);
               goto fail;
             }
+          if (spans != NULL && depth == skip_depth + 1)
+            span_value = reader.p;
 
           /* A member of a root object not built, of a name not kept:
            * checked, not built. */
@@ -881,6 +891,12 @@ snodo_json_read_with (const char  *data,
               skip_depth = depth;
               skip_start = (gsize) (reader.p - data);
               node = NULL;
+              spans = flat_top != NULL ? flat_top->spans : NULL;
+              if (spans != NULL)
+                {
+                  spans->complete = TRUE;
+                  spans->n = 0;
+                }
             }
 
           top = &stack[depth++];
@@ -935,9 +951,13 @@ snodo_json_read_with (const char  *data,
                 snodo_json_reader_fail (&reader, reader.p, _("expected a member name"));
               goto fail;
             }
+          if (spans != NULL && depth == skip_depth + 1)
+            span_name = reader.p;
           reader.p++;
           if (!snodo_json_reader_string (&reader, skip_depth == 0 ? name : NULL))
             goto fail;
+          if (spans != NULL && depth == skip_depth + 1)
+            span_name_len = (gsize) (reader.p - span_name);
           if (top->flat)
             slot = snodo_json_top_slot (name);
           snodo_json_reader_skip_space (&reader);
@@ -954,6 +974,23 @@ snodo_json_read_with (const char  *data,
           break;
 
         case READ_AFTER_VALUE:
+          if (spans != NULL && depth == skip_depth + 1)
+            {
+              /* A member of the deferred value just ended. */
+              const char *base = data + skip_start;
+
+              if (spans->n < SNODO_JSON_SPANS_MAX && (gsize) (reader.p - base) <= G_MAXUINT32)
+                {
+                  SnodoJsonSpan *span = &spans->spans[spans->n++];
+
+                  span->name = (guint32) (span_name - base);
+                  span->name_len = (guint32) span_name_len;
+                  span->value = (guint32) (span_value - base);
+                  span->value_len = (guint32) (reader.p - span_value);
+                }
+              else
+                spans->complete = FALSE;
+            }
           if (skip_depth > 0 && depth == skip_depth)
             {
               /* The deferred (or dropped) value just ended. */
@@ -964,6 +1001,7 @@ snodo_json_read_with (const char  *data,
                 }
               skip_depth = 0;
               skip_drops = FALSE;
+              spans = NULL;
             }
 
           snodo_json_reader_skip_space (&reader);
@@ -1161,11 +1199,12 @@ snodo_json_parse_top (const char        *data,
                       gboolean          *params_unbuilt,
                       gsize             *deferred_offset,
                       gsize             *deferred_len,
+                      SnodoJsonSpans    *deferred_spans,
                       gboolean          *has_nul,
                       gsize             *size,
                       GError           **error)
 {
-  ReadTop top = { members, jsonrpc_ok, params, params_unbuilt };
+  ReadTop top = { members, jsonrpc_ok, params, params_unbuilt, deferred_spans };
 
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (root != NULL && members != NULL && jsonrpc_ok != NULL, FALSE);
@@ -1181,6 +1220,11 @@ snodo_json_parse_top (const char        *data,
     }
   *deferred_offset = 0;
   *deferred_len = 0;
+  if (deferred_spans != NULL)
+    {
+      deferred_spans->complete = FALSE;
+      deferred_spans->n = 0;
+    }
   return snodo_json_read (data, len, inner != NULL ? "params" : NULL, inner, &top, root,
                           deferred_offset, deferred_len, has_nul, size, error);
 }

@@ -82,6 +82,31 @@ line_cb (SnodoLineFramerEvent  event,
     if (deferred.deferred != NULL)
       {
         JsonObject *params = json_node_get_object (deferred.params_node);
+        const SnodoJsonSpans *spans = &deferred.deferred_spans;
+        SnodoJsonMemberIter iter;
+        const char *name;
+        const char *value;
+        gsize name_len;
+        gsize value_len;
+        guint n = 0;
+
+        /* The reader noted the members of the text as reading the text
+         * again finds them. */
+        snodo_json_member_iter_init (&iter, deferred.deferred, deferred.deferred_len);
+        while (snodo_json_member_iter_next (&iter, &name, &name_len, &value, &value_len))
+          {
+            if (spans->complete)
+              {
+                const SnodoJsonSpan *span = &spans->spans[n];
+
+                g_assert (n < spans->n);
+                g_assert (span->name == (gsize) (name - deferred.deferred) && span->name_len == name_len);
+                g_assert (span->value == (gsize) (value - deferred.deferred) && span->value_len == value_len);
+              }
+            n++;
+          }
+        g_assert (spans->complete == (n <= SNODO_JSON_SPANS_MAX));
+        g_assert (!spans->complete || spans->n == n);
 
         json_object_set_member (params, "_meta", snodo_json_parse (deferred.deferred, deferred.deferred_len, NULL));
       }
