@@ -102,10 +102,20 @@ def wait_for_port(port, process, name):
     raise RuntimeError('%s did not listen on port %d within %.0f s' % (name, port, START_TIMEOUT))
 
 
+def die_with_test():
+    """In the child: killed when the test is, even by SIGKILL (Linux)."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def start(name, argv, workdir, **kwargs):
     log = open(os.path.join(workdir, name + '.log'), 'wb')
     process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=kwargs.pop('stdout', log),
-                               stderr=log, cwd=workdir, start_new_session=True, **kwargs)
+                               stderr=log, cwd=workdir, start_new_session=True,
+                               preexec_fn=die_with_test, **kwargs)
     process.snodo_name = name
     process.snodo_log = log.name
     processes.append(process)
@@ -628,6 +638,12 @@ def main():
     if not demo:
         print('1..0 # SKIP SNODO_DEMO is not set')
         return 0
+
+    # A timeout of the test runner (SIGTERM) or Ctrl-C still stops the
+    # proxies, Redis and the instances, with their process groups.
+    def interrupted(signum, frame):
+        raise SystemExit(1)
+    signal.signal(signal.SIGTERM, interrupted)
 
     workdir = tempfile.mkdtemp(prefix='snodo-deploy-')
     # nginx's workers may run as another user (when started as root).
