@@ -279,3 +279,42 @@ snodo_test_close_client (SnodoClient *client)
   g_assert_true (snodo_client_close_finish (client, snodo_test_wait_result (&result), &error));
   g_assert_no_error (error);
 }
+
+#define SNODO_TEST_MODERN_META \
+  "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+  "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+JsonNode *
+snodo_test_pipe_call (SnodoTestPipe *pipe,
+                      gboolean       modern,
+                      const char    *method,
+                      const char    *params)
+{
+  g_autofree char *line = NULL;
+  JsonNode *answer;
+
+  if (modern)
+    line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\",\"params\":{%s%s%s}}\n",
+                            pipe->next_id, method, params ? params : "", params ? "," : "",
+                            SNODO_TEST_MODERN_META);
+  else
+    line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\",\"params\":{%s}}\n",
+                            pipe->next_id, method, params ? params : "");
+  snodo_test_pipe_write (pipe, line);
+  answer = snodo_test_pipe_read (pipe);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (answer));
+  g_assert_cmpint (json_object_get_int_member_with_default (json_node_get_object (answer), "id", -1),
+                   ==, pipe->next_id);
+  pipe->next_id++;
+  return answer;
+}
+
+JsonObject *
+snodo_test_get_result (JsonNode *message)
+{
+  JsonObject *object = json_node_get_object (message);
+
+  if (!json_object_has_member (object, "result"))
+    g_error ("Expected a result, got %s", json_to_string (message, FALSE));
+  return json_object_get_object_member (object, "result");
+}

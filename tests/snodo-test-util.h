@@ -55,6 +55,15 @@ void      snodo_test_pipe_write     (SnodoTestPipe *pipe,
 /* Reads the next line the server writes, parsed; aborts the test after
  * 10 s. */
 JsonNode *snodo_test_pipe_read      (SnodoTestPipe *pipe);
+/* Sends request pipe->next_id of @method with @params (a JSON object's
+ * members, without braces, or NULL), with the 2026-07-28 envelope when
+ * @modern, and reads its answer (asserted to be that request's). */
+JsonNode *snodo_test_pipe_call      (SnodoTestPipe *pipe,
+                                     gboolean       modern,
+                                     const char    *method,
+                                     const char    *params);
+/* The result object of @message (it must have one). */
+JsonObject *snodo_test_get_result   (JsonNode      *message);
 
 /* For the _async/_finish calls of tests: pass snodo_test_store_result_cb
  * with the address of a NULL GAsyncResult pointer (it takes a reference),

@@ -15,9 +15,6 @@
 #include "snodo-test-peer.h"
 #include "snodo-test-util.h"
 
-#define MODERN_META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
-                    "\"io.modelcontextprotocol/clientCapabilities\":{}}"
-
 typedef struct
 {
   SnodoTestPipe pipe;
@@ -39,38 +36,12 @@ fixture_tear_down (Fixture       *fixture,
   snodo_test_pipe_tear_down (&fixture->pipe);
 }
 
-/* Sends @method with @params (a JSON object's members, without braces, or
- * NULL), with the 2026-07-28 envelope in a modern fixture, and reads the
- * answer. */
 static JsonNode *
 fixture_call (Fixture    *fixture,
               const char *method,
               const char *params)
 {
-  g_autofree char *line = NULL;
-  JsonNode *answer;
-
-  if (fixture->modern)
-    line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\",\"params\":{%s%s%s}}\n",
-                            fixture->pipe.next_id, method, params ? params : "", params ? "," : "", MODERN_META);
-  else
-    line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\",\"params\":{%s}}\n",
-                            fixture->pipe.next_id, method, params ? params : "");
-  snodo_test_pipe_write (&fixture->pipe, line);
-  answer = snodo_test_pipe_read (&fixture->pipe);
-  g_assert_cmpint (test_message_get_id (answer), ==, fixture->pipe.next_id);
-  fixture->pipe.next_id++;
-  return answer;
-}
-
-static JsonObject *
-get_result (JsonNode *message)
-{
-  JsonObject *object = json_node_get_object (message);
-
-  if (!json_object_has_member (object, "result"))
-    g_error ("Expected a result, got %s", json_to_string (message, FALSE));
-  return json_object_get_object_member (object, "result");
+  return snodo_test_pipe_call (&fixture->pipe, fixture->modern, method, params);
 }
 
 static void
@@ -91,7 +62,7 @@ fixture_start (Fixture *fixture)
   answer = fixture_call (fixture, "initialize",
                          "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
                          "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}");
-  get_result (answer);
+  snodo_test_get_result (answer);
 }
 
 /* What the hooks and handlers did, in order. */
@@ -190,10 +161,10 @@ test_order (Fixture       *fixture,
   g_assert_cmpuint (snodo_server_add_answer_hook (fixture->pipe.server, answer_hook_b, &log, NULL), !=, 0);
 
   answer = fixture_call (fixture, "tools/call", "\"name\":\"t\",\"arguments\":{}");
-  get_result (answer);
+  snodo_test_get_result (answer);
   g_clear_pointer (&answer, json_node_unref);
   answer = fixture_call (fixture, "tools/list", NULL);
-  get_result (answer);
+  snodo_test_get_result (answer);
 
   g_assert_cmpstr (log.log->str, ==, "a:tools/call:t b handler A:tools/call:result B a:tools/list:- b A:tools/list:result B");
   g_assert_false (log.wrong_thread);
@@ -245,13 +216,13 @@ test_reject (Fixture       *fixture,
   g_clear_pointer (&answer, json_node_unref);
 
   answer = fixture_call (fixture, "tools/call", "\"name\":\"open\",\"arguments\":{}");
-  get_result (answer);
+  snodo_test_get_result (answer);
   g_clear_pointer (&answer, json_node_unref);
 
   /* The id of a refused request is free again. */
   fixture->pipe.next_id = 1;
   answer = fixture_call (fixture, "tools/call", "\"name\":\"open\",\"arguments\":{}");
-  get_result (answer);
+  snodo_test_get_result (answer);
 
   g_assert_cmpstr (log.log->str, ==,
                    "A:tools/call:error A:prompts/list:error b handler A:tools/call:result b handler A:tools/call:result");
@@ -460,7 +431,7 @@ test_remove (Fixture       *fixture,
       {
         g_clear_pointer (&answer, json_node_unref);
         answer = fixture_call (fixture, "tools/call", "\"name\":\"t\",\"arguments\":{}");
-        get_result (answer);
+        snodo_test_get_result (answer);
       }
     g_assert_cmpuint (once.runs, ==, 1);
   }

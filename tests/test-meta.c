@@ -11,11 +11,7 @@
 
 #include "snodo.h"
 
-#include "snodo-test-peer.h"
 #include "snodo-test-util.h"
-
-#define MODERN_META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
-                    "\"io.modelcontextprotocol/clientCapabilities\":{}}"
 
 typedef struct
 {
@@ -38,38 +34,12 @@ fixture_tear_down (Fixture       *fixture,
   snodo_test_pipe_tear_down (&fixture->pipe);
 }
 
-/* Sends @method with @params (a JSON object's members, without braces, or
- * NULL), with the 2026-07-28 envelope in a modern fixture, and reads the
- * answer. */
 static JsonNode *
 fixture_call (Fixture    *fixture,
               const char *method,
               const char *params)
 {
-  g_autofree char *line = NULL;
-  JsonNode *answer;
-
-  if (fixture->modern)
-    line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\",\"params\":{%s%s%s}}\n",
-                            fixture->pipe.next_id, method, params ? params : "", params ? "," : "", MODERN_META);
-  else
-    line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"method\":\"%s\",\"params\":{%s}}\n",
-                            fixture->pipe.next_id, method, params ? params : "");
-  snodo_test_pipe_write (&fixture->pipe, line);
-  answer = snodo_test_pipe_read (&fixture->pipe);
-  g_assert_cmpint (test_message_get_id (answer), ==, fixture->pipe.next_id);
-  fixture->pipe.next_id++;
-  return answer;
-}
-
-static JsonObject *
-get_result (JsonNode *message)
-{
-  JsonObject *object = json_node_get_object (message);
-
-  if (!json_object_has_member (object, "result"))
-    g_error ("Expected a result, got %s", json_to_string (message, FALSE));
-  return json_object_get_object_member (object, "result");
+  return snodo_test_pipe_call (&fixture->pipe, fixture->modern, method, params);
 }
 
 static void
@@ -95,7 +65,7 @@ fixture_capabilities (Fixture *fixture)
     answer = fixture_call (fixture, "initialize",
                            "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
                            "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}");
-  return json_object_ref (json_object_get_object_member (get_result (answer), "capabilities"));
+  return json_object_ref (json_object_get_object_member (snodo_test_get_result (answer), "capabilities"));
 }
 
 static void
@@ -192,28 +162,28 @@ test_lists (Fixture       *fixture,
   g_assert_false (json_object_has_member (capabilities, "extensions"));
 
   tools = fixture_call (fixture, "tools/list", NULL);
-  list = json_object_get_array_member (get_result (tools), "tools");
+  list = json_object_get_array_member (snodo_test_get_result (tools), "tools");
   assert_json (json_array_get_element (list, 0),
                "{\"name\":\"t\",\"description\":\"A tool\",\"inputSchema\":{\"type\":\"object\"},"
                "\"_meta\":{\"com.example/tool\":{\"n\":1},\"ui\":{\"resourceUri\":\"ui://x/y\"}}}");
   assert_json (json_array_get_element (list, 1), "{\"name\":\"plain\",\"inputSchema\":{\"type\":\"object\"}}");
 
   resources = fixture_call (fixture, "resources/list", NULL);
-  assert_json (json_array_get_element (json_object_get_array_member (get_result (resources), "resources"), 0),
+  assert_json (json_array_get_element (json_object_get_array_member (snodo_test_get_result (resources), "resources"), 0),
                "{\"uri\":\"app://r\",\"name\":\"r\",\"_meta\":{\"com.example/resource\":true}}");
   templates = fixture_call (fixture, "resources/templates/list", NULL);
-  assert_json (json_array_get_element (json_object_get_array_member (get_result (templates), "resourceTemplates"), 0),
+  assert_json (json_array_get_element (json_object_get_array_member (snodo_test_get_result (templates), "resourceTemplates"), 0),
                "{\"uriTemplate\":\"app://r/{x}\",\"name\":\"rt\",\"_meta\":{\"com.example/template\":\"t\"}}");
   prompts = fixture_call (fixture, "prompts/list", NULL);
-  assert_json (json_array_get_element (json_object_get_array_member (get_result (prompts), "prompts"), 0),
+  assert_json (json_array_get_element (json_object_get_array_member (snodo_test_get_result (prompts), "prompts"), 0),
                "{\"name\":\"p\",\"_meta\":{\"prompt-key\":[1,2]}}");
 
   /* The list result's own _meta is the server's alone in 2026-07-28. */
   if (fixture->modern)
-    g_assert_true (json_object_has_member (json_object_get_object_member (get_result (tools), "_meta"),
+    g_assert_true (json_object_has_member (json_object_get_object_member (snodo_test_get_result (tools), "_meta"),
                                            "io.modelcontextprotocol/serverInfo"));
   else
-    g_assert_false (json_object_has_member (get_result (tools), "_meta"));
+    g_assert_false (json_object_has_member (snodo_test_get_result (tools), "_meta"));
 }
 
 static void
@@ -314,7 +284,7 @@ test_result_meta (Fixture       *fixture,
   g_assert_true (snodo_server_add_tool (fixture->pipe.server, tool, meta_result_cb, NULL, NULL, NULL));
   capabilities = fixture_capabilities (fixture);
   answer = fixture_call (fixture, "tools/call", "\"name\":\"m\",\"arguments\":{}");
-  meta = json_object_get_object_member (get_result (answer), "_meta");
+  meta = json_object_get_object_member (snodo_test_get_result (answer), "_meta");
   g_assert_cmpstr (json_object_get_string_member (meta, "com.example/trace"), ==, "t-1");
   if (fixture->modern)
     {
@@ -322,10 +292,10 @@ test_result_meta (Fixture       *fixture,
       assert_json (json_object_get_member (meta, "io.modelcontextprotocol/serverInfo"),
                    "{\"name\":\"test\",\"version\":\"1\"}");
       g_assert_cmpuint (json_object_get_size (meta), ==, 2);
-      g_assert_cmpstr (json_object_get_string_member (get_result (answer), "resultType"), ==, "complete");
+      g_assert_cmpstr (json_object_get_string_member (snodo_test_get_result (answer), "resultType"), ==, "complete");
     }
   else
-    assert_json (json_object_get_member (get_result (answer), "_meta"),
+    assert_json (json_object_get_member (snodo_test_get_result (answer), "_meta"),
                  "{\"com.example/trace\":\"t-1\",\"io.modelcontextprotocol/serverInfo\":\"mine\"}");
 }
 
@@ -435,20 +405,20 @@ test_app (Fixture       *fixture,
   assert_json (json_object_get_member (capabilities, "extensions"), "{\"io.modelcontextprotocol/ui\":{}}");
 
   tools = fixture_call (fixture, "tools/list", NULL);
-  assert_json (json_object_get_member (json_array_get_object_element (json_object_get_array_member (get_result (tools),
+  assert_json (json_object_get_member (json_array_get_object_element (json_object_get_array_member (snodo_test_get_result (tools),
                                                                                                     "tools"), 0),
                                        "_meta"),
                "{\"com.example/k\":1,\"ui\":{\"other\":true,\"resourceUri\":\"ui://test/clock\","
                "\"visibility\":[\"model\",\"app\"]}}");
 
   resources = fixture_call (fixture, "resources/list", NULL);
-  assert_json (json_array_get_element (json_object_get_array_member (get_result (resources), "resources"), 0),
+  assert_json (json_array_get_element (json_object_get_array_member (snodo_test_get_result (resources), "resources"), 0),
                "{\"uri\":\"ui://test/clock\",\"name\":\"clock-view\",\"mimeType\":\"text/html;profile=mcp-app\","
                "\"_meta\":{\"ui\":{\"csp\":{\"connectDomains\":[\"https://api.example.com\"]},"
                "\"permissions\":{\"clipboardWrite\":{}},\"domain\":\"x.example.com\",\"prefersBorder\":true}}}");
 
   read = fixture_call (fixture, "resources/read", "\"uri\":\"ui://test/clock\"");
-  content = json_array_get_object_element (json_object_get_array_member (get_result (read), "contents"), 0);
+  content = json_array_get_object_element (json_object_get_array_member (snodo_test_get_result (read), "contents"), 0);
   g_assert_cmpstr (json_object_get_string_member (content, "uri"), ==, "ui://test/clock");
   g_assert_cmpstr (json_object_get_string_member (content, "mimeType"), ==, "text/html;profile=mcp-app");
   g_assert_cmpstr (json_object_get_string_member (content, "text"), ==, VIEW_HTML);
