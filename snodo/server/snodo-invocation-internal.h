@@ -43,7 +43,7 @@ struct _SnodoInvocation
   JsonNode           *id;
   /* snodo_frame_id_key (id): what the invocation's lines belong to. */
   char               *key;
-  char               *method;
+  const char         *method;
   /* "params" of the request (an empty object when absent). Until
    * snodo_invocation_get_params() builds it (under lock), its _meta may be
    * only in meta, a null node holding its place (meta.deferred). When the

@@ -17,7 +17,8 @@ G_BEGIN_DECLS
  * What the server folder does with an invocation besides its public API.
  */
 
-/* A request to answer, made by the dispatch: @stamp (transfer full) is
+/* A request to answer, made by the dispatch: @key is the frame's id key
+ * (snodo_frame_id_key()); @stamp (transfer full) is
  * what a 2026-07-28 answer says of the server, NULL in the initialize era;
  * @meta, the _meta of @params, is moved into the invocation, and so are
  * @members, params not built, when not NULL (then @params is NULL). */
@@ -28,7 +29,7 @@ SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server
                                                       SnodoStamp         *stamp,
                                                       JsonNode           *message,
                                                       JsonNode           *id,
-                                                      const char         *method,
+                                                      const char         *key,
                                                       JsonNode           *params,
                                                       SnodoJsonMembers   *members,
                                                       SnodoRequestMeta   *meta);
@@ -39,6 +40,8 @@ void                snodo_invocation_set_work        (SnodoInvocation    *self,
                                                       SnodoWork          *work);
 void                snodo_invocation_set_name        (SnodoInvocation    *self,
                                                       const char         *name);
+void                snodo_invocation_set_ref_name    (SnodoInvocation    *self,
+                                                      char               *name);
 void                snodo_invocation_set_tool_call   (SnodoInvocation    *self,
                                                       gboolean            tool_call);
 SnodoConnection    *snodo_invocation_get_connection  (SnodoInvocation    *self);

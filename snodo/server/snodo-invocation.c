@@ -136,9 +136,8 @@ snodo_invocation_finalize (GObject *object)
   snodo_json_members_clear (&self->members);
   snodo_request_meta_clear (&self->meta);
   g_clear_pointer (&self->arguments, json_object_unref);
-  g_clear_pointer (&self->method, g_free);
   g_clear_pointer (&self->key, g_free);
-  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->name, g_ref_string_release);
   g_clear_pointer (&self->input_answers, json_object_unref);
   g_clear_pointer (&self->unrequested_answers, json_object_unref);
   g_clear_object (&self->task_run);
@@ -182,7 +181,7 @@ snodo_invocation_new (SnodoServer        *server,
                       SnodoStamp         *stamp,
                       JsonNode           *message,
                       JsonNode           *id,
-                      const char         *method,
+                      const char         *key,
                       JsonNode           *params,
                       SnodoJsonMembers   *members,
                       SnodoRequestMeta   *meta)
@@ -210,8 +209,10 @@ snodo_invocation_new (SnodoServer        *server,
   /* The frame's: parentless, never changed (JsonNode references are
    * atomic). */
   self->id = json_node_ref (id);
-  self->key = snodo_frame_id_key (id);
-  self->method = g_strdup (method);
+  self->key = g_strdup (key);
+  /* The dialect's table entry names the method for the life of the
+   * process. */
+  self->method = method_entry->name;
   if (members != NULL)
     {
       /* Built when someone asks for params whole. */
@@ -324,8 +325,18 @@ void
 snodo_invocation_set_name (SnodoInvocation *self,
                            const char      *name)
 {
-  g_free (self->name);
-  self->name = g_strdup (name);
+  g_clear_pointer (&self->name, g_ref_string_release);
+  self->name = name != NULL ? g_ref_string_new (name) : NULL;
+}
+
+/* The same, with a name that already is a GRefString, such as a tool
+ * entry's: a reference instead of a copy on every call. */
+void
+snodo_invocation_set_ref_name (SnodoInvocation *self,
+                               char            *name)
+{
+  g_clear_pointer (&self->name, g_ref_string_release);
+  self->name = name != NULL ? g_ref_string_acquire (name) : NULL;
 }
 
 /* Marks a tools/call: non-protocol errors become tool results with

@@ -130,6 +130,9 @@ typedef struct
 {
   gatomicrefcount  ref_count;
   SnodoTool       *tool;
+  /* The tool's name as a GRefString, which each call's invocation
+   * shares. */
+  char            *name;
   SnodoToolFunc    func;
   gpointer         user_data;
   GDestroyNotify   destroy;
@@ -241,6 +244,7 @@ tool_entry_unref (ToolEntry *entry)
   if (entry->destroy != NULL)
     entry->destroy (entry->user_data);
   g_clear_object (&entry->tool);
+  g_clear_pointer (&entry->name, g_ref_string_release);
   g_free (entry);
 }
 
@@ -466,7 +470,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
   /* 2026-07-28 answers say what the server is when the request comes. */
   stamp = dialect->stateless ? snodo_server_ref_stamp (self) : NULL;
   call->invocation = snodo_invocation_new (self, connection, dialect, method, stamp, frame->message,
-                                           frame->id, frame->method, frame->params_node,
+                                           frame->id, frame->key, frame->params_node,
                                            frame->params_unbuilt ? &frame->params_members : NULL, &meta);
   snodo_invocation_set_input_answers (call->invocation, answers);
   snodo_invocation_set_unrequested_answers (call->invocation, unrequested);
@@ -494,7 +498,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
         }
 
       tool_entry_ref (call->tool);
-      snodo_invocation_set_name (call->invocation, name);
+      snodo_invocation_set_ref_name (call->invocation, call->tool->name);
       snodo_invocation_set_tool_call (call->invocation, TRUE);
       snodo_invocation_set_output_schema (call->invocation, snodo_tool_get_output_schema (call->tool->tool));
 
@@ -1167,6 +1171,7 @@ snodo_server_add_tool (SnodoServer    *self,
   entry = g_new0 (ToolEntry, 1);
   g_atomic_ref_count_init (&entry->ref_count);
   entry->tool = g_object_ref (tool);
+  entry->name = g_ref_string_new (name);
   entry->func = func;
   entry->user_data = user_data;
   entry->destroy = destroy;
