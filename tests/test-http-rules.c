@@ -68,6 +68,19 @@ test_accept (void)
   g_assert_false (snodo_http_accepts ("application/json", "text/event-stream"));
   g_assert_false (snodo_http_accepts ("text/html", "text/event-stream"));
   g_assert_false (snodo_http_accepts (NULL, "application/json"));
+  /* Read in place: ranges that only start or end like the type, empty
+   * items, blanks and parameters around them. */
+  g_assert_false (snodo_http_accepts ("application/jsonx, text/event", "application/json"));
+  g_assert_false (snodo_http_accepts ("application/json", "text/event-stream"));
+  g_assert_false (snodo_http_accepts ("text/event-streams", "text/event-stream"));
+  g_assert_false (snodo_http_accepts ("", "application/json"));
+  g_assert_false (snodo_http_accepts (" , ;q=1,", "application/json"));
+  g_assert_false (snodo_http_accepts ("application/*", "text/event-stream"));
+  g_assert_false (snodo_http_accepts ("*/json", "application/json"));
+  g_assert_true (snodo_http_accepts (",, \t text/event-stream \t;q=0.5,", "text/event-stream"));
+  g_assert_true (snodo_http_accepts ("text/html,APPLICATION/*;q=0.1", "application/json"));
+  g_assert_true (snodo_http_accepts ("text/html, */*", "application/json"));
+  g_assert_true (snodo_http_accepts ("text/html; charset=\"a,b\", application/json", "application/json"));
 }
 
 static void

@@ -98,30 +98,44 @@ snodo_http_status_for_code (int code)
     }
 }
 
-/* Does the Accept header list @type (or a wildcard covering it)? */
+/* Does the Accept header list @type (or a wildcard covering it)? Read in
+ * place, as every POST asks it twice: each comma-separated media range,
+ * its parameters (";q=...") and surrounding blanks left out, is compared
+ * with @type without regard to case; the range of every type and the
+ * range of every subtype of @type's family cover it too. */
 gboolean
 snodo_http_accepts (const char *accept,
                     const char *type)
 {
-  g_auto(GStrv) items = NULL;
-  g_autofree char *family = NULL;
+  gsize type_len = strlen (type);
+  gsize family_len = strchr (type, '/') - type + 1;
+  const char *p = accept;
 
   if (accept == NULL)
     return FALSE;
-  family = g_strndup (type, strchr (type, '/') - type + 1);
-  items = g_strsplit (accept, ",", -1);
-  for (guint i = 0; items[i] != NULL; i++)
+  while (*p != '\0')
     {
-      char *item = items[i];
-      char *semi = strchr (item, ';');
+      const char *end = p + strcspn (p, ",");
+      const char *stop = memchr (p, ';', end - p);
+      const char *item = p;
+      gsize len;
 
-      if (semi != NULL)
-        *semi = '\0';
-      g_strstrip (item);
-      if (g_ascii_strcasecmp (item, type) == 0 || g_str_equal (item, "*/*"))
+      if (stop == NULL)
+        stop = end;
+      while (item < stop && g_ascii_isspace (*item))
+        item++;
+      while (stop > item && g_ascii_isspace (stop[-1]))
+        stop--;
+      len = stop - item;
+
+      if ((len == type_len && g_ascii_strncasecmp (item, type, len) == 0) ||
+          (len == 3 && memcmp (item, "*/*", 3) == 0))
         return TRUE;
-      if (g_str_has_suffix (item, "/*") && g_ascii_strncasecmp (item, family, strlen (family)) == 0)
+      if (len >= 2 && memcmp (stop - 2, "/*", 2) == 0 &&
+          len >= family_len && g_ascii_strncasecmp (item, type, family_len) == 0)
         return TRUE;
+
+      p = *end == ',' ? end + 1 : end;
     }
   return FALSE;
 }
