@@ -416,7 +416,8 @@ snodo_server_dispatch_request (SnodoServer     *self,
     }
 
   snodo_request_meta_init (&meta, frame);
-  if (headers != NULL)
+  /* Over stdio the table is empty: no need to hash the name. */
+  if (headers != NULL && g_hash_table_size (headers) > 0)
     header = g_hash_table_lookup (headers, SNODO_HEADER_PROTOCOL_VERSION);
   if (!snodo_dialect_select (frame, &meta, header, self->enabled_versions,
                              connection->persistent ? connection->era : SNODO_ERA_UNDECIDED,
