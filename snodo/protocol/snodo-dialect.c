@@ -825,23 +825,24 @@ snodo_text_result_encode (JsonNode   *id,
 {
   gsize text_len = text != NULL ? strlen (text) : 0;
   gsize tail_len = tail != NULL ? strlen (tail) : 0;
-  /* A long text has its room made at once (the envelope, the content
-   * block and its bytes: only escapes make the line grow); a short line
-   * starts small, which suits glibc's allocator better. */
-  GString *out = snodo_frame_begin_result (id, text_len > 256 ? text_len + tail_len + 128 : 0);
+  GString out;
 
-  g_string_append_len (out, "{\"content\":[{\"type\":\"text\",\"text\":", 34);
-  snodo_json_append_string (out, text != NULL ? text : "");
-  g_string_append_len (out, "}]", 2);
+  /* Room for the whole line at once: the envelope (an id of up to 40
+   * bytes), the content block and the text; only escapes make it grow. */
+  snodo_frame_begin_result_in (&out, id, text_len + tail_len + 160);
+  snodo_json_string_append_len (&out, "{\"content\":[{\"type\":\"text\",\"text\":", 34);
+  snodo_json_append_string (&out, text != NULL ? text : "");
   if (is_error)
-    g_string_append_len (out, ",\"isError\":true", 15);
+    snodo_json_string_append_len (&out, "}],\"isError\":true", 17);
+  else
+    snodo_json_string_append_len (&out, "}]", 2);
   if (tail != NULL)
     {
-      g_string_append_c (out, ',');
-      g_string_append_len (out, tail, tail_len);
+      g_string_append_c (&out, ',');
+      snodo_json_string_append_len (&out, tail, tail_len);
     }
-  g_string_append_c (out, '}');
-  return snodo_frame_end_result (out);
+  g_string_append_c (&out, '}');
+  return snodo_frame_end_result_in (&out);
 }
 
 /*

@@ -152,6 +152,13 @@ GBytes   *snodo_frame_encode_request     (JsonNode    *id,
 GString  *snodo_frame_begin_result       (JsonNode    *id,
                                           gsize        reserve);
 GBytes   *snodo_frame_end_result         (GString     *out);
+/* The same in @out, a GString of the caller's (not from g_string_new()):
+ * begin gives it a buffer of @size bytes (grown as needed), end makes that
+ * buffer the line. */
+void      snodo_frame_begin_result_in    (GString     *out,
+                                          JsonNode    *id,
+                                          gsize        size);
+GBytes   *snodo_frame_end_result_in      (GString     *out);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SnodoFrame, snodo_frame_clear)
 

@@ -432,7 +432,7 @@ snodo_frame_append_node (GString  *out,
                          JsonNode *node)
 {
   if (node == NULL)
-    g_string_append_len (out, "null", 4);
+    snodo_json_string_append_len (out, "null", 4);
   else
     snodo_json_append_node (out, node);
 }
@@ -451,10 +451,10 @@ snodo_frame_begin_sized (JsonNode *id,
 {
   GString *out = g_string_sized_new (reserve);
 
-  g_string_append_len (out, "{\"jsonrpc\":\"2.0\"", 16);
+  snodo_json_string_append_len (out, "{\"jsonrpc\":\"2.0\"", 16);
   if (with_id)
     {
-      g_string_append_len (out, ",\"id\":", 6);
+      snodo_json_string_append_len (out, ",\"id\":", 6);
       snodo_frame_append_node (out, id);
     }
   return out;
@@ -470,7 +470,7 @@ snodo_frame_begin (JsonNode *id,
 static GBytes *
 snodo_frame_end (GString *out)
 {
-  g_string_append_len (out, "}\n", 2);
+  snodo_json_string_append_len (out, "}\n", 2);
   return g_string_free_to_bytes (out);
 }
 
@@ -480,7 +480,7 @@ snodo_frame_encode_result (JsonNode *id,
 {
   GString *out = snodo_frame_begin (id, TRUE);
 
-  g_string_append_len (out, ",\"result\":", 10);
+  snodo_json_string_append_len (out, ",\"result\":", 10);
   snodo_frame_append_node (out, result);
   return snodo_frame_end (out);
 }
@@ -494,7 +494,7 @@ snodo_frame_encode_result_tail (JsonNode   *id,
 {
   GString *out = snodo_frame_begin (id, TRUE);
 
-  g_string_append_len (out, ",\"result\":", 10);
+  snodo_json_string_append_len (out, ",\"result\":", 10);
   /* Written in place, then reopened before its closing brace. */
   snodo_frame_append_node (out, result);
   g_assert (out->str[out->len - 1] == '}');
@@ -516,7 +516,7 @@ snodo_frame_begin_result (JsonNode *id,
 {
   GString *out = snodo_frame_begin_sized (id, TRUE, MAX (reserve, 128));
 
-  g_string_append_len (out, ",\"result\":", 10);
+  snodo_json_string_append_len (out, ",\"result\":", 10);
   return out;
 }
 
@@ -524,6 +524,34 @@ GBytes *
 snodo_frame_end_result (GString *out)
 {
   return snodo_frame_end (out);
+}
+
+/* The same, in a GString of the caller's (on its stack, say), whose text
+ * becomes the line without another allocation. */
+void
+snodo_frame_begin_result_in (GString  *out,
+                             JsonNode *id,
+                             gsize     size)
+{
+  out->allocated_len = MAX (size, 64);
+  out->str = g_malloc (out->allocated_len);
+  out->len = 0;
+  out->str[0] = '\0';
+  snodo_json_string_append_len (out, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+  snodo_frame_append_node (out, id);
+  snodo_json_string_append_len (out, ",\"result\":", 10);
+}
+
+GBytes *
+snodo_frame_end_result_in (GString *out)
+{
+  gsize len;
+
+  snodo_json_string_append_len (out, "}\n", 2);
+  len = out->len;
+  out->len = 0;
+  out->allocated_len = 0;
+  return g_bytes_new_take (g_steal_pointer (&out->str), len);
 }
 
 GBytes *
@@ -538,7 +566,7 @@ snodo_frame_encode_error (JsonNode   *id,
   snodo_frame_append_string (out, message);
   if (data != NULL)
     {
-      g_string_append_len (out, ",\"data\":", 8);
+      snodo_json_string_append_len (out, ",\"data\":", 8);
       snodo_frame_append_node (out, data);
     }
   g_string_append_c (out, '}');
@@ -551,11 +579,11 @@ snodo_frame_encode_notification (const char *method,
 {
   GString *out = snodo_frame_begin (NULL, FALSE);
 
-  g_string_append_len (out, ",\"method\":", 10);
+  snodo_json_string_append_len (out, ",\"method\":", 10);
   snodo_frame_append_string (out, method);
   if (params != NULL)
     {
-      g_string_append_len (out, ",\"params\":", 10);
+      snodo_json_string_append_len (out, ",\"params\":", 10);
       snodo_frame_append_node (out, params);
     }
   return snodo_frame_end (out);
@@ -568,11 +596,11 @@ snodo_frame_encode_request (JsonNode   *id,
 {
   GString *out = snodo_frame_begin (id, TRUE);
 
-  g_string_append_len (out, ",\"method\":", 10);
+  snodo_json_string_append_len (out, ",\"method\":", 10);
   snodo_frame_append_string (out, method);
   if (params != NULL)
     {
-      g_string_append_len (out, ",\"params\":", 10);
+      snodo_json_string_append_len (out, ",\"params\":", 10);
       snodo_frame_append_node (out, params);
     }
   return snodo_frame_end (out);
@@ -605,7 +633,7 @@ snodo_frame_encode_result_shaped (JsonNode           *id,
   JsonNode *member;
   gboolean first = TRUE;
 
-  g_string_append_len (out, ",\"result\":{", 11);
+  snodo_json_string_append_len (out, ",\"result\":{", 11);
 
   json_object_iter_init_ordered (&iter, json_node_get_object (result));
   while (json_object_iter_next_ordered (&iter, &name, &member))

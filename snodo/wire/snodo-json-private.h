@@ -3,6 +3,8 @@
 
 #pragma once
 
+#include <string.h>
+
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
@@ -158,6 +160,23 @@ gboolean  snodo_json_parse_top (const char        *data,
                                 gboolean    *has_nul,
                                 gsize       *size,
                                 GError     **error);
+/* g_string_append_len() without its call when the bytes fit (GLib 2.74
+ * has no inline version): most appends of the writer are a few bytes. */
+static inline void
+snodo_json_string_append_len (GString    *out,
+                              const char *data,
+                              gsize       len)
+{
+  if (G_LIKELY (out->len + len < out->allocated_len))
+    {
+      memcpy (out->str + out->len, data, len);
+      out->len += len;
+      out->str[out->len] = '\0';
+    }
+  else
+    g_string_append_len (out, data, len);
+}
+
 char     *snodo_json_to_string (JsonNode    *node,
                                 gsize       *len);
 GBytes   *snodo_json_to_line   (JsonNode    *node);
