@@ -454,6 +454,32 @@ test_deferred (void)
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":\"\\udc00\"}}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{}}} x",
+    /* What the quick way through _meta reads, and where it hands over to
+     * the reader: integers around 18 digits, minus signs, nesting, arrays,
+     * escapes and control characters, literals cut short. */
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":123456789012345678,\"b\":-1234567890123456789,"
+    "\"c\":12345678901234567890123,\"d\":-0,\"e\":0,\"f\":[[],[{}],[1,\"x\",null,true,false]],\"g\":{\"h\":{\"i\":[{\"j\":\"\xc3\xa9\"}]}}}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":-}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":-a}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1.}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":12345678901234567890e}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":\"x\ty\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\\u0062\":\"x\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":[1,]}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":[1}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":{\"b\":1]}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":fals}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":nul",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":truex}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{1:2}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1 \"b\":2}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":1,\"b\":2,\"c\":[3],\"d\":{},\"e\":5,"
+    "\"f\":6,\"g\":7,\"h\":{\"x\":[]},\"i\":9}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\":\"\xc3\xa9",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"a\"",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{ ",
     /* The root object is not built either: members of other names are
      * checked and dropped, the last of duplicate names wins. */
     "{\"x\":{\"a\":[1,{\"b\":\"\\u0000\"}]},\"jsonrpc\":\"2.0\",\"id\":\"7\",\"method\":\"m\",\"y\":[],\"z\":-1.5}",

@@ -609,6 +609,182 @@ snodo_json_read_add_member (ReadFrame     *top,
   json_object_set_member (top->object, name->str, node);
 }
 
+/*
+ * The quick way through a deferred object (the _meta of every 2026-07-28
+ * request): a tight loop that checks the grammar and notes where its
+ * members are, for the common text (no escape, integers of at most 18
+ * digits, nesting of at most 32 levels). It accepts only what the reader
+ * accepts; anything else it leaves to the reader (it returns NULL), which
+ * then reads the value the thorough way, with the same result or error.
+ */
+
+#define SKIM_MAX_DEPTH 32
+
+static inline const char *
+skim_space (const char *p,
+            const char *end)
+{
+  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    p++;
+  return p;
+}
+
+/* @p is just after the opening quote: just after the closing one, or
+ * NULL. */
+static inline const char *
+skim_string (const char *p,
+             const char *end)
+{
+  SKIP_PLAIN_WORDS (p, end, read);
+  while (p < end && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
+    p++;
+  if (p >= end || *p != '"')
+    return NULL;
+  return p + 1;
+}
+
+static const char *
+snodo_json_skim_object (const char     *p,
+                        const char     *end,
+                        SnodoJsonSpans *spans)
+{
+  const char *base = p;
+  const char *name = NULL;
+  const char *name_end = NULL;
+  const char *value = NULL;
+  /* One bit per level: set for an array. */
+  guint32 arrays = 0;
+  guint depth = 0;
+
+  if (spans != NULL)
+    {
+      spans->complete = TRUE;
+      spans->n = 0;
+    }
+
+  goto open_value;
+
+member:
+  if (p >= end || *p != '"')
+    return NULL;
+  if (depth == 1)
+    name = p;
+  p = skim_string (p + 1, end);
+  if (p == NULL)
+    return NULL;
+  if (depth == 1)
+    name_end = p;
+  p = skim_space (p, end);
+  if (p >= end || *p != ':')
+    return NULL;
+  p = skim_space (p + 1, end);
+  if (depth == 1)
+    value = p;
+
+open_value:
+  if (p >= end)
+    return NULL;
+  switch (*p)
+    {
+    case '{':
+    case '[':
+      if (depth == SKIM_MAX_DEPTH)
+        return NULL;
+      if (*p == '[')
+        arrays |= 1u << depth;
+      else
+        arrays &= ~(1u << depth);
+      depth++;
+      p = skim_space (p + 1, end);
+      if (p < end && *p == (arrays & (1u << (depth - 1)) ? ']' : '}'))
+        {
+          p++;
+          depth--;
+          goto after_value;
+        }
+      if (arrays & (1u << (depth - 1)))
+        goto open_value;
+      goto member;
+    case '"':
+      p = skim_string (p + 1, end);
+      if (p == NULL)
+        return NULL;
+      break;
+    case 't':
+      if (end - p < 4 || memcmp (p, "true", 4) != 0)
+        return NULL;
+      p += 4;
+      break;
+    case 'f':
+      if (end - p < 5 || memcmp (p, "false", 5) != 0)
+        return NULL;
+      p += 5;
+      break;
+    case 'n':
+      if (end - p < 4 || memcmp (p, "null", 4) != 0)
+        return NULL;
+      p += 4;
+      break;
+    case '-':
+    case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9':
+      {
+        const char *digits;
+
+        if (*p == '-')
+          p++;
+        digits = p;
+        if (p >= end || !g_ascii_isdigit (*p))
+          return NULL;
+        if (*p == '0')
+          p++;
+        else
+          while (p < end && g_ascii_isdigit (*p) && p - digits < 18)
+            p++;
+        /* A fraction, an exponent, a leading zero or a long integer. */
+        if (p < end && (g_ascii_isdigit (*p) || *p == '.' || *p == 'e' || *p == 'E'))
+          return NULL;
+      }
+      break;
+    default:
+      return NULL;
+    }
+
+after_value:
+  if (depth == 0)
+    return p;
+  if (depth == 1 && spans != NULL)
+    {
+      /* A member of the object ended. */
+      if (spans->n < SNODO_JSON_SPANS_MAX && (gsize) (p - base) <= G_MAXUINT32)
+        {
+          SnodoJsonSpan *span = &spans->spans[spans->n++];
+
+          span->name = (guint32) (name - base);
+          span->name_len = (guint32) (name_end - name);
+          span->value = (guint32) (value - base);
+          span->value_len = (guint32) (p - value);
+        }
+      else
+        spans->complete = FALSE;
+    }
+  p = skim_space (p, end);
+  if (p >= end)
+    return NULL;
+  if (*p == ',')
+    {
+      p = skim_space (p + 1, end);
+      if (arrays & (1u << (depth - 1)))
+        goto open_value;
+      goto member;
+    }
+  if (*p != (arrays & (1u << (depth - 1)) ? ']' : '}'))
+    return NULL;
+  p++;
+  depth--;
+  goto after_value;
+}
+
 /* The reader proper. With @outer and @inner set, the member @inner of the
  * object that is the member @outer of the root object, when it is an
  * object, is read but not built (see snodo_json_parse_deferring()). With
@@ -888,6 +1064,17 @@ snodo_json_read_with (const char  *data,
 
           if (defer)
             {
+              const char *after = snodo_json_skim_object (reader.p, reader.end,
+                                                          flat_top != NULL ? flat_top->spans : NULL);
+
+              if (after != NULL)
+                {
+                  *deferred_offset = (gsize) (reader.p - data);
+                  *deferred_len = (gsize) (after - reader.p);
+                  reader.p = after;
+                  state = READ_AFTER_VALUE;
+                  break;
+                }
               skip_depth = depth;
               skip_start = (gsize) (reader.p - data);
               node = NULL;
