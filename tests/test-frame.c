@@ -525,6 +525,15 @@ test_deferred (void)
     "\"g\":7,\"h\":8,\"i\":{\"j\":[9]},\"a\":10,\"_meta\":{\"y\":2},\"k\":11}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"a\":2,\"a\":3,\"a\":4,\"a\":5,\"a\":6,\"a\":7,\"a\":8,\"a\":9,\"b\":1}}",
     "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":7,\"reason\":\"x\"}}",
+    /* Names kept without a copy, and names next to them. */
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"uri\":1,\"name\":2,\"task\":3,\"_meta\":{},\"level\":5,"
+    "\"cursor\":6,\"argument\":7,\"arguments\":8}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"requestId\":1,\"requestState\":2,\"capabilities\":3,"
+    "\"inputResponses\":4,\"protocolVersion\":5,\"nam\":6,\"tasks\":7,\"levek\":8}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"urj\":1,\"namf\":2,\"tasj\":3,\"_metb\":4,\"_evel\":5,"
+    "\"cursoR\":6,\"requestStatf\":7,\"capabilitieS\":8}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"argumentz\":1,\"requestIt\":2,\"inputResponsez\":3,"
+    "\"protocolVersioN\":4,\"na\\u006de\":5,\"name\":6,\"n\\u0061me\":7}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1},\"params\":{\"b\":{\"c\":[]}}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1},\"params\":null}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":null,\"params\":{\"b\":2}}",

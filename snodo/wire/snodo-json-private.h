@@ -122,9 +122,12 @@ typedef enum
 
 typedef struct
 {
-  guint     n;
-  char     *names[SNODO_JSON_MEMBERS_MAX];
-  JsonNode *nodes[SNODO_JSON_MEMBERS_MAX];
+  guint       n;
+  /* Bit i set: names[i] is allocated (else it is a static string, for
+   * the names requests use most). */
+  guint       owned;
+  const char *names[SNODO_JSON_MEMBERS_MAX];
+  JsonNode   *nodes[SNODO_JSON_MEMBERS_MAX];
 } SnodoJsonMembers;
 
 void      snodo_json_members_clear  (SnodoJsonMembers       *members);

@@ -538,10 +538,44 @@ snodo_json_members_clear (SnodoJsonMembers *members)
 {
   for (guint i = 0; i < members->n; i++)
     {
-      g_free (members->names[i]);
+      if (members->owned & (1u << i))
+        g_free ((char *) members->names[i]);
       json_node_unref (members->nodes[i]);
     }
   members->n = 0;
+  members->owned = 0;
+}
+
+/* The names of params members that requests use most, kept without a
+ * copy. */
+static const char *
+snodo_json_known_param (const GString *name)
+{
+#define IS(lit) (memcmp (name->str, lit, sizeof (lit) - 1) == 0 ? lit : NULL)
+  switch (name->len)
+    {
+    case 3:
+      return IS ("uri");
+    case 4:
+      return name->str[0] == 'n' ? IS ("name") : IS ("task");
+    case 5:
+      return name->str[0] == '_' ? IS ("_meta") : IS ("level");
+    case 6:
+      return IS ("cursor");
+    case 8:
+      return IS ("argument");
+    case 9:
+      return name->str[0] == 'a' ? IS ("arguments") : IS ("requestId");
+    case 12:
+      return name->str[0] == 'r' ? IS ("requestState") : IS ("capabilities");
+    case 14:
+      return IS ("inputResponses");
+    case 15:
+      return IS ("protocolVersion");
+    default:
+      return NULL;
+    }
+#undef IS
 }
 
 JsonNode *
@@ -592,7 +626,15 @@ snodo_json_read_add_member (ReadFrame     *top,
 
   if (members->n < SNODO_JSON_MEMBERS_MAX)
     {
-      members->names[members->n] = g_strndup (name->str, name->len);
+      const char *known = snodo_json_known_param (name);
+
+      if (known != NULL)
+        members->names[members->n] = known;
+      else
+        {
+          members->names[members->n] = g_strndup (name->str, name->len);
+          members->owned |= 1u << members->n;
+        }
       members->nodes[members->n] = node;
       members->n++;
       return;
@@ -1403,6 +1445,7 @@ snodo_json_parse_top (const char        *data,
   if (params != NULL)
     {
       params->n = 0;
+      params->owned = 0;
       *params_unbuilt = FALSE;
     }
   *deferred_offset = 0;
