@@ -44,7 +44,8 @@ snodo_frame_set_error (SnodoFrame *frame,
  * else what is wrong (to be prefixed). */
 static const char *
 snodo_frame_check_shape (gboolean  jsonrpc_ok,
-                         JsonNode *method,
+                         gboolean  has_method,
+                         gboolean  method_ok,
                          JsonNode *params,
                          JsonNode *result,
                          JsonNode *error,
@@ -53,9 +54,9 @@ snodo_frame_check_shape (gboolean  jsonrpc_ok,
   if (!jsonrpc_ok)
     return _("\"jsonrpc\" must be \"2.0\"");
 
-  if (method != NULL)
+  if (has_method)
     {
-      if (!snodo_json_node_is_string (method) || json_node_get_string (method)[0] == '\0')
+      if (!method_ok)
         return _("\"method\" must be a non-empty string");
     }
   else
@@ -190,8 +191,13 @@ snodo_frame_decode_with (const char *data,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) root = NULL;
   g_auto(FrameMembers) members = { { NULL, }, FALSE };
+  /* A string "method" that was not built (with deferred). */
+  const char *method_str = NULL;
+  g_autofree char *method_copy = NULL;
   JsonNode *id;
   JsonNode *method;
+  gboolean has_method;
+  gboolean method_ok;
   JsonNode *params;
   JsonNode *result;
   JsonNode *rpc_error;
@@ -220,6 +226,7 @@ snodo_frame_decode_with (const char *data,
       /* The root object is not built: its members come apart. */
       members.owned = TRUE;
       parsed = snodo_json_parse_top (data, len, deferred, &root, members.nodes, &jsonrpc_ok,
+                                     &method_str, &method_copy,
                                      lazy ? &frame->params_members : NULL, &frame->params_unbuilt,
                                      &deferred_offset, &deferred_len, &frame->deferred_spans,
                                      &frame->has_nul, &frame->size,
@@ -266,10 +273,15 @@ snodo_frame_decode_with (const char *data,
   result = members.nodes[SNODO_JSON_TOP_RESULT];
   rpc_error = members.nodes[SNODO_JSON_TOP_ERROR];
   has_id = id != NULL;
+  has_method = method != NULL || method_str != NULL;
+  if (method_str != NULL)
+    method_ok = method_str[0] != '\0';
+  else
+    method_ok = snodo_json_node_is_string (method) && json_node_get_string (method)[0] != '\0';
   /* No method, and a result or an error: a response, never answered,
    * however malformed (its id is the server's; an answer would reach the
    * client's own request of that id). */
-  is_response = method == NULL && (result != NULL || rpc_error != NULL);
+  is_response = !has_method && (result != NULL || rpc_error != NULL);
 
   if (has_id && !snodo_json_node_is_string (id) && !snodo_frame_is_integer (id))
     {
@@ -287,8 +299,8 @@ snodo_frame_decode_with (const char *data,
     }
 
   /* params that is not built is an object. */
-  problem = snodo_frame_check_shape (jsonrpc_ok, method, params, result, rpc_error, has_id);
-  if (problem != NULL || method == NULL)
+  problem = snodo_frame_check_shape (jsonrpc_ok, has_method, method_ok, params, result, rpc_error, has_id);
+  if (problem != NULL || !has_method)
     {
       /* Not a request or a notification: it keeps no params apart. */
       if (frame->params_unbuilt && problem == NULL)
@@ -307,7 +319,7 @@ snodo_frame_decode_with (const char *data,
           g_free (message);
           return;
         }
-      if (!has_id && method != NULL)
+      if (!has_id && has_method)
         {
           /* A notification, however malformed, is never answered; the
            * message is kept for logging. */
@@ -333,10 +345,16 @@ snodo_frame_decode_with (const char *data,
 
   frame->method_node = frame_members_take (&members, SNODO_JSON_TOP_METHOD);
   frame->params_node = frame_members_take (&members, SNODO_JSON_TOP_PARAMS);
-  if (method != NULL)
+  if (has_method)
     {
       frame->kind = has_id ? SNODO_FRAME_REQUEST : SNODO_FRAME_NOTIFICATION;
-      frame->method = json_node_get_string (frame->method_node);
+      if (method_str != NULL)
+        {
+          frame->method = method_str;
+          frame->method_copy = g_steal_pointer (&method_copy);
+        }
+      else
+        frame->method = json_node_get_string (frame->method_node);
       frame->params = params != NULL ? json_node_get_object (frame->params_node) : NULL;
     }
   else
@@ -374,6 +392,7 @@ snodo_frame_clear (SnodoFrame *frame)
   g_return_if_fail (frame != NULL);
 
   g_clear_pointer (&frame->method_node, json_node_unref);
+  g_clear_pointer (&frame->method_copy, g_free);
   g_clear_pointer (&frame->params_node, json_node_unref);
   snodo_json_members_clear (&frame->params_members);
   g_clear_pointer (&frame->message, json_node_unref);

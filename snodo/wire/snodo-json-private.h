@@ -149,12 +149,18 @@ JsonNode *snodo_json_members_build  (const SnodoJsonMembers *members);
  * With @params set, a "params" member that is an object with at most
  * SNODO_JSON_MEMBERS_MAX members is not built either: its members are left
  * in @params, *@params_unbuilt is TRUE and members[PARAMS] is NULL. */
+/* With @method set, a "method" member that is a string is not built
+ * either: *@method is its value, a static string for the methods of MCP,
+ * else *@method_copy, a copy (owned); members[METHOD] is then NULL. Both
+ * are NULL when the last "method" is not a string, or there is none. */
 gboolean  snodo_json_parse_top (const char        *data,
                                 gsize              len,
                                 const char        *inner,
                                 JsonNode         **root,
                                 JsonNode          *members[SNODO_JSON_TOP_N_MEMBERS],
                                 gboolean          *jsonrpc_ok,
+                                const char       **method,
+                                char             **method_copy,
                                 SnodoJsonMembers  *params,
                                 gboolean          *params_unbuilt,
                                 gsize       *deferred_offset,

@@ -133,6 +133,9 @@ typedef struct
   gboolean          *params_unbuilt;
   /* Where the members of the deferred value are, or NULL. */
   SnodoJsonSpans    *spans;
+  /* A string "method", not built (or NULL: built). */
+  const char       **method;
+  char             **method_copy;
 } ReadTop;
 
 typedef struct
@@ -544,6 +547,35 @@ snodo_json_members_clear (SnodoJsonMembers *members)
     }
   members->n = 0;
   members->owned = 0;
+}
+
+/* The methods of MCP, kept without a copy. */
+static const char * const known_methods[] = {
+  "tools/call", "tools/list", "ping", "initialize", "notifications/initialized",
+  "notifications/cancelled", "notifications/progress", "resources/read", "resources/list",
+  "resources/templates/list", "resources/subscribe", "resources/unsubscribe", "prompts/get",
+  "prompts/list", "completion/complete", "logging/setLevel", "server/discover",
+  "subscriptions/listen", "tasks/get", "tasks/result", "tasks/cancel", "tasks/list",
+  "tasks/update", "notifications/roots/list_changed",
+};
+
+static const char *
+snodo_json_known_method (const GString *value)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (known_methods); i++)
+    if (value->str[0] == known_methods[i][0] && strcmp (value->str, known_methods[i]) == 0)
+      return known_methods[i];
+  return NULL;
+}
+
+static void
+read_top_forget_method (ReadTop *flat_top)
+{
+  if (flat_top->method != NULL)
+    {
+      *flat_top->method = NULL;
+      g_clear_pointer (flat_top->method_copy, g_free);
+    }
 }
 
 /* The names of params members that requests use most, kept without a
@@ -989,6 +1021,21 @@ snodo_json_read_with (const char  *data,
                 goto fail;
               if (skip_depth == 0 && top != NULL && top->flat && slot == SNODO_JSON_TOP_JSONRPC)
                 *flat_top->jsonrpc_ok = value->len == 3 && memcmp (value->str, "2.0", 3) == 0;
+              else if (skip_depth == 0 && top != NULL && top->flat && slot == SNODO_JSON_TOP_METHOD &&
+                       flat_top->method != NULL)
+                {
+                  /* It replaces an earlier "method" of any type. */
+                  g_clear_pointer (&members[SNODO_JSON_TOP_METHOD], json_node_unref);
+                  read_top_forget_method (flat_top);
+                  *flat_top->method = snodo_json_known_method (value);
+                  if (*flat_top->method == NULL)
+                    {
+                      /* U+0000 is 0xC0 0x80 here: the copy ends where
+                       * a string node's would. */
+                      *flat_top->method = *flat_top->method_copy = g_strdup (value->str);
+                      built += snodo_json_block_cost (value->len);
+                    }
+                }
               else if (skip_depth == 0)
                 {
                   node = json_node_init_string (json_node_alloc (), value->str);
@@ -1064,6 +1111,8 @@ snodo_json_read_with (const char  *data,
                       *flat_top->params_unbuilt = FALSE;
                     }
                 }
+              if (slot == SNODO_JSON_TOP_METHOD)
+                read_top_forget_method (flat_top);
               g_clear_pointer (&members[slot], json_node_unref);
               members[slot] = node;
             }
@@ -1284,6 +1333,8 @@ snodo_json_read_with (const char  *data,
 
 fail:
   g_clear_pointer (&root, json_node_unref);
+  if (flat_top != NULL)
+    read_top_forget_method (flat_top);
   if (members != NULL)
     for (int i = 0; i < SNODO_JSON_TOP_N_MEMBERS; i++)
       g_clear_pointer (&members[i], json_node_unref);
@@ -1424,6 +1475,8 @@ snodo_json_parse_top (const char        *data,
                       JsonNode         **root,
                       JsonNode          *members[SNODO_JSON_TOP_N_MEMBERS],
                       gboolean          *jsonrpc_ok,
+                      const char       **method,
+                      char             **method_copy,
                       SnodoJsonMembers  *params,
                       gboolean          *params_unbuilt,
                       gsize             *deferred_offset,
@@ -1433,14 +1486,20 @@ snodo_json_parse_top (const char        *data,
                       gsize             *size,
                       GError           **error)
 {
-  ReadTop top = { members, jsonrpc_ok, params, params_unbuilt, deferred_spans };
+  ReadTop top = { members, jsonrpc_ok, params, params_unbuilt, deferred_spans, method, method_copy };
 
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (root != NULL && members != NULL && jsonrpc_ok != NULL, FALSE);
   g_return_val_if_fail (params == NULL || params_unbuilt != NULL, FALSE);
   g_return_val_if_fail (deferred_offset != NULL && deferred_len != NULL, FALSE);
+  g_return_val_if_fail ((method == NULL) == (method_copy == NULL), FALSE);
 
   memset (members, 0, SNODO_JSON_TOP_N_MEMBERS * sizeof (JsonNode *));
+  if (method != NULL)
+    {
+      *method = NULL;
+      *method_copy = NULL;
+    }
   *jsonrpc_ok = FALSE;
   if (params != NULL)
     {
