@@ -496,7 +496,8 @@ snodo_dialect_has_envelope (SnodoFrame *frame)
 static SnodoProtocolVersion
 request_meta_get_version (const SnodoRequestMeta *meta)
 {
-  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2025_06_18; v <= SNODO_PROTOCOL_VERSION_2026_07_28; v++)
+  /* Newest first: the version such requests carry. */
+  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2026_07_28; v >= SNODO_PROTOCOL_VERSION_2025_06_18; v--)
     if (snodo_json_text_equal_string (meta->version, meta->version_len, snodo_protocol_version_to_string (v)))
       return v;
   return SNODO_PROTOCOL_VERSION_UNKNOWN;

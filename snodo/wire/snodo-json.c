@@ -615,7 +615,7 @@ snodo_json_members_lookup (const SnodoJsonMembers *members,
                            const char             *name)
 {
   for (guint i = 0; i < members->n; i++)
-    if (strcmp (members->names[i], name) == 0)
+    if (members->names[i][0] == name[0] && strcmp (members->names[i], name) == 0)
       return members->nodes[i];
   return NULL;
 }
