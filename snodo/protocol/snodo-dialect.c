@@ -110,7 +110,7 @@ snodo_dialect_lookup (const SnodoDialect *self,
                       const char         *method)
 {
   for (const SnodoMethod *m = self->methods; m->name != NULL; m++)
-    if (g_str_equal (m->name, method))
+    if (m->name[0] == method[0] && strcmp (m->name, method) == 0)
       return m;
   return NULL;
 }

@@ -412,11 +412,12 @@ snodo_frame_id_key (JsonNode *id)
   if (snodo_frame_is_integer (id))
     {
       char buf[32];
-      char *p = buf + sizeof buf;
+      char *p = buf + sizeof buf - 1;
       gint64 value = json_node_get_int (id);
       /* The magnitude, also for G_MININT64. */
       guint64 magnitude = value < 0 ? -(guint64) value : (guint64) value;
 
+      *p = '\0';
       do
         {
           *--p = (char) ('0' + magnitude % 10);
@@ -427,7 +428,8 @@ snodo_frame_id_key (JsonNode *id)
         *--p = '-';
       *--p = ':';
       *--p = 'i';
-      return g_strndup (p, buf + sizeof buf - p);
+      /* The key and its NUL, without strncpy(). */
+      return memcpy (g_malloc (buf + sizeof buf - p), p, buf + sizeof buf - p);
     }
   if (snodo_json_node_is_string (id))
     {

@@ -270,8 +270,24 @@ snodo_json_reader_string (Reader  *reader,
         {
           gsize n = (gsize) (p - run);
 
-          /* g_string_append_len() without its calls, when it fits. */
-          if (out->len + n < out->allocated_len)
+          /* g_string_append_len() without its calls, when it fits;
+           * short runs (member names, most values) without memcpy()'s
+           * call either. */
+          if (out->len == 0 && n <= 16 && out->allocated_len > 16 && end - run >= 16)
+            {
+              guint64 low;
+              guint64 high;
+
+              /* Sixteen bytes, the run and what follows it in the text;
+               * the NUL cuts it. */
+              memcpy (&low, run, 8);
+              memcpy (&high, run + 8, 8);
+              memcpy (out->str, &low, 8);
+              memcpy (out->str + 8, &high, 8);
+              out->len = n;
+              out->str[n] = '\0';
+            }
+          else if (out->len + n < out->allocated_len)
             {
               memcpy (out->str + out->len, run, n);
               out->len += n;
