@@ -254,7 +254,15 @@ snodo_json_reader_string (Reader  *reader,
       const char *p = run;
       const char *escape;
       gunichar c;
+#ifdef SNODO_JSON_HAVE_BLOCKS
+      int mask = 0;
 
+      /* Most strings end within sixteen bytes: one block says where. */
+      if (end - p >= 16 &&
+          (mask = snodo_json_block_stops_read (snodo_json_load_block ((const guchar *) p))) != 0)
+        p += __builtin_ctz (mask);
+      else
+#endif
       for (;;)
         {
           const char *limit;
@@ -725,7 +733,24 @@ static inline const char *
 skim_string (const char *p,
              const char *end)
 {
+#ifdef SNODO_JSON_HAVE_BLOCKS
+  /* Sixteen bytes at a time, from the first: these strings are short
+   * (names, versions), and the general loop's set-up cost more than its
+   * blocks of 32 save. */
+  while (end - p >= 16)
+    {
+      int mask = snodo_json_block_stops_read (snodo_json_load_block ((const guchar *) p));
+
+      if (mask != 0)
+        {
+          p += __builtin_ctz (mask);
+          return *p == '"' ? p + 1 : NULL;
+        }
+      p += 16;
+    }
+#else
   SKIP_PLAIN_WORDS (p, end, read);
+#endif
   while (p < end && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
     p++;
   if (p >= end || *p != '"')
