@@ -706,6 +706,12 @@ test_deferred (void)
               n++;
             }
           g_assert_cmpint (spans->complete, ==, n <= SNODO_JSON_SPANS_MAX);
+          /* "No escape" is never said of a text with one; and it is said
+           * of the _meta of the first input, which has none. */
+          if (spans->plain)
+            g_assert_null (memchr (deferred.deferred, '\\', deferred.deferred_len));
+          if (i == 0)
+            g_assert_true (spans->plain);
           if (spans->complete)
             g_assert_cmpuint (spans->n, ==, n);
 

@@ -300,12 +300,13 @@ request_meta_note (SnodoRequestMeta *meta,
                    const char       *name,
                    gsize             name_len,
                    const char       *value,
-                   gsize             value_len)
+                   gsize             value_len,
+                   gboolean          no_escapes)
 {
 #define IS_NAME(literal) \
   (name_len == sizeof (literal) + 1 && memcmp (name + 1, literal, sizeof (literal) - 1) == 0)
 
-  if (memchr (name + 1, '\\', name_len - 2) != NULL)
+  if (!no_escapes && memchr (name + 1, '\\', name_len - 2) != NULL)
     {
       /* A name with escapes: read as a tree would be. */
       g_autofree char *plain = snodo_json_text_dup_string (name, name_len);
@@ -367,14 +368,14 @@ request_meta_scan (SnodoRequestMeta     *meta,
           const SnodoJsonSpan *span = &spans->spans[i];
 
           request_meta_note (meta, meta->text + span->name, span->name_len,
-                             meta->text + span->value, span->value_len);
+                             meta->text + span->value, span->value_len, spans->plain);
         }
       return;
     }
 
   snodo_json_member_iter_init (&iter, meta->text, meta->len);
   while (snodo_json_member_iter_next (&iter, &name, &name_len, &value, &value_len))
-    request_meta_note (meta, name, name_len, value, value_len);
+    request_meta_note (meta, name, name_len, value, value_len, FALSE);
 }
 
 void

@@ -379,7 +379,9 @@ snodo_frame_decode_with (const char *data,
 
   if (deferred_len > 0)
     {
-      frame->deferred = g_strndup (data + deferred_offset, deferred_len);
+      frame->deferred = g_malloc (deferred_len + 1);
+      memcpy (frame->deferred, data + deferred_offset, deferred_len);
+      frame->deferred[deferred_len] = '\0';
       frame->deferred_len = deferred_len;
       frame->size += deferred_len + 1;
     }

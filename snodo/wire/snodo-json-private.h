@@ -97,6 +97,9 @@ typedef struct
 typedef struct
 {
   gboolean      complete;
+  /* TRUE when the object holds no escape at all (no name needs
+   * decoding); FALSE says nothing. */
+  gboolean      plain;
   guint         n;
   SnodoJsonSpan spans[SNODO_JSON_SPANS_MAX];
 } SnodoJsonSpans;

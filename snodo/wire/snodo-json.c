@@ -774,6 +774,8 @@ snodo_json_skim_object (const char     *p,
   if (spans != NULL)
     {
       spans->complete = TRUE;
+      /* Set once the whole object is read: it has no escape then. */
+      spans->plain = FALSE;
       spans->n = 0;
     }
 
@@ -867,7 +869,11 @@ open_value:
 
 after_value:
   if (depth == 0)
-    return p;
+    {
+      if (spans != NULL)
+        spans->plain = TRUE;
+      return p;
+    }
   if (depth == 1 && spans != NULL)
     {
       /* A member of the object ended. */
@@ -1214,6 +1220,7 @@ snodo_json_read_with (const char  *data,
               if (spans != NULL)
                 {
                   spans->complete = TRUE;
+                  spans->plain = FALSE;
                   spans->n = 0;
                 }
             }
@@ -1553,6 +1560,7 @@ snodo_json_parse_top (const char        *data,
   if (deferred_spans != NULL)
     {
       deferred_spans->complete = FALSE;
+      deferred_spans->plain = FALSE;
       deferred_spans->n = 0;
     }
   return snodo_json_read (data, len, inner != NULL ? "params" : NULL, inner, &top, root,
