@@ -199,6 +199,152 @@ test_lengths (void)
   }
 }
 
+/* Schemas of the shapes the fast path models, and of shapes next to them
+ * that it must hand over. */
+static const char *sealed_schemas[] = {
+  "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"}},\"required\":[\"message\"]}",
+  "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":\"d\"}},"
+  "\"required\":[\"message\"],\"additionalProperties\":false,\"$schema\":\"x\"}",
+  "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":[\"integer\",\"null\"]},\"b\":{\"type\":\"number\"},"
+  "\"c\":{\"type\":\"boolean\"},\"d\":{\"type\":\"array\"},\"e\":{\"type\":\"object\"},\"f\":true,\"g\":false,"
+  "\"h\":null,\"i\":{\"type\":\"nonsense\"},\"j\":{\"type\":[]},\"k\":{\"type\":[1]},\"l\":{}},"
+  "\"required\":[\"a\",\"z\",7]}",
+  "{\"properties\":{\"a\":{\"type\":\"string\",\"maxLength\":2}},\"additionalProperties\":{\"type\":\"integer\"}}",
+  "{\"properties\":{\"a\":{\"properties\":{\"b\":{\"type\":\"string\"}},\"required\":[\"b\"]}}}",
+  "{\"properties\":{\"a\":{\"enum\":[1,2]}},\"additionalProperties\":true}",
+  "{\"properties\":{\"a\":{\"type\":\"string\"}},\"additionalProperties\":5}",
+  "{\"properties\":[1],\"required\":\"a\",\"additionalProperties\":false}",
+  "{\"required\":[\"a\",\"b\"]}",
+  "{\"type\":\"integer\"}",
+  "{\"type\":[\"string\",\"object\"],\"properties\":{\"a\":{\"type\":\"null\"}}}",
+  "{\"type\":\"object\",\"minLength\":1,\"properties\":{\"a\":{\"type\":\"string\"}}}",
+  "{\"type\":\"object\",\"anyOf\":[{\"required\":[\"a\"]},{\"required\":[\"b\"]}]}",
+  "{\"type\":7}",
+  "true",
+  "false",
+  "3",
+};
+
+static const char *sealed_instances[] = {
+  "{}", "{\"message\":\"hi\"}", "{\"message\":1}", "{\"message\":null}", "{\"message\":\"x\",\"extra\":true}",
+  "{\"a\":1}", "{\"a\":null}", "{\"a\":1.0}", "{\"a\":1.5}", "{\"a\":\"xy\"}", "{\"a\":\"xyz\"}",
+  "{\"a\":{\"b\":\"x\"}}", "{\"a\":{\"b\":1}}", "{\"a\":{}}", "{\"a\":2,\"b\":3}", "{\"b\":\"x\"}",
+  "{\"a\":1,\"z\":0}", "{\"a\":1,\"z\":0,\"b\":1e400,\"c\":false}",
+  "{\"a\":1,\"z\":0,\"b\":1,\"c\":true,\"d\":[],\"e\":{},\"f\":1,\"h\":1,\"i\":1,\"k\":1,\"l\":1}",
+  "{\"a\":1,\"z\":0,\"g\":1}", "{\"a\":1,\"z\":0,\"j\":1}", "{\"a\":1,\"z\":0,\"d\":{}}",
+  "[]", "\"x\"", "1", "1.0", "1.5", "null", "true",
+};
+
+static void
+check_same (JsonNode *schema,
+            JsonNode *sealed,
+            JsonNode *instance)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) sealed_error = NULL;
+  gboolean valid = snodo_schema_validate (schema, instance, &error);
+
+  /* Twice: once read, once from what was read. */
+  for (int round = 0; round < 2; round++)
+    {
+      gboolean sealed_valid;
+
+      g_clear_error (&sealed_error);
+      sealed_valid = snodo_schema_validate (sealed, instance, &sealed_error);
+      g_assert_cmpint (sealed_valid, ==, valid);
+      if (!valid)
+        {
+          g_assert_error (sealed_error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS);
+          g_assert_cmpstr (sealed_error->message, ==, error->message);
+        }
+      else
+        g_assert_no_error (sealed_error);
+    }
+}
+
+static void
+test_sealed (void)
+{
+  g_test_summary ("A sealed schema (checked from what was read of it once) accepts and refuses "
+                  "exactly as the same schema unsealed, with the same message");
+
+  for (guint i = 0; i < G_N_ELEMENTS (sealed_schemas); i++)
+    for (guint j = 0; j < G_N_ELEMENTS (sealed_instances); j++)
+      {
+        g_autoptr(JsonNode) schema = snodo_test_parse (sealed_schemas[i]);
+        g_autoptr(JsonNode) sealed = snodo_test_parse (sealed_schemas[i]);
+        g_autoptr(JsonNode) instance = snodo_test_parse (sealed_instances[j]);
+
+        g_test_message ("%s against %s", sealed_instances[j], sealed_schemas[i]);
+        json_node_seal (sealed);
+        check_same (schema, sealed, instance);
+      }
+
+  /* And every case of the table. */
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) schema = snodo_test_parse (cases[i].schema);
+      g_autoptr(JsonNode) sealed = snodo_test_parse (cases[i].schema);
+      g_autoptr(JsonNode) instance = snodo_test_parse (cases[i].instance);
+
+      json_node_seal (sealed);
+      check_same (schema, sealed, instance);
+    }
+}
+
+static void
+test_sealed_many (void)
+{
+  GPtrArray *schemas = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  GString *wide = g_string_new ("{\"properties\":{");
+
+  g_test_summary ("Many sealed schemas in turn, and one with more properties than are read at "
+                  "once, are each checked as their own");
+
+  /* More schemas than are kept read: each still checks its own required
+   * member, whichever were read before it. */
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("{\"type\":\"object\",\"properties\":{\"m%u\":{\"type\":\"string\"}},"
+                                               "\"required\":[\"m%u\"]}", i, i);
+      JsonNode *schema = snodo_test_parse (text);
+
+      json_node_seal (schema);
+      g_ptr_array_add (schemas, schema);
+    }
+  for (guint round = 0; round < 3; round++)
+    for (guint i = 0; i < schemas->len; i++)
+      {
+        g_autofree char *good = g_strdup_printf ("{\"m%u\":\"x\"}", i);
+        g_autofree char *bad = g_strdup_printf ("{\"m%u\":\"x\"}", (i + 1) % schemas->len);
+        g_autoptr(JsonNode) good_node = snodo_test_parse (good);
+        g_autoptr(JsonNode) bad_node = snodo_test_parse (bad);
+
+        g_assert_true (snodo_schema_validate (schemas->pdata[i], good_node, NULL));
+        g_assert_false (snodo_schema_validate (schemas->pdata[i], bad_node, NULL));
+      }
+  g_ptr_array_unref (schemas);
+
+  /* 70 properties, the last one required and typed. */
+  for (guint i = 0; i < 70; i++)
+    g_string_append_printf (wide, "%s\"p%u\":{\"type\":\"integer\"}", i > 0 ? "," : "", i);
+  g_string_append (wide, "},\"required\":[\"p69\"]}");
+  {
+    g_autoptr(JsonNode) schema = snodo_test_parse (wide->str);
+    g_autoptr(JsonNode) sealed = snodo_test_parse (wide->str);
+    const char *instances[] = { "{\"p69\":1}", "{\"p69\":\"x\"}", "{\"p0\":1}", "{\"p68\":1,\"p69\":2,\"q\":1}" };
+
+    json_node_seal (sealed);
+    for (guint i = 0; i < G_N_ELEMENTS (instances); i++)
+      {
+        g_autoptr(JsonNode) instance = snodo_test_parse (instances[i]);
+
+        check_same (schema, sealed, instance);
+      }
+  }
+  g_string_free (wide, TRUE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -208,6 +354,8 @@ main (int   argc,
   g_test_add_func ("/snodo/schema/cases", test_cases);
   g_test_add_func ("/snodo/schema/deep", test_deep);
   g_test_add_func ("/snodo/schema/lengths", test_lengths);
+  g_test_add_func ("/snodo/schema/sealed", test_sealed);
+  g_test_add_func ("/snodo/schema/sealed-many", test_sealed_many);
 
   return g_test_run ();
 }

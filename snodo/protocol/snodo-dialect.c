@@ -110,7 +110,7 @@ snodo_dialect_lookup (const SnodoDialect *self,
                       const char         *method)
 {
   for (const SnodoMethod *m = self->methods; m->name != NULL; m++)
-    if (g_str_equal (m->name, method))
+    if (m->name[0] == method[0] && strcmp (m->name, method) == 0)
       return m;
   return NULL;
 }
@@ -300,12 +300,13 @@ request_meta_note (SnodoRequestMeta *meta,
                    const char       *name,
                    gsize             name_len,
                    const char       *value,
-                   gsize             value_len)
+                   gsize             value_len,
+                   gboolean          no_escapes)
 {
 #define IS_NAME(literal) \
   (name_len == sizeof (literal) + 1 && memcmp (name + 1, literal, sizeof (literal) - 1) == 0)
 
-  if (memchr (name + 1, '\\', name_len - 2) != NULL)
+  if (!no_escapes && memchr (name + 1, '\\', name_len - 2) != NULL)
     {
       /* A name with escapes: read as a tree would be. */
       g_autofree char *plain = snodo_json_text_dup_string (name, name_len);
@@ -367,14 +368,14 @@ request_meta_scan (SnodoRequestMeta     *meta,
           const SnodoJsonSpan *span = &spans->spans[i];
 
           request_meta_note (meta, meta->text + span->name, span->name_len,
-                             meta->text + span->value, span->value_len);
+                             meta->text + span->value, span->value_len, spans->plain);
         }
       return;
     }
 
   snodo_json_member_iter_init (&iter, meta->text, meta->len);
   while (snodo_json_member_iter_next (&iter, &name, &name_len, &value, &value_len))
-    request_meta_note (meta, name, name_len, value, value_len);
+    request_meta_note (meta, name, name_len, value, value_len, FALSE);
 }
 
 void
@@ -496,7 +497,8 @@ snodo_dialect_has_envelope (SnodoFrame *frame)
 static SnodoProtocolVersion
 request_meta_get_version (const SnodoRequestMeta *meta)
 {
-  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2025_06_18; v <= SNODO_PROTOCOL_VERSION_2026_07_28; v++)
+  /* Newest first: the version such requests carry. */
+  for (SnodoProtocolVersion v = SNODO_PROTOCOL_VERSION_2026_07_28; v >= SNODO_PROTOCOL_VERSION_2025_06_18; v--)
     if (snodo_json_text_equal_string (meta->version, meta->version_len, snodo_protocol_version_to_string (v)))
       return v;
   return SNODO_PROTOCOL_VERSION_UNKNOWN;
@@ -825,23 +827,24 @@ snodo_text_result_encode (JsonNode   *id,
 {
   gsize text_len = text != NULL ? strlen (text) : 0;
   gsize tail_len = tail != NULL ? strlen (tail) : 0;
-  /* A long text has its room made at once (the envelope, the content
-   * block and its bytes: only escapes make the line grow); a short line
-   * starts small, which suits glibc's allocator better. */
-  GString *out = snodo_frame_begin_result (id, text_len > 256 ? text_len + tail_len + 128 : 0);
+  GString out;
 
-  g_string_append_len (out, "{\"content\":[{\"type\":\"text\",\"text\":", 34);
-  snodo_json_append_string (out, text != NULL ? text : "");
-  g_string_append_len (out, "}]", 2);
+  /* Room for the whole line at once: the envelope (an id of up to 40
+   * bytes), the content block and the text; only escapes make it grow. */
+  snodo_frame_begin_result_in (&out, id, text_len + tail_len + 160);
+  snodo_json_string_append_len (&out, "{\"content\":[{\"type\":\"text\",\"text\":", 34);
+  snodo_json_append_string (&out, text != NULL ? text : "");
   if (is_error)
-    g_string_append_len (out, ",\"isError\":true", 15);
+    snodo_json_string_append_len (&out, "}],\"isError\":true", 17);
+  else
+    snodo_json_string_append_len (&out, "}]", 2);
   if (tail != NULL)
     {
-      g_string_append_c (out, ',');
-      g_string_append_len (out, tail, tail_len);
+      g_string_append_c (&out, ',');
+      snodo_json_string_append_len (&out, tail, tail_len);
     }
-  g_string_append_c (out, '}');
-  return snodo_frame_end_result (out);
+  g_string_append_c (&out, '}');
+  return snodo_frame_end_result_in (&out);
 }
 
 /*

@@ -23,6 +23,12 @@ G_BEGIN_DECLS
  *
  * On failure, @error (SNODO_RPC_ERROR_INVALID_PARAMS) names the place, as a
  * path from the root (e.g. "/text: expected a string").
+ *
+ * A sealed schema (json_node_seal(), as tools keep theirs) is read once and
+ * kept read, with a reference, in a small cache (16 schemas at most): the
+ * common shape (an object of typed properties, a required list,
+ * additionalProperties) is then checked without walking the schema again.
+ * The answer and the message are the same either way.
  */
 
 gboolean snodo_schema_validate (JsonNode  *schema,

@@ -560,6 +560,356 @@ validate (JsonNode *schema_node,
   return validate_combinations (schema, instance, depth, failure);
 }
 
+/*
+ * The fast path. Most tool schemas are an object of typed properties with
+ * a required list: checking one walked the schema's hash tables on every
+ * call. A sealed schema (tools seal theirs) cannot change, so it is read
+ * once into a Compiled: the type of the instance as a set of bits, and
+ * the names of properties and required members with the type each member
+ * must have. The fast path only ever says "valid": whatever it does not
+ * accept (or a schema it does not model) goes to validate(), which then
+ * says why, exactly as it always did.
+ */
+
+enum
+{
+  TYPE_OBJECT  = 1 << 0,
+  TYPE_ARRAY   = 1 << 1,
+  TYPE_NULL    = 1 << 2,
+  TYPE_STRING  = 1 << 3,
+  TYPE_BOOLEAN = 1 << 4,
+  TYPE_NUMBER  = 1 << 5,
+  TYPE_INTEGER = 1 << 6,
+  /* No constraint on the type. */
+  TYPE_ANY     = 1 << 7,
+};
+
+/* What a (sub)schema asks of a value: a type in @types, and when
+ * @complex is set, that validate() accepts it against @complex. */
+typedef struct
+{
+  guint     types;
+  JsonNode *complex;
+} Check;
+
+/* The number of member names a Compiled holds (bits of a guint64). */
+#define FAST_NAMES_MAX 64
+
+typedef struct
+{
+  /* Borrowed from the schema, which the Compiled holds. */
+  const char *name;
+  gboolean    is_property;
+  Check       check;
+} FastName;
+
+typedef struct
+{
+  /* A reference: the schema cannot go, nor another take its address,
+   * while it is in the cache. */
+  JsonNode *schema;
+  /* FALSE: the schema is not modelled; validate() checks everything. */
+  gboolean  fast;
+  guint     types;
+  guint     n_names;
+  guint64   required;
+  gboolean  has_additional;
+  Check     additional;
+  FastName  names[FAST_NAMES_MAX];
+} Compiled;
+
+static guint
+type_bit (const char *name)
+{
+  if (g_str_equal (name, "object"))
+    return TYPE_OBJECT;
+  if (g_str_equal (name, "array"))
+    return TYPE_ARRAY;
+  if (g_str_equal (name, "null"))
+    return TYPE_NULL;
+  if (g_str_equal (name, "string"))
+    return TYPE_STRING;
+  if (g_str_equal (name, "boolean"))
+    return TYPE_BOOLEAN;
+  if (g_str_equal (name, "number"))
+    return TYPE_NUMBER;
+  if (g_str_equal (name, "integer"))
+    return TYPE_INTEGER;
+  return TYPE_ANY;
+}
+
+/* The types validate_type() accepts for @type. */
+static guint
+compile_type (JsonNode *type)
+{
+  guint types = 0;
+
+  if (type == NULL)
+    return TYPE_ANY;
+  if (snodo_json_node_is_string (type))
+    return type_bit (json_node_get_string (type));
+  if (!JSON_NODE_HOLDS_ARRAY (type))
+    return TYPE_ANY;
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (type)); i++)
+    {
+      JsonNode *element = json_array_get_element (json_node_get_array (type), i);
+
+      types |= snodo_json_node_is_string (element) ? type_bit (json_node_get_string (element)) : TYPE_ANY;
+    }
+  /* An empty list accepts nothing. */
+  return types;
+}
+
+/* The types of @instance, as has_type() sees them. */
+static guint
+instance_types (JsonNode *instance)
+{
+  GType type;
+
+  switch (JSON_NODE_TYPE (instance))
+    {
+    case JSON_NODE_OBJECT:
+      return TYPE_OBJECT;
+    case JSON_NODE_ARRAY:
+      return TYPE_ARRAY;
+    case JSON_NODE_NULL:
+      return TYPE_NULL;
+    case JSON_NODE_VALUE:
+      type = json_node_get_value_type (instance);
+      if (type == G_TYPE_STRING)
+        return TYPE_STRING;
+      if (type == G_TYPE_BOOLEAN)
+        return TYPE_BOOLEAN;
+      if (type == G_TYPE_INT64)
+        return TYPE_NUMBER | TYPE_INTEGER;
+      if (type == G_TYPE_DOUBLE)
+        {
+          double d = json_node_get_double (instance);
+
+          return TYPE_NUMBER | (isfinite (d) && d == floor (d) ? TYPE_INTEGER : 0);
+        }
+      return 0;
+    default:
+      return 0;
+    }
+}
+
+/* Whether the keywords are at most type, properties, required and
+ * additionalProperties. */
+static gboolean
+keywords_only_object (const Keywords *k)
+{
+  return k->const_value == NULL && k->enum_values == NULL && k->items == NULL &&
+         k->min_items == NULL && k->max_items == NULL && k->min_length == NULL &&
+         k->max_length == NULL && k->minimum == NULL && k->maximum == NULL &&
+         k->exclusive_minimum == NULL && k->exclusive_maximum == NULL &&
+         k->multiple_of == NULL && k->all_of == NULL && k->any_of == NULL &&
+         k->one_of == NULL && k->not_schema == NULL;
+}
+
+/* What validate() asks of a value against @schema. */
+static Check
+compile_check (JsonNode *schema)
+{
+  Check check = { TYPE_ANY, NULL };
+  Keywords k;
+
+  if (JSON_NODE_HOLDS_VALUE (schema) && json_node_get_value_type (schema) == G_TYPE_BOOLEAN)
+    {
+      check.types = json_node_get_boolean (schema) ? TYPE_ANY : 0;
+      return check;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (schema))
+    return check;
+
+  keywords_init (&k, json_node_get_object (schema));
+  if (keywords_only_object (&k) && k.properties == NULL && k.required == NULL &&
+      k.additional_properties == NULL)
+    check.types = compile_type (k.type);
+  else
+    check.complex = schema;
+  return check;
+}
+
+static int
+compiled_find (const Compiled *c,
+               const char     *name)
+{
+  for (guint i = 0; i < c->n_names; i++)
+    if (c->names[i].name[0] == name[0] && strcmp (c->names[i].name, name) == 0)
+      return (int) i;
+  return -1;
+}
+
+static void
+compiled_free (gpointer data)
+{
+  Compiled *c = data;
+
+  json_node_unref (c->schema);
+}
+
+static Compiled *
+compile (JsonNode *schema)
+{
+  Compiled *c = g_atomic_rc_box_new0 (Compiled);
+  JsonNode *properties;
+  JsonNode *required;
+  Keywords k;
+
+  c->schema = json_node_ref (schema);
+  if (!JSON_NODE_HOLDS_OBJECT (schema))
+    return c;
+
+  keywords_init (&k, json_node_get_object (schema));
+  if (!keywords_only_object (&k))
+    return c;
+  c->types = compile_type (k.type);
+
+  properties = k.properties;
+  if (properties != NULL && JSON_NODE_HOLDS_OBJECT (properties))
+    {
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *member;
+
+      json_object_iter_init (&iter, json_node_get_object (properties));
+      while (json_object_iter_next (&iter, &name, &member))
+        {
+          if (c->n_names == FAST_NAMES_MAX)
+            return c;
+          c->names[c->n_names].name = name;
+          c->names[c->n_names].is_property = TRUE;
+          c->names[c->n_names].check = compile_check (member);
+          c->n_names++;
+        }
+    }
+
+  required = k.required;
+  if (required != NULL && JSON_NODE_HOLDS_ARRAY (required))
+    for (guint i = 0; i < json_array_get_length (json_node_get_array (required)); i++)
+      {
+        JsonNode *element = json_array_get_element (json_node_get_array (required), i);
+        int index;
+
+        if (!snodo_json_node_is_string (element))
+          continue;
+        index = compiled_find (c, json_node_get_string (element));
+        if (index < 0)
+          {
+            if (c->n_names == FAST_NAMES_MAX)
+              return c;
+            index = (int) c->n_names++;
+            c->names[index].name = json_node_get_string (element);
+          }
+        c->required |= G_GUINT64_CONSTANT (1) << index;
+      }
+
+  if (k.additional_properties != NULL)
+    {
+      c->has_additional = TRUE;
+      c->additional = compile_check (k.additional_properties);
+    }
+
+  c->fast = TRUE;
+  return c;
+}
+
+/* Schemas read lately, by address: each slot holds the last one whose
+ * address falls there. Bounded: at most CACHE_SLOTS schemas are kept
+ * alive after their owners let go of them. */
+#define CACHE_SLOTS 16
+
+static GMutex cache_lock;
+static Compiled *cache[CACHE_SLOTS];
+
+static Compiled *
+compiled_get (JsonNode *schema)
+{
+  guint slot = (guint) ((((guintptr) schema) >> 4) * 2654435761u >> 8) % CACHE_SLOTS;
+  Compiled *c;
+  Compiled *old;
+
+  g_mutex_lock (&cache_lock);
+  c = cache[slot];
+  if (c != NULL && c->schema == schema)
+    {
+      c = g_atomic_rc_box_acquire (c);
+      g_mutex_unlock (&cache_lock);
+      return c;
+    }
+  g_mutex_unlock (&cache_lock);
+
+  c = compile (schema);
+  g_mutex_lock (&cache_lock);
+  old = cache[slot];
+  cache[slot] = g_atomic_rc_box_acquire (c);
+  g_mutex_unlock (&cache_lock);
+  if (old != NULL)
+    g_atomic_rc_box_release_full (old, compiled_free);
+  return c;
+}
+
+static gboolean
+check_passes (const Check *check,
+              JsonNode    *value)
+{
+  Failure failure = { NULL, NULL };
+  gboolean valid;
+
+  if (!(check->types & TYPE_ANY) && !(check->types & instance_types (value)))
+    return FALSE;
+  if (check->complex == NULL)
+    return TRUE;
+  /* As validate_object() checks a member: one level down. */
+  valid = validate (check->complex, value, 1, &failure);
+  if (failure.path != NULL)
+    g_string_free (failure.path, TRUE);
+  g_free (failure.message);
+  return valid;
+}
+
+/* TRUE when @instance is valid against the compiled schema; FALSE when
+ * it is not, or when the fast path cannot tell. */
+static gboolean
+fast_valid (const Compiled *c,
+            JsonNode       *instance)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+  guint64 seen = 0;
+  guint n;
+
+  if (!c->fast)
+    return FALSE;
+  if (!(c->types & TYPE_ANY) && !(c->types & instance_types (instance)))
+    return FALSE;
+  if (!JSON_NODE_HOLDS_OBJECT (instance))
+    return TRUE;
+
+  /* In any order: only a failure's message depends on it. */
+  n = json_object_get_size (json_node_get_object (instance));
+  json_object_iter_init (&iter, json_node_get_object (instance));
+  /* As many as there are: the last call to find there is none walks the
+   * rest of the table. */
+  for (guint i = 0; i < n && json_object_iter_next (&iter, &name, &member); i++)
+    {
+      int index = compiled_find (c, name);
+
+      if (index >= 0)
+        seen |= G_GUINT64_CONSTANT (1) << index;
+      if (index >= 0 && c->names[index].is_property)
+        {
+          if (!check_passes (&c->names[index].check, member))
+            return FALSE;
+        }
+      else if (c->has_additional && !check_passes (&c->additional, member))
+        return FALSE;
+    }
+  return (seen & c->required) == c->required;
+}
+
 gboolean
 snodo_schema_validate (JsonNode  *schema,
                        JsonNode  *instance,
@@ -567,6 +917,17 @@ snodo_schema_validate (JsonNode  *schema,
 {
   Failure failure = { NULL, NULL };
   gboolean valid;
+
+  /* Sealed schemas cannot change: read once, they are checked fast. */
+  if (json_node_is_immutable (schema))
+    {
+      Compiled *c = compiled_get (schema);
+
+      valid = fast_valid (c, instance);
+      g_atomic_rc_box_release_full (c, compiled_free);
+      if (valid)
+        return TRUE;
+    }
 
   valid = validate (schema, instance, 0, &failure);
   if (!valid)

@@ -53,14 +53,18 @@ typedef struct
    * which leaves a request's or notification's root object unbuilt.
    * Owned. */
   JsonNode       *message;
-  /* "method", borrowed from message or method_node (REQUEST,
-   * NOTIFICATION). */
+  /* "method" (REQUEST, NOTIFICATION): borrowed from message or
+   * method_node (snodo_frame_decode()), else (a request or notification
+   * decoded without building its root object) a static string for the
+   * methods of MCP, or method_copy. */
   const char     *method;
+  char           *method_copy;
   /* "params" object, borrowed from params_node; NULL when absent. */
   JsonObject     *params;
   /* The nodes of "method" and "params" (REQUEST, NOTIFICATION, RESPONSE;
-   * NULL when absent). A reference: with message set they are members of
-   * it, else they have no parent. Owned. */
+   * NULL when absent; method_node also when the root object was not
+   * built). A reference: with message set they are members of it, else
+   * they have no parent. Owned. */
   JsonNode       *method_node;
   JsonNode       *params_node;
   /* snodo_frame_decode_lazy(): params (an object) was not built: its
@@ -152,6 +156,13 @@ GBytes   *snodo_frame_encode_request     (JsonNode    *id,
 GString  *snodo_frame_begin_result       (JsonNode    *id,
                                           gsize        reserve);
 GBytes   *snodo_frame_end_result         (GString     *out);
+/* The same in @out, a GString of the caller's (not from g_string_new()):
+ * begin gives it a buffer of @size bytes (grown as needed), end makes that
+ * buffer the line. */
+void      snodo_frame_begin_result_in    (GString     *out,
+                                          JsonNode    *id,
+                                          gsize        size);
+GBytes   *snodo_frame_end_result_in      (GString     *out);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SnodoFrame, snodo_frame_clear)
 

@@ -44,7 +44,8 @@ snodo_frame_set_error (SnodoFrame *frame,
  * else what is wrong (to be prefixed). */
 static const char *
 snodo_frame_check_shape (gboolean  jsonrpc_ok,
-                         JsonNode *method,
+                         gboolean  has_method,
+                         gboolean  method_ok,
                          JsonNode *params,
                          JsonNode *result,
                          JsonNode *error,
@@ -53,9 +54,9 @@ snodo_frame_check_shape (gboolean  jsonrpc_ok,
   if (!jsonrpc_ok)
     return _("\"jsonrpc\" must be \"2.0\"");
 
-  if (method != NULL)
+  if (has_method)
     {
-      if (!snodo_json_node_is_string (method) || json_node_get_string (method)[0] == '\0')
+      if (!method_ok)
         return _("\"method\" must be a non-empty string");
     }
   else
@@ -190,8 +191,13 @@ snodo_frame_decode_with (const char *data,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) root = NULL;
   g_auto(FrameMembers) members = { { NULL, }, FALSE };
+  /* A string "method" that was not built (with deferred). */
+  const char *method_str = NULL;
+  g_autofree char *method_copy = NULL;
   JsonNode *id;
   JsonNode *method;
+  gboolean has_method;
+  gboolean method_ok;
   JsonNode *params;
   JsonNode *result;
   JsonNode *rpc_error;
@@ -220,6 +226,7 @@ snodo_frame_decode_with (const char *data,
       /* The root object is not built: its members come apart. */
       members.owned = TRUE;
       parsed = snodo_json_parse_top (data, len, deferred, &root, members.nodes, &jsonrpc_ok,
+                                     &method_str, &method_copy,
                                      lazy ? &frame->params_members : NULL, &frame->params_unbuilt,
                                      &deferred_offset, &deferred_len, &frame->deferred_spans,
                                      &frame->has_nul, &frame->size,
@@ -266,10 +273,15 @@ snodo_frame_decode_with (const char *data,
   result = members.nodes[SNODO_JSON_TOP_RESULT];
   rpc_error = members.nodes[SNODO_JSON_TOP_ERROR];
   has_id = id != NULL;
+  has_method = method != NULL || method_str != NULL;
+  if (method_str != NULL)
+    method_ok = method_str[0] != '\0';
+  else
+    method_ok = snodo_json_node_is_string (method) && json_node_get_string (method)[0] != '\0';
   /* No method, and a result or an error: a response, never answered,
    * however malformed (its id is the server's; an answer would reach the
    * client's own request of that id). */
-  is_response = method == NULL && (result != NULL || rpc_error != NULL);
+  is_response = !has_method && (result != NULL || rpc_error != NULL);
 
   if (has_id && !snodo_json_node_is_string (id) && !snodo_frame_is_integer (id))
     {
@@ -287,8 +299,8 @@ snodo_frame_decode_with (const char *data,
     }
 
   /* params that is not built is an object. */
-  problem = snodo_frame_check_shape (jsonrpc_ok, method, params, result, rpc_error, has_id);
-  if (problem != NULL || method == NULL)
+  problem = snodo_frame_check_shape (jsonrpc_ok, has_method, method_ok, params, result, rpc_error, has_id);
+  if (problem != NULL || !has_method)
     {
       /* Not a request or a notification: it keeps no params apart. */
       if (frame->params_unbuilt && problem == NULL)
@@ -307,7 +319,7 @@ snodo_frame_decode_with (const char *data,
           g_free (message);
           return;
         }
-      if (!has_id && method != NULL)
+      if (!has_id && has_method)
         {
           /* A notification, however malformed, is never answered; the
            * message is kept for logging. */
@@ -333,10 +345,16 @@ snodo_frame_decode_with (const char *data,
 
   frame->method_node = frame_members_take (&members, SNODO_JSON_TOP_METHOD);
   frame->params_node = frame_members_take (&members, SNODO_JSON_TOP_PARAMS);
-  if (method != NULL)
+  if (has_method)
     {
       frame->kind = has_id ? SNODO_FRAME_REQUEST : SNODO_FRAME_NOTIFICATION;
-      frame->method = json_node_get_string (frame->method_node);
+      if (method_str != NULL)
+        {
+          frame->method = method_str;
+          frame->method_copy = g_steal_pointer (&method_copy);
+        }
+      else
+        frame->method = json_node_get_string (frame->method_node);
       frame->params = params != NULL ? json_node_get_object (frame->params_node) : NULL;
     }
   else
@@ -361,7 +379,9 @@ snodo_frame_decode_with (const char *data,
 
   if (deferred_len > 0)
     {
-      frame->deferred = g_strndup (data + deferred_offset, deferred_len);
+      frame->deferred = g_malloc (deferred_len + 1);
+      memcpy (frame->deferred, data + deferred_offset, deferred_len);
+      frame->deferred[deferred_len] = '\0';
       frame->deferred_len = deferred_len;
       frame->size += deferred_len + 1;
     }
@@ -374,6 +394,7 @@ snodo_frame_clear (SnodoFrame *frame)
   g_return_if_fail (frame != NULL);
 
   g_clear_pointer (&frame->method_node, json_node_unref);
+  g_clear_pointer (&frame->method_copy, g_free);
   g_clear_pointer (&frame->params_node, json_node_unref);
   snodo_json_members_clear (&frame->params_members);
   g_clear_pointer (&frame->message, json_node_unref);
@@ -393,11 +414,12 @@ snodo_frame_id_key (JsonNode *id)
   if (snodo_frame_is_integer (id))
     {
       char buf[32];
-      char *p = buf + sizeof buf;
+      char *p = buf + sizeof buf - 1;
       gint64 value = json_node_get_int (id);
       /* The magnitude, also for G_MININT64. */
       guint64 magnitude = value < 0 ? -(guint64) value : (guint64) value;
 
+      *p = '\0';
       do
         {
           *--p = (char) ('0' + magnitude % 10);
@@ -408,7 +430,8 @@ snodo_frame_id_key (JsonNode *id)
         *--p = '-';
       *--p = ':';
       *--p = 'i';
-      return g_strndup (p, buf + sizeof buf - p);
+      /* The key and its NUL, without strncpy(). */
+      return memcpy (g_malloc (buf + sizeof buf - p), p, buf + sizeof buf - p);
     }
   if (snodo_json_node_is_string (id))
     {
@@ -432,7 +455,7 @@ snodo_frame_append_node (GString  *out,
                          JsonNode *node)
 {
   if (node == NULL)
-    g_string_append_len (out, "null", 4);
+    snodo_json_string_append_len (out, "null", 4);
   else
     snodo_json_append_node (out, node);
 }
@@ -451,10 +474,10 @@ snodo_frame_begin_sized (JsonNode *id,
 {
   GString *out = g_string_sized_new (reserve);
 
-  g_string_append_len (out, "{\"jsonrpc\":\"2.0\"", 16);
+  snodo_json_string_append_len (out, "{\"jsonrpc\":\"2.0\"", 16);
   if (with_id)
     {
-      g_string_append_len (out, ",\"id\":", 6);
+      snodo_json_string_append_len (out, ",\"id\":", 6);
       snodo_frame_append_node (out, id);
     }
   return out;
@@ -470,7 +493,7 @@ snodo_frame_begin (JsonNode *id,
 static GBytes *
 snodo_frame_end (GString *out)
 {
-  g_string_append_len (out, "}\n", 2);
+  snodo_json_string_append_len (out, "}\n", 2);
   return g_string_free_to_bytes (out);
 }
 
@@ -480,7 +503,7 @@ snodo_frame_encode_result (JsonNode *id,
 {
   GString *out = snodo_frame_begin (id, TRUE);
 
-  g_string_append_len (out, ",\"result\":", 10);
+  snodo_json_string_append_len (out, ",\"result\":", 10);
   snodo_frame_append_node (out, result);
   return snodo_frame_end (out);
 }
@@ -494,7 +517,7 @@ snodo_frame_encode_result_tail (JsonNode   *id,
 {
   GString *out = snodo_frame_begin (id, TRUE);
 
-  g_string_append_len (out, ",\"result\":", 10);
+  snodo_json_string_append_len (out, ",\"result\":", 10);
   /* Written in place, then reopened before its closing brace. */
   snodo_frame_append_node (out, result);
   g_assert (out->str[out->len - 1] == '}');
@@ -516,7 +539,7 @@ snodo_frame_begin_result (JsonNode *id,
 {
   GString *out = snodo_frame_begin_sized (id, TRUE, MAX (reserve, 128));
 
-  g_string_append_len (out, ",\"result\":", 10);
+  snodo_json_string_append_len (out, ",\"result\":", 10);
   return out;
 }
 
@@ -524,6 +547,34 @@ GBytes *
 snodo_frame_end_result (GString *out)
 {
   return snodo_frame_end (out);
+}
+
+/* The same, in a GString of the caller's (on its stack, say), whose text
+ * becomes the line without another allocation. */
+void
+snodo_frame_begin_result_in (GString  *out,
+                             JsonNode *id,
+                             gsize     size)
+{
+  out->allocated_len = MAX (size, 64);
+  out->str = g_malloc (out->allocated_len);
+  out->len = 0;
+  out->str[0] = '\0';
+  snodo_json_string_append_len (out, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+  snodo_frame_append_node (out, id);
+  snodo_json_string_append_len (out, ",\"result\":", 10);
+}
+
+GBytes *
+snodo_frame_end_result_in (GString *out)
+{
+  gsize len;
+
+  snodo_json_string_append_len (out, "}\n", 2);
+  len = out->len;
+  out->len = 0;
+  out->allocated_len = 0;
+  return g_bytes_new_take (g_steal_pointer (&out->str), len);
 }
 
 GBytes *
@@ -538,7 +589,7 @@ snodo_frame_encode_error (JsonNode   *id,
   snodo_frame_append_string (out, message);
   if (data != NULL)
     {
-      g_string_append_len (out, ",\"data\":", 8);
+      snodo_json_string_append_len (out, ",\"data\":", 8);
       snodo_frame_append_node (out, data);
     }
   g_string_append_c (out, '}');
@@ -551,11 +602,11 @@ snodo_frame_encode_notification (const char *method,
 {
   GString *out = snodo_frame_begin (NULL, FALSE);
 
-  g_string_append_len (out, ",\"method\":", 10);
+  snodo_json_string_append_len (out, ",\"method\":", 10);
   snodo_frame_append_string (out, method);
   if (params != NULL)
     {
-      g_string_append_len (out, ",\"params\":", 10);
+      snodo_json_string_append_len (out, ",\"params\":", 10);
       snodo_frame_append_node (out, params);
     }
   return snodo_frame_end (out);
@@ -568,11 +619,11 @@ snodo_frame_encode_request (JsonNode   *id,
 {
   GString *out = snodo_frame_begin (id, TRUE);
 
-  g_string_append_len (out, ",\"method\":", 10);
+  snodo_json_string_append_len (out, ",\"method\":", 10);
   snodo_frame_append_string (out, method);
   if (params != NULL)
     {
-      g_string_append_len (out, ",\"params\":", 10);
+      snodo_json_string_append_len (out, ",\"params\":", 10);
       snodo_frame_append_node (out, params);
     }
   return snodo_frame_end (out);
@@ -605,7 +656,7 @@ snodo_frame_encode_result_shaped (JsonNode           *id,
   JsonNode *member;
   gboolean first = TRUE;
 
-  g_string_append_len (out, ",\"result\":{", 11);
+  snodo_json_string_append_len (out, ",\"result\":{", 11);
 
   json_object_iter_init_ordered (&iter, json_node_get_object (result));
   while (json_object_iter_next_ordered (&iter, &name, &member))

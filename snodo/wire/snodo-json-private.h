@@ -3,6 +3,8 @@
 
 #pragma once
 
+#include <string.h>
+
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
@@ -95,6 +97,9 @@ typedef struct
 typedef struct
 {
   gboolean      complete;
+  /* TRUE when the object holds no escape at all (no name needs
+   * decoding); FALSE says nothing. */
+  gboolean      plain;
   guint         n;
   SnodoJsonSpan spans[SNODO_JSON_SPANS_MAX];
 } SnodoJsonSpans;
@@ -120,9 +125,12 @@ typedef enum
 
 typedef struct
 {
-  guint     n;
-  char     *names[SNODO_JSON_MEMBERS_MAX];
-  JsonNode *nodes[SNODO_JSON_MEMBERS_MAX];
+  guint       n;
+  /* Bit i set: names[i] is allocated (else it is a static string, for
+   * the names requests use most). */
+  guint       owned;
+  const char *names[SNODO_JSON_MEMBERS_MAX];
+  JsonNode   *nodes[SNODO_JSON_MEMBERS_MAX];
 } SnodoJsonMembers;
 
 void      snodo_json_members_clear  (SnodoJsonMembers       *members);
@@ -144,12 +152,18 @@ JsonNode *snodo_json_members_build  (const SnodoJsonMembers *members);
  * With @params set, a "params" member that is an object with at most
  * SNODO_JSON_MEMBERS_MAX members is not built either: its members are left
  * in @params, *@params_unbuilt is TRUE and members[PARAMS] is NULL. */
+/* With @method set, a "method" member that is a string is not built
+ * either: *@method is its value, a static string for the methods of MCP,
+ * else *@method_copy, a copy (owned); members[METHOD] is then NULL. Both
+ * are NULL when the last "method" is not a string, or there is none. */
 gboolean  snodo_json_parse_top (const char        *data,
                                 gsize              len,
                                 const char        *inner,
                                 JsonNode         **root,
                                 JsonNode          *members[SNODO_JSON_TOP_N_MEMBERS],
                                 gboolean          *jsonrpc_ok,
+                                const char       **method,
+                                char             **method_copy,
                                 SnodoJsonMembers  *params,
                                 gboolean          *params_unbuilt,
                                 gsize       *deferred_offset,
@@ -158,6 +172,23 @@ gboolean  snodo_json_parse_top (const char        *data,
                                 gboolean    *has_nul,
                                 gsize       *size,
                                 GError     **error);
+/* g_string_append_len() without its call when the bytes fit (GLib 2.74
+ * has no inline version): most appends of the writer are a few bytes. */
+static inline void
+snodo_json_string_append_len (GString    *out,
+                              const char *data,
+                              gsize       len)
+{
+  if (G_LIKELY (out->len + len < out->allocated_len))
+    {
+      memcpy (out->str + out->len, data, len);
+      out->len += len;
+      out->str[out->len] = '\0';
+    }
+  else
+    g_string_append_len (out, data, len);
+}
+
 char     *snodo_json_to_string (JsonNode    *node,
                                 gsize       *len);
 GBytes   *snodo_json_to_line   (JsonNode    *node);

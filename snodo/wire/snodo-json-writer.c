@@ -68,28 +68,28 @@ snodo_json_write_escape (GString *out,
   switch (c)
     {
     case '"':
-      g_string_append_len (out, "\\\"", 2);
+      snodo_json_string_append_len (out, "\\\"", 2);
       break;
     case '\\':
-      g_string_append_len (out, "\\\\", 2);
+      snodo_json_string_append_len (out, "\\\\", 2);
       break;
     case '\n':
-      g_string_append_len (out, "\\n", 2);
+      snodo_json_string_append_len (out, "\\n", 2);
       break;
     case '\r':
-      g_string_append_len (out, "\\r", 2);
+      snodo_json_string_append_len (out, "\\r", 2);
       break;
     case '\t':
-      g_string_append_len (out, "\\t", 2);
+      snodo_json_string_append_len (out, "\\t", 2);
       break;
     case '\b':
-      g_string_append_len (out, "\\b", 2);
+      snodo_json_string_append_len (out, "\\b", 2);
       break;
     case '\f':
-      g_string_append_len (out, "\\f", 2);
+      snodo_json_string_append_len (out, "\\f", 2);
       break;
     default:
-      g_string_append_len (out, escape, sizeof escape);
+      snodo_json_string_append_len (out, escape, sizeof escape);
       break;
     }
 }
@@ -122,14 +122,14 @@ snodo_json_write_string (GString    *out,
 
       if (*p < 0x80)
         {
-          g_string_append_len (out, (const char *) run, p - run);
+          snodo_json_string_append_len (out, (const char *) run, p - run);
           snodo_json_write_escape (out, *p);
           run = ++p;
         }
       else if (*p == 0xc0 && end - p >= 2 && p[1] == 0x80)
         {
-          g_string_append_len (out, (const char *) run, p - run);
-          g_string_append_len (out, "\\u0000", 6);
+          snodo_json_string_append_len (out, (const char *) run, p - run);
+          snodo_json_string_append_len (out, "\\u0000", 6);
           p += 2;
           run = p;
         }
@@ -139,13 +139,13 @@ snodo_json_write_string (GString    *out,
         {
           /* One U+FFFD for each byte that does not start a valid
            * sequence. */
-          g_string_append_len (out, (const char *) run, p - run);
-          g_string_append_len (out, "\xef\xbf\xbd", 3);
+          snodo_json_string_append_len (out, (const char *) run, p - run);
+          snodo_json_string_append_len (out, "\xef\xbf\xbd", 3);
           run = ++p;
         }
     }
 
-  g_string_append_len (out, (const char *) run, p - run);
+  snodo_json_string_append_len (out, (const char *) run, p - run);
 }
 
 static gboolean
@@ -165,7 +165,7 @@ snodo_json_write_double (GString *out,
 
   if (!isfinite (d))
     {
-      g_string_append_len (out, "null", 4);
+      snodo_json_string_append_len (out, "null", 4);
       return;
     }
 
@@ -179,12 +179,12 @@ snodo_json_write_double (GString *out,
         g_ascii_formatd (buf, sizeof buf, "%.17g", d);
     }
 
-  g_string_append (out, buf);
+  snodo_json_string_append_len (out, buf, strlen (buf));
 
   /* "%g" writes integral values without a point ("1", "-0"): keep them
    * doubles for the next reader. "1e+300" is already valid JSON. */
   if (strpbrk (buf, ".eE") == NULL)
-    g_string_append_len (out, ".0", 2);
+    snodo_json_string_append_len (out, ".0", 2);
 }
 
 /* Without printf, which costs more than the rest of a small message. */
@@ -205,7 +205,7 @@ snodo_json_write_int (GString *out,
   while (magnitude > 0);
   if (value < 0)
     *--p = '-';
-  g_string_append_len (out, p, buf + sizeof buf - p);
+  snodo_json_string_append_len (out, p, buf + sizeof buf - p);
 }
 
 static void
@@ -221,9 +221,9 @@ snodo_json_write_value (GString  *out,
   else if (type == G_TYPE_BOOLEAN)
     {
       if (json_node_get_boolean (node))
-        g_string_append_len (out, "true", 4);
+        snodo_json_string_append_len (out, "true", 4);
       else
-        g_string_append_len (out, "false", 5);
+        snodo_json_string_append_len (out, "false", 5);
     }
   else if (type == G_TYPE_STRING && json_node_get_string (node) != NULL)
     {
@@ -232,7 +232,7 @@ snodo_json_write_value (GString  *out,
       g_string_append_c (out, '"');
     }
   else
-    g_string_append_len (out, "null", 4);
+    snodo_json_string_append_len (out, "null", 4);
 }
 
 /* Writes a scalar, or opens a container and pushes its frame. */
@@ -249,7 +249,7 @@ snodo_json_write_node (GString    *out,
       frame.object = json_node_get_object (node);
       if (frame.object == NULL)
         {
-          g_string_append_len (out, "{}", 2);
+          snodo_json_string_append_len (out, "{}", 2);
           return;
         }
       g_string_append_c (out, '{');
@@ -261,7 +261,7 @@ snodo_json_write_node (GString    *out,
       frame.array = json_node_get_array (node);
       if (frame.array == NULL)
         {
-          g_string_append_len (out, "[]", 2);
+          snodo_json_string_append_len (out, "[]", 2);
           return;
         }
       g_string_append_c (out, '[');
@@ -275,7 +275,7 @@ snodo_json_write_node (GString    *out,
 
     case JSON_NODE_NULL:
     default:
-      g_string_append_len (out, "null", 4);
+      snodo_json_string_append_len (out, "null", 4);
       break;
     }
 }
@@ -323,7 +323,7 @@ snodo_json_append_node (GString  *out,
                 g_string_append_c (out, ',');
               g_string_append_c (out, '"');
               snodo_json_write_string (out, member);
-              g_string_append_len (out, "\":", 2);
+              snodo_json_string_append_len (out, "\":", 2);
             }
           else
             {

@@ -133,6 +133,9 @@ typedef struct
   gboolean          *params_unbuilt;
   /* Where the members of the deferred value are, or NULL. */
   SnodoJsonSpans    *spans;
+  /* A string "method", not built (or NULL: built). */
+  const char       **method;
+  char             **method_copy;
 } ReadTop;
 
 typedef struct
@@ -251,7 +254,15 @@ snodo_json_reader_string (Reader  *reader,
       const char *p = run;
       const char *escape;
       gunichar c;
+#ifdef SNODO_JSON_HAVE_BLOCKS
+      int mask = 0;
 
+      /* Most strings end within sixteen bytes: one block says where. */
+      if (end - p >= 16 &&
+          (mask = snodo_json_block_stops_read (snodo_json_load_block ((const guchar *) p))) != 0)
+        p += __builtin_ctz (mask);
+      else
+#endif
       for (;;)
         {
           const char *limit;
@@ -267,8 +278,24 @@ snodo_json_reader_string (Reader  *reader,
         {
           gsize n = (gsize) (p - run);
 
-          /* g_string_append_len() without its calls, when it fits. */
-          if (out->len + n < out->allocated_len)
+          /* g_string_append_len() without its calls, when it fits;
+           * short runs (member names, most values) without memcpy()'s
+           * call either. */
+          if (out->len == 0 && n <= 16 && out->allocated_len > 16 && end - run >= 16)
+            {
+              guint64 low;
+              guint64 high;
+
+              /* Sixteen bytes, the run and what follows it in the text;
+               * the NUL cuts it. */
+              memcpy (&low, run, 8);
+              memcpy (&high, run + 8, 8);
+              memcpy (out->str, &low, 8);
+              memcpy (out->str + 8, &high, 8);
+              out->len = n;
+              out->str[n] = '\0';
+            }
+          else if (out->len + n < out->allocated_len)
             {
               memcpy (out->str + out->len, run, n);
               out->len += n;
@@ -538,10 +565,73 @@ snodo_json_members_clear (SnodoJsonMembers *members)
 {
   for (guint i = 0; i < members->n; i++)
     {
-      g_free (members->names[i]);
+      if (members->owned & (1u << i))
+        g_free ((char *) members->names[i]);
       json_node_unref (members->nodes[i]);
     }
   members->n = 0;
+  members->owned = 0;
+}
+
+/* The methods of MCP, kept without a copy. */
+static const char * const known_methods[] = {
+  "tools/call", "tools/list", "ping", "initialize", "notifications/initialized",
+  "notifications/cancelled", "notifications/progress", "resources/read", "resources/list",
+  "resources/templates/list", "resources/subscribe", "resources/unsubscribe", "prompts/get",
+  "prompts/list", "completion/complete", "logging/setLevel", "server/discover",
+  "subscriptions/listen", "tasks/get", "tasks/result", "tasks/cancel", "tasks/list",
+  "tasks/update", "notifications/roots/list_changed",
+};
+
+static const char *
+snodo_json_known_method (const GString *value)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (known_methods); i++)
+    if (value->str[0] == known_methods[i][0] && strcmp (value->str, known_methods[i]) == 0)
+      return known_methods[i];
+  return NULL;
+}
+
+static void
+read_top_forget_method (ReadTop *flat_top)
+{
+  if (flat_top->method != NULL)
+    {
+      *flat_top->method = NULL;
+      g_clear_pointer (flat_top->method_copy, g_free);
+    }
+}
+
+/* The names of params members that requests use most, kept without a
+ * copy. */
+static const char *
+snodo_json_known_param (const GString *name)
+{
+#define IS(lit) (memcmp (name->str, lit, sizeof (lit) - 1) == 0 ? lit : NULL)
+  switch (name->len)
+    {
+    case 3:
+      return IS ("uri");
+    case 4:
+      return name->str[0] == 'n' ? IS ("name") : IS ("task");
+    case 5:
+      return name->str[0] == '_' ? IS ("_meta") : IS ("level");
+    case 6:
+      return IS ("cursor");
+    case 8:
+      return IS ("argument");
+    case 9:
+      return name->str[0] == 'a' ? IS ("arguments") : IS ("requestId");
+    case 12:
+      return name->str[0] == 'r' ? IS ("requestState") : IS ("capabilities");
+    case 14:
+      return IS ("inputResponses");
+    case 15:
+      return IS ("protocolVersion");
+    default:
+      return NULL;
+    }
+#undef IS
 }
 
 JsonNode *
@@ -549,7 +639,7 @@ snodo_json_members_lookup (const SnodoJsonMembers *members,
                            const char             *name)
 {
   for (guint i = 0; i < members->n; i++)
-    if (strcmp (members->names[i], name) == 0)
+    if (members->names[i][0] == name[0] && strcmp (members->names[i], name) == 0)
       return members->nodes[i];
   return NULL;
 }
@@ -592,7 +682,15 @@ snodo_json_read_add_member (ReadFrame     *top,
 
   if (members->n < SNODO_JSON_MEMBERS_MAX)
     {
-      members->names[members->n] = g_strndup (name->str, name->len);
+      const char *known = snodo_json_known_param (name);
+
+      if (known != NULL)
+        members->names[members->n] = known;
+      else
+        {
+          members->names[members->n] = g_strndup (name->str, name->len);
+          members->owned |= 1u << members->n;
+        }
       members->nodes[members->n] = node;
       members->n++;
       return;
@@ -607,6 +705,205 @@ snodo_json_read_add_member (ReadFrame     *top,
   top->object = json_node_get_object (*slot);
   json_node_set_parent (node, top->node);
   json_object_set_member (top->object, name->str, node);
+}
+
+/*
+ * The quick way through a deferred object (the _meta of every 2026-07-28
+ * request): a tight loop that checks the grammar and notes where its
+ * members are, for the common text (no escape, integers of at most 18
+ * digits, nesting of at most 32 levels). It accepts only what the reader
+ * accepts; anything else it leaves to the reader (it returns NULL), which
+ * then reads the value the thorough way, with the same result or error.
+ */
+
+#define SKIM_MAX_DEPTH 32
+
+static inline const char *
+skim_space (const char *p,
+            const char *end)
+{
+  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    p++;
+  return p;
+}
+
+/* @p is just after the opening quote: just after the closing one, or
+ * NULL. */
+static inline const char *
+skim_string (const char *p,
+             const char *end)
+{
+#ifdef SNODO_JSON_HAVE_BLOCKS
+  /* Sixteen bytes at a time, from the first: these strings are short
+   * (names, versions), and the general loop's set-up cost more than its
+   * blocks of 32 save. */
+  while (end - p >= 16)
+    {
+      int mask = snodo_json_block_stops_read (snodo_json_load_block ((const guchar *) p));
+
+      if (mask != 0)
+        {
+          p += __builtin_ctz (mask);
+          return *p == '"' ? p + 1 : NULL;
+        }
+      p += 16;
+    }
+#else
+  SKIP_PLAIN_WORDS (p, end, read);
+#endif
+  while (p < end && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
+    p++;
+  if (p >= end || *p != '"')
+    return NULL;
+  return p + 1;
+}
+
+static const char *
+snodo_json_skim_object (const char     *p,
+                        const char     *end,
+                        SnodoJsonSpans *spans)
+{
+  const char *base = p;
+  const char *name = NULL;
+  const char *name_end = NULL;
+  const char *value = NULL;
+  /* One bit per level: set for an array. */
+  guint32 arrays = 0;
+  guint depth = 0;
+
+  if (spans != NULL)
+    {
+      spans->complete = TRUE;
+      /* Set once the whole object is read: it has no escape then. */
+      spans->plain = FALSE;
+      spans->n = 0;
+    }
+
+  goto open_value;
+
+member:
+  if (p >= end || *p != '"')
+    return NULL;
+  if (depth == 1)
+    name = p;
+  p = skim_string (p + 1, end);
+  if (p == NULL)
+    return NULL;
+  if (depth == 1)
+    name_end = p;
+  p = skim_space (p, end);
+  if (p >= end || *p != ':')
+    return NULL;
+  p = skim_space (p + 1, end);
+  if (depth == 1)
+    value = p;
+
+open_value:
+  if (p >= end)
+    return NULL;
+  switch (*p)
+    {
+    case '{':
+    case '[':
+      if (depth == SKIM_MAX_DEPTH)
+        return NULL;
+      if (*p == '[')
+        arrays |= 1u << depth;
+      else
+        arrays &= ~(1u << depth);
+      depth++;
+      p = skim_space (p + 1, end);
+      if (p < end && *p == (arrays & (1u << (depth - 1)) ? ']' : '}'))
+        {
+          p++;
+          depth--;
+          goto after_value;
+        }
+      if (arrays & (1u << (depth - 1)))
+        goto open_value;
+      goto member;
+    case '"':
+      p = skim_string (p + 1, end);
+      if (p == NULL)
+        return NULL;
+      break;
+    case 't':
+      if (end - p < 4 || memcmp (p, "true", 4) != 0)
+        return NULL;
+      p += 4;
+      break;
+    case 'f':
+      if (end - p < 5 || memcmp (p, "false", 5) != 0)
+        return NULL;
+      p += 5;
+      break;
+    case 'n':
+      if (end - p < 4 || memcmp (p, "null", 4) != 0)
+        return NULL;
+      p += 4;
+      break;
+    case '-':
+    case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9':
+      {
+        const char *digits;
+
+        if (*p == '-')
+          p++;
+        digits = p;
+        if (p >= end || !g_ascii_isdigit (*p))
+          return NULL;
+        if (*p == '0')
+          p++;
+        else
+          while (p < end && g_ascii_isdigit (*p) && p - digits < 18)
+            p++;
+        /* A fraction, an exponent, a leading zero or a long integer. */
+        if (p < end && (g_ascii_isdigit (*p) || *p == '.' || *p == 'e' || *p == 'E'))
+          return NULL;
+      }
+      break;
+    default:
+      return NULL;
+    }
+
+after_value:
+  if (depth == 0)
+    {
+      if (spans != NULL)
+        spans->plain = TRUE;
+      return p;
+    }
+  if (depth == 1 && spans != NULL)
+    {
+      /* A member of the object ended. */
+      if (spans->n < SNODO_JSON_SPANS_MAX && (gsize) (p - base) <= G_MAXUINT32)
+        {
+          SnodoJsonSpan *span = &spans->spans[spans->n++];
+
+          span->name = (guint32) (name - base);
+          span->name_len = (guint32) (name_end - name);
+          span->value = (guint32) (value - base);
+          span->value_len = (guint32) (p - value);
+        }
+      else
+        spans->complete = FALSE;
+    }
+  p = skim_space (p, end);
+  if (p >= end)
+    return NULL;
+  if (*p == ',')
+    {
+      p = skim_space (p + 1, end);
+      if (arrays & (1u << (depth - 1)))
+        goto open_value;
+      goto member;
+    }
+  if (*p != (arrays & (1u << (depth - 1)) ? ']' : '}'))
+    return NULL;
+  p++;
+  depth--;
+  goto after_value;
 }
 
 /* The reader proper. With @outer and @inner set, the member @inner of the
@@ -771,6 +1068,21 @@ snodo_json_read_with (const char  *data,
                 goto fail;
               if (skip_depth == 0 && top != NULL && top->flat && slot == SNODO_JSON_TOP_JSONRPC)
                 *flat_top->jsonrpc_ok = value->len == 3 && memcmp (value->str, "2.0", 3) == 0;
+              else if (skip_depth == 0 && top != NULL && top->flat && slot == SNODO_JSON_TOP_METHOD &&
+                       flat_top->method != NULL)
+                {
+                  /* It replaces an earlier "method" of any type. */
+                  g_clear_pointer (&members[SNODO_JSON_TOP_METHOD], json_node_unref);
+                  read_top_forget_method (flat_top);
+                  *flat_top->method = snodo_json_known_method (value);
+                  if (*flat_top->method == NULL)
+                    {
+                      /* U+0000 is 0xC0 0x80 here: the copy ends where
+                       * a string node's would. */
+                      *flat_top->method = *flat_top->method_copy = g_strdup (value->str);
+                      built += snodo_json_block_cost (value->len);
+                    }
+                }
               else if (skip_depth == 0)
                 {
                   node = json_node_init_string (json_node_alloc (), value->str);
@@ -846,6 +1158,8 @@ snodo_json_read_with (const char  *data,
                       *flat_top->params_unbuilt = FALSE;
                     }
                 }
+              if (slot == SNODO_JSON_TOP_METHOD)
+                read_top_forget_method (flat_top);
               g_clear_pointer (&members[slot], json_node_unref);
               members[slot] = node;
             }
@@ -888,6 +1202,17 @@ snodo_json_read_with (const char  *data,
 
           if (defer)
             {
+              const char *after = snodo_json_skim_object (reader.p, reader.end,
+                                                          flat_top != NULL ? flat_top->spans : NULL);
+
+              if (after != NULL)
+                {
+                  *deferred_offset = (gsize) (reader.p - data);
+                  *deferred_len = (gsize) (after - reader.p);
+                  reader.p = after;
+                  state = READ_AFTER_VALUE;
+                  break;
+                }
               skip_depth = depth;
               skip_start = (gsize) (reader.p - data);
               node = NULL;
@@ -895,6 +1220,7 @@ snodo_json_read_with (const char  *data,
               if (spans != NULL)
                 {
                   spans->complete = TRUE;
+                  spans->plain = FALSE;
                   spans->n = 0;
                 }
             }
@@ -1055,6 +1381,8 @@ snodo_json_read_with (const char  *data,
 
 fail:
   g_clear_pointer (&root, json_node_unref);
+  if (flat_top != NULL)
+    read_top_forget_method (flat_top);
   if (members != NULL)
     for (int i = 0; i < SNODO_JSON_TOP_N_MEMBERS; i++)
       g_clear_pointer (&members[i], json_node_unref);
@@ -1195,6 +1523,8 @@ snodo_json_parse_top (const char        *data,
                       JsonNode         **root,
                       JsonNode          *members[SNODO_JSON_TOP_N_MEMBERS],
                       gboolean          *jsonrpc_ok,
+                      const char       **method,
+                      char             **method_copy,
                       SnodoJsonMembers  *params,
                       gboolean          *params_unbuilt,
                       gsize             *deferred_offset,
@@ -1204,18 +1534,25 @@ snodo_json_parse_top (const char        *data,
                       gsize             *size,
                       GError           **error)
 {
-  ReadTop top = { members, jsonrpc_ok, params, params_unbuilt, deferred_spans };
+  ReadTop top = { members, jsonrpc_ok, params, params_unbuilt, deferred_spans, method, method_copy };
 
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (root != NULL && members != NULL && jsonrpc_ok != NULL, FALSE);
   g_return_val_if_fail (params == NULL || params_unbuilt != NULL, FALSE);
   g_return_val_if_fail (deferred_offset != NULL && deferred_len != NULL, FALSE);
+  g_return_val_if_fail ((method == NULL) == (method_copy == NULL), FALSE);
 
   memset (members, 0, SNODO_JSON_TOP_N_MEMBERS * sizeof (JsonNode *));
+  if (method != NULL)
+    {
+      *method = NULL;
+      *method_copy = NULL;
+    }
   *jsonrpc_ok = FALSE;
   if (params != NULL)
     {
       params->n = 0;
+      params->owned = 0;
       *params_unbuilt = FALSE;
     }
   *deferred_offset = 0;
@@ -1223,6 +1560,7 @@ snodo_json_parse_top (const char        *data,
   if (deferred_spans != NULL)
     {
       deferred_spans->complete = FALSE;
+      deferred_spans->plain = FALSE;
       deferred_spans->n = 0;
     }
   return snodo_json_read (data, len, inner != NULL ? "params" : NULL, inner, &top, root,

@@ -107,6 +107,7 @@ line_cb (SnodoLineFramerEvent  event,
           }
         g_assert (spans->complete == (n <= SNODO_JSON_SPANS_MAX));
         g_assert (!spans->complete || spans->n == n);
+        g_assert (!spans->plain || memchr (deferred.deferred, '\\', deferred.deferred_len) == NULL);
 
         json_object_set_member (params, "_meta", snodo_json_parse (deferred.deferred, deferred.deferred_len, NULL));
       }
