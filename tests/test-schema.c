@@ -259,6 +259,23 @@ check_same (JsonNode *schema,
         }
       else
         g_assert_no_error (sealed_error);
+
+      /* An object, as the server checks tool arguments: the same answer
+       * and message without a node around it, sealed or not. */
+      if (JSON_NODE_HOLDS_OBJECT (instance))
+        for (int which = 0; which < 2; which++)
+          {
+            g_autoptr(GError) object_error = NULL;
+            gboolean object_valid = snodo_schema_validate_object (which ? sealed : schema,
+                                                                  json_node_get_object (instance),
+                                                                  &object_error);
+
+            g_assert_cmpint (object_valid, ==, valid);
+            if (!valid)
+              g_assert_cmpstr (object_error->message, ==, error->message);
+            else
+              g_assert_no_error (object_error);
+          }
     }
 }
 

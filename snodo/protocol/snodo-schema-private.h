@@ -34,5 +34,9 @@ G_BEGIN_DECLS
 gboolean snodo_schema_validate (JsonNode  *schema,
                                 JsonNode  *instance,
                                 GError   **error);
+/* The same for an object, without a node around it when it is valid. */
+gboolean snodo_schema_validate_object (JsonNode    *schema,
+                                       JsonObject  *instance,
+                                       GError     **error);
 
 G_END_DECLS

@@ -869,11 +869,10 @@ check_passes (const Check *check,
   return valid;
 }
 
-/* TRUE when @instance is valid against the compiled schema; FALSE when
- * it is not, or when the fast path cannot tell. */
+/* The members of an object @instance, by the compiled schema. */
 static gboolean
-fast_valid (const Compiled *c,
-            JsonNode       *instance)
+fast_valid_members (const Compiled *c,
+                    JsonObject     *instance)
 {
   JsonObjectIter iter;
   const char *name;
@@ -881,16 +880,9 @@ fast_valid (const Compiled *c,
   guint64 seen = 0;
   guint n;
 
-  if (!c->fast)
-    return FALSE;
-  if (!(c->types & TYPE_ANY) && !(c->types & instance_types (instance)))
-    return FALSE;
-  if (!JSON_NODE_HOLDS_OBJECT (instance))
-    return TRUE;
-
   /* In any order: only a failure's message depends on it. */
-  n = json_object_get_size (json_node_get_object (instance));
-  json_object_iter_init (&iter, json_node_get_object (instance));
+  n = json_object_get_size (instance);
+  json_object_iter_init (&iter, instance);
   /* As many as there are: the last call to find there is none walks the
    * rest of the table. */
   for (guint i = 0; i < n && json_object_iter_next (&iter, &name, &member); i++)
@@ -908,6 +900,21 @@ fast_valid (const Compiled *c,
         return FALSE;
     }
   return (seen & c->required) == c->required;
+}
+
+/* TRUE when @instance is valid against the compiled schema; FALSE when
+ * it is not, or when the fast path cannot tell. */
+static gboolean
+fast_valid (const Compiled *c,
+            JsonNode       *instance)
+{
+  if (!c->fast)
+    return FALSE;
+  if (!(c->types & TYPE_ANY) && !(c->types & instance_types (instance)))
+    return FALSE;
+  if (!JSON_NODE_HOLDS_OBJECT (instance))
+    return TRUE;
+  return fast_valid_members (c, json_node_get_object (instance));
 }
 
 gboolean
@@ -938,4 +945,28 @@ snodo_schema_validate (JsonNode  *schema,
     g_string_free (failure.path, TRUE);
   g_free (failure.message);
   return valid;
+}
+
+/* snodo_schema_validate() of the object @instance, which a valid one
+ * (the usual tool arguments) never has to be put in a node for. */
+gboolean
+snodo_schema_validate_object (JsonNode    *schema,
+                              JsonObject  *instance,
+                              GError     **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (json_node_is_immutable (schema))
+    {
+      Compiled *c = compiled_get (schema);
+      gboolean valid = c->fast && ((c->types & TYPE_ANY) || (c->types & TYPE_OBJECT)) &&
+                       fast_valid_members (c, instance);
+
+      g_atomic_rc_box_release_full (c, compiled_free);
+      if (valid)
+        return TRUE;
+    }
+
+  node = json_node_init_object (json_node_alloc (), instance);
+  return snodo_schema_validate (schema, node, error);
 }

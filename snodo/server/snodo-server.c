@@ -507,10 +507,8 @@ snodo_server_dispatch_request (SnodoServer     *self,
        * handler: a failed tool result (as 2025-11-25 and later say), so
        * that the model can correct itself. */
       {
-        g_autoptr(JsonNode) given = json_node_init_object (json_node_alloc (),
-                                                          snodo_invocation_get_arguments (call->invocation));
-
-        if (!snodo_schema_validate (snodo_tool_get_input_schema (call->tool->tool), given, &error))
+        if (!snodo_schema_validate_object (snodo_tool_get_input_schema (call->tool->tool),
+                                           snodo_invocation_get_arguments (call->invocation), &error))
           {
             g_autofree char *text = g_strdup_printf (_("Invalid arguments: %s"), error->message);
             g_autoptr(GBytes) line = NULL;
