@@ -13,6 +13,7 @@
 
 #include "snodo-executor.h"
 #include "snodo-executor-core-private.h"
+#include "snodo-executor-private.h"
 #include "snodo-work-private.h"
 
 static void snodo_executor_run_work (SnodoWork *work);
@@ -229,23 +230,33 @@ snodo_executor_cancel_owner_locked (SnodoExecutor        *self,
  * It is ready while its queue holds work (prepare and check look, and GLib
  * calls them without the context locked). A work started from the thread
  * that runs the context needs no wake-up, as the context looks again
- * before it polls; one started from another thread wakes it. */
+ * before it polls; one started from another thread wakes it.
+ *
+ * The transport that submitted the works may also run them itself, from
+ * its own callback on the same context once its submissions are done
+ * (snodo_executor_run_started()), which spares a turn of the main loop.
+ * Either way the works of one source never run inside one another: while a
+ * batch runs, the source is not ready and run_started() runs nothing, as
+ * GLib keeps a source that is being dispatched from being dispatched again
+ * by a work function that iterates the context. */
 typedef struct
 {
   GSource        source;
   GMutex         lock;
   /* SnodoWork, one reference each. Under @lock. */
   GQueue         works;
+  /* A batch is running. Only touched on the thread that runs the
+   * context. */
+  gboolean       running;
 } DispatchSource;
 
 #define DISPATCH_BATCH 32
 
-static gboolean
-dispatch_source_dispatch (GSource     *source,
-                          GSourceFunc  callback,
-                          gpointer     user_data)
+/* On the thread that runs the context, not running already. Runs one
+ * batch; returns how many works ran. */
+static guint
+dispatch_source_run (DispatchSource *self)
 {
-  DispatchSource *self = (DispatchSource *) source;
   SnodoWork *batch[DISPATCH_BATCH];
   guint n = 0;
 
@@ -254,14 +265,29 @@ dispatch_source_dispatch (GSource     *source,
     batch[n++] = g_queue_pop_head (&self->works);
   g_mutex_unlock (&self->lock);
 
+  if (n == 0)
+    return 0;
+
   /* A work that finishes may drop the last reference on the executor,
-   * which destroys this source: that is safe, as the context holds the
-   * source while it dispatches and nothing here touches it again. */
+   * which destroys this source: the caller holds it. */
+  self->running = TRUE;
   for (guint i = 0; i < n; i++)
     {
       snodo_executor_run_work (batch[i]);
       g_object_unref (batch[i]);
     }
+  self->running = FALSE;
+
+  return n;
+}
+
+static gboolean
+dispatch_source_dispatch (GSource     *source,
+                          GSourceFunc  callback,
+                          gpointer     user_data)
+{
+  /* The context holds @source while it dispatches it. */
+  dispatch_source_run ((DispatchSource *) source);
 
   return G_SOURCE_CONTINUE;
 }
@@ -271,6 +297,9 @@ dispatch_source_check (GSource *source)
 {
   DispatchSource *self = (DispatchSource *) source;
   gboolean ready;
+
+  if (self->running)
+    return FALSE;
 
   g_mutex_lock (&self->lock);
   ready = !g_queue_is_empty (&self->works);
@@ -374,6 +403,32 @@ snodo_executor_deliver (SnodoExecutor *self,
       if (!g_thread_pool_push (self->pool, work, &error))
         g_warning ("Could not start a worker thread: %s", error->message);
     }
+}
+
+/* See snodo-executor-private.h. */
+guint
+snodo_executor_run_started (SnodoExecutor *self,
+                            GMainContext  *context)
+{
+  DispatchSource *source;
+  guint n = 0;
+
+  g_mutex_lock (&self->lock);
+  source = g_hash_table_lookup (self->dispatch_sources, context);
+  /* The last work of the batch may drop the last reference on the
+   * executor, which destroys its sources. */
+  if (source != NULL)
+    g_source_ref ((GSource *) source);
+  g_mutex_unlock (&self->lock);
+
+  if (source == NULL)
+    return 0;
+
+  if (!source->running && g_main_context_is_owner (context))
+    n = dispatch_source_run (source);
+  g_source_unref ((GSource *) source);
+
+  return n;
 }
 
 /* Does, without the lock, what the state changes recorded in @actions ask
