@@ -25,13 +25,15 @@ G_BEGIN_DECLS
  */
 
 /* The live works of one owner. */
-typedef struct
+typedef struct _SnodoExecutorOwner
 {
+  /* The owner's identity: its key in the executor's @owners. */
+  GObject *owner;
   /* Every live work of the owner, oldest first, linked through
    * work->owner_link. Holds the executor's strong reference on each work. */
   GQueue works;
   /* Nullable (created on the first keyed work). Key (borrowed from the work)
-   * → SnodoWork (borrowed), for the live works that have a key. */
+   * → SnodoWork (borrowed), for the live works that hold their key. */
   GHashTable *keys;
 } SnodoExecutorOwner;
 
@@ -124,8 +126,20 @@ struct _SnodoExecutor
   guint64 next_seq;
 
   /* Owned. Owner (identity, not referenced) → SnodoExecutorOwner (owned).
-   * An owner is present exactly while it has live work. */
+   * An owner is present while it has live work; besides, the owner whose
+   * work ended last stays, with no live work (@idle_owner), as a
+   * transport that served one request usually submits another: its entry
+   * (and key table) is not made and freed for every request. An entry
+   * without live work holds nothing of its owner, so an object that
+   * happens to reuse the address of a dead owner finds it empty, as it
+   * should. */
   GHashTable *owners;
+  /* Nullable, in @owners, without live work: see @owners. Taken out when
+   * another owner's work ends. */
+  SnodoExecutorOwner *idle_owner;
+  /* Nullable, owned, not in @owners: an entry taken out, kept empty for the
+   * next owner that comes. */
+  SnodoExecutorOwner *spare_owner;
   /* GTask, one reference each: pending wait_owner_async() calls whose owner
    * has live work. */
   GQueue waiters;
@@ -160,6 +174,16 @@ void     snodo_executor_cancel_work_locked    (SnodoExecutor        *self,
 guint    snodo_executor_cancel_owner_locked   (SnodoExecutor        *self,
                                                GObject              *owner,
                                                SnodoExecutorActions *actions);
+/* The entry of @owner, made if it has none. */
+SnodoExecutorOwner *snodo_executor_get_owner_locked (SnodoExecutor *self,
+                                                     GObject       *owner);
+/* Whether @owner has live work. */
+gboolean snodo_executor_has_live_work_locked   (SnodoExecutor        *self,
+                                               GObject              *owner);
+/* Takes @work's key out of its owner's key table, if it still holds it. */
+void     snodo_executor_drop_key_locked       (SnodoExecutor        *self,
+                                               SnodoWork            *work);
+void     snodo_executor_owner_free            (SnodoExecutorOwner   *owner);
 /* The thread pool's function: runs one BLOCKING work. */
 void     snodo_executor_thread_cb             (gpointer              data,
                                                gpointer              user_data);

@@ -99,6 +99,75 @@ snodo_executor_take_startable_locked (SnodoExecutor        *self,
     }
 }
 
+void
+snodo_executor_owner_free (SnodoExecutorOwner *owner)
+{
+  g_assert (owner->works.length == 0);
+  g_clear_pointer (&owner->keys, g_hash_table_unref);
+  g_free (owner);
+}
+
+SnodoExecutorOwner *
+snodo_executor_get_owner_locked (SnodoExecutor *self,
+                                 GObject       *owner)
+{
+  SnodoExecutorOwner *entry = g_hash_table_lookup (self->owners, owner);
+
+  if (entry == NULL)
+    {
+      entry = g_steal_pointer (&self->spare_owner);
+      if (entry == NULL)
+        entry = g_new0 (SnodoExecutorOwner, 1);
+      entry->owner = owner;
+      g_hash_table_insert (self->owners, owner, entry);
+    }
+  else if (entry == self->idle_owner)
+    self->idle_owner = NULL;
+
+  return entry;
+}
+
+gboolean
+snodo_executor_has_live_work_locked (SnodoExecutor *self,
+                                     GObject       *owner)
+{
+  SnodoExecutorOwner *entry = g_hash_table_lookup (self->owners, owner);
+
+  return entry != NULL && entry->works.length > 0;
+}
+
+void
+snodo_executor_drop_key_locked (SnodoExecutor *self,
+                                SnodoWork     *work)
+{
+  if (!work->key_held)
+    return;
+  /* Held: the table maps the key to this work, as no other live work of
+   * the owner may take it meanwhile. */
+  work->key_held = FALSE;
+  g_hash_table_remove (work->owner_entry->keys, work->key);
+}
+
+/* @entry has no live work left: it stays in @owners as the idle one, and
+ * the idle one before it is taken out. */
+static void
+snodo_executor_owner_idle_locked (SnodoExecutor      *self,
+                                  SnodoExecutorOwner *entry)
+{
+  SnodoExecutorOwner *old = self->idle_owner;
+
+  self->idle_owner = entry;
+  if (old == NULL || old == entry)
+    return;
+
+  g_hash_table_steal (self->owners, old->owner);
+  old->owner = NULL;
+  if (self->spare_owner == NULL)
+    self->spare_owner = old;
+  else
+    snodo_executor_owner_free (old);
+}
+
 /* Takes @work off its owner's list; @work is no longer live. Completes the
  * wait_owner_async() calls of the owner if it has no live work left. The
  * executor's reference on @work and @work's reference on the executor go to
@@ -108,7 +177,7 @@ snodo_executor_retire_locked (SnodoExecutor        *self,
                               SnodoWork            *work,
                               SnodoExecutorActions *actions)
 {
-  SnodoExecutorOwner *owner = g_hash_table_lookup (self->owners, work->owner);
+  SnodoExecutorOwner *owner = work->owner_entry;
 
   g_assert (owner != NULL);
 
@@ -116,15 +185,14 @@ snodo_executor_retire_locked (SnodoExecutor        *self,
   self->live_bytes -= work->cost_bytes;
 
   g_queue_unlink (&owner->works, &work->owner_link);
-  /* The key may already have been released, and taken by newer work. */
-  if (work->key != NULL && g_hash_table_lookup (owner->keys, work->key) == work)
-    g_hash_table_remove (owner->keys, work->key);
+  snodo_executor_drop_key_locked (self, work);
+  work->owner_entry = NULL;
 
   if (owner->works.length == 0)
     {
       GList *l = self->waiters.head;
 
-      g_hash_table_remove (self->owners, work->owner);
+      snodo_executor_owner_idle_locked (self, owner);
 
       while (l != NULL)
         {
@@ -243,7 +311,8 @@ typedef struct
 {
   GSource        source;
   GMutex         lock;
-  /* SnodoWork, one reference each. Under @lock. */
+  /* SnodoWork, one reference each, linked through their queue_link (free
+   * once a work runs). Under @lock. */
   GQueue         works;
   /* A batch is running. Only touched on the thread that runs the
    * context. */
@@ -262,7 +331,7 @@ dispatch_source_run (DispatchSource *self)
 
   g_mutex_lock (&self->lock);
   while (n < DISPATCH_BATCH && !g_queue_is_empty (&self->works))
-    batch[n++] = g_queue_pop_head (&self->works);
+    batch[n++] = g_queue_pop_head_link (&self->works)->data;
   g_mutex_unlock (&self->lock);
 
   if (n == 0)
@@ -323,7 +392,10 @@ dispatch_source_finalize (GSource *source)
 {
   DispatchSource *self = (DispatchSource *) source;
 
-  g_queue_clear_full (&self->works, g_object_unref);
+  GList *link;
+
+  while ((link = g_queue_pop_head_link (&self->works)) != NULL)
+    g_object_unref (link->data);
   g_mutex_clear (&self->lock);
 }
 
@@ -387,7 +459,7 @@ snodo_executor_deliver (SnodoExecutor *self,
       gboolean wake;
 
       g_mutex_lock (&source->lock);
-      g_queue_push_tail (&source->works, work);
+      g_queue_push_tail_link (&source->works, &work->queue_link);
       wake = source->works.length == 1;
       g_mutex_unlock (&source->lock);
 
