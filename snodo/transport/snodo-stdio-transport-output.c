@@ -29,6 +29,14 @@
 
 static void snodo_stdio_transport_pump (SnodoStdioTransport *self);
 
+PendingSend *
+snodo_stdio_transport_pop_pending (SnodoStdioTransport *self)
+{
+  GList *link = g_queue_pop_head_link (&self->pending);
+
+  return link != NULL ? link->data : NULL;
+}
+
 void
 snodo_stdio_transport_finish_send (PendingSend  *send,
                                    const GError *error)
@@ -228,7 +236,7 @@ snodo_stdio_transport_pump (SnodoStdioTransport *self)
 
           if (self->in_flight->len > 0 && bytes + len > MAX_BATCH_BYTES)
             break;
-          g_queue_pop_head (&self->pending);
+          snodo_stdio_transport_pop_pending (self);
           g_ptr_array_add (self->in_flight, send);
           g_ptr_array_add (lines, send->line);
           bytes += len;
@@ -304,13 +312,14 @@ snodo_stdio_transport_send (gpointer       transport,
   send->line = line;
   send->func = func;
   send->user_data = user_data;
+  send->link.data = send;
 
   switch (self->state)
     {
     case STATE_NEW:
     case STATE_OPEN:
     case STATE_DRAINING:
-      g_queue_push_tail (&self->pending, send);
+      g_queue_push_tail_link (&self->pending, &send->link);
       if (g_queue_get_length (&self->pending) > MAX_PENDING_LINES)
         self->read_paused = TRUE;
       snodo_stdio_transport_pump (self);

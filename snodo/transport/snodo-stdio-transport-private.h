@@ -53,6 +53,8 @@ typedef struct
   GBytes        *line;
   SnodoSendFunc  func;
   gpointer       user_data;
+  /* Its link in the transport's @pending; data is the send. */
+  GList          link;
 } PendingSend;
 
 typedef enum
@@ -105,8 +107,10 @@ struct _SnodoStdioTransport
   guint8          *read_buffer;
 
   State            state;
-  /* Lines waiting for their turn, oldest first (PendingSend). Each holds
-   * its own line: this is not a buffer the device has accepted. */
+  /* Lines waiting for their turn, oldest first (PendingSend, linked
+   * through their own link: take them with
+   * snodo_stdio_transport_pop_pending()). Each holds its own line: this is
+   * not a buffer the device has accepted. */
   GQueue           pending;
   /* The lines being written (PendingSend), in order, or NULL. */
   GPtrArray       *in_flight;
@@ -201,6 +205,8 @@ void snodo_stdio_transport_send                 (gpointer             transport,
                                                  GBytes              *line,
                                                  SnodoSendFunc        func,
                                                  gpointer             user_data);
+/* The oldest line waiting for its turn, taken off @pending, or NULL. */
+PendingSend *snodo_stdio_transport_pop_pending (SnodoStdioTransport *self);
 /* Tells the sender of a line that it was written (error NULL), or never
  * will be, and frees it. */
 void snodo_stdio_transport_finish_send          (PendingSend         *send,

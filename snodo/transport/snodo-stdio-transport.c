@@ -326,7 +326,7 @@ snodo_stdio_transport_fail (SnodoStdioTransport *self,
 
   if (self->in_flight != NULL)
     snodo_stdio_transport_finish_in_flight (self, self->error);
-  while ((send = g_queue_pop_head (&self->pending)))
+  while ((send = snodo_stdio_transport_pop_pending (self)))
     snodo_stdio_transport_finish_send (send, self->error);
 
   snodo_stdio_transport_emit_closed (self, self->error);
@@ -433,7 +433,7 @@ snodo_stdio_transport_finalize (GObject *object)
   PendingSend *send;
 
   g_assert (self->in_flight == NULL);
-  while ((send = g_queue_pop_head (&self->pending)))
+  while ((send = snodo_stdio_transport_pop_pending (self)))
     snodo_stdio_transport_finish_send (send, self->error);
 
   snodo_stdio_transport_clear_write_deadline (self);
@@ -1139,7 +1139,7 @@ snodo_stdio_transport_close_async (SnodoStdioTransport *self,
     g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED,
                                                    _("The transport was closed"));
 
-    while ((send = g_queue_pop_head (&self->pending)))
+    while ((send = snodo_stdio_transport_pop_pending (self)))
       snodo_stdio_transport_finish_send (send, error);
   }
 
