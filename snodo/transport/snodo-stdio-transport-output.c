@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "snodo-stdio-transport.h"
 #include "snodo-stdio-transport-private.h"
 #include "snodo-base-private.h"
@@ -81,6 +83,38 @@ pending_send_finish_later (SnodoStdioTransport *self,
   g_source_unref (source);
 }
 
+/* Sends kept for reuse: enough for a batch of short answers. */
+#define MAX_SPARE_SENDS 64
+
+static PendingSend *
+snodo_stdio_transport_new_send (SnodoStdioTransport *self)
+{
+  GList *link = self->spare_sends;
+  PendingSend *send;
+
+  if (link == NULL)
+    return g_new0 (PendingSend, 1);
+
+  send = link->data;
+  self->spare_sends = link->next;
+  self->n_spare_sends--;
+  memset (send, 0, sizeof *send);
+  return send;
+}
+
+void
+snodo_stdio_transport_free_spare_sends (SnodoStdioTransport *self)
+{
+  while (self->spare_sends != NULL)
+    {
+      PendingSend *send = self->spare_sends->data;
+
+      self->spare_sends = self->spare_sends->next;
+      g_free (send);
+    }
+  self->n_spare_sends = 0;
+}
+
 /* The lines in flight are written (error NULL), or never will be. */
 void
 snodo_stdio_transport_finish_in_flight (SnodoStdioTransport *self,
@@ -90,7 +124,22 @@ snodo_stdio_transport_finish_in_flight (SnodoStdioTransport *self,
   GPtrArray *sends = g_steal_pointer (&self->in_flight);
 
   for (guint i = 0; i < sends->len; i++)
-    snodo_stdio_transport_finish_send (g_ptr_array_index (sends, i), error);
+    {
+      PendingSend *send = g_ptr_array_index (sends, i);
+
+      if (send->func != NULL)
+        send->func (error, send->user_data);
+      g_clear_pointer (&send->line, g_bytes_unref);
+      if (self->n_spare_sends < MAX_SPARE_SENDS)
+        {
+          send->link.data = send;
+          send->link.next = self->spare_sends;
+          self->spare_sends = &send->link;
+          self->n_spare_sends++;
+        }
+      else
+        g_free (send);
+    }
 
   /* Kept for the next write, unless one was meanwhile. */
   g_ptr_array_set_size (sends, 0);
@@ -308,7 +357,7 @@ snodo_stdio_transport_send (gpointer       transport,
   PendingSend *send;
   g_autoptr(GError) error = NULL;
 
-  send = g_new0 (PendingSend, 1);
+  send = snodo_stdio_transport_new_send (self);
   send->line = line;
   send->func = func;
   send->user_data = user_data;

@@ -119,6 +119,10 @@ struct _SnodoStdioTransport
    * emptied after each write). */
   GPtrArray       *spare_in_flight;
   GPtrArray       *write_lines;
+  /* Owned: written sends kept for the next ones, a few at most, linked
+   * through their link. */
+  GList           *spare_sends;
+  guint            n_spare_sends;
   /* While the writer waits for the device: the deadline of the lines in
    * flight, on the connection's deadline source, at @write_deadline_time
    * (monotonic µs), write-timeout ms after their write started. */
@@ -211,6 +215,8 @@ PendingSend *snodo_stdio_transport_pop_pending (SnodoStdioTransport *self);
  * will be, and frees it. */
 void snodo_stdio_transport_finish_send          (PendingSend         *send,
                                                  const GError        *error);
+/* Frees the sends kept for reuse. */
+void snodo_stdio_transport_free_spare_sends     (SnodoStdioTransport *self);
 /* The same for every line in flight. */
 void snodo_stdio_transport_finish_in_flight     (SnodoStdioTransport *self,
                                                  const GError        *error);

@@ -442,6 +442,7 @@ snodo_stdio_transport_finalize (GObject *object)
   g_assert (self->report_source == NULL);
   g_clear_error (&self->report_error);
   g_clear_pointer (&self->spare_in_flight, g_ptr_array_unref);
+  snodo_stdio_transport_free_spare_sends (self);
   g_clear_pointer (&self->write_lines, g_ptr_array_unref);
   g_clear_pointer (&self->writer, snodo_writer_abandon);
   g_clear_pointer (&self->connection, snodo_connection_unref);
