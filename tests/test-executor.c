@@ -1656,6 +1656,61 @@ test_owner_reuse (Fixture       *f,
   g_assert_cmpuint (snodo_executor_get_completed (f->executor), ==, 6);
 }
 
+static void
+test_many_keys (Fixture       *f,
+                gconstpointer  data)
+{
+  const guint n = 600;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (8);
+  g_autofree gboolean *done = g_new0 (gboolean, n);
+  g_autofree guint *order = g_new (guint, n);
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) held = g_ptr_array_new ();
+
+  g_test_summary ("Many live keys of one owner, finished in random order: each is found while "
+                  "its work is live, and only then");
+
+  for (guint i = 0; i < n; i++)
+    {
+      /* Some longer than fit in the work. */
+      g_ptr_array_add (keys, i % 7 == 0 ? g_strdup_printf ("a-much-longer-key-than-the-others-%u", i)
+                                        : g_strdup_printf ("%u", i));
+      g_ptr_array_add (held, submit_new_job (f, f->owner, keys->pdata[i], SNODO_WORK_KIND_ASYNC, TRUE));
+      order[i] = i;
+    }
+  WAIT_UNTIL (f->order->len == n, 5000);
+
+  for (guint i = n - 1; i > 0; i--)
+    {
+      guint j = g_rand_int_range (rand, 0, i + 1);
+      guint t = order[i];
+
+      order[i] = order[j];
+      order[j] = t;
+    }
+
+  for (guint step = 0; step < n; step++)
+    {
+      guint victim = order[step];
+
+      /* Half of them released first, as an answer on its way does. */
+      if (step % 2 == 0)
+        snodo_executor_release_key (f->executor, ((Job *) held->pdata[victim])->work);
+      job_complete (held->pdata[victim]);
+      done[victim] = TRUE;
+
+      if (step % 10 == 0 || step > n - 20)
+        for (guint i = 0; i < n; i++)
+          g_assert_cmpint (snodo_executor_has_key (f->executor, f->owner, keys->pdata[i]), ==, !done[i]);
+    }
+  g_assert_cmpuint (snodo_executor_get_n_live_for_owner (f->executor, f->owner), ==, 0);
+
+  /* Every key is free again, and taken again. */
+  for (guint i = 0; i < n; i += 50)
+    submit_new_job (f, f->owner, keys->pdata[i], SNODO_WORK_KIND_ASYNC, FALSE);
+  WAIT_UNTIL (snodo_executor_get_completed (f->executor) == n + n / 50, 5000);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1688,6 +1743,7 @@ main (int    argc,
   ADD ("stress", test_stress);
   ADD ("run-started", test_run_started);
   ADD ("owner-reuse", test_owner_reuse);
+  ADD ("many-keys", test_many_keys);
 
 #undef ADD
 

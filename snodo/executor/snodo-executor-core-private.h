@@ -24,6 +24,35 @@ G_BEGIN_DECLS
  * which calls neither.
  */
 
+/* The works of one owner that hold their key, found by key: open
+ * addressing with linear probing, and deletion by shifting back what
+ * follows, so that a key table through which a key comes and goes at
+ * every request never fills with deleted slots to skip and to clean up
+ * (GHashTable's did, and grew and shrank again with every batch of
+ * requests). All zero is an empty table. */
+typedef struct
+{
+  /* The number of slots minus one (a power of two minus one); 0 while
+   * @slots is NULL. */
+  guint       mask;
+  guint       count;
+  /* Nullable, owned: mask + 1 slots, each a work (borrowed) or NULL. A
+   * work's hash is work->key_hash. */
+  SnodoWork **slots;
+} SnodoKeyTable;
+
+/* The work of the table with @key, or NULL. */
+SnodoWork *snodo_key_table_lookup (SnodoKeyTable *table,
+                                   const char    *key,
+                                   guint          hash);
+/* Adds @work, whose key the table does not have. */
+void       snodo_key_table_add    (SnodoKeyTable *table,
+                                   SnodoWork     *work);
+/* Takes out @work, which the table has. */
+void       snodo_key_table_remove (SnodoKeyTable *table,
+                                   SnodoWork     *work);
+void       snodo_key_table_clear  (SnodoKeyTable *table);
+
 /* The live works of one owner. */
 typedef struct _SnodoExecutorOwner
 {
@@ -32,9 +61,8 @@ typedef struct _SnodoExecutorOwner
   /* Every live work of the owner, oldest first, linked through
    * work->owner_link. Holds the executor's strong reference on each work. */
   GQueue works;
-  /* Nullable (created on the first keyed work). Key (borrowed from the work)
-   * → SnodoWork (borrowed), for the live works that hold their key. */
-  GHashTable *keys;
+  /* The live works that hold their key. */
+  SnodoKeyTable keys;
 } SnodoExecutorOwner;
 
 /* A list of pointers that keeps its first few items in place: every

@@ -99,11 +99,108 @@ snodo_executor_take_startable_locked (SnodoExecutor        *self,
     }
 }
 
+#define KEY_TABLE_MIN_SLOTS 16
+/* An empty table larger than this gives its memory back. */
+#define KEY_TABLE_KEEP_SLOTS 256
+
+SnodoWork *
+snodo_key_table_lookup (SnodoKeyTable *table,
+                        const char    *key,
+                        guint          hash)
+{
+  if (table->count == 0)
+    return NULL;
+
+  for (guint i = hash & table->mask; table->slots[i] != NULL; i = (i + 1) & table->mask)
+    {
+      SnodoWork *work = table->slots[i];
+
+      if (work->key_hash == hash && strcmp (work->key, key) == 0)
+        return work;
+    }
+  return NULL;
+}
+
+static void
+snodo_key_table_put (SnodoKeyTable *table,
+                     SnodoWork     *work)
+{
+  guint i = work->key_hash & table->mask;
+
+  while (table->slots[i] != NULL)
+    i = (i + 1) & table->mask;
+  table->slots[i] = work;
+}
+
+void
+snodo_key_table_add (SnodoKeyTable *table,
+                     SnodoWork     *work)
+{
+  /* At most half full. */
+  if (table->slots == NULL || 2 * (table->count + 1) > table->mask + 1)
+    {
+      SnodoWork **old = table->slots;
+      guint n_old = old != NULL ? table->mask + 1 : 0;
+      guint n = MAX (KEY_TABLE_MIN_SLOTS, 2 * n_old);
+
+      table->slots = g_new0 (SnodoWork *, n);
+      table->mask = n - 1;
+      for (guint i = 0; i < n_old; i++)
+        if (old[i] != NULL)
+          snodo_key_table_put (table, old[i]);
+      g_free (old);
+    }
+
+  snodo_key_table_put (table, work);
+  table->count++;
+}
+
+void
+snodo_key_table_remove (SnodoKeyTable *table,
+                        SnodoWork     *work)
+{
+  guint i = work->key_hash & table->mask;
+  guint j;
+
+  while (table->slots[i] != work)
+    {
+      g_assert (table->slots[i] != NULL);
+      i = (i + 1) & table->mask;
+    }
+
+  /* Shift back the works after the hole that would not be found past it
+   * any more: those whose home slot is not in (hole, their slot]. */
+  table->slots[i] = NULL;
+  for (j = (i + 1) & table->mask; table->slots[j] != NULL; j = (j + 1) & table->mask)
+    {
+      guint home = table->slots[j]->key_hash & table->mask;
+      gboolean stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+
+      if (stays)
+        continue;
+      table->slots[i] = table->slots[j];
+      table->slots[j] = NULL;
+      i = j;
+    }
+
+  table->count--;
+  if (table->count == 0 && table->mask + 1 > KEY_TABLE_KEEP_SLOTS)
+    snodo_key_table_clear (table);
+}
+
+void
+snodo_key_table_clear (SnodoKeyTable *table)
+{
+  g_clear_pointer (&table->slots, g_free);
+  table->mask = 0;
+  table->count = 0;
+}
+
 void
 snodo_executor_owner_free (SnodoExecutorOwner *owner)
 {
   g_assert (owner->works.length == 0);
-  g_clear_pointer (&owner->keys, g_hash_table_unref);
+  snodo_key_table_clear (&owner->keys);
   g_free (owner);
 }
 
@@ -145,7 +242,7 @@ snodo_executor_drop_key_locked (SnodoExecutor *self,
   /* Held: the table maps the key to this work, as no other live work of
    * the owner may take it meanwhile. */
   work->key_held = FALSE;
-  g_hash_table_remove (work->owner_entry->keys, work->key);
+  snodo_key_table_remove (&work->owner_entry->keys, work);
 }
 
 /* @entry has no live work left: it stays in @owners as the idle one, and

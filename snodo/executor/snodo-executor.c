@@ -982,8 +982,8 @@ snodo_executor_submit (SnodoExecutor   *self,
 
   entry = g_hash_table_lookup (self->owners, owner);
 
-  if (key != NULL && entry != NULL && entry->keys != NULL &&
-      g_hash_table_contains (entry->keys, key))
+  if (key != NULL && entry != NULL &&
+      snodo_key_table_lookup (&entry->keys, key, g_str_hash (key)) != NULL)
     {
       g_mutex_unlock (&self->lock);
       g_set_error (error, SNODO_ERROR, SNODO_ERROR_DUPLICATE_KEY,
@@ -1050,9 +1050,7 @@ snodo_executor_submit (SnodoExecutor   *self,
   g_queue_push_tail_link (&entry->works, &work->owner_link);
   if (key != NULL)
     {
-      if (entry->keys == NULL)
-        entry->keys = g_hash_table_new (g_str_hash, g_str_equal);
-      g_hash_table_insert (entry->keys, work->key, work);
+      snodo_key_table_add (&entry->keys, work);
       work->key_held = TRUE;
     }
 
@@ -1109,8 +1107,8 @@ snodo_executor_cancel (SnodoExecutor *self,
 
   g_mutex_lock (&self->lock);
   entry = g_hash_table_lookup (self->owners, owner);
-  if (entry != NULL && entry->keys != NULL)
-    work = g_hash_table_lookup (entry->keys, key);
+  if (entry != NULL)
+    work = snodo_key_table_lookup (&entry->keys, key, g_str_hash (key));
   if (work != NULL)
     snodo_executor_cancel_work_locked (self, work, &actions);
   g_mutex_unlock (&self->lock);
@@ -1131,8 +1129,8 @@ snodo_executor_has_key (SnodoExecutor *self,
 
   g_mutex_lock (&self->lock);
   entry = g_hash_table_lookup (self->owners, owner);
-  if (entry != NULL && entry->keys != NULL)
-    found = g_hash_table_contains (entry->keys, key);
+  if (entry != NULL)
+    found = snodo_key_table_lookup (&entry->keys, key, g_str_hash (key)) != NULL;
   g_mutex_unlock (&self->lock);
   return found;
 }

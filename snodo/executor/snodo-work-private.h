@@ -55,6 +55,8 @@ struct _SnodoWork
    * malloc and a free less per request), owned otherwise. */
   char *key;
   char key_inline[24];
+  /* g_str_hash() of @key. */
+  guint key_hash;
   SnodoWorkKind kind;
   /* Counted against max-queued-bytes while the work is queued, and
    * against max-live-bytes while it is live. */

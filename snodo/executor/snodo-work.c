@@ -115,6 +115,7 @@ snodo_work_new (GObject               *owner,
         self->key = memcpy (self->key_inline, key, len + 1);
       else
         self->key = g_strdup (key);
+      self->key_hash = g_str_hash (self->key);
     }
   self->kind = kind;
   self->cost_bytes = cost_bytes;
