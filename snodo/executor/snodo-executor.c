@@ -40,8 +40,12 @@
  *
  * - %SNODO_WORK_KIND_ASYNC: the function is called on the [struct@GLib.MainContext]
  *   that was the thread-default one when submit() was called (the global
- *   default context if none was pushed), from a source attached to it (never
- *   from inside submit()). It must not block; it starts
+ *   default context if none was pushed), from a source attached to it: the
+ *   executor's own, or the callback of the transport that submitted the
+ *   work, once its submissions are done (which spares a turn of the main
+ *   loop). Never from inside submit(), and never from inside another work
+ *   function of that context, even one that iterates it. It must not block;
+ *   it starts
  *   its work (a timer, a socket, a subprocess…) and completes it later. This
  *   is how handlers written in Python or JavaScript run. That context must
  *   keep being iterated until the work completes.
