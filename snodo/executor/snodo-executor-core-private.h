@@ -176,6 +176,10 @@ struct _SnodoExecutor
    * attached to that context): where started ASYNC works wait for their
    * context to run them. */
   GHashTable *dispatch_sources;
+  /* The last context looked up there and its source (borrowed; kept by
+   * @dispatch_sources until the executor is finalized), or NULL. */
+  GMainContext *last_context;
+  gpointer      last_dispatch;
 
   /* Statistics (read-only properties). */
   guint64 admitted;

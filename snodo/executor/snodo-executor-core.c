@@ -44,8 +44,11 @@ snodo_executor_actions_add (ActionList *list,
 static void
 action_list_clear (ActionList *list)
 {
-  g_free (list->heap);
-  memset (list, 0, sizeof *list);
+  /* The inline items need no clearing: @len says what is there. */
+  if (list->heap != NULL)
+    g_clear_pointer (&list->heap, g_free);
+  list->len = 0;
+  list->size = 0;
 }
 
 /* Moves @work from its queue (or from nowhere, for a new work) to RUNNING,
@@ -511,7 +514,15 @@ snodo_executor_get_dispatch_source (SnodoExecutor *self,
   GSource *source;
 
   g_mutex_lock (&self->lock);
-  found = g_hash_table_lookup (self->dispatch_sources, context);
+  if (context == self->last_context)
+    found = self->last_dispatch;
+  else
+    found = g_hash_table_lookup (self->dispatch_sources, context);
+  if (found != NULL)
+    {
+      self->last_context = context;
+      self->last_dispatch = found;
+    }
   g_mutex_unlock (&self->lock);
   if (found != NULL)
     return found;
@@ -582,20 +593,16 @@ snodo_executor_run_started (SnodoExecutor *self,
   DispatchSource *source;
   guint n = 0;
 
+  /* The caller's reference keeps @self, and so its sources, alive. */
   g_mutex_lock (&self->lock);
-  source = g_hash_table_lookup (self->dispatch_sources, context);
-  /* The last work of the batch may drop the last reference on the
-   * executor, which destroys its sources. */
-  if (source != NULL)
-    g_source_ref ((GSource *) source);
+  if (context == self->last_context)
+    source = self->last_dispatch;
+  else
+    source = g_hash_table_lookup (self->dispatch_sources, context);
   g_mutex_unlock (&self->lock);
 
-  if (source == NULL)
-    return 0;
-
-  if (!source->running && g_main_context_is_owner (context))
+  if (source != NULL && !source->running && g_main_context_is_owner (context))
     n = dispatch_source_run (source);
-  g_source_unref ((GSource *) source);
 
   return n;
 }

@@ -39,7 +39,8 @@ gboolean snodo_executor_has_key                  (SnodoExecutor *self,
  * turn. Call it on the thread that runs @context, from a callback that
  * @context dispatches, never from inside submit() or a work function:
  * while works of the source run, it runs none (nor when @context is not
- * owned by this thread). Returns how many works ran. */
+ * owned by this thread). The caller holds a reference on @self. Returns
+ * how many works ran. */
 guint snodo_executor_run_started                 (SnodoExecutor *self,
                                                   GMainContext  *context);
 
