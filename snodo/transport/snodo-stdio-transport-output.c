@@ -201,9 +201,10 @@ snodo_stdio_transport_write_done_cb (const GError *error,
 }
 
 /* How many writes that finish at once one report goes through: the
- * report of one batch writes the next, which may finish at once too. A
- * few more than the batches it takes to write MAX_PENDING_LINES short
- * lines would be too many for one turn of the main loop. */
+ * report of one batch writes the next, which may finish at once too.
+ * Beyond this many batches (up to MAX_BATCH_LINES lines or MAX_BATCH_BYTES
+ * each), the rest is reported by the report source on the next turn of
+ * the main loop, so that a long run of output does not hold it up. */
 #define MAX_REPORTS 8
 
 void
