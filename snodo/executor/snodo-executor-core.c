@@ -614,6 +614,12 @@ void
 snodo_executor_actions_run (SnodoExecutor        *self,
                             SnodoExecutorActions *actions)
 {
+  /* Often nothing: a work whose function returned before it completed. A
+   * list that is empty holds no memory either. */
+  if ((actions->cancel.len | actions->start.len | actions->finished.len |
+       actions->waiters.len | actions->unref.len) == 0)
+    return;
+
   if (actions->cancel.len > 0)
     {
       for (guint i = 0; i < actions->cancel.len; i++)
