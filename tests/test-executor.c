@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "snodo-test-util.h"
+#include "snodo-executor-private.h"
 
 /* Iterates the thread-default main context without blocking until @cond
  * holds, failing the test after @timeout_ms. For conditions that another
@@ -1434,6 +1435,282 @@ test_stress (Fixture       *f,
     }
 }
 
+/* run_started(): a callback of the context that submits works and runs
+ * them at once. */
+typedef struct
+{
+  Fixture *f;
+  guint    n_submit;
+  guint    n_ran_after_submit;
+  guint    n_run;
+  gboolean done;
+} RunStarted;
+
+static gboolean
+run_started_cb (gpointer user_data)
+{
+  RunStarted *rs = user_data;
+
+  for (guint i = 0; i < rs->n_submit; i++)
+    submit_new_job (rs->f, rs->f->owner, NULL, SNODO_WORK_KIND_ASYNC, FALSE);
+  rs->n_ran_after_submit = rs->f->order->len;
+  rs->n_run = snodo_executor_run_started (rs->f->executor, g_main_context_get_thread_default ());
+  rs->done = TRUE;
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+run_started_from_idle (Fixture    *f,
+                       RunStarted *rs)
+{
+  GSource *source = g_idle_source_new ();
+
+  rs->f = f;
+  g_source_set_callback (source, run_started_cb, rs, NULL);
+  g_source_attach (source, g_main_context_get_thread_default ());
+  g_source_unref (source);
+  WAIT_UNTIL (rs->done, 5000);
+}
+
+/* Submits another work, then tries to run it (and iterates the context)
+ * from inside this work function: neither may run it here. */
+static void
+nested_run_started_func (SnodoWork *work,
+                         gpointer   user_data)
+{
+  Job *job = user_data;
+  Fixture *f = job->f;
+  Job *inner;
+
+  job_enter (job, work);
+  inner = submit_new_job (f, f->owner, NULL, SNODO_WORK_KIND_ASYNC, FALSE);
+  g_assert_cmpuint (snodo_executor_run_started (f->executor, g_main_context_get_thread_default ()), ==, 0);
+  for (guint i = 0; i < 5; i++)
+    g_main_context_iteration (g_main_context_get_thread_default (), FALSE);
+  g_assert_false (g_atomic_int_get (&inner->ran));
+  job_leave (job, SNODO_WORK_KIND_ASYNC);
+  snodo_work_complete (work);
+}
+
+static gboolean
+nested_run_started_cb (gpointer user_data)
+{
+  Job *outer = user_data;
+  Fixture *f = outer->f;
+  g_autoptr(GError) error = NULL;
+
+  outer->admitted = snodo_executor_submit (f->executor, f->owner, NULL, SNODO_WORK_KIND_ASYNC, 0,
+                                           nested_run_started_func, outer, job_destroy, &error);
+  g_assert_no_error (error);
+  /* Runs the outer work, which submits the inner one and tries to run it. */
+  g_assert_cmpuint (snodo_executor_run_started (f->executor, g_main_context_get_thread_default ()), ==, 1);
+
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+run_started_thread_func (gpointer data)
+{
+  Fixture *f = data;
+  /* Where the first job ran. */
+  GMainContext *context = ((Job *) g_ptr_array_index (f->jobs, 0))->context;
+
+  return GUINT_TO_POINTER (snodo_executor_run_started (f->executor, context));
+}
+
+static void
+test_run_started (Fixture       *f,
+                  gconstpointer  data)
+{
+  GMainContext *context = g_main_context_new ();
+  RunStarted rs = { 0, };
+  GSource *source;
+  GThread *thread;
+  Job *outer;
+
+  g_test_summary ("run_started() runs the works started for a context from a callback of that "
+                  "context, in order, after submit() returned, a batch at most, never inside a "
+                  "work function, and nothing on a thread that does not run the context");
+
+  g_main_context_push_thread_default (context);
+
+  /* From a callback of the context: at once, in order. */
+  rs.n_submit = 3;
+  run_started_from_idle (f, &rs);
+  g_assert_cmpuint (rs.n_ran_after_submit, ==, 0);
+  g_assert_cmpuint (rs.n_run, ==, 3);
+  g_assert_cmpuint (f->order->len, ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      Job *job = g_ptr_array_index (f->jobs, i);
+
+      g_assert_cmpuint (g_array_index (f->order, guint, i), ==, i);
+      g_assert_false (job->ran_in_submit);
+      g_assert_true (job->context == context);
+      g_assert_cmpint (job->destroyed, ==, 1);
+    }
+  g_assert_cmpuint (snodo_executor_get_completed (f->executor), ==, 3);
+
+  /* A batch at most; the rest runs from the executor's own source. */
+  memset (&rs, 0, sizeof rs);
+  rs.n_submit = 40;
+  run_started_from_idle (f, &rs);
+  g_assert_cmpuint (rs.n_run, ==, 32);
+  g_assert_cmpuint (rs.n_ran_after_submit, ==, 3);
+  WAIT_UNTIL (snodo_executor_get_completed (f->executor) == 43, 5000);
+  for (guint i = 0; i < f->order->len; i++)
+    g_assert_cmpuint (g_array_index (f->order, guint, i), ==, i);
+
+  /* Not from a thread that does not own the context (this one does: it
+   * pushed it). */
+  submit_new_job (f, f->owner, NULL, SNODO_WORK_KIND_ASYNC, FALSE);
+  thread = g_thread_new ("run-started", run_started_thread_func, f);
+  g_assert_cmpuint (GPOINTER_TO_UINT (g_thread_join (thread)), ==, 0);
+  g_assert_cmpuint (f->order->len, ==, 43);
+  /* Nor for a context with nothing started for it. */
+  g_assert_cmpuint (snodo_executor_run_started (f->executor, g_main_context_default ()), ==, 0);
+  WAIT_UNTIL (snodo_executor_get_completed (f->executor) == 44, 5000);
+
+  /* Never inside a work function, even one that iterates the context. */
+  outer = job_new (f);
+  source = g_idle_source_new ();
+  g_source_set_callback (source, nested_run_started_cb, outer, NULL);
+  g_source_attach (source, context);
+  g_source_unref (source);
+  WAIT_UNTIL (snodo_executor_get_completed (f->executor) == 46, 5000);
+  g_assert_cmpuint (snodo_executor_get_admitted (f->executor), ==, 46);
+
+  g_main_context_pop_thread_default (context);
+  g_main_context_unref (context);
+}
+
+static void
+test_owner_reuse (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  WaitResult wait = { 0, };
+  Job *a;
+  Job *b;
+  Job *dup;
+
+  g_test_summary ("An owner whose work has all ended has no live work, whether or not another "
+                  "owner came since; keys are freed by release_key() and by the end of the work, "
+                  "and a key released and taken again stays with the newer work");
+
+  for (guint round = 0; round < 3; round++)
+    {
+      GObject *owner = round % 2 == 0 ? f->owner : f->other_owner;
+
+      a = submit_new_job (f, owner, "k", SNODO_WORK_KIND_ASYNC, TRUE);
+      WAIT_UNTIL (g_atomic_int_get (&a->ran), 5000);
+      g_assert_cmpuint (snodo_executor_get_n_live_for_owner (f->executor, owner), ==, 1);
+      g_assert_true (snodo_executor_has_key (f->executor, owner, "k"));
+      job_complete (a);
+      g_assert_cmpuint (snodo_executor_get_n_live_for_owner (f->executor, f->owner), ==, 0);
+      g_assert_cmpuint (snodo_executor_get_n_live_for_owner (f->executor, f->other_owner), ==, 0);
+      g_assert_false (snodo_executor_has_key (f->executor, owner, "k"));
+      g_assert_false (snodo_executor_cancel (f->executor, owner, "k"));
+      g_assert_cmpuint (snodo_executor_cancel_owner (f->executor, owner), ==, 0);
+
+      memset (&wait, 0, sizeof wait);
+      snodo_executor_wait_owner_async (f->executor, owner, NULL, wait_owner_cb, &wait);
+      g_assert_true (snodo_test_wait_for (&wait.done, 5000));
+      g_assert_no_error (wait.error);
+      g_assert_true (wait.result);
+    }
+
+  /* A released key may be taken by new work while the old work is live;
+   * when the old one ends, the new one keeps it. */
+  a = submit_new_job (f, f->owner, "k", SNODO_WORK_KIND_ASYNC, TRUE);
+  WAIT_UNTIL (g_atomic_int_get (&a->ran), 5000);
+  snodo_executor_release_key (f->executor, a->work);
+  g_assert_false (snodo_executor_has_key (f->executor, f->owner, "k"));
+  /* Twice is harmless. */
+  snodo_executor_release_key (f->executor, a->work);
+  b = submit_new_job (f, f->owner, "k", SNODO_WORK_KIND_ASYNC, TRUE);
+  WAIT_UNTIL (g_atomic_int_get (&b->ran), 5000);
+  job_complete (a);
+  g_assert_true (snodo_executor_has_key (f->executor, f->owner, "k"));
+  dup = job_new (f);
+  g_assert_false (submit_job (f, f->owner, "k", SNODO_WORK_KIND_ASYNC, 0, dup, &error));
+  g_assert_error (error, SNODO_ERROR, SNODO_ERROR_DUPLICATE_KEY);
+  g_clear_error (&error);
+  g_assert_true (snodo_executor_cancel (f->executor, f->owner, "k"));
+  g_assert_true (snodo_work_is_cancelled (b->work));
+  job_complete (b);
+  g_assert_false (snodo_executor_has_key (f->executor, f->owner, "k"));
+
+  /* A key longer than fits in the work, and one released before the work
+   * ends. */
+  a = submit_new_job (f, f->other_owner, "a-key-that-is-longer-than-twenty-four-bytes",
+                      SNODO_WORK_KIND_ASYNC, TRUE);
+  WAIT_UNTIL (g_atomic_int_get (&a->ran), 5000);
+  g_assert_cmpstr (snodo_work_get_key (a->work), ==, "a-key-that-is-longer-than-twenty-four-bytes");
+  g_assert_true (snodo_executor_has_key (f->executor, f->other_owner,
+                                         "a-key-that-is-longer-than-twenty-four-bytes"));
+  job_complete (a);
+  g_assert_false (snodo_executor_has_key (f->executor, f->other_owner,
+                                          "a-key-that-is-longer-than-twenty-four-bytes"));
+  g_assert_cmpuint (snodo_executor_get_completed (f->executor), ==, 6);
+}
+
+static void
+test_many_keys (Fixture       *f,
+                gconstpointer  data)
+{
+  const guint n = 600;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (8);
+  g_autofree gboolean *done = g_new0 (gboolean, n);
+  g_autofree guint *order = g_new (guint, n);
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) held = g_ptr_array_new ();
+
+  g_test_summary ("Many live keys of one owner, finished in random order: each is found while "
+                  "its work is live, and only then");
+
+  for (guint i = 0; i < n; i++)
+    {
+      /* Some longer than fit in the work. */
+      g_ptr_array_add (keys, i % 7 == 0 ? g_strdup_printf ("a-much-longer-key-than-the-others-%u", i)
+                                        : g_strdup_printf ("%u", i));
+      g_ptr_array_add (held, submit_new_job (f, f->owner, keys->pdata[i], SNODO_WORK_KIND_ASYNC, TRUE));
+      order[i] = i;
+    }
+  WAIT_UNTIL (f->order->len == n, 5000);
+
+  for (guint i = n - 1; i > 0; i--)
+    {
+      guint j = g_rand_int_range (rand, 0, i + 1);
+      guint t = order[i];
+
+      order[i] = order[j];
+      order[j] = t;
+    }
+
+  for (guint step = 0; step < n; step++)
+    {
+      guint victim = order[step];
+
+      /* Half of them released first, as an answer on its way does. */
+      if (step % 2 == 0)
+        snodo_executor_release_key (f->executor, ((Job *) held->pdata[victim])->work);
+      job_complete (held->pdata[victim]);
+      done[victim] = TRUE;
+
+      if (step % 10 == 0 || step > n - 20)
+        for (guint i = 0; i < n; i++)
+          g_assert_cmpint (snodo_executor_has_key (f->executor, f->owner, keys->pdata[i]), ==, !done[i]);
+    }
+  g_assert_cmpuint (snodo_executor_get_n_live_for_owner (f->executor, f->owner), ==, 0);
+
+  /* Every key is free again, and taken again. */
+  for (guint i = 0; i < n; i += 50)
+    submit_new_job (f, f->owner, keys->pdata[i], SNODO_WORK_KIND_ASYNC, FALSE);
+  WAIT_UNTIL (snodo_executor_get_completed (f->executor) == n + n / 50, 5000);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1464,6 +1741,9 @@ main (int    argc,
   ADD ("run-dispose", test_run_dispose);
   ADD ("finalize-in-worker", test_finalize_in_worker);
   ADD ("stress", test_stress);
+  ADD ("run-started", test_run_started);
+  ADD ("owner-reuse", test_owner_reuse);
+  ADD ("many-keys", test_many_keys);
 
 #undef ADD
 

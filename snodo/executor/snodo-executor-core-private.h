@@ -24,15 +24,45 @@ G_BEGIN_DECLS
  * which calls neither.
  */
 
-/* The live works of one owner. */
+/* The works of one owner that hold their key, found by key: open
+ * addressing with linear probing, and deletion by shifting back what
+ * follows, so that a key table through which a key comes and goes at
+ * every request never fills with deleted slots to skip and to clean up
+ * (GHashTable's did, and grew and shrank again with every batch of
+ * requests). All zero is an empty table. */
 typedef struct
 {
+  /* The number of slots minus one (a power of two minus one); 0 while
+   * @slots is NULL. */
+  guint       mask;
+  guint       count;
+  /* Nullable, owned: mask + 1 slots, each a work (borrowed) or NULL. A
+   * work's hash is work->key_hash. */
+  SnodoWork **slots;
+} SnodoKeyTable;
+
+/* The work of the table with @key, or NULL. */
+SnodoWork *snodo_key_table_lookup (SnodoKeyTable *table,
+                                   const char    *key,
+                                   guint          hash);
+/* Adds @work, whose key the table does not have. */
+void       snodo_key_table_add    (SnodoKeyTable *table,
+                                   SnodoWork     *work);
+/* Takes out @work, which the table has. */
+void       snodo_key_table_remove (SnodoKeyTable *table,
+                                   SnodoWork     *work);
+void       snodo_key_table_clear  (SnodoKeyTable *table);
+
+/* The live works of one owner. */
+typedef struct _SnodoExecutorOwner
+{
+  /* The owner's identity: its key in the executor's @owners. */
+  GObject *owner;
   /* Every live work of the owner, oldest first, linked through
    * work->owner_link. Holds the executor's strong reference on each work. */
   GQueue works;
-  /* Nullable (created on the first keyed work). Key (borrowed from the work)
-   * → SnodoWork (borrowed), for the live works that have a key. */
-  GHashTable *keys;
+  /* The live works that hold their key. */
+  SnodoKeyTable keys;
 } SnodoExecutorOwner;
 
 /* A list of pointers that keeps its first few items in place: every
@@ -124,8 +154,20 @@ struct _SnodoExecutor
   guint64 next_seq;
 
   /* Owned. Owner (identity, not referenced) → SnodoExecutorOwner (owned).
-   * An owner is present exactly while it has live work. */
+   * An owner is present while it has live work; besides, the owner whose
+   * work ended last stays, with no live work (@idle_owner), as a
+   * transport that served one request usually submits another: its entry
+   * (and key table) is not made and freed for every request. An entry
+   * without live work holds nothing of its owner, so an object that
+   * happens to reuse the address of a dead owner finds it empty, as it
+   * should. */
   GHashTable *owners;
+  /* Nullable, in @owners, without live work: see @owners. Taken out when
+   * another owner's work ends. */
+  SnodoExecutorOwner *idle_owner;
+  /* Nullable, owned, not in @owners: an entry taken out, kept empty for the
+   * next owner that comes. */
+  SnodoExecutorOwner *spare_owner;
   /* GTask, one reference each: pending wait_owner_async() calls whose owner
    * has live work. */
   GQueue waiters;
@@ -134,6 +176,10 @@ struct _SnodoExecutor
    * attached to that context): where started ASYNC works wait for their
    * context to run them. */
   GHashTable *dispatch_sources;
+  /* The last context looked up there and its source (borrowed; kept by
+   * @dispatch_sources until the executor is finalized), or NULL. */
+  GMainContext *last_context;
+  gpointer      last_dispatch;
 
   /* Statistics (read-only properties). */
   guint64 admitted;
@@ -160,6 +206,16 @@ void     snodo_executor_cancel_work_locked    (SnodoExecutor        *self,
 guint    snodo_executor_cancel_owner_locked   (SnodoExecutor        *self,
                                                GObject              *owner,
                                                SnodoExecutorActions *actions);
+/* The entry of @owner, made if it has none. */
+SnodoExecutorOwner *snodo_executor_get_owner_locked (SnodoExecutor *self,
+                                                     GObject       *owner);
+/* Whether @owner has live work. */
+gboolean snodo_executor_has_live_work_locked   (SnodoExecutor        *self,
+                                               GObject              *owner);
+/* Takes @work's key out of its owner's key table, if it still holds it. */
+void     snodo_executor_drop_key_locked       (SnodoExecutor        *self,
+                                               SnodoWork            *work);
+void     snodo_executor_owner_free            (SnodoExecutorOwner   *owner);
 /* The thread pool's function: runs one BLOCKING work. */
 void     snodo_executor_thread_cb             (gpointer              data,
                                                gpointer              user_data);

@@ -13,6 +13,7 @@
 
 #include "snodo-executor.h"
 #include "snodo-executor-core-private.h"
+#include "snodo-executor-private.h"
 #include "snodo-work-private.h"
 
 static void snodo_executor_run_work (SnodoWork *work);
@@ -43,8 +44,11 @@ snodo_executor_actions_add (ActionList *list,
 static void
 action_list_clear (ActionList *list)
 {
-  g_free (list->heap);
-  memset (list, 0, sizeof *list);
+  /* The inline items need no clearing: @len says what is there. */
+  if (list->heap != NULL)
+    g_clear_pointer (&list->heap, g_free);
+  list->len = 0;
+  list->size = 0;
 }
 
 /* Moves @work from its queue (or from nowhere, for a new work) to RUNNING,
@@ -98,6 +102,172 @@ snodo_executor_take_startable_locked (SnodoExecutor        *self,
     }
 }
 
+#define KEY_TABLE_MIN_SLOTS 16
+/* An empty table larger than this gives its memory back. */
+#define KEY_TABLE_KEEP_SLOTS 256
+
+SnodoWork *
+snodo_key_table_lookup (SnodoKeyTable *table,
+                        const char    *key,
+                        guint          hash)
+{
+  if (table->count == 0)
+    return NULL;
+
+  for (guint i = hash & table->mask; table->slots[i] != NULL; i = (i + 1) & table->mask)
+    {
+      SnodoWork *work = table->slots[i];
+
+      if (work->key_hash == hash && strcmp (work->key, key) == 0)
+        return work;
+    }
+  return NULL;
+}
+
+static void
+snodo_key_table_put (SnodoKeyTable *table,
+                     SnodoWork     *work)
+{
+  guint i = work->key_hash & table->mask;
+
+  while (table->slots[i] != NULL)
+    i = (i + 1) & table->mask;
+  table->slots[i] = work;
+}
+
+void
+snodo_key_table_add (SnodoKeyTable *table,
+                     SnodoWork     *work)
+{
+  /* At most half full. */
+  if (table->slots == NULL || 2 * (table->count + 1) > table->mask + 1)
+    {
+      SnodoWork **old = table->slots;
+      guint n_old = old != NULL ? table->mask + 1 : 0;
+      guint n = MAX (KEY_TABLE_MIN_SLOTS, 2 * n_old);
+
+      table->slots = g_new0 (SnodoWork *, n);
+      table->mask = n - 1;
+      for (guint i = 0; i < n_old; i++)
+        if (old[i] != NULL)
+          snodo_key_table_put (table, old[i]);
+      g_free (old);
+    }
+
+  snodo_key_table_put (table, work);
+  table->count++;
+}
+
+void
+snodo_key_table_remove (SnodoKeyTable *table,
+                        SnodoWork     *work)
+{
+  guint i = work->key_hash & table->mask;
+  guint j;
+
+  while (table->slots[i] != work)
+    {
+      g_assert (table->slots[i] != NULL);
+      i = (i + 1) & table->mask;
+    }
+
+  /* Shift back the works after the hole that would not be found past it
+   * any more: those whose home slot is not in (hole, their slot]. */
+  table->slots[i] = NULL;
+  for (j = (i + 1) & table->mask; table->slots[j] != NULL; j = (j + 1) & table->mask)
+    {
+      guint home = table->slots[j]->key_hash & table->mask;
+      gboolean stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+
+      if (stays)
+        continue;
+      table->slots[i] = table->slots[j];
+      table->slots[j] = NULL;
+      i = j;
+    }
+
+  table->count--;
+  if (table->count == 0 && table->mask + 1 > KEY_TABLE_KEEP_SLOTS)
+    snodo_key_table_clear (table);
+}
+
+void
+snodo_key_table_clear (SnodoKeyTable *table)
+{
+  g_clear_pointer (&table->slots, g_free);
+  table->mask = 0;
+  table->count = 0;
+}
+
+void
+snodo_executor_owner_free (SnodoExecutorOwner *owner)
+{
+  g_assert (owner->works.length == 0);
+  snodo_key_table_clear (&owner->keys);
+  g_free (owner);
+}
+
+SnodoExecutorOwner *
+snodo_executor_get_owner_locked (SnodoExecutor *self,
+                                 GObject       *owner)
+{
+  SnodoExecutorOwner *entry = g_hash_table_lookup (self->owners, owner);
+
+  if (entry == NULL)
+    {
+      entry = g_steal_pointer (&self->spare_owner);
+      if (entry == NULL)
+        entry = g_new0 (SnodoExecutorOwner, 1);
+      entry->owner = owner;
+      g_hash_table_insert (self->owners, owner, entry);
+    }
+  else if (entry == self->idle_owner)
+    self->idle_owner = NULL;
+
+  return entry;
+}
+
+gboolean
+snodo_executor_has_live_work_locked (SnodoExecutor *self,
+                                     GObject       *owner)
+{
+  SnodoExecutorOwner *entry = g_hash_table_lookup (self->owners, owner);
+
+  return entry != NULL && entry->works.length > 0;
+}
+
+void
+snodo_executor_drop_key_locked (SnodoExecutor *self,
+                                SnodoWork     *work)
+{
+  if (!work->key_held)
+    return;
+  /* Held: the table maps the key to this work, as no other live work of
+   * the owner may take it meanwhile. */
+  work->key_held = FALSE;
+  snodo_key_table_remove (&work->owner_entry->keys, work);
+}
+
+/* @entry has no live work left: it stays in @owners as the idle one, and
+ * the idle one before it is taken out. */
+static void
+snodo_executor_owner_idle_locked (SnodoExecutor      *self,
+                                  SnodoExecutorOwner *entry)
+{
+  SnodoExecutorOwner *old = self->idle_owner;
+
+  self->idle_owner = entry;
+  if (old == NULL || old == entry)
+    return;
+
+  g_hash_table_steal (self->owners, old->owner);
+  old->owner = NULL;
+  if (self->spare_owner == NULL)
+    self->spare_owner = old;
+  else
+    snodo_executor_owner_free (old);
+}
+
 /* Takes @work off its owner's list; @work is no longer live. Completes the
  * wait_owner_async() calls of the owner if it has no live work left. The
  * executor's reference on @work and @work's reference on the executor go to
@@ -107,7 +277,7 @@ snodo_executor_retire_locked (SnodoExecutor        *self,
                               SnodoWork            *work,
                               SnodoExecutorActions *actions)
 {
-  SnodoExecutorOwner *owner = g_hash_table_lookup (self->owners, work->owner);
+  SnodoExecutorOwner *owner = work->owner_entry;
 
   g_assert (owner != NULL);
 
@@ -115,15 +285,14 @@ snodo_executor_retire_locked (SnodoExecutor        *self,
   self->live_bytes -= work->cost_bytes;
 
   g_queue_unlink (&owner->works, &work->owner_link);
-  /* The key may already have been released, and taken by newer work. */
-  if (work->key != NULL && g_hash_table_lookup (owner->keys, work->key) == work)
-    g_hash_table_remove (owner->keys, work->key);
+  snodo_executor_drop_key_locked (self, work);
+  work->owner_entry = NULL;
 
   if (owner->works.length == 0)
     {
       GList *l = self->waiters.head;
 
-      g_hash_table_remove (self->owners, work->owner);
+      snodo_executor_owner_idle_locked (self, owner);
 
       while (l != NULL)
         {
@@ -229,39 +398,65 @@ snodo_executor_cancel_owner_locked (SnodoExecutor        *self,
  * It is ready while its queue holds work (prepare and check look, and GLib
  * calls them without the context locked). A work started from the thread
  * that runs the context needs no wake-up, as the context looks again
- * before it polls; one started from another thread wakes it. */
+ * before it polls; one started from another thread wakes it.
+ *
+ * The transport that submitted the works may also run them itself, from
+ * its own callback on the same context once its submissions are done
+ * (snodo_executor_run_started()), which spares a turn of the main loop.
+ * Either way the works of one source never run inside one another: while a
+ * batch runs, the source is not ready and run_started() runs nothing, as
+ * GLib keeps a source that is being dispatched from being dispatched again
+ * by a work function that iterates the context. */
 typedef struct
 {
   GSource        source;
   GMutex         lock;
-  /* SnodoWork, one reference each. Under @lock. */
+  /* SnodoWork, one reference each, linked through their queue_link (free
+   * once a work runs). Under @lock. */
   GQueue         works;
+  /* A batch is running. Only touched on the thread that runs the
+   * context. */
+  gboolean       running;
 } DispatchSource;
 
 #define DISPATCH_BATCH 32
+
+/* On the thread that runs the context, not running already. Runs one
+ * batch; returns how many works ran. */
+static guint
+dispatch_source_run (DispatchSource *self)
+{
+  SnodoWork *batch[DISPATCH_BATCH];
+  guint n = 0;
+
+  g_mutex_lock (&self->lock);
+  while (n < DISPATCH_BATCH && !g_queue_is_empty (&self->works))
+    batch[n++] = g_queue_pop_head_link (&self->works)->data;
+  g_mutex_unlock (&self->lock);
+
+  if (n == 0)
+    return 0;
+
+  /* A work that finishes may drop the last reference on the executor,
+   * which destroys this source: the caller holds it. */
+  self->running = TRUE;
+  for (guint i = 0; i < n; i++)
+    {
+      snodo_executor_run_work (batch[i]);
+      g_object_unref (batch[i]);
+    }
+  self->running = FALSE;
+
+  return n;
+}
 
 static gboolean
 dispatch_source_dispatch (GSource     *source,
                           GSourceFunc  callback,
                           gpointer     user_data)
 {
-  DispatchSource *self = (DispatchSource *) source;
-  SnodoWork *batch[DISPATCH_BATCH];
-  guint n = 0;
-
-  g_mutex_lock (&self->lock);
-  while (n < DISPATCH_BATCH && !g_queue_is_empty (&self->works))
-    batch[n++] = g_queue_pop_head (&self->works);
-  g_mutex_unlock (&self->lock);
-
-  /* A work that finishes may drop the last reference on the executor,
-   * which destroys this source: that is safe, as the context holds the
-   * source while it dispatches and nothing here touches it again. */
-  for (guint i = 0; i < n; i++)
-    {
-      snodo_executor_run_work (batch[i]);
-      g_object_unref (batch[i]);
-    }
+  /* The context holds @source while it dispatches it. */
+  dispatch_source_run ((DispatchSource *) source);
 
   return G_SOURCE_CONTINUE;
 }
@@ -271,6 +466,9 @@ dispatch_source_check (GSource *source)
 {
   DispatchSource *self = (DispatchSource *) source;
   gboolean ready;
+
+  if (self->running)
+    return FALSE;
 
   g_mutex_lock (&self->lock);
   ready = !g_queue_is_empty (&self->works);
@@ -294,7 +492,10 @@ dispatch_source_finalize (GSource *source)
 {
   DispatchSource *self = (DispatchSource *) source;
 
-  g_queue_clear_full (&self->works, g_object_unref);
+  GList *link;
+
+  while ((link = g_queue_pop_head_link (&self->works)) != NULL)
+    g_object_unref (link->data);
   g_mutex_clear (&self->lock);
 }
 
@@ -313,7 +514,15 @@ snodo_executor_get_dispatch_source (SnodoExecutor *self,
   GSource *source;
 
   g_mutex_lock (&self->lock);
-  found = g_hash_table_lookup (self->dispatch_sources, context);
+  if (context == self->last_context)
+    found = self->last_dispatch;
+  else
+    found = g_hash_table_lookup (self->dispatch_sources, context);
+  if (found != NULL)
+    {
+      self->last_context = context;
+      self->last_dispatch = found;
+    }
   g_mutex_unlock (&self->lock);
   if (found != NULL)
     return found;
@@ -358,7 +567,7 @@ snodo_executor_deliver (SnodoExecutor *self,
       gboolean wake;
 
       g_mutex_lock (&source->lock);
-      g_queue_push_tail (&source->works, work);
+      g_queue_push_tail_link (&source->works, &work->queue_link);
       wake = source->works.length == 1;
       g_mutex_unlock (&source->lock);
 
@@ -376,6 +585,28 @@ snodo_executor_deliver (SnodoExecutor *self,
     }
 }
 
+/* See snodo-executor-private.h. */
+guint
+snodo_executor_run_started (SnodoExecutor *self,
+                            GMainContext  *context)
+{
+  DispatchSource *source;
+  guint n = 0;
+
+  /* The caller's reference keeps @self, and so its sources, alive. */
+  g_mutex_lock (&self->lock);
+  if (context == self->last_context)
+    source = self->last_dispatch;
+  else
+    source = g_hash_table_lookup (self->dispatch_sources, context);
+  g_mutex_unlock (&self->lock);
+
+  if (source != NULL && !source->running && g_main_context_is_owner (context))
+    n = dispatch_source_run (source);
+
+  return n;
+}
+
 /* Does, without the lock, what the state changes recorded in @actions ask
  * for, and resets @actions. @self may be finalized by the last step, so the
  * caller must not touch it afterwards unless it holds a reference. */
@@ -383,6 +614,12 @@ void
 snodo_executor_actions_run (SnodoExecutor        *self,
                             SnodoExecutorActions *actions)
 {
+  /* Often nothing: a work whose function returned before it completed. A
+   * list that is empty holds no memory either. */
+  if ((actions->cancel.len | actions->start.len | actions->finished.len |
+       actions->waiters.len | actions->unref.len) == 0)
+    return;
+
   if (actions->cancel.len > 0)
     {
       for (guint i = 0; i < actions->cancel.len; i++)

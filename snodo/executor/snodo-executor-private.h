@@ -32,4 +32,16 @@ gboolean snodo_executor_has_key                  (SnodoExecutor *self,
                                                   GObject       *owner,
                                                   const char    *key);
 
+/* Runs now, one batch at most, the ASYNC works started for @context that
+ * wait for their turn on its dispatch source, in order, as that source
+ * would on the next turn of the main loop: for a transport that has just
+ * submitted work from one of its own callbacks on @context, to spare that
+ * turn. Call it on the thread that runs @context, from a callback that
+ * @context dispatches, never from inside submit() or a work function:
+ * while works of the source run, it runs none (nor when @context is not
+ * owned by this thread). The caller holds a reference on @self. Returns
+ * how many works ran. */
+guint snodo_executor_run_started                 (SnodoExecutor *self,
+                                                  GMainContext  *context);
+
 G_END_DECLS

@@ -85,7 +85,7 @@ snodo_executor_wait_owner_async (SnodoExecutor       *self,
     }
 
   g_mutex_lock (&self->lock);
-  if (g_hash_table_contains (self->owners, owner) &&
+  if (snodo_executor_has_live_work_locked (self, owner) &&
       !g_cancellable_is_cancelled (cancellable))
     {
       g_queue_push_tail (&self->waiters, g_object_ref (task));

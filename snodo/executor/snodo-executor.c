@@ -40,8 +40,12 @@
  *
  * - %SNODO_WORK_KIND_ASYNC: the function is called on the [struct@GLib.MainContext]
  *   that was the thread-default one when submit() was called (the global
- *   default context if none was pushed), from a source attached to it (never
- *   from inside submit()). It must not block; it starts
+ *   default context if none was pushed), from a source attached to it: the
+ *   executor's own, or the callback of the transport that submitted the
+ *   work, once its submissions are done (which spares a turn of the main
+ *   loop). Never from inside submit(), and never from inside another work
+ *   function of that context, even one that iterates it. It must not block;
+ *   it starts
  *   its work (a timer, a socket, a subprocess…) and completes it later. This
  *   is how handlers written in Python or JavaScript run. That context must
  *   keep being iterated until the work completes.
@@ -186,16 +190,6 @@ snodo_executor_default_max_threads (void)
   return MAX (4, 4 * g_get_num_processors ());
 }
 
-static void
-snodo_executor_owner_free (gpointer data)
-{
-  SnodoExecutorOwner *owner = data;
-
-  g_assert (owner->works.length == 0);
-  g_clear_pointer (&owner->keys, g_hash_table_unref);
-  g_free (owner);
-}
-
 
 static void
 snodo_executor_dispose (GObject *object)
@@ -224,7 +218,8 @@ snodo_executor_finalize (GObject *object)
 {
   SnodoExecutor *self = (SnodoExecutor *)object;
 
-  g_warn_if_fail (g_hash_table_size (self->owners) == 0);
+  /* At most the idle entry, without live work. */
+  g_warn_if_fail (g_hash_table_size (self->owners) == (self->idle_owner != NULL ? 1 : 0));
   g_warn_if_fail (self->waiters.length == 0);
   g_warn_if_fail (self->n_running == 0);
   g_warn_if_fail (self->n_threads == 0);
@@ -233,6 +228,7 @@ snodo_executor_finalize (GObject *object)
    * the last work function returned. The pool is freed by its last thread. */
   g_thread_pool_free (self->pool, FALSE, FALSE);
   g_hash_table_unref (self->owners);
+  g_clear_pointer (&self->spare_owner, snodo_executor_owner_free);
   g_hash_table_unref (self->dispatch_sources);
   g_mutex_clear (&self->lock);
 
@@ -590,7 +586,8 @@ snodo_executor_init (SnodoExecutor *self)
   self->max_queued_bytes = DEFAULT_MAX_QUEUED_BYTES;
   self->max_live_bytes = DEFAULT_MAX_LIVE_BYTES;
 
-  self->owners = g_hash_table_new_full (NULL, NULL, NULL, snodo_executor_owner_free);
+  self->owners = g_hash_table_new_full (NULL, NULL, NULL,
+                                        (GDestroyNotify) snodo_executor_owner_free);
   self->dispatch_sources = g_hash_table_new_full (NULL, NULL, (GDestroyNotify) g_main_context_unref,
                                                   (GDestroyNotify) snodo_source_destroy_and_unref);
 
@@ -989,8 +986,8 @@ snodo_executor_submit (SnodoExecutor   *self,
 
   entry = g_hash_table_lookup (self->owners, owner);
 
-  if (key != NULL && entry != NULL && entry->keys != NULL &&
-      g_hash_table_contains (entry->keys, key))
+  if (key != NULL && entry != NULL &&
+      snodo_key_table_lookup (&entry->keys, key, g_str_hash (key)) != NULL)
     {
       g_mutex_unlock (&self->lock);
       g_set_error (error, SNODO_ERROR, SNODO_ERROR_DUPLICATE_KEY,
@@ -1052,17 +1049,13 @@ snodo_executor_submit (SnodoExecutor   *self,
   work->executor = g_object_ref (self);
   work->seq = self->next_seq++;
 
-  if (entry == NULL)
-    {
-      entry = g_new0 (SnodoExecutorOwner, 1);
-      g_hash_table_insert (self->owners, owner, entry);
-    }
+  entry = snodo_executor_get_owner_locked (self, owner);
+  work->owner_entry = entry;
   g_queue_push_tail_link (&entry->works, &work->owner_link);
   if (key != NULL)
     {
-      if (entry->keys == NULL)
-        entry->keys = g_hash_table_new (g_str_hash, g_str_equal);
-      g_hash_table_insert (entry->keys, work->key, work);
+      snodo_key_table_add (&entry->keys, work);
+      work->key_held = TRUE;
     }
 
   self->admitted++;
@@ -1118,8 +1111,8 @@ snodo_executor_cancel (SnodoExecutor *self,
 
   g_mutex_lock (&self->lock);
   entry = g_hash_table_lookup (self->owners, owner);
-  if (entry != NULL && entry->keys != NULL)
-    work = g_hash_table_lookup (entry->keys, key);
+  if (entry != NULL)
+    work = snodo_key_table_lookup (&entry->keys, key, g_str_hash (key));
   if (work != NULL)
     snodo_executor_cancel_work_locked (self, work, &actions);
   g_mutex_unlock (&self->lock);
@@ -1140,8 +1133,8 @@ snodo_executor_has_key (SnodoExecutor *self,
 
   g_mutex_lock (&self->lock);
   entry = g_hash_table_lookup (self->owners, owner);
-  if (entry != NULL && entry->keys != NULL)
-    found = g_hash_table_contains (entry->keys, key);
+  if (entry != NULL)
+    found = snodo_key_table_lookup (&entry->keys, key, g_str_hash (key)) != NULL;
   g_mutex_unlock (&self->lock);
   return found;
 }
@@ -1159,15 +1152,11 @@ void
 snodo_executor_release_key (SnodoExecutor *self,
                             SnodoWork     *work)
 {
-  SnodoExecutorOwner *entry;
-
   if (work->key == NULL)
     return;
 
   g_mutex_lock (&self->lock);
-  entry = g_hash_table_lookup (self->owners, work->owner);
-  if (entry != NULL && entry->keys != NULL && g_hash_table_lookup (entry->keys, work->key) == work)
-    g_hash_table_remove (entry->keys, work->key);
+  snodo_executor_drop_key_locked (self, work);
   g_mutex_unlock (&self->lock);
 }
 

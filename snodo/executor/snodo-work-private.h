@@ -50,8 +50,13 @@ struct _SnodoWork
   /* The submitter's identity. Not referenced and never dereferenced: the
    * executor only compares pointers, so the owner may die before its work. */
   GObject *owner;
-  /* Owned, nullable. NULL means the work cannot be addressed by cancel(). */
+  /* Nullable. NULL means the work cannot be addressed by cancel(). Points
+   * at @key_inline when the key fits there (most request ids do: a
+   * malloc and a free less per request), owned otherwise. */
   char *key;
+  char key_inline[24];
+  /* g_str_hash() of @key. */
+  guint key_hash;
   SnodoWorkKind kind;
   /* Counted against max-queued-bytes while the work is queued, and
    * against max-live-bytes while it is live. */
@@ -94,7 +99,15 @@ struct _SnodoWork
   gboolean returned;
   /* cancel() already cancelled @cancellable and counted it. */
   gboolean cancel_requested;
-  /* Link in the executor's queue for @kind while QUEUED; data is the work. */
+  /* @key is in the owner's key table, mapped to this work (no other live
+   * work of the owner can have it): until the work finishes or the key is
+   * released. */
+  gboolean key_held;
+  /* The owner's entry in the executor, valid while the work is live (an
+   * entry is only freed when its owner has no live work). */
+  struct _SnodoExecutorOwner *owner_entry;
+  /* Link in the executor's queue for @kind while QUEUED, then in the
+   * dispatch source of its context until it runs (ASYNC); data is the work. */
   GList queue_link;
   /* Link in the owner's list of live work while live; data is the work.
    * This list holds the executor's strong reference on the work. */

@@ -8,6 +8,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "snodo-work.h"
 #include "snodo-work-private.h"
 
@@ -54,7 +56,9 @@ snodo_work_finalize (GObject *object)
   g_warn_if_fail (self->executor == NULL);
   g_warn_if_fail (self->destroy == NULL);
 
-  g_clear_pointer (&self->key, g_free);
+  if (self->key != self->key_inline)
+    g_free (self->key);
+  self->key = NULL;
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->context, g_main_context_unref);
 
@@ -103,7 +107,16 @@ snodo_work_new (GObject               *owner,
 
   self = g_object_new (SNODO_TYPE_WORK, NULL);
   self->owner = owner;
-  self->key = g_strdup (key);
+  if (key != NULL)
+    {
+      gsize len = strlen (key);
+
+      if (len < sizeof self->key_inline)
+        self->key = memcpy (self->key_inline, key, len + 1);
+      else
+        self->key = g_strdup (key);
+      self->key_hash = g_str_hash (self->key);
+    }
   self->kind = kind;
   self->cost_bytes = cost_bytes;
   self->func = func;

@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "snodo-stdio-transport.h"
 #include "snodo-stdio-transport-private.h"
 #include "snodo-base-private.h"
@@ -28,6 +30,14 @@
 #define MAX_BATCH_LINES 64
 
 static void snodo_stdio_transport_pump (SnodoStdioTransport *self);
+
+PendingSend *
+snodo_stdio_transport_pop_pending (SnodoStdioTransport *self)
+{
+  GList *link = g_queue_pop_head_link (&self->pending);
+
+  return link != NULL ? link->data : NULL;
+}
 
 void
 snodo_stdio_transport_finish_send (PendingSend  *send,
@@ -73,15 +83,70 @@ pending_send_finish_later (SnodoStdioTransport *self,
   g_source_unref (source);
 }
 
+/* Sends kept for reuse: enough for a batch of short answers. */
+#define MAX_SPARE_SENDS 64
+
+static PendingSend *
+snodo_stdio_transport_new_send (SnodoStdioTransport *self)
+{
+  GList *link = self->spare_sends;
+  PendingSend *send;
+
+  if (link == NULL)
+    return g_new0 (PendingSend, 1);
+
+  send = link->data;
+  self->spare_sends = link->next;
+  self->n_spare_sends--;
+  memset (send, 0, sizeof *send);
+  return send;
+}
+
+void
+snodo_stdio_transport_free_spare_sends (SnodoStdioTransport *self)
+{
+  while (self->spare_sends != NULL)
+    {
+      PendingSend *send = self->spare_sends->data;
+
+      self->spare_sends = self->spare_sends->next;
+      g_free (send);
+    }
+  self->n_spare_sends = 0;
+}
+
 /* The lines in flight are written (error NULL), or never will be. */
 void
 snodo_stdio_transport_finish_in_flight (SnodoStdioTransport *self,
                                         const GError        *error)
 {
-  g_autoptr(GPtrArray) sends = g_steal_pointer (&self->in_flight);
+  /* Taken first: finishing a send may send again, and start a write. */
+  GPtrArray *sends = g_steal_pointer (&self->in_flight);
 
   for (guint i = 0; i < sends->len; i++)
-    snodo_stdio_transport_finish_send (g_ptr_array_index (sends, i), error);
+    {
+      PendingSend *send = g_ptr_array_index (sends, i);
+
+      if (send->func != NULL)
+        send->func (error, send->user_data);
+      g_clear_pointer (&send->line, g_bytes_unref);
+      if (self->n_spare_sends < MAX_SPARE_SENDS)
+        {
+          send->link.data = send;
+          send->link.next = self->spare_sends;
+          self->spare_sends = &send->link;
+          self->n_spare_sends++;
+        }
+      else
+        g_free (send);
+    }
+
+  /* Kept for the next write, unless one was meanwhile. */
+  g_ptr_array_set_size (sends, 0);
+  if (self->spare_in_flight == NULL)
+    self->spare_in_flight = sends;
+  else
+    g_ptr_array_unref (sends);
 }
 
 void
@@ -135,31 +200,85 @@ snodo_stdio_transport_write_done_cb (const GError *error,
   snodo_stdio_transport_pump (self);
 }
 
-static gboolean
-snodo_stdio_transport_report_cb (gpointer user_data)
-{
-  SnodoStdioTransport *self = user_data;
-  g_autoptr(GError) error = g_steal_pointer (&self->report_error);
+/* How many writes that finish at once one report goes through: the
+ * report of one batch writes the next, which may finish at once too.
+ * Beyond this many batches (up to MAX_BATCH_LINES lines or MAX_BATCH_BYTES
+ * each), the rest is reported by the report source on the next turn of
+ * the main loop, so that a long run of output does not hold it up. */
+#define MAX_REPORTS 8
 
-  g_clear_pointer (&self->report_source, g_source_unref);
-  snodo_stdio_transport_write_done_cb (error, self);
-  return G_SOURCE_REMOVE;
+void
+snodo_stdio_transport_report (SnodoStdioTransport *self)
+{
+  for (guint i = 0; i < MAX_REPORTS && self->report_pending; i++)
+    {
+      g_autoptr(GError) error = g_steal_pointer (&self->report_error);
+
+      self->report_pending = FALSE;
+      snodo_stdio_transport_write_done_cb (error, self);
+    }
 }
+
+/* The transport's report source: ready while a report is pending. Only
+ * the thread that runs the context sets that (every send is made there),
+ * and GLib asks prepare() before it polls, so no wake-up is needed. */
+typedef struct
+{
+  GSource              source;
+  /* Not referenced: the transport destroys this source before it goes. */
+  SnodoStdioTransport *transport;
+} ReportSource;
+
+static gboolean
+report_source_check (GSource *source)
+{
+  return ((ReportSource *) source)->transport->report_pending;
+}
+
+static gboolean
+report_source_prepare (GSource *source,
+                       gint    *timeout)
+{
+  *timeout = -1;
+  return report_source_check (source);
+}
+
+static gboolean
+report_source_dispatch (GSource     *source,
+                        GSourceFunc  callback,
+                        gpointer     user_data)
+{
+  g_autoptr(SnodoStdioTransport) self = g_object_ref (((ReportSource *) source)->transport);
+
+  snodo_stdio_transport_report (self);
+  return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs report_source_funcs = {
+  .prepare = report_source_prepare,
+  .check = report_source_check,
+  .dispatch = report_source_dispatch,
+};
 
 /* Entry: any state. Starts the next write if none is in flight. */
 static void
 snodo_stdio_transport_pump (SnodoStdioTransport *self)
 {
   g_autoptr(GError) error = NULL;
+  SnodoWriterStatus status;
 
   if (self->in_flight == NULL &&
       (self->state == STATE_OPEN || self->state == STATE_DRAINING) &&
       !g_queue_is_empty (&self->pending))
     {
-      g_autoptr(GPtrArray) lines = g_ptr_array_new ();
+      GPtrArray *lines;
       gsize bytes = 0;
 
-      self->in_flight = g_ptr_array_new ();
+      if (self->write_lines == NULL)
+        self->write_lines = g_ptr_array_new ();
+      lines = self->write_lines;
+      self->in_flight = self->spare_in_flight != NULL ? g_steal_pointer (&self->spare_in_flight)
+                                                      : g_ptr_array_new ();
       while (!g_queue_is_empty (&self->pending) && self->in_flight->len < MAX_BATCH_LINES)
         {
           PendingSend *send = g_queue_peek_head (&self->pending);
@@ -167,7 +286,7 @@ snodo_stdio_transport_pump (SnodoStdioTransport *self)
 
           if (self->in_flight->len > 0 && bytes + len > MAX_BATCH_BYTES)
             break;
-          g_queue_pop_head (&self->pending);
+          snodo_stdio_transport_pop_pending (self);
           g_ptr_array_add (self->in_flight, send);
           g_ptr_array_add (lines, send->line);
           bytes += len;
@@ -184,8 +303,11 @@ snodo_stdio_transport_pump (SnodoStdioTransport *self)
       self->write_deadline_time = g_get_monotonic_time () + (gint64) self->write_timeout * 1000;
       /* No reference for the helper: it never calls back once abandoned,
        * which the transport does at the latest when it is finalized. */
-      switch (snodo_writer_write (self->writer, lines,
-                                  snodo_stdio_transport_write_done_cb, self, &error))
+      status = snodo_writer_write (self->writer, lines,
+                                   snodo_stdio_transport_write_done_cb, self, &error);
+      /* The writer keeps none of them: its helper thread takes its own. */
+      g_ptr_array_set_size (lines, 0);
+      switch (status)
         {
         case SNODO_WRITER_PENDING:
           /* The device is behind: the deadline starts to count. */
@@ -198,15 +320,18 @@ snodo_stdio_transport_pump (SnodoStdioTransport *self)
         case SNODO_WRITER_DONE:
         case SNODO_WRITER_FAILED:
         default:
-          /* Done already, without blocking; reported on the next turn of
-           * the main loop (this may be inside a send). */
+          /* Done already, without blocking; reported later (this may be
+           * inside a send). */
           self->report_error = g_steal_pointer (&error);
-          self->report_source = g_idle_source_new ();
-          g_source_set_priority (self->report_source, G_PRIORITY_DEFAULT);
-          g_source_set_static_name (self->report_source, "[snodo] write done");
-          g_source_set_callback (self->report_source, snodo_stdio_transport_report_cb,
-                                 g_object_ref (self), g_object_unref);
-          g_source_attach (self->report_source, self->context);
+          self->report_pending = TRUE;
+          if (self->report_source == NULL)
+            {
+              self->report_source = g_source_new (&report_source_funcs, sizeof (ReportSource));
+              ((ReportSource *) self->report_source)->transport = self;
+              g_source_set_priority (self->report_source, G_PRIORITY_DEFAULT);
+              g_source_set_static_name (self->report_source, "[snodo] write done");
+              g_source_attach (self->report_source, self->context);
+            }
           break;
         }
     }
@@ -233,17 +358,18 @@ snodo_stdio_transport_send (gpointer       transport,
   PendingSend *send;
   g_autoptr(GError) error = NULL;
 
-  send = g_new0 (PendingSend, 1);
+  send = snodo_stdio_transport_new_send (self);
   send->line = line;
   send->func = func;
   send->user_data = user_data;
+  send->link.data = send;
 
   switch (self->state)
     {
     case STATE_NEW:
     case STATE_OPEN:
     case STATE_DRAINING:
-      g_queue_push_tail (&self->pending, send);
+      g_queue_push_tail_link (&self->pending, &send->link);
       if (g_queue_get_length (&self->pending) > MAX_PENDING_LINES)
         self->read_paused = TRUE;
       snodo_stdio_transport_pump (self);

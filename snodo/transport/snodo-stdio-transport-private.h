@@ -53,6 +53,8 @@ typedef struct
   GBytes        *line;
   SnodoSendFunc  func;
   gpointer       user_data;
+  /* Its link in the transport's @pending; data is the send. */
+  GList          link;
 } PendingSend;
 
 typedef enum
@@ -105,20 +107,36 @@ struct _SnodoStdioTransport
   guint8          *read_buffer;
 
   State            state;
-  /* Lines waiting for their turn, oldest first (PendingSend). Each holds
-   * its own line: this is not a buffer the device has accepted. */
+  /* Lines waiting for their turn, oldest first (PendingSend, linked
+   * through their own link: take them with
+   * snodo_stdio_transport_pop_pending()). Each holds its own line: this is
+   * not a buffer the device has accepted. */
   GQueue           pending;
   /* The lines being written (PendingSend), in order, or NULL. */
   GPtrArray       *in_flight;
+  /* Owned, nullable: an empty array kept for the next @in_flight, and the
+   * lines of a batch as the writer takes them (borrowed from @in_flight,
+   * emptied after each write). */
+  GPtrArray       *spare_in_flight;
+  GPtrArray       *write_lines;
+  /* Owned: written sends kept for the next ones, a few at most, linked
+   * through their link. */
+  GList           *spare_sends;
+  guint            n_spare_sends;
   /* While the writer waits for the device: the deadline of the lines in
    * flight, on the connection's deadline source, at @write_deadline_time
    * (monotonic µs), write-timeout ms after their write started. */
   SnodoDeadline   *write_deadline;
   gint64           write_deadline_time;
-  /* A write that finished at once (error set if it failed) is reported
-   * from here, on the next turn of the main loop, never from inside a send;
-   * until then its lines count as in flight, so that lines sent meanwhile
-   * wait and go out together. Holds a reference on the transport. */
+  /* A write that finished at once (@report_pending, @report_error set if
+   * it failed) is reported later, never from inside a send: by the
+   * transport's own input callback once it has run the work it started
+   * (snodo_stdio_transport_report()), or else by @report_source on the next
+   * turn of the main loop. Until then its lines count as in flight, so that
+   * lines sent meanwhile wait and go out together. @report_source is made
+   * by the first write and kept (it is ready while a report is pending, so
+   * waking it costs nothing); it holds no reference on the transport, which
+   * destroys it when it fails or goes. */
   GSource         *report_source;
   GError          *report_error;
   /* While draining with only cancelled work left: fires write-timeout ms
@@ -142,6 +160,8 @@ struct _SnodoStdioTransport
   /* Waiting for the executor to finish this transport's work. */
   guint            waiting_work : 1;
   guint            debug_wire : 1;
+  /* A write finished at once and is not reported yet. */
+  guint            report_pending : 1;
 
   /* fd 1 as it was before start(), to be restored; -1 when fd 1 was not
    * redirected. */
@@ -189,13 +209,22 @@ void snodo_stdio_transport_send                 (gpointer             transport,
                                                  GBytes              *line,
                                                  SnodoSendFunc        func,
                                                  gpointer             user_data);
+/* The oldest line waiting for its turn, taken off @pending, or NULL. */
+PendingSend *snodo_stdio_transport_pop_pending (SnodoStdioTransport *self);
 /* Tells the sender of a line that it was written (error NULL), or never
  * will be, and frees it. */
 void snodo_stdio_transport_finish_send          (PendingSend         *send,
                                                  const GError        *error);
+/* Frees the sends kept for reuse. */
+void snodo_stdio_transport_free_spare_sends     (SnodoStdioTransport *self);
 /* The same for every line in flight. */
 void snodo_stdio_transport_finish_in_flight     (SnodoStdioTransport *self,
                                                  const GError        *error);
+/* Entry: not inside a send (nor inside anything a send may be made from
+ * that does not expect the sent callbacks to run). Reports now the write
+ * that finished at once, if one is waiting to be, and the few that finish
+ * at once after it. */
+void snodo_stdio_transport_report               (SnodoStdioTransport *self);
 /* Takes the deadline of the lines in flight away, if they have one. */
 void snodo_stdio_transport_clear_write_deadline (SnodoStdioTransport *self);
 

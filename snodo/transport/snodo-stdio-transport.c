@@ -269,6 +269,8 @@ snodo_stdio_transport_emit_closed (SnodoStdioTransport *self,
 
   g_object_ref (self);
   g_clear_pointer (&self->abandon_source, snodo_source_destroy_and_unref);
+  /* Nothing is written any more (nor in flight). */
+  g_clear_pointer (&self->report_source, snodo_source_destroy_and_unref);
 
   snodo_stdio_transport_stop_reading (self);
   snodo_connection_detach (self->connection);
@@ -312,6 +314,7 @@ snodo_stdio_transport_fail (SnodoStdioTransport *self,
   snodo_stdio_transport_clear_write_deadline (self);
   g_clear_pointer (&self->report_source, snodo_source_destroy_and_unref);
   g_clear_error (&self->report_error);
+  self->report_pending = FALSE;
   if (self->writer != NULL && snodo_writer_is_busy (self->writer))
     {
       /* The helper may be stuck in the write for ever, or the device may
@@ -323,7 +326,7 @@ snodo_stdio_transport_fail (SnodoStdioTransport *self,
 
   if (self->in_flight != NULL)
     snodo_stdio_transport_finish_in_flight (self, self->error);
-  while ((send = g_queue_pop_head (&self->pending)))
+  while ((send = snodo_stdio_transport_pop_pending (self)))
     snodo_stdio_transport_finish_send (send, self->error);
 
   snodo_stdio_transport_emit_closed (self, self->error);
@@ -415,6 +418,7 @@ snodo_stdio_transport_dispose (GObject *object)
   /* A started transport holds itself until it is closed, so this runs for a
    * transport that was never started, or has ended. */
   snodo_stdio_transport_stop_reading (self);
+  g_clear_pointer (&self->report_source, snodo_source_destroy_and_unref);
   if (self->connection != NULL)
     snodo_connection_detach (self->connection);
   snodo_stdio_transport_restore_stdout (self);
@@ -429,7 +433,7 @@ snodo_stdio_transport_finalize (GObject *object)
   PendingSend *send;
 
   g_assert (self->in_flight == NULL);
-  while ((send = g_queue_pop_head (&self->pending)))
+  while ((send = snodo_stdio_transport_pop_pending (self)))
     snodo_stdio_transport_finish_send (send, self->error);
 
   snodo_stdio_transport_clear_write_deadline (self);
@@ -437,6 +441,9 @@ snodo_stdio_transport_finalize (GObject *object)
   g_clear_pointer (&self->read_source, snodo_source_destroy_and_unref);
   g_assert (self->report_source == NULL);
   g_clear_error (&self->report_error);
+  g_clear_pointer (&self->spare_in_flight, g_ptr_array_unref);
+  snodo_stdio_transport_free_spare_sends (self);
+  g_clear_pointer (&self->write_lines, g_ptr_array_unref);
   g_clear_pointer (&self->writer, snodo_writer_abandon);
   g_clear_pointer (&self->connection, snodo_connection_unref);
   g_clear_pointer (&self->framer, snodo_line_framer_free);
@@ -1133,7 +1140,7 @@ snodo_stdio_transport_close_async (SnodoStdioTransport *self,
     g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED,
                                                    _("The transport was closed"));
 
-    while ((send = g_queue_pop_head (&self->pending)))
+    while ((send = snodo_stdio_transport_pop_pending (self)))
       snodo_stdio_transport_finish_send (send, error);
   }
 
