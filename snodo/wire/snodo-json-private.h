@@ -104,6 +104,14 @@ typedef struct
   SnodoJsonSpan spans[SNODO_JSON_SPANS_MAX];
 } SnodoJsonSpans;
 
+/* The quick way through a deferred object (snodo-json-text.c): @p is at
+ * its opening brace. For the common text, returns just after the closing
+ * brace with the members noted in @spans; NULL when the text is anything
+ * else, which the reader then reads the thorough way. */
+const char *snodo_json_skim_object (const char     *p,
+                                    const char     *end,
+                                    SnodoJsonSpans *spans);
+
 /* The members of a root object that a JSON-RPC message is read for. */
 typedef enum
 {

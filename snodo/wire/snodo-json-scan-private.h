@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright 2026 The Snodo authors */
 
-/* What the JSON reader (snodo-json.c) and writer (snodo-json-writer.c)
- * share: scanning strings a word at a time, and the rules of UTF-8. For
- * those two files only. */
+/* What the JSON reader (snodo-json.c, snodo-json-text.c) and writer
+ * (snodo-json-writer.c) share: scanning strings a word at a time, and the
+ * rules of UTF-8. For those files only. */
 
 #pragma once
 
