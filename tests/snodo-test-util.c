@@ -3,6 +3,7 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -317,4 +318,43 @@ snodo_test_get_result (JsonNode *message)
   if (!json_object_has_member (object, "result"))
     g_error ("Expected a result, got %s", json_to_string (message, FALSE));
   return json_object_get_object_member (object, "result");
+}
+
+GSubprocess *
+snodo_test_demo_http_start (const char * const *extra_args,
+                            char              **uri)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *path = g_getenv ("SNODO_DEMO");
+  GSubprocess *demo;
+
+  g_assert_nonnull (path);
+  g_ptr_array_add (argv, (gpointer) path);
+  g_ptr_array_add (argv, (gpointer) "--http=0");
+  for (guint i = 0; extra_args != NULL && extra_args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) extra_args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  demo = g_subprocess_newv ((const char * const *) argv->pdata, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (demo));
+  *uri = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (*uri);
+  g_assert_true (g_str_has_prefix (*uri, "http://"));
+  return demo;
+}
+
+void
+snodo_test_demo_stop (GSubprocess *demo)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_send_signal (demo, SIGTERM);
+  g_assert_true (g_subprocess_wait (demo, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (demo));
+  g_assert_cmpint (g_subprocess_get_exit_status (demo), ==, 0);
 }

@@ -80,4 +80,11 @@ char         *snodo_test_first_text      (JsonObject    *result);
 /* Closes @client and asserts that it closed without an error. */
 void          snodo_test_close_client    (SnodoClient   *client);
 
+/* Starts $SNODO_DEMO --http=0 with @extra_args (NULL-terminated, or NULL
+ * for none), and sets *@uri to the URL it prints (asserted http://). */
+GSubprocess  *snodo_test_demo_http_start (const char * const *extra_args,
+                                          char              **uri);
+/* Sends @demo SIGTERM and waits: it must exit with status 0. */
+void          snodo_test_demo_stop       (GSubprocess   *demo);
+
 G_END_DECLS

@@ -5,7 +5,6 @@
 
 #include "config.h"
 
-#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +17,8 @@
 # include <libsoup/soup.h>
 #endif
 
+#include "snodo-test-util.h"
+
 static const char *
 demo_path (void)
 {
@@ -25,24 +26,6 @@ demo_path (void)
 
   g_assert_nonnull (demo);
   return demo;
-}
-
-static JsonObject *
-parse_object (const char *text)
-{
-  g_autoptr(JsonNode) node = json_from_string (text, NULL);
-
-  g_assert_nonnull (node);
-  return json_node_dup_object (node);
-}
-
-static char *
-first_text (JsonObject *result)
-{
-  JsonArray *content = json_object_get_array_member (result, "content");
-  JsonObject *block = json_array_get_object_element (content, 0);
-
-  return g_strdup (json_object_get_string_member (block, "text"));
 }
 
 static void
@@ -85,8 +68,8 @@ test_cli_call (void)
   g_autofree char *text = NULL;
 
   run_snodo (args, 0, &out, &err);
-  result = parse_object (out);
-  text = first_text (result);
+  result = snodo_test_parse_object (out);
+  text = snodo_test_first_text (result);
   g_assert_cmpstr (text, ==, "hi");
 
   run_snodo (legacy, 0, &out2, &err2);
@@ -133,28 +116,11 @@ test_cli_errors (void)
 }
 
 #if SNODO_HAS_HTTP_TRANSPORT
-/* snodo-demo --http=0, and its URL. */
-static GSubprocess *
-demo_http_start (char **uri)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDataInputStream) out = NULL;
-  GSubprocess *process;
-
-  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, demo_path (), "--http=0", NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
-  *uri = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (*uri);
-  return process;
-}
-
 static void
 test_cli_http (void)
 {
   g_autofree char *uri = NULL;
-  g_autoptr(GSubprocess) demo = demo_http_start (&uri);
+  g_autoptr(GSubprocess) demo = snodo_test_demo_http_start (NULL, &uri);
   const char *list[] = { "list", "--http", uri, NULL };
   const char *call[] = { "call", "--http", uri, "tools/call",
                          "{\"name\":\"echo\",\"arguments\":{\"text\":\"hi over HTTP\"}}", NULL };
@@ -178,8 +144,8 @@ test_cli_http (void)
   g_assert_nonnull (strstr (out, "demo://echo/{text}"));
 
   run_snodo (call, 0, &out2, &err2);
-  result = parse_object (out2);
-  text = first_text (result);
+  result = snodo_test_parse_object (out2);
+  text = snodo_test_first_text (result);
   g_assert_cmpstr (text, ==, "hi over HTTP");
 
   run_snodo (legacy, 0, &out3, &err3);
@@ -188,8 +154,7 @@ test_cli_http (void)
   run_snodo (tools, 0, &out4, &err4);
   g_assert_nonnull (strstr (out4, "\"inputSchema\""));
 
-  g_subprocess_send_signal (demo, SIGTERM);
-  g_subprocess_wait (demo, NULL, NULL);
+  snodo_test_demo_stop (demo);
 }
 
 /* A server in this process that wants a bearer token and a header: 401

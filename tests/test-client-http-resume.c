@@ -9,7 +9,6 @@
 
 #include "config.h"
 
-#include <signal.h>
 
 #include <snodo/snodo.h>
 
@@ -24,42 +23,15 @@ typedef struct
 static void
 demo_start (Demo *demo)
 {
-  const char *path = g_getenv ("SNODO_DEMO");
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autoptr(GError) error = NULL;
-
-  g_assert_nonnull (path);
-  demo->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, path, "--http=0",
-                                    "--stream-retry=300", NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (demo->process));
-  demo->uri = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_str_has_prefix (demo->uri, "http://"));
+  demo->process = snodo_test_demo_http_start ((const char * const []) { "--stream-retry=300", NULL }, &demo->uri);
 }
 
 static void
 demo_stop (Demo *demo)
 {
-  g_autoptr(GError) error = NULL;
-
-  g_subprocess_send_signal (demo->process, SIGTERM);
-  g_assert_true (g_subprocess_wait (demo->process, NULL, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (demo->process));
-  g_assert_cmpint (g_subprocess_get_exit_status (demo->process), ==, 0);
+  snodo_test_demo_stop (demo->process);
   g_clear_object (&demo->process);
   g_clear_pointer (&demo->uri, g_free);
-}
-
-static void
-store_result_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  GAsyncResult **slot = user_data;
-
-  *slot = g_object_ref (result);
 }
 
 /* Waits for @slot, at most 30 s. */
@@ -90,14 +62,6 @@ progress_cb (SnodoClient *client,
   g_string_append_printf (seen, "%g;", progress);
 }
 
-static char *
-first_text (JsonObject *result)
-{
-  JsonArray *content = json_object_get_array_member (result, "content");
-
-  return g_strdup (json_object_get_string_member (json_array_get_object_element (content, 0), "text"));
-}
-
 /* Calls interrupt {ms}: its text; the progress seen in @seen; how long
  * it took in @elapsed_ms. */
 static char *
@@ -115,12 +79,12 @@ call_interrupt (SnodoClient *client,
 
   json_object_set_int_member (arguments, "ms", ms);
   id = g_signal_connect (client, "progress", G_CALLBACK (progress_cb), seen);
-  snodo_client_call_tool_async (client, "interrupt", arguments, NULL, store_result_cb, &result);
+  snodo_client_call_tool_async (client, "interrupt", arguments, NULL, snodo_test_store_result_cb, &result);
   answer = snodo_client_call_tool_finish (client, wait_result (&result), &error);
   g_signal_handler_disconnect (client, id);
   g_assert_no_error (error);
   *elapsed_ms = (g_get_monotonic_time () - start) / 1000;
-  return first_text (answer);
+  return snodo_test_first_text (answer);
 }
 
 static void
@@ -145,7 +109,7 @@ test_interrupt (gconstpointer data)
   client = snodo_client_new_for_uri (demo.uri, &error);
   g_assert_no_error (error);
   snodo_client_set_pinned_version (client, version);
-  snodo_client_connect_async (client, NULL, store_result_cb, &connected);
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &connected);
   g_assert_true (snodo_client_connect_finish (client, wait_result (&connected), &error));
   g_assert_no_error (error);
 
@@ -172,7 +136,7 @@ test_interrupt (gconstpointer data)
       g_assert_cmpstr (replayed_text, ==, "not interrupted");
     }
 
-  snodo_client_close_async (client, NULL, store_result_cb, &closed);
+  snodo_client_close_async (client, NULL, snodo_test_store_result_cb, &closed);
   g_assert_true (snodo_client_close_finish (client, wait_result (&closed), &error));
   g_assert_no_error (error);
   demo_stop (&demo);

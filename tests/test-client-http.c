@@ -12,7 +12,6 @@
 
 #include "config.h"
 
-#include <signal.h>
 #include <string.h>
 
 #include <snodo/snodo.h>
@@ -41,27 +40,13 @@ typedef struct
 static void
 demo_start (Demo *demo)
 {
-  const char *path = g_getenv ("SNODO_DEMO");
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autoptr(GError) error = NULL;
-
-  g_assert_nonnull (path);
-  demo->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, path, "--http=0", NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (demo->process));
-  demo->uri = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_str_has_prefix (demo->uri, "http://"));
+  demo->process = snodo_test_demo_http_start (NULL, &demo->uri);
 }
 
 static void
 demo_stop (Demo *demo)
 {
-  g_autoptr(GError) error = NULL;
-
-  g_subprocess_send_signal (demo->process, SIGTERM);
-  g_assert_true (g_subprocess_wait (demo->process, NULL, &error));
-  g_assert_no_error (error);
+  snodo_test_demo_stop (demo->process);
   g_clear_object (&demo->process);
   g_clear_pointer (&demo->uri, g_free);
 }

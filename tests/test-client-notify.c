@@ -9,7 +9,6 @@
 
 #include "config.h"
 
-#include <signal.h>
 #include <string.h>
 
 #include <snodo/snodo.h>
@@ -110,7 +109,6 @@ test_notify (gconstpointer data)
   g_autoptr(GError) error = NULL;
   g_autoptr(GAsyncResult) connected = NULL;
   g_autoptr(GAsyncResult) completed = NULL;
-  g_autoptr(GAsyncResult) closed = NULL;
   g_autoptr(JsonObject) ref = snodo_test_parse_object ("{\"type\":\"ref/prompt\",\"name\":\"greet\"}");
   g_autoptr(JsonObject) completion = NULL;
   g_autofree char *uri = NULL;
@@ -119,13 +117,7 @@ test_notify (gconstpointer data)
 
   if (c->http)
     {
-      g_autoptr(GDataInputStream) out = NULL;
-
-      demo = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, g_getenv ("SNODO_DEMO"), "--http=0", NULL);
-      g_assert_no_error (error);
-      out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (demo));
-      uri = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-      g_assert_no_error (error);
+      demo = snodo_test_demo_http_start (NULL, &uri);
       client = snodo_client_new_for_uri (uri, &error);
     }
   else
@@ -226,14 +218,9 @@ test_notify (gconstpointer data)
       g_assert_cmpuint (count_seen (&seen, "notifications/resources/updated"), ==, updates);
     }
 
-  snodo_client_close_async (client, NULL, snodo_test_store_result_cb, &closed);
-  g_assert_true (snodo_client_close_finish (client, snodo_test_wait_result (&closed), &error));
-  g_assert_no_error (error);
+  snodo_test_close_client (client);
   if (demo != NULL)
-    {
-      g_subprocess_send_signal (demo, SIGTERM);
-      g_subprocess_wait (demo, NULL, NULL);
-    }
+    snodo_test_demo_stop (demo);
   g_ptr_array_unref (seen.seen);
 }
 
