@@ -39,13 +39,21 @@ snodo_stdio_transport_pop_pending (SnodoStdioTransport *self)
   return link != NULL ? link->data : NULL;
 }
 
-void
-snodo_stdio_transport_finish_send (PendingSend  *send,
-                                   const GError *error)
+/* Tells the sender of @send, and lets go of its line. */
+static void
+pending_send_tell (PendingSend  *send,
+                   const GError *error)
 {
   if (send->func != NULL)
     send->func (error, send->user_data);
   g_clear_pointer (&send->line, g_bytes_unref);
+}
+
+void
+snodo_stdio_transport_finish_send (PendingSend  *send,
+                                   const GError *error)
+{
+  pending_send_tell (send, error);
   g_free (send);
 }
 
@@ -89,15 +97,13 @@ pending_send_finish_later (SnodoStdioTransport *self,
 static PendingSend *
 snodo_stdio_transport_new_send (SnodoStdioTransport *self)
 {
-  GList *link = self->spare_sends;
+  GList *link = g_queue_pop_head_link (&self->spare_sends);
   PendingSend *send;
 
   if (link == NULL)
     return g_new0 (PendingSend, 1);
 
   send = link->data;
-  self->spare_sends = link->next;
-  self->n_spare_sends--;
   memset (send, 0, sizeof *send);
   return send;
 }
@@ -105,14 +111,10 @@ snodo_stdio_transport_new_send (SnodoStdioTransport *self)
 void
 snodo_stdio_transport_free_spare_sends (SnodoStdioTransport *self)
 {
-  while (self->spare_sends != NULL)
-    {
-      PendingSend *send = self->spare_sends->data;
+  GList *link;
 
-      self->spare_sends = self->spare_sends->next;
-      g_free (send);
-    }
-  self->n_spare_sends = 0;
+  while ((link = g_queue_pop_head_link (&self->spare_sends)) != NULL)
+    g_free (link->data);
 }
 
 /* The lines in flight are written (error NULL), or never will be. */
@@ -127,16 +129,10 @@ snodo_stdio_transport_finish_in_flight (SnodoStdioTransport *self,
     {
       PendingSend *send = g_ptr_array_index (sends, i);
 
-      if (send->func != NULL)
-        send->func (error, send->user_data);
-      g_clear_pointer (&send->line, g_bytes_unref);
-      if (self->n_spare_sends < MAX_SPARE_SENDS)
-        {
-          send->link.data = send;
-          send->link.next = self->spare_sends;
-          self->spare_sends = &send->link;
-          self->n_spare_sends++;
-        }
+      pending_send_tell (send, error);
+      /* Its link is free: it left @pending for the write. */
+      if (self->spare_sends.length < MAX_SPARE_SENDS)
+        g_queue_push_head_link (&self->spare_sends, &send->link);
       else
         g_free (send);
     }

@@ -121,8 +121,7 @@ struct _SnodoStdioTransport
   GPtrArray       *write_lines;
   /* Owned: written sends kept for the next ones, a few at most, linked
    * through their link. */
-  GList           *spare_sends;
-  guint            n_spare_sends;
+  GQueue           spare_sends;
   /* While the writer waits for the device: the deadline of the lines in
    * flight, on the connection's deadline source, at @write_deadline_time
    * (monotonic µs), write-timeout ms after their write started. */
