@@ -43,8 +43,7 @@ typedef struct
 
 /* The work of the table with @key, or NULL. */
 SnodoWork *snodo_key_table_lookup (SnodoKeyTable *table,
-                                   const char    *key,
-                                   guint          hash);
+                                   const char    *key);
 /* Adds @work, whose key the table does not have. */
 void       snodo_key_table_add    (SnodoKeyTable *table,
                                    SnodoWork     *work);

@@ -45,8 +45,7 @@ static void
 action_list_clear (ActionList *list)
 {
   /* The inline items need no clearing: @len says what is there. */
-  if (list->heap != NULL)
-    g_clear_pointer (&list->heap, g_free);
+  g_clear_pointer (&list->heap, g_free);
   list->len = 0;
   list->size = 0;
 }
@@ -108,11 +107,15 @@ snodo_executor_take_startable_locked (SnodoExecutor        *self,
 
 SnodoWork *
 snodo_key_table_lookup (SnodoKeyTable *table,
-                        const char    *key,
-                        guint          hash)
+                        const char    *key)
 {
+  guint hash;
+
   if (table->count == 0)
     return NULL;
+
+  /* As snodo_work_new() hashes the keys of works. */
+  hash = g_str_hash (key);
 
   for (guint i = hash & table->mask; table->slots[i] != NULL; i = (i + 1) & table->mask)
     {

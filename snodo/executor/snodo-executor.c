@@ -987,7 +987,7 @@ snodo_executor_submit (SnodoExecutor   *self,
   entry = g_hash_table_lookup (self->owners, owner);
 
   if (key != NULL && entry != NULL &&
-      snodo_key_table_lookup (&entry->keys, key, g_str_hash (key)) != NULL)
+      snodo_key_table_lookup (&entry->keys, key) != NULL)
     {
       g_mutex_unlock (&self->lock);
       g_set_error (error, SNODO_ERROR, SNODO_ERROR_DUPLICATE_KEY,
@@ -1112,7 +1112,7 @@ snodo_executor_cancel (SnodoExecutor *self,
   g_mutex_lock (&self->lock);
   entry = g_hash_table_lookup (self->owners, owner);
   if (entry != NULL)
-    work = snodo_key_table_lookup (&entry->keys, key, g_str_hash (key));
+    work = snodo_key_table_lookup (&entry->keys, key);
   if (work != NULL)
     snodo_executor_cancel_work_locked (self, work, &actions);
   g_mutex_unlock (&self->lock);
@@ -1134,7 +1134,7 @@ snodo_executor_has_key (SnodoExecutor *self,
   g_mutex_lock (&self->lock);
   entry = g_hash_table_lookup (self->owners, owner);
   if (entry != NULL)
-    found = snodo_key_table_lookup (&entry->keys, key, g_str_hash (key)) != NULL;
+    found = snodo_key_table_lookup (&entry->keys, key) != NULL;
   g_mutex_unlock (&self->lock);
   return found;
 }
