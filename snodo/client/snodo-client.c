@@ -81,6 +81,7 @@
  * result has `isError` set.
  *
  * Progress notifications of a request are emitted as
+ * [signal@Snodo.Client::request-progress], with the request, and
  * [signal@Snodo.Client::progress], log messages as
  * [signal@Snodo.Client::log-message], and every notification of the
  * server as [signal@Snodo.Client::notification].
@@ -680,7 +681,9 @@ snodo_client_class_init (SnodoClientClass *klass)
    * @message: (nullable): what the server said about it
    *
    * Emitted in the client's main context for every progress notification
-   * of a pending request.
+   * of a pending request. It names only the method:
+   * [signal@Snodo.Client::request-progress], emitted just before it,
+   * gives the request itself.
    *
    * Since: 0.1
    */
@@ -745,6 +748,7 @@ snodo_client_class_init (SnodoClientClass *klass)
    * Since: 0.1
    */
   snodo_client_install_input_signal (object_class);
+  snodo_client_install_progress_signal (object_class);
 
   snodo_client_signals[SIGNAL_CLOSED] =
     g_signal_new ("closed",
