@@ -50,10 +50,58 @@
  * ```c
  * client = snodo_client_new_for_argv ((const char *[]) { "snodo-demo", NULL }, &error);
  * snodo_client_connect_async (client, NULL, connected_cb, NULL);
- * …
+ *
+ * // then, in connected_cb ():
  * snodo_client_call_tool_async (client, "echo", arguments, NULL, called_cb, NULL);
- * …
+ *
+ * // and in called_cb (), when done:
  * snodo_client_close_async (client, NULL, closed_cb, NULL);
+ * ```
+ *
+ * In Python, a call of the demonstration server's `progress` tool, with its
+ * progress reports:
+ *
+ * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * loop = GLib.MainLoop()
+ * client = Snodo.Client.new_for_argv(['snodo-demo'])
+ *
+ * def on_progress(client, request, progress, total, message):
+ *     print(Snodo.from_json_node(request)['params']['name'], message)
+ *
+ * def called(client, result):
+ *     print(client.call_tool_finish(result)['content'][0]['text'])
+ *     client.close_async(None, lambda client, result: loop.quit())
+ *
+ * def connected(client, result):
+ *     client.connect_finish(result)
+ *     client.call_tool_async('progress', {'steps': 3}, None, called)
+ *
+ * client.connect('request-progress::tools/call', on_progress)
+ * client.connect_async(None, connected)
+ * loop.run()
+ * ```
+ *
+ * In JavaScript, where the `_async` methods return promises:
+ *
+ * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const client = Snodo.Client.new_for_argv(['snodo-demo']);
+ * client.connect('request-progress::tools/call', (_client, request, progress, total, message) =>
+ *     print(Snodo.fromJsonNode(request).params.name, message));
+ *
+ * const loop = new GLib.MainLoop(null, false);
+ * client.connect_async(null).then(async () => {
+ *     const result = await client.call_tool_async('progress', {steps: 3}, null);
+ *     print(result.content[0].text);
+ *     await client.close_async(null);
+ * }).catch(logError).finally(() => loop.quit());
+ * loop.run();
  * ```
  *
  * ## Version negotiation
