@@ -14,9 +14,10 @@
 #   answer and end by itself at the end of its input; a client runs with
 #   snodo-demo on its PATH and must end by itself, having printed what it
 #   promises.
-# - Every C example that is a whole program (it has a main ()) compiles
-#   without a warning against the uninstalled library, and a client among
-#   them runs as the Python and JavaScript ones do.
+# - Every C example compiles without a warning against the uninstalled
+#   library: a whole program (it has a main ()) as it is, and a client among
+#   them runs as the Python and JavaScript ones do; a fragment with the
+#   declarations of what it uses from the program around it (C_CONTEXT).
 # - No example of any language shows an error box: gi-docgen highlights
 #   fenced blocks with Pygments, which marks what its lexer cannot read
 #   (such as a line of `…` in C) as an error.
@@ -198,6 +199,77 @@ def lexes(where, language, snippet):
         report(False, '%s: the %s block shows error boxes on %r' % (where, language, errors))
 
 
+# What the C fragments use without defining: the objects of the program
+# around them and the callbacks they name, so that each compiles as it is.
+C_CONTEXT = '''#include <snodo/snodo.h>
+#if SNODO_HAS_HTTP_TRANSPORT
+# include <libsoup/soup.h>
+extern SnodoHttpTransport *transport;
+extern SoupServer *soup_server;
+#endif
+extern SnodoServer *server;
+extern SnodoTool *tool;
+extern SnodoClient *client;
+extern JsonObject *arguments;
+extern GMainLoop *loop;
+extern GError *error;
+extern GBytes *secret;
+extern const char *const *hosts;
+void echo_cb (SnodoInvocation *invocation, gpointer user_data);
+void review_cb (SnodoInvocation *invocation, gpointer user_data);
+void read_notes_cb (SnodoInvocation *invocation, gpointer user_data);
+void clock_cb (SnodoInvocation *invocation, gpointer user_data);
+void long_job_cb (SnodoInvocation *invocation, gpointer user_data);
+void connected_cb (GObject *source, GAsyncResult *result, gpointer user_data);
+void called_cb (GObject *source, GAsyncResult *result, gpointer user_data);
+void closed_cb (GObject *source, GAsyncResult *result, gpointer user_data);
+/* The placeholders of the transport sketched on SnodoExecutor's page. */
+typedef struct { SnodoExecutor *executor; } Transport;
+typedef struct { const char *id; gsize size; char *reply; } Request;
+char *compute_reply (Request *request, GCancellable *cancellable);
+void send_reply (Request *request);
+void send_error (Request *request, const GError *error);
+void request_free (Request *request);
+'''
+
+
+def c_fragment(snippet):
+    """A translation unit of a C fragment: its function definitions as they
+    are, its other lines in a function of their own."""
+    functions, statements = [], []
+    lines = snippet.split('\n')
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if (re.match(r'^(static )?[A-Za-z_][\w ]*\**$', line) and i + 1 < len(lines) and
+                re.match(r'^\w+ \(', lines[i + 1])):
+            end = lines.index('}', i)
+            functions += lines[i:end + 1] + ['']
+            i = end + 1
+            continue
+        statements.append(line)
+        i += 1
+    # Outside a real program a blocking SnodoRedisBus may be missing.
+    body = '\n'.join(statements)
+    if 'snodo_redis_bus_new' in body:
+        body = '#if SNODO_HAS_REDIS_BUS\n' + body.replace('bus = ', 'SnodoRedisBus *bus = ', 1) + '\n#endif\n'
+    defined = '\n' + '\n'.join(functions)
+    context = ''.join(line + '\n' for line in C_CONTEXT.split('\n')
+                      if not (re.match(r'^void (\w+) \(', line) and
+                              '\n%s (' % re.match(r'^void (\w+) \(', line).group(1) in defined))
+    return context + '\n'.join(functions) + '\nvoid example (void);\nvoid\nexample (void)\n{\n' + body + '\n}\n'
+
+
+def compile_c_fragment(where, snippet, tmp, cc, flags):
+    path = os.path.join(tmp, 'fragment.c')
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write(c_fragment(snippet))
+    # A fragment's helpers are used by code it does not show.
+    result = subprocess.run([cc, '-std=gnu11', '-Wall', '-Wextra', '-Wno-unused-parameter',
+                             '-Wno-unused-function', '-Werror', '-c', path, '-o', path + '.o'] + flags, capture_output=True, text=True)
+    report(result.returncode == 0, '%s: the C fragment compiles without warnings %s' % (where, result.stderr))
+
+
 def compile_c(where, path, tmp, cc, flags):
     program = path[:-2]
     result = subprocess.run([cc, '-std=gnu11', '-Wall', '-Wextra', '-Wno-unused-parameter', '-Werror',
@@ -224,6 +296,9 @@ def main():
                 program = compile_c(where, path, tmp, cc, flags)
                 if program is not None and 'snodo_client_new' in snippet:
                     run(where, 'c', program, snippet, env)
+                continue
+            if language == 'c':
+                compile_c_fragment(where, snippet, tmp, cc, flags)
                 continue
             if language not in ('python', 'js'):
                 continue
