@@ -7,7 +7,8 @@
 # - every sample client configuration is JSON in one of the shapes MCP
 #   clients read, and names snodo-demo or its HTTP endpoint;
 # - the manual page renders without a single groff warning;
-# - it documents every option `snodo-demo --help` lists.
+# - it documents every option `snodo-demo --help` lists, and shows each
+#   in its SYNOPSIS.
 # Exits 77 (skipped) only when groff itself is not installed.
 
 import json
@@ -79,10 +80,13 @@ def check_man(demo, man):
     options = re.findall(r'^\s+(--[a-z-]+)=', help_text, re.MULTILINE)
     if not options:
         fail('snodo-demo --help lists no options')
+    synopsis = ' '.join(rendered[rendered.index('SYNOPSIS'):rendered.index('DESCRIPTION')].split())
     for option in options:
         if option + '=' not in rendered:
             fail('the manual page does not document %s' % option)
-    print('ok - the manual page documents %s' % ' '.join(options))
+        if option + '=' not in synopsis:
+            fail('the SYNOPSIS of the manual page does not show %s' % option)
+    print('ok - the manual page documents %s, and its SYNOPSIS shows them' % ' '.join(options))
     return True
 
 

@@ -35,6 +35,12 @@
  * In Python:
  *
  * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
  * def brand(description):
  *     description.set_title('Notes: ' + description.get_name())
  *
@@ -45,11 +51,22 @@
  * server.add_tool(tool, lambda invocation: invocation.return_text('No notes'))
  * server.add_resource(readme, lambda invocation: invocation.return_resource_text(
  *     None, 'text/plain', 'Notes'))
+ *
+ * transport = Snodo.StdioTransport.new_for_stdio(server)
+ * loop = GLib.MainLoop()
+ * transport.connect('closed', lambda *_: loop.quit())
+ * transport.start()
+ * loop.run()
  * ```
  *
  * In JavaScript:
  *
  * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
+ *
  * const brand = description => description.set_title(`Notes: ${description.get_name()}`);
  *
  * const tool = Snodo.Tool.new('today', 'Lists the notes of the day');
@@ -59,6 +76,12 @@
  * server.add_tool(tool, invocation => invocation.return_text('No notes'));
  * server.add_resource(readme, invocation =>
  *     invocation.return_resource_text(null, 'text/plain', 'Notes'));
+ *
+ * const transport = Snodo.StdioTransport.new_for_stdio(server);
+ * const loop = new GLib.MainLoop(null, false);
+ * transport.connect('closed', () => loop.quit());
+ * transport.start();
+ * loop.run();
  * ```
  *
  * Since: 0.1

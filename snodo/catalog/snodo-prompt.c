@@ -26,6 +26,12 @@
  * In Python, with the messages as plain values:
  *
  * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
  * review = Snodo.Prompt.new('review', 'Reviews a change')
  * review.add_argument('change', 'The change to review', True)
  *
@@ -35,11 +41,22 @@
  *     invocation.return_prompt('A review', messages)
  *
  * server.add_prompt(review, fill_in)
+ *
+ * transport = Snodo.StdioTransport.new_for_stdio(server)
+ * loop = GLib.MainLoop()
+ * transport.connect('closed', lambda *_: loop.quit())
+ * transport.start()
+ * loop.run()
  * ```
  *
  * In JavaScript:
  *
  * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
+ *
  * const review = Snodo.Prompt.new('review', 'Reviews a change');
  * review.add_argument('change', 'The change to review', true);
  * server.add_prompt(review, invocation => {
@@ -47,6 +64,12 @@
  *     const messages = [{role: 'user', content: {type: 'text', text: `Please review ${change}`}}];
  *     invocation.return_prompt('A review', messages);
  * });
+ *
+ * const transport = Snodo.StdioTransport.new_for_stdio(server);
+ * const loop = new GLib.MainLoop(null, false);
+ * transport.connect('closed', () => loop.quit());
+ * transport.start();
+ * loop.run();
  * ```
  *
  * Since: 0.1

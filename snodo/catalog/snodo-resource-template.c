@@ -37,6 +37,12 @@
  * In Python:
  *
  * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
  * notes = Snodo.ResourceTemplate.new('app://notes/{day}', 'notes')
  * notes.set_mime_type('text/plain')
  *
@@ -45,17 +51,34 @@
  *     invocation.return_resource_text(None, 'text/plain', 'Notes of ' + day)
  *
  * server.add_resource_template(notes, read_notes)
+ *
+ * transport = Snodo.StdioTransport.new_for_stdio(server)
+ * loop = GLib.MainLoop()
+ * transport.connect('closed', lambda *_: loop.quit())
+ * transport.start()
+ * loop.run()
  * ```
  *
  * In JavaScript:
  *
  * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
+ *
  * const notes = Snodo.ResourceTemplate.new('app://notes/{day}', 'notes');
  * notes.set_mime_type('text/plain');
  * server.add_resource_template(notes, invocation => {
  *     const {day} = invocation.get_variables();
  *     invocation.return_resource_text(null, 'text/plain', `Notes of ${day}`);
  * });
+ *
+ * const transport = Snodo.StdioTransport.new_for_stdio(server);
+ * const loop = new GLib.MainLoop(null, false);
+ * transport.connect('closed', () => loop.quit());
+ * transport.start();
+ * loop.run();
  * ```
  *
  * Since: 0.1

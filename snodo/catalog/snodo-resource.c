@@ -28,19 +28,42 @@
  * In Python:
  *
  * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
  * readme = Snodo.Resource.new('app://readme', 'readme')
  * readme.set_mime_type('text/markdown')
  * server.add_resource(readme, lambda invocation: invocation.return_resource_text(
  *     None, 'text/markdown', '# My app'))
+ *
+ * transport = Snodo.StdioTransport.new_for_stdio(server)
+ * loop = GLib.MainLoop()
+ * transport.connect('closed', lambda *_: loop.quit())
+ * transport.start()
+ * loop.run()
  * ```
  *
  * In JavaScript:
  *
  * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
+ *
  * const readme = Snodo.Resource.new('app://readme', 'readme');
  * readme.set_mime_type('text/markdown');
  * server.add_resource(readme, invocation =>
  *     invocation.return_resource_text(null, 'text/markdown', '# My app'));
+ *
+ * const transport = Snodo.StdioTransport.new_for_stdio(server);
+ * const loop = new GLib.MainLoop(null, false);
+ * transport.connect('closed', () => loop.quit());
+ * transport.start();
+ * loop.run();
  * ```
  *
  * Since: 0.1

@@ -35,6 +35,12 @@
  * In Python:
  *
  * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
  * tool = Snodo.Tool.new('add', 'Adds two numbers')
  * tool.set_input_schema({'type': 'object',
  *                        'properties': {'a': {'type': 'number'}, 'b': {'type': 'number'}},
@@ -46,11 +52,22 @@
  *     invocation.return_text('%g' % total)
  *
  * server.add_tool(tool, add)
+ *
+ * transport = Snodo.StdioTransport.new_for_stdio(server)
+ * loop = GLib.MainLoop()
+ * transport.connect('closed', lambda *_: loop.quit())
+ * transport.start()
+ * loop.run()
  * ```
  *
  * In JavaScript:
  *
  * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
+ *
  * const tool = Snodo.Tool.new('add', 'Adds two numbers');
  * tool.set_input_schema({type: 'object',
  *                        properties: {a: {type: 'number'}, b: {type: 'number'}},
@@ -59,6 +76,12 @@
  *     const {a, b} = invocation.get_arguments();
  *     invocation.return_text(`${a + b}`);
  * });
+ *
+ * const transport = Snodo.StdioTransport.new_for_stdio(server);
+ * const loop = new GLib.MainLoop(null, false);
+ * transport.connect('closed', () => loop.quit());
+ * transport.start();
+ * loop.run();
  * ```
  *
  * Since: 0.1

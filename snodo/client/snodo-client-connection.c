@@ -43,6 +43,42 @@ typedef struct
 static void snodo_client_pump (SnodoClient *self);
 static void snodo_client_fail (SnodoClient *self, const GError *error);
 
+static guint request_progress_signal;
+
+void
+snodo_client_install_progress_signal (GObjectClass *klass)
+{
+  /**
+   * SnodoClient::request-progress:
+   * @self: the client
+   * @request: the request the progress is about, as it was sent: its
+   *   `id` (also its `progressToken`), `method` and `params`
+   * @progress: the progress so far
+   * @total: the total to reach, or -1 when the server did not say
+   * @message: (nullable): what the server said about it
+   *
+   * Emitted in the client's main context for every progress notification
+   * of a pending request, with that request, so that an application with
+   * several requests in flight tells which one progressed: by the tool's
+   * `name` and `arguments` in its `params`, for instance. The detail is
+   * the request's method: `request-progress::tools/call`. In 2026-07-28 a
+   * request answered with `input_required` is sent again, with another
+   * id, and the same `params` plus the answers.
+   *
+   * [signal@Snodo.Client::progress] is emitted right after it, with the
+   * method alone.
+   *
+   * Since: 0.1
+   */
+  request_progress_signal =
+    g_signal_new ("request-progress",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 4,
+                  JSON_TYPE_OBJECT, G_TYPE_DOUBLE, G_TYPE_DOUBLE, G_TYPE_STRING);
+}
+
 static void
 pending_free (Pending *pending)
 {
@@ -512,11 +548,22 @@ snodo_client_handle_notification (SnodoClient *self,
       JsonNode *total = json_object_get_member (params, "total");
 
       if (pending != NULL && snodo_json_node_is_number (progress))
-        g_signal_emit (self, snodo_client_signals[SIGNAL_PROGRESS], 0,
-                       pending->method,
-                       json_node_get_double (progress),
-                       snodo_json_node_is_number (total) ? json_node_get_double (total) : -1.0,
-                       snodo_json_object_get_string (params, "message"));
+        {
+          g_autoptr(JsonObject) request = json_object_new ();
+          double value = json_node_get_double (progress);
+          double goal = snodo_json_node_is_number (total) ? json_node_get_double (total) : -1.0;
+          const char *message = snodo_json_object_get_string (params, "message");
+
+          json_object_set_int_member (request, "id", pending->id);
+          json_object_set_string_member (request, "method", pending->method);
+          json_object_set_object_member (request, "params", json_object_ref (pending->params));
+          g_signal_emit (self, request_progress_signal, g_quark_from_string (pending->method),
+                         request, value, goal, message);
+          /* A handler may have ended the request (cancelled it, closed
+           * the client): the method is not the pending's any more. */
+          g_signal_emit (self, snodo_client_signals[SIGNAL_PROGRESS], 0,
+                         json_object_get_string_member (request, "method"), value, goal, message);
+        }
     }
   else if (g_str_equal (frame->method, "notifications/message"))
     {

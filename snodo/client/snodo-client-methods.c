@@ -16,6 +16,9 @@
 /* A server that pages forever is not followed forever. */
 #define CLIENT_MAX_PAGES 10000
 
+/* The server's Implementation in a 2026-07-28 result's _meta. */
+#define CLIENT_META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
+
 /* One request whose result is the caller's. */
 static void
 snodo_client_simple_async (SnodoClient         *self,
@@ -34,6 +37,56 @@ snodo_client_simple_async (SnodoClient         *self,
   snodo_client_start_request (self, method, params, cancellable, task);
 }
 
+/* @result (taken) in the shape of every era: without what only 2026-07-28
+ * puts in a result, its `resultType` (the client handled any other than
+ * "complete") and the server's `io.modelcontextprotocol/serverInfo` in
+ * `_meta` (which snodo_client_get_server_info() gives); a `_meta` left
+ * empty goes too. */
+static JsonObject *
+snodo_client_plain_result (JsonObject *result)
+{
+  JsonObject *plain;
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+
+  if (result == NULL)
+    return NULL;
+  member = json_object_get_member (result, "_meta");
+  if (!json_object_has_member (result, "resultType") &&
+      (member == NULL || !JSON_NODE_HOLDS_OBJECT (member) ||
+       !json_object_has_member (json_node_get_object (member), CLIENT_META_SERVER_INFO)))
+    return result;
+
+  plain = json_object_new ();
+  json_object_iter_init (&iter, result);
+  while (json_object_iter_next (&iter, &name, &member))
+    {
+      if (g_str_equal (name, "resultType"))
+        continue;
+      if (g_str_equal (name, "_meta") && JSON_NODE_HOLDS_OBJECT (member))
+        {
+          JsonObject *meta = json_object_new ();
+          JsonObjectIter meta_iter;
+          const char *key;
+          JsonNode *value;
+
+          json_object_iter_init (&meta_iter, json_node_get_object (member));
+          while (json_object_iter_next (&meta_iter, &key, &value))
+            if (!g_str_equal (key, CLIENT_META_SERVER_INFO))
+              json_object_set_member (meta, key, json_node_copy (value));
+          if (json_object_get_size (meta) > 0)
+            json_object_set_object_member (plain, name, meta);
+          else
+            json_object_unref (meta);
+          continue;
+        }
+      json_object_set_member (plain, name, json_node_copy (member));
+    }
+  json_object_unref (result);
+  return plain;
+}
+
 static JsonObject *
 snodo_client_simple_finish (SnodoClient   *self,
                             GAsyncResult  *result,
@@ -43,7 +96,7 @@ snodo_client_simple_finish (SnodoClient   *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return snodo_client_plain_result (g_task_propagate_pointer (G_TASK (result), error));
 }
 
 typedef struct
@@ -311,6 +364,16 @@ snodo_client_call_tool_async (SnodoClient         *self,
  *
  * Finishes [method@Snodo.Client.call_tool_async]. A tool that failed
  * gives a result with `isError` set, not an error.
+ *
+ * The result has the same shape in every protocol version: what only
+ * 2026-07-28 puts in a result, its `resultType` and the server's
+ * `io.modelcontextprotocol/serverInfo` in `_meta`, is left out (the
+ * server's information is [method@Snodo.Client.get_server_info]); the
+ * other members of `_meta` are kept. The same holds for the results of
+ * [method@Snodo.Client.read_resource_finish],
+ * [method@Snodo.Client.get_prompt_finish] and
+ * [method@Snodo.Client.complete_finish]; [method@Snodo.Client.request_finish]
+ * gives the result as the server sent it.
  *
  * Returns: (transfer full): the `CallToolResult` object, or %NULL with
  *   @error set

@@ -146,6 +146,7 @@ gboolean    snodo_client_reinitialize_finish (SnodoClient        *self,
                                               GError            **error);
 
 /* snodo-client-connection.c */
+void        snodo_client_install_progress_signal (GObjectClass   *klass);
 /* Entry: any state. Starts reading (once; a read holds a reference). */
 void        snodo_client_read              (SnodoClient          *self);
 void        snodo_client_send_notification (SnodoClient          *self,

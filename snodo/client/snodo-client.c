@@ -50,10 +50,58 @@
  * ```c
  * client = snodo_client_new_for_argv ((const char *[]) { "snodo-demo", NULL }, &error);
  * snodo_client_connect_async (client, NULL, connected_cb, NULL);
- * …
+ *
+ * // then, in connected_cb ():
  * snodo_client_call_tool_async (client, "echo", arguments, NULL, called_cb, NULL);
- * …
+ *
+ * // and in called_cb (), when done:
  * snodo_client_close_async (client, NULL, closed_cb, NULL);
+ * ```
+ *
+ * In Python, a call of the demonstration server's `progress` tool, with its
+ * progress reports:
+ *
+ * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * loop = GLib.MainLoop()
+ * client = Snodo.Client.new_for_argv(['snodo-demo'])
+ *
+ * def on_progress(client, request, progress, total, message):
+ *     print(Snodo.from_json_node(request)['params']['name'], message)
+ *
+ * def called(client, result):
+ *     print(client.call_tool_finish(result)['content'][0]['text'])
+ *     client.close_async(None, lambda client, result: loop.quit())
+ *
+ * def connected(client, result):
+ *     client.connect_finish(result)
+ *     client.call_tool_async('progress', {'steps': 3}, None, called)
+ *
+ * client.connect('request-progress::tools/call', on_progress)
+ * client.connect_async(None, connected)
+ * loop.run()
+ * ```
+ *
+ * In JavaScript, where the `_async` methods return promises:
+ *
+ * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const client = Snodo.Client.new_for_argv(['snodo-demo']);
+ * client.connect('request-progress::tools/call', (_client, request, progress, total, message) =>
+ *     print(Snodo.fromJsonNode(request).params.name, message));
+ *
+ * const loop = new GLib.MainLoop(null, false);
+ * client.connect_async(null).then(async () => {
+ *     const result = await client.call_tool_async('progress', {steps: 3}, null);
+ *     print(result.content[0].text);
+ *     await client.close_async(null);
+ * }).catch(logError).finally(() => loop.quit());
+ * loop.run();
  * ```
  *
  * ## Version negotiation
@@ -81,6 +129,7 @@
  * result has `isError` set.
  *
  * Progress notifications of a request are emitted as
+ * [signal@Snodo.Client::request-progress], with the request, and
  * [signal@Snodo.Client::progress], log messages as
  * [signal@Snodo.Client::log-message], and every notification of the
  * server as [signal@Snodo.Client::notification].
@@ -680,7 +729,9 @@ snodo_client_class_init (SnodoClientClass *klass)
    * @message: (nullable): what the server said about it
    *
    * Emitted in the client's main context for every progress notification
-   * of a pending request.
+   * of a pending request. It names only the method:
+   * [signal@Snodo.Client::request-progress], emitted just before it,
+   * gives the request itself.
    *
    * Since: 0.1
    */
@@ -745,6 +796,7 @@ snodo_client_class_init (SnodoClientClass *klass)
    * Since: 0.1
    */
   snodo_client_install_input_signal (object_class);
+  snodo_client_install_progress_signal (object_class);
 
   snodo_client_signals[SIGNAL_CLOSED] =
     g_signal_new ("closed",

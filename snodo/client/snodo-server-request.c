@@ -28,6 +28,84 @@
  * [method@Snodo.ServerRequest.return_error]. A request that is dropped
  * unanswered is answered with an error.
  *
+ * A client declares that it answers forms, and confirms every one:
+ *
+ * ```c
+ * static gboolean
+ * elicitation_cb (SnodoClient        *client,
+ *                 SnodoServerRequest *request,
+ *                 gpointer            user_data)
+ * {
+ *   g_autoptr(JsonObject) result = json_object_new ();
+ *   JsonObject *content = json_object_new ();
+ *
+ *   json_object_set_boolean_member (content, "confirm", TRUE);
+ *   json_object_set_string_member (result, "action", "accept");
+ *   json_object_set_object_member (result, "content", content);
+ *   snodo_server_request_return_result (request, result);
+ *   return TRUE;
+ * }
+ *
+ * // where the client is made:
+ * g_autoptr(JsonNode) capabilities = json_from_string ("{\"elicitation\":{\"form\":{}}}", NULL);
+ *
+ * snodo_client_set_capabilities (client, json_node_get_object (capabilities));
+ * g_signal_connect (client, "server-request::elicitation/create", G_CALLBACK (elicitation_cb), NULL);
+ * ```
+ *
+ * In Python, calling the demonstration server's `ask` tool, which asks the
+ * user to confirm:
+ *
+ * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * loop = GLib.MainLoop()
+ * client = Snodo.Client.new_for_argv(['snodo-demo'])
+ * client.set_capabilities({'elicitation': {'form': {}}})
+ *
+ * def on_elicitation(client, request):
+ *     print(request.get_params()['message'])  # what to ask the user
+ *     request.return_result({'action': 'accept', 'content': {'confirm': True}})
+ *     return True
+ *
+ * def called(client, result):
+ *     print(client.call_tool_finish(result)['content'][0]['text'])
+ *     client.close_async(None, lambda client, result: loop.quit())
+ *
+ * def connected(client, result):
+ *     client.connect_finish(result)
+ *     client.call_tool_async('ask', {'question': 'Delete the draft?'}, None, called)
+ *
+ * client.connect('server-request::elicitation/create', on_elicitation)
+ * client.connect_async(None, connected)
+ * loop.run()
+ * ```
+ *
+ * In JavaScript:
+ *
+ * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const client = Snodo.Client.new_for_argv(['snodo-demo']);
+ * client.set_capabilities({elicitation: {form: {}}});
+ * client.connect('server-request::elicitation/create', (_client, request) => {
+ *     print(request.get_params().message);  // what to ask the user
+ *     request.return_result({action: 'accept', content: {confirm: true}});
+ *     return true;
+ * });
+ *
+ * const loop = new GLib.MainLoop(null, false);
+ * client.connect_async(null).then(async () => {
+ *     const result = await client.call_tool_async('ask', {question: 'Delete the draft?'}, null);
+ *     print(result.content[0].text);
+ *     await client.close_async(null);
+ * }).catch(logError).finally(() => loop.quit());
+ * loop.run();
+ * ```
+ *
  * Since: 0.1
  */
 

@@ -53,6 +53,12 @@
  * may answer later, from a callback of the main loop. In Python:
  *
  * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
  * def slow_echo(invocation):
  *     text = invocation.get_arguments()['text']
  *     invocation.report_progress(1, 2, 'thinking')
@@ -67,11 +73,22 @@
  *     GLib.timeout_add(100, later)
  *
  * server.add_tool(Snodo.Tool.new('slow-echo', 'Returns its text, later'), slow_echo)
+ *
+ * transport = Snodo.StdioTransport.new_for_stdio(server)
+ * loop = GLib.MainLoop()
+ * transport.connect('closed', lambda *_: loop.quit())
+ * transport.start()
+ * loop.run()
  * ```
  *
  * In JavaScript:
  *
  * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
+ *
  * server.add_tool(Snodo.Tool.new('slow-echo', 'Returns its text, later'), invocation => {
  *     const {text} = invocation.get_arguments();
  *     invocation.report_progress(1, 2, 'thinking');
@@ -83,6 +100,12 @@
  *         return GLib.SOURCE_REMOVE;
  *     });
  * });
+ *
+ * const transport = Snodo.StdioTransport.new_for_stdio(server);
+ * const loop = new GLib.MainLoop(null, false);
+ * transport.connect('closed', () => loop.quit());
+ * transport.start();
+ * loop.run();
  * ```
  *
  * Since: 0.1

@@ -342,9 +342,24 @@ merge_ui (JsonNode           *meta,
  * In Python, @ui is a dict:
  *
  * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
+ * tool = Snodo.Tool.new('clock', 'Tells the time')
+ * server.add_tool(tool, lambda invocation: invocation.return_text('12:00'))
  * view = Snodo.Resource.new('ui://my-app/clock', 'clock-view')
+ * html = '<!DOCTYPE html><html><body>The time</body></html>'
  * server.add_app(tool, view, html, {'prefersBorder': True,
  *                                   'csp': {'connectDomains': ['https://api.example.com']}})
+ *
+ * transport = Snodo.StdioTransport.new_for_stdio(server)
+ * loop = GLib.MainLoop()
+ * transport.connect('closed', lambda *_: loop.quit())
+ * transport.start()
+ * loop.run()
  * ```
  *
  * Returns: %TRUE if the view was added; %FALSE if @ui or the `_meta.ui`

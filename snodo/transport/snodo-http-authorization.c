@@ -60,6 +60,12 @@
  * In Python (the answer may as well come later, from a callback):
  *
  * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
  * authorization = Snodo.HttpAuthorization.new()
  * authorization.set_authorization_servers(['https://auth.example.com'])
  * tokens = {'example-token': ('ada', ['mcp:tools'])}
@@ -83,6 +89,11 @@
  * In JavaScript:
  *
  * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
+ *
  * const authorization = Snodo.HttpAuthorization.new();
  * authorization.set_authorization_servers(['https://auth.example.com']);
  * const tokens = new Map([['example-token', ['ada', ['mcp:tools']]]]);

@@ -87,6 +87,12 @@
  * In Python:
  *
  * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
  * transport = Snodo.HttpTransport.new(server)
  * transport.listen_local(0)  # 0: any free port; raises GLib.Error on failure
  * print(transport.dup_uri(), flush=True)  # http://127.0.0.1:PORT/mcp
@@ -96,6 +102,11 @@
  * In JavaScript:
  *
  * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
+ *
  * const transport = Snodo.HttpTransport.new(server);
  * transport.listen_local(0);  // 0: any free port; throws on failure
  * print(transport.dup_uri());  // http://127.0.0.1:PORT/mcp

@@ -116,6 +116,14 @@
  * In Python:
  *
  * ```python
+ * import sys
+ *
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import GLib, Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
  * transport = Snodo.StdioTransport.new_for_stdio(server)
  * transport.props.write_timeout = 2000
  * loop = GLib.MainLoop()
@@ -133,6 +141,11 @@
  * In JavaScript:
  *
  * ```js
+ * import GLib from 'gi://GLib';
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
+ *
  * const transport = Snodo.StdioTransport.new_for_stdio(server);
  * transport.write_timeout = 2000;
  * const loop = new GLib.MainLoop(null, false);

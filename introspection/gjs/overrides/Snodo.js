@@ -111,11 +111,15 @@ function _init() {
     Snodo.fromJsonNode = fromJsonNode;
 
     // A failed handler answers its request at once with -32603 (unless it
-    // answered before failing), and its stack goes to stderr. A handler
-    // that let the input_required error of request_input_async() through
-    // answers with it, as return_gerror() would.
+    // answered before failing), and its stack goes to stderr. An error of
+    // Snodo's own that the handler let through (the input_required error
+    // of request_input_async(), or one of the Snodo.RpcError domain such
+    // as its missing client capability) is answered as return_gerror()
+    // answers it, as a handler in C passes it on.
     function answerFailure(invocation, kind, name, error) {
-        if (error instanceof GLib.Error && error.matches(Snodo.error_quark(), Snodo.Error.INPUT_REQUIRED)) {
+        if (error instanceof GLib.Error &&
+            (error.matches(Snodo.error_quark(), Snodo.Error.INPUT_REQUIRED) ||
+             error.domain === Snodo.rpc_error_quark())) {
             if (!invocation.get_answered())
                 invocation.return_gerror(error);
             return;
@@ -130,9 +134,10 @@ function _init() {
         }
     }
 
-    // A tool's handler may also return (or resolve to) its structured
-    // result instead of answering: a value other than undefined is
-    // answered with return_structured() if nothing answered yet.
+    // A tool's handler may also return (or resolve to) its result instead
+    // of answering, if nothing answered yet: a string is answered as text
+    // (return_text()), any other value but undefined as the structured
+    // result (return_structured()).
     function guard(kind, name, func) {
         if (!func)
             return func;
@@ -145,7 +150,11 @@ function _init() {
                 return;
             }
             const settle = value => {
-                if (kind === 'tool' && value !== undefined && !invocation.get_answered())
+                if (kind !== 'tool' || value === undefined || invocation.get_answered())
+                    return;
+                if (typeof value === 'string')
+                    invocation.return_text(value);
+                else
                     invocation.return_structured(value);
             };
             if (returned && typeof returned.then === 'function')
@@ -252,7 +261,8 @@ function _init() {
         return requestInput.call(this, key, method, nodeOrNull(params), ...rest);
     };
 
-    // get_/set_ pairs of JSON properties take and give plain values.
+    // get_/set_ pairs of JSON properties take and give plain values, and
+    // so does construction (new Snodo.Tool({name, input_schema: {...}})).
     const accessors = [
         [Snodo.Description, ['icons', 'meta']],
         [Snodo.Tool, ['input_schema', 'output_schema', 'annotations', 'icons']],
@@ -272,6 +282,19 @@ function _init() {
             };
         }
     }
+    const jsonProperties = new Set(['icons', 'meta', 'input_schema', 'output_schema', 'annotations']);
+    const spelled = name => name.replace(/-/g, '_').replace(/[A-Z]/g, c => `_${c.toLowerCase()}`);
+    const descriptionInit = Snodo.Description.prototype._init;
+    Snodo.Description.prototype._init = function (properties, ...rest) {
+        if (properties && typeof properties === 'object') {
+            properties = {...properties};
+            for (const [key, value] of Object.entries(properties)) {
+                if (jsonProperties.has(spelled(key)))
+                    properties[key] = nodeOrNull(value);
+            }
+        }
+        return descriptionInit.call(this, properties, ...rest);
+    };
     const promptArguments = Snodo.Prompt.prototype.get_arguments;
     Snodo.Prompt.prototype.get_arguments = function () {
         return fromJsonNode(promptArguments.call(this));

@@ -104,31 +104,39 @@ def _node_or_none(value):
 
 def _guard(kind, name, func):
     """Wraps a handler: if it raises before answering, the request is
-    answered at once with error -32603, and the traceback goes to stderr.
-    The input_required error of request_input_finish() let through is
-    answered as return_gerror() would."""
+    answered at once (see _answer_exception)."""
     if func is None:
         return None
 
     def handler(invocation, *user_data):
         try:
             func(invocation, *user_data)
-        except GLib.Error as error:
-            if error.matches(Snodo.error_quark(), Snodo.Error.INPUT_REQUIRED):
-                if not invocation.get_answered():
-                    invocation.return_gerror(error)
-                return
-            _answer_failure(invocation, kind, name, error)
         except Exception as error:  # noqa: BLE001 - any failure must be answered
-            _answer_failure(invocation, kind, name, error)
+            _answer_exception(invocation, kind, name, error)
     return handler
+
+
+def _answer_exception(invocation, kind, name, error):
+    """Answers for a handler that raised @error. An error of Snodo's own
+    that the handler let through (the input_required error or an error of
+    the Snodo.RpcError domain, such as the missing client capability of
+    request_input_finish()) is answered as return_gerror() answers it, as
+    a handler in C passes it on; anything else is error -32603, with the
+    traceback on stderr."""
+    if isinstance(error, GLib.Error) and (
+            error.matches(Snodo.error_quark(), Snodo.Error.INPUT_REQUIRED) or
+            error.domain == GLib.quark_to_string(Snodo.rpc_error_quark())):
+        if not invocation.get_answered():
+            invocation.return_gerror(error)
+        return
+    _answer_failure(invocation, kind, name, error)
 
 
 def _answer_failure(invocation, kind, name, error):
     message = 'The handler of %s %r failed: %s: %s' % (
         kind, name if name is not None else invocation.get_name(), type(error).__name__, error)
     sys.stderr.write('Snodo-WARNING: %s\n' % message)
-    traceback.print_exc(file=sys.stderr)
+    traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
     if not invocation.get_answered():
         invocation.return_error_literal(Snodo.rpc_error_quark(), Snodo.RpcError.INTERNAL_ERROR, message)
 
@@ -230,8 +238,17 @@ class Invocation(Snodo.Invocation):
         return super().log(level, logger, to_json_node(data))
 
     def request_input_async(self, key, method, params, cancellable, callback, *user_data):
-        return super().request_input_async(key, method, _node_or_none(params), cancellable, callback,
-                                           *user_data)
+        """Asks the client for input; @callback(invocation, result,
+        *user_data) is guarded as handlers are: what it raises answers the
+        request (an error of request_input_finish() let through is
+        answered as return_gerror() would)."""
+        def answered(invocation, result, *data):
+            try:
+                callback(invocation, result, *data)
+            except Exception as error:  # noqa: BLE001 - any failure must be answered
+                _answer_exception(invocation, 'request', None, error)
+        return super().request_input_async(key, method, _node_or_none(params), cancellable,
+                                           answered if callback is not None else None, *user_data)
 
     def request_input_finish(self, result):
         """The client's answer, as a dict."""
@@ -271,11 +288,27 @@ def _json_accessors(cls, names):
         setattr(cls, 'set_' + name, set_)
 
 
+def _json_construction(cls, names):
+    """Lets @cls(prop=value, ...) take Python values for the JSON
+    properties @names, as their setters do."""
+    spellings = {spelling: name for name in names for spelling in (name, name.replace('_', '-'))}
+    init = cls.__init__
+
+    def __init__(self, *args, **properties):
+        for key, value in properties.items():
+            if key in spellings:
+                properties[key] = _node_or_none(value)
+        init(self, *args, **properties)
+
+    cls.__init__ = __init__
+
+
 class Description(Snodo.Description):
     pass
 
 
 _json_accessors(Description, ['icons', 'meta'])
+_json_construction(Description, ['icons', 'meta'])
 Description = override(Description)
 __all__.append('Description')
 
@@ -285,6 +318,7 @@ class Tool(Snodo.Tool):
 
 
 _json_accessors(Tool, ['input_schema', 'output_schema', 'annotations', 'icons'])
+_json_construction(Tool, ['input_schema', 'output_schema', 'annotations', 'icons', 'meta'])
 Tool = override(Tool)
 __all__.append('Tool')
 
@@ -294,6 +328,7 @@ class Resource(Snodo.Resource):
 
 
 _json_accessors(Resource, ['annotations', 'icons'])
+_json_construction(Resource, ['annotations', 'icons', 'meta'])
 Resource = override(Resource)
 __all__.append('Resource')
 
@@ -303,6 +338,7 @@ class ResourceTemplate(Snodo.ResourceTemplate):
 
 
 _json_accessors(ResourceTemplate, ['annotations', 'icons'])
+_json_construction(ResourceTemplate, ['annotations', 'icons', 'meta'])
 ResourceTemplate = override(ResourceTemplate)
 __all__.append('ResourceTemplate')
 
@@ -314,6 +350,7 @@ class Prompt(Snodo.Prompt):
 
 
 _json_accessors(Prompt, ['icons'])
+_json_construction(Prompt, ['icons', 'meta'])
 Prompt = override(Prompt)
 __all__.append('Prompt')
 
