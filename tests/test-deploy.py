@@ -567,6 +567,38 @@ def check_idle_streams(running, demos, ports):
     return '%d streams idle for %d s, then each got a change; no bus disconnected' % (len(streams), IDLE_SECONDS)
 
 
+def check_page_matches_files():
+    """Every configuration quoted in introspection/deploy.md (a fenced block
+    without a language) is taken from one file of data/deploy/: each of its
+    lines, comments aside, is a line of that file."""
+    page = os.path.join(os.path.dirname(DATA), 'introspection', 'deploy.md')
+    blocks = []
+    inside = keep = False
+    with open(page) as f:
+        for line in f:
+            if line.startswith('```'):
+                if inside and keep:
+                    blocks.append(''.join(lines))
+                # Only blocks without a language: sh and c are not files.
+                inside, keep, lines = not inside, line.strip() == '```', []
+            elif inside:
+                lines.append(line)
+    files = {}
+    folder = os.path.join(DATA, 'deploy')
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name)) as f:
+            files[name] = {line.strip() for line in f}
+    assert blocks, 'no configuration in deploy.md'
+    found = []
+    for block in blocks:
+        lines = {line.strip() for line in block.splitlines()} - {''}
+        lines = {line for line in lines if not line.startswith('#')}
+        sources = [name for name, content in sorted(files.items()) if lines <= content]
+        assert sources, 'a block of deploy.md is in no file of data/deploy/:\n' + block
+        found.append(sources[0])
+    return 'the %d configurations of the page are from %s' % (len(blocks), ', '.join(found))
+
+
 # ---- The production shape: TLS, a Unix socket, bearer tokens ------------------
 
 TOKEN = 'tok-deploy'
@@ -693,6 +725,8 @@ def run(demo, workdir):
     note('redis-server: %s; haproxy: %s; nginx: %s; snodo-demo --redis: %s' % (
         redis_server or 'missing', haproxy or 'missing', nginx or 'missing',
         'yes' if has_redis_option else 'no (built without hiredis)'))
+
+    run_check('the configurations of introspection/deploy.md are those of data/deploy/', check_page_matches_files)
 
     secret = os.path.join(workdir, 'secret')
     with open(secret, 'w') as f:
