@@ -52,7 +52,8 @@
  *
  * It exits 0 after the end of input once every answer is written, or after
  * SIGINT/SIGTERM; and 1, with one line on standard error, when the output
- * fails or a write takes longer than --write-timeout.
+ * fails or a write takes longer than --write-timeout; 3 when it cannot
+ * listen where asked (a port taken, a live server on the --http-unix path).
  */
 
 #include "config.h"
@@ -78,6 +79,8 @@
 #endif
 
 #define BLOB_MAX_BYTES (64 * 1024 * 1024)
+/* The exit status when it cannot listen where it was asked to. */
+#define DEMO_EXIT_CANNOT_LISTEN 3
 #define SLEEP_MAX_MS (24 * 60 * 60 * 1000)
 
 typedef struct
@@ -782,6 +785,20 @@ demo_take_listen_fds (GSocket **out_socket,
 #endif
 }
 
+/* --http-unix-mode: permission bits in octal, such as 0660 or 660. */
+static gboolean
+demo_parse_unix_mode (const char *text,
+                      guint      *out_mode)
+{
+  guint64 mode = 0;
+
+  if (!g_ascii_string_to_unsigned (text, 8, 1, 0777, &mode, NULL))
+    return FALSE;
+  if (out_mode != NULL)
+    *out_mode = (guint) mode;
+  return TRUE;
+}
+
 /* Where to serve HTTP, from the options and the environment: an address
  * or an inherited socket, or neither for standard input and output.
  * Returns FALSE, having said why, with the exit status in *status. */
@@ -795,6 +812,8 @@ demo_http_where (GApplicationCommandLine  *command_line,
   const char *port_string = NULL;
   const char *address_string = NULL;
   const char *unix_path = NULL;
+  const char *mode_string = NULL;
+  const char *group = NULL;
   g_autoptr(GError) error = NULL;
   guint64 port = 0;
 
@@ -829,8 +848,27 @@ demo_http_where (GApplicationCommandLine  *command_line,
           g_application_command_line_printerr (command_line, "snodo-demo: --http-unix needs a path\n");
           return FALSE;
         }
+      if (g_variant_dict_lookup (options, "http-unix-mode", "&s", &mode_string) &&
+          !demo_parse_unix_mode (mode_string, NULL))
+        {
+          g_application_command_line_printerr (command_line,
+                                               "snodo-demo: --http-unix-mode needs an octal mode from 1 to 0777, "
+                                               "such as 0660, not “%s”\n", mode_string);
+          return FALSE;
+        }
+      if (g_variant_dict_lookup (options, "http-unix-group", "&s", &group) && group[0] == '\0')
+        {
+          g_application_command_line_printerr (command_line, "snodo-demo: --http-unix-group needs a group\n");
+          return FALSE;
+        }
       *out_address = g_unix_socket_address_new (unix_path);
       return TRUE;
+    }
+  if (g_variant_dict_contains (options, "http-unix-mode") || g_variant_dict_contains (options, "http-unix-group"))
+    {
+      g_application_command_line_printerr (command_line,
+                                           "snodo-demo: --http-unix-mode and --http-unix-group go with --http-unix\n");
+      return FALSE;
     }
   if (address_string != NULL && port_string == NULL)
     {
@@ -939,6 +977,17 @@ demo_serve_http (GApplication            *app,
       return 2;
     }
 
+  /* Checked by the caller. */
+  if (g_variant_dict_lookup (options, "http-unix-mode", "&s", &number))
+    {
+      guint mode = 0;
+
+      demo_parse_unix_mode (number, &mode);
+      snodo_http_transport_set_unix_socket_mode (http->transport, mode);
+    }
+  if (g_variant_dict_lookup (options, "http-unix-group", "&s", &number))
+    snodo_http_transport_set_unix_socket_group (http->transport, number);
+
   g_variant_dict_lookup (options, "tls-certificate", "^&ay", &certificate_file);
   g_variant_dict_lookup (options, "tls-key", "^&ay", &key_file);
   if (certificate_file != NULL)
@@ -981,10 +1030,12 @@ demo_serve_http (GApplication            *app,
     listening = snodo_http_transport_listen (http->transport, address, &error);
   if (!listening)
     {
+      /* A status of its own: a service manager can tell "not there"
+       * (the port or socket is taken) from a failure while serving. */
       g_application_command_line_printerr (command_line, "snodo-demo: %s\n", error->message);
       g_clear_object (&http->transport);
       g_free (http);
-      return 1;
+      return DEMO_EXIT_CANNOT_LISTEN;
     }
   uri = demo_http_dup_where (http->transport, address, socket);
   g_application_command_line_print (command_line, "%s\n", uri);
@@ -1308,7 +1359,11 @@ main (int   argc,
     { "http-address", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Serve HTTP on this IPv4 or IPv6 address instead of 127.0.0.1 (0.0.0.0 or :: for every interface)", "ADDR" },
     { "http-unix", 0, 0, G_OPTION_ARG_FILENAME, NULL,
-      "Serve HTTP on a Unix socket made at PATH instead", "PATH" },
+      "Serve HTTP on a Unix socket made at PATH instead (one left by a server that is gone is replaced)", "PATH" },
+    { "http-unix-mode", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Give the --http-unix socket this octal mode, such as 0660 (default: the umask's)", "MODE" },
+    { "http-unix-group", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Give the --http-unix socket this group, such as the reverse proxy's (www-data)", "GROUP" },
     { "tls-certificate", 0, 0, G_OPTION_ARG_FILENAME, NULL,
       "Serve HTTPS with the certificate (chain) in this PEM file", "FILE" },
     { "tls-key", 0, 0, G_OPTION_ARG_FILENAME, NULL,

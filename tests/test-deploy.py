@@ -12,31 +12,44 @@ every configuration, log and pid file:
 - two `snodo-demo --http` instances, node-a and node-b, with one
   --request-state-secret-file, --allowed-hosts for the public name the
   clients use, and --redis (node-a over TCP, node-b over a Unix socket);
+- one more instance, node-tls, on a Unix socket given the group of
+  nginx's workers and mode 0660 (--http-unix-group, --http-unix-mode),
+  requiring bearer tokens, with --resource naming its public https URL;
 - haproxy with the map recipe, haproxy with the stick-table recipe, and
-  nginx with the map recipe of introspection/deploy.md, each in the
-  foreground.
+  nginx, each in the foreground, each from the files of data/deploy/ as
+  shipped (haproxy-map.cfg with mcp-instances.map, haproxy-stick.cfg;
+  nginx.conf with nginx-mcp.conf and nginx-mcp-tls.conf in its
+  sites-enabled/), only the placeholders their comments name replaced:
+  ports, paths, the certificate (tests/data/tls/).
 
 Then checks through each proxy: 2026-07-28 calls reach both instances;
 multi-round-trip retries succeed whichever instance they reach; 2025-11-25
 sessions keep to their instance; a `subscriptions/listen` stream and a
 2025 GET stream receive, promptly, a change made on the other instance
 (through Redis), and the publishing instance's own stream receives it once.
+Through nginx's TLS site: a request without a token is answered 401, the
+resource_metadata URL it names is served through nginx (200), and a request
+with a token reaches node-tls over its Unix socket.
 
 A program that is not installed skips the checks that need it, saying so;
 under CI (CI set and not "false") it fails them instead, since CI installs
 them all (.ci/install-deps --tests).
 """
 
+import grp
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 # Generous bounds: a loaded 2-core machine must pass.
 START_TIMEOUT = 20.0
@@ -48,7 +61,7 @@ EVENT_TIMEOUT = 5.0
 # How long to wait for a second copy of an event that must come once.
 DUPLICATE_WAIT = 1.5
 ROUNDS = 10
-PUBLIC_HOST = 'mcp.example.test'
+PUBLIC_HOST = 'mcp.example.com'
 META = {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
         'io.modelcontextprotocol/clientCapabilities': {'elicitation': {}}}
 IN_CI = os.environ.get('CI', '') not in ('', 'false', '0')
@@ -238,130 +251,59 @@ class Stream:
 
 # ---- Configurations ----------------------------------------------------------
 
+# The recipes of data/deploy/, run as shipped: only the placeholders each
+# file's comments name are replaced (ports, paths, certificate).
+DATA = os.environ.get('SNODO_DATA') or os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'data')
+TLS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'tls')
+
+
+def shipped(name, replacements):
+    """The text of data/deploy/@name with each (old, new) of
+    @replacements done; each old text must be there."""
+    with open(os.path.join(DATA, 'deploy', name)) as f:
+        text = f.read()
+    for old, new in replacements:
+        assert old in text, '%s has no %r to replace' % (name, old)
+        text = text.replace(old, new)
+    return text
+
+
+def instance_ports(ports):
+    return [('127.0.0.1:8081', '127.0.0.1:%d' % ports['node-a']),
+            ('127.0.0.1:8082', '127.0.0.1:%d' % ports['node-b'])]
+
+
 def haproxy_map_config(port, ports, workdir):
     map_path = os.path.join(workdir, 'mcp-instances.map')
     with open(map_path, 'w') as f:
-        f.write('node-a mcp_node_a\nnode-b mcp_node_b\n')
-    return '''global
-    pidfile {dir}/haproxy-map.pid
-
-defaults
-    mode http
-    timeout connect 5s
-    # Longer than the 15 s between keep-alive comments of an idle stream.
-    timeout client 60s
-    timeout server 60s
-    # Without it each chunk of a stream waits for more (~200 ms).
-    option http-no-delay
-
-frontend mcp
-    bind 127.0.0.1:{port}
-    # The tag: what comes before the first dot of the session id.
-    http-request set-var(txn.mcp_tag) req.hdr(mcp-session-id),field(1,.)
-    use_backend %[var(txn.mcp_tag),map({map},mcp_any)] if {{ var(txn.mcp_tag) -m found }}
-    default_backend mcp_any
-    # Optional: which instance answered.
-    http-response set-header X-Mcp-Upstream %s
-
-backend mcp_any
-    balance roundrobin
-    server node-a 127.0.0.1:{a}
-    server node-b 127.0.0.1:{b}
-
-backend mcp_node_a
-    server node-a 127.0.0.1:{a}
-
-backend mcp_node_b
-    server node-b 127.0.0.1:{b}
-'''.format(dir=workdir, port=port, map=map_path, a=ports['node-a'], b=ports['node-b'])
+        f.write(shipped('mcp-instances.map', []))
+    return shipped('haproxy-map.cfg', [('bind :8080', 'bind 127.0.0.1:%d' % port),
+                                       ('/etc/haproxy/mcp-instances.map', map_path)] + instance_ports(ports))
 
 
 def haproxy_stick_config(port, ports, workdir):
-    return '''global
-    pidfile {dir}/haproxy-stick.pid
-
-defaults
-    mode http
-    timeout connect 5s
-    timeout client 60s
-    timeout server 60s
-    option http-no-delay
-
-frontend mcp
-    bind 127.0.0.1:{port}
-    default_backend mcp
-    http-response set-header X-Mcp-Upstream %s
-
-backend mcp
-    balance roundrobin
-    stick-table type string len 32 size 64 expire 24h
-    # Learned from the first session each instance makes...
-    stick store-response res.hdr(mcp-session-id),field(1,.)
-    # ...and matched on every request of a session.
-    stick match req.hdr(mcp-session-id),field(1,.)
-    server node-a 127.0.0.1:{a}
-    server node-b 127.0.0.1:{b}
-'''.format(dir=workdir, port=port, a=ports['node-a'], b=ports['node-b'])
+    return shipped('haproxy-stick.cfg', [('bind :8080', 'bind 127.0.0.1:%d' % port)] + instance_ports(ports))
 
 
-def nginx_config(port, ports, workdir):
-    return '''daemon off;
-worker_processes 1;
-pid {dir}/nginx.pid;
-error_log {dir}/nginx-error.log info;
-
-events {{
-    worker_connections 128;
-}}
-
-http {{
-    access_log {dir}/nginx-access.log;
-    client_body_temp_path {dir}/nginx-body;
-    proxy_temp_path {dir}/nginx-proxy;
-
-    # The instance tag of the session id picks the upstream; requests
-    # without a session (initialize, 2026-07-28 requests) are balanced.
-    map $http_mcp_session_id $mcp_upstream {{
-        default      mcp_any;
-        ~^node-a\\.   mcp_node_a;
-        ~^node-b\\.   mcp_node_b;
-    }}
-
-    upstream mcp_any {{
-        server 127.0.0.1:{a};
-        server 127.0.0.1:{b};
-        keepalive 16;
-    }}
-    upstream mcp_node_a {{
-        server 127.0.0.1:{a};
-        keepalive 16;
-    }}
-    upstream mcp_node_b {{
-        server 127.0.0.1:{b};
-        keepalive 16;
-    }}
-
-    server {{
-        listen 127.0.0.1:{port};
-
-        location /mcp {{
-            proxy_pass http://$mcp_upstream;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            # The public name: list it in --allowed-hosts.
-            proxy_set_header Host $host;
-            # Streams go out as they come (the transport also says
-            # X-Accel-Buffering: no; never strip it).
-            proxy_buffering off;
-            # Longer than the 15 s between keep-alive comments.
-            proxy_read_timeout 60s;
-            proxy_send_timeout 60s;
-            # Optional: which instance answered.
-            add_header X-Mcp-Upstream $upstream_addr always;
-        }}
-    }}
-}}
-'''.format(dir=workdir, port=port, a=ports['node-a'], b=ports['node-b'])
+def nginx_config(port, ports, workdir, production=None):
+    """nginx.conf, with nginx-mcp.conf in its sites-enabled/, and with
+    @production (tls_port, socket_path, group), nginx-mcp-tls.conf too."""
+    sites = os.path.join(workdir, 'nginx-sites-enabled')
+    os.makedirs(sites, exist_ok=True)
+    with open(os.path.join(sites, 'nginx-mcp.conf'), 'w') as f:
+        f.write(shipped('nginx-mcp.conf', [('listen 8080;', 'listen 127.0.0.1:%d;' % port)] + instance_ports(ports)))
+    if production is not None:
+        tls_port, socket_path = production
+        with open(os.path.join(sites, 'nginx-mcp-tls.conf'), 'w') as f:
+            f.write(shipped('nginx-mcp-tls.conf', [
+                ('listen 443 ssl;', 'listen 127.0.0.1:%d ssl;' % tls_port),
+                ('/etc/ssl/certs/mcp.example.com.pem', os.path.join(TLS_DIR, 'test-cert.pem')),
+                ('/etc/ssl/private/mcp.example.com.key', os.path.join(TLS_DIR, 'test-key.pem')),
+                ('unix:/run/snodo/mcp.sock', 'unix:' + socket_path)]))
+    return shipped('nginx.conf', [('/run/nginx.pid', os.path.join(workdir, 'nginx.pid')),
+                                  ('/var/log/nginx/', os.path.join(workdir, 'nginx-')),
+                                  ('/var/lib/nginx/', os.path.join(workdir, 'nginx-')),
+                                  ('/etc/nginx/sites-enabled/', sites + '/')])
 
 
 # ---- Checks ----------------------------------------------------------------
@@ -625,6 +567,120 @@ def check_idle_streams(running, demos, ports):
     return '%d streams idle for %d s, then each got a change; no bus disconnected' % (len(streams), IDLE_SECONDS)
 
 
+def check_page_matches_files():
+    """Every configuration quoted in introspection/deploy.md (a fenced block
+    without a language) is taken from one file of data/deploy/: each of its
+    lines, comments aside, is a line of that file."""
+    page = os.path.join(os.path.dirname(DATA), 'introspection', 'deploy.md')
+    blocks = []
+    inside = keep = False
+    with open(page) as f:
+        for line in f:
+            if line.startswith('```'):
+                if inside and keep:
+                    blocks.append(''.join(lines))
+                # Only blocks without a language: sh and c are not files.
+                inside, keep, lines = not inside, line.strip() == '```', []
+            elif inside:
+                lines.append(line)
+    files = {}
+    folder = os.path.join(DATA, 'deploy')
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name)) as f:
+            files[name] = {line.strip() for line in f}
+    assert blocks, 'no configuration in deploy.md'
+    found = []
+    for block in blocks:
+        lines = {line.strip() for line in block.splitlines()} - {''}
+        lines = {line for line in lines if not line.startswith('#')}
+        sources = [name for name, content in sorted(files.items()) if lines <= content]
+        assert sources, 'a block of deploy.md is in no file of data/deploy/:\n' + block
+        found.append(sources[0])
+    return 'the %d configurations of the page are from %s' % (len(blocks), ', '.join(found))
+
+
+# ---- The production shape: TLS, a Unix socket, bearer tokens ------------------
+
+TOKEN = 'tok-deploy'
+
+
+def start_production(demo, workdir):
+    """snodo-demo on a Unix socket that nginx's workers may use (their
+    group, mode 0660), requiring a bearer token, as nginx-mcp-tls.conf
+    describes it; returns what the checks need."""
+    port = free_port()
+    path = os.path.join(workdir, 'mcp.sock')
+    tokens = os.path.join(workdir, 'tokens')
+    with open(tokens, 'w') as f:
+        f.write('%s ops mcp:tools\n' % TOKEN)
+    os.chmod(tokens, 0o600)
+    # nginx.conf's workers run as www-data when nginx starts as root;
+    # otherwise as this user.
+    group = 'www-data' if os.geteuid() == 0 else grp.getgrgid(os.getegid()).gr_name
+    resource = 'https://%s:%d/mcp' % (PUBLIC_HOST, port)
+    argv = [demo, '--http-unix=' + path, '--http-unix-group=' + group, '--http-unix-mode=0660',
+            '--allowed-hosts=' + PUBLIC_HOST, '--bearer-token-file=' + tokens,
+            '--authorization-server=https://auth.example.com', '--resource=' + resource]
+    out = open(os.path.join(workdir, 'node-tls.uri'), 'w+b')
+    process = start('node-tls', argv, workdir, stdout=out)
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline and not os.path.exists(path):
+        if process.poll() is not None:
+            raise SystemExit('Bail out! node-tls exited: %s' % log_tail(process))
+        time.sleep(0.05)
+    note('node-tls: %s, group %s, mode 0660' % (path, group))
+    return {'port': port, 'socket': path, 'resource': resource, 'process': process}
+
+
+def tls_request(port, method, path, body=None, headers=None):
+    """A request through nginx's TLS port, as a client of the public name
+    (the test certificate is its own issuer: not verified)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    connection = http.client.HTTPSConnection('127.0.0.1', port, timeout=ANSWER_TIMEOUT, context=context)
+    try:
+        all_headers = {'Host': '%s:%d' % (PUBLIC_HOST, port)}
+        all_headers.update(headers or {})
+        connection.request(method, path, json.dumps(body).encode() if body is not None else None, all_headers)
+        response = connection.getresponse()
+        return Answer(response.status, response, response.read())
+    finally:
+        connection.close()
+
+
+ECHO_CALL = {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call',
+             'params': {'name': 'echo', 'arguments': {'text': 'through TLS'}, '_meta': META}}
+ECHO_HEADERS = {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream',
+                'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo'}
+
+
+def check_production_metadata(production):
+    port = production['port']
+    answer = tls_request(port, 'POST', '/mcp', ECHO_CALL, ECHO_HEADERS)
+    assert answer.status == 401, 'without a token: %d %r' % (answer.status, answer.body[:200])
+    challenge = answer.headers.getheader('WWW-Authenticate') or ''
+    match = re.search(r'resource_metadata="([^"]+)"', challenge)
+    assert match, 'no resource_metadata in %r' % challenge
+    url = urllib.parse.urlsplit(match.group(1))
+    assert url.scheme == 'https' and url.netloc == '%s:%d' % (PUBLIC_HOST, port), match.group(1)
+    metadata = tls_request(port, 'GET', url.path)
+    assert metadata.status == 200, 'GET %s through nginx: %d %r' % (url.path, metadata.status, metadata.body[:200])
+    document = metadata.json()
+    assert document.get('resource') == production['resource'], document
+    assert 'https://auth.example.com' in document.get('authorization_servers', []), document
+    return '401 names %s; it answers 200 through nginx' % match.group(1)
+
+
+def check_production_call(production):
+    headers = dict(ECHO_HEADERS)
+    headers['Authorization'] = 'Bearer ' + TOKEN
+    answer = tls_request(production['port'], 'POST', '/mcp', ECHO_CALL, headers)
+    assert answer.status == 200, 'with a token: %d %r' % (answer.status, answer.body[:300])
+    assert answer.json()['result']['content'][0]['text'] == 'through TLS', answer.body[:300]
+    return 'served over the Unix socket upstream'
+
+
 def run_check(name, func, *args):
     try:
         detail = func(*args)
@@ -669,6 +725,8 @@ def run(demo, workdir):
     note('redis-server: %s; haproxy: %s; nginx: %s; snodo-demo --redis: %s' % (
         redis_server or 'missing', haproxy or 'missing', nginx or 'missing',
         'yes' if has_redis_option else 'no (built without hiredis)'))
+
+    run_check('the configurations of introspection/deploy.md are those of data/deploy/', check_page_matches_files)
 
     secret = os.path.join(workdir, 'secret')
     with open(secret, 'w') as f:
@@ -727,6 +785,12 @@ def run(demo, workdir):
         report(not pending, 'both instances connected their bus to redis-server (TCP and Unix socket)',
                '' if not pending else '\n'.join(log_tail(demos[n]) for n in pending))
 
+    # The production shape: one instance on a Unix socket, with bearer
+    # tokens, behind nginx with TLS (nginx-mcp-tls.conf).
+    production = None
+    if nginx is not None:
+        production = start_production(demo, workdir)
+
     proxies = []
     for name, program, make_config in (('haproxy-map', haproxy, haproxy_map_config),
                                        ('haproxy-stick', haproxy, haproxy_stick_config),
@@ -737,18 +801,35 @@ def run(demo, workdir):
         port = free_port()
         config = os.path.join(workdir, name + '.cfg')
         with open(config, 'w') as f:
-            f.write(make_config(port, ports, workdir))
+            if program == nginx:
+                f.write(make_config(port, ports, workdir, (production['port'], production['socket'])))
+            else:
+                f.write(make_config(port, ports, workdir))
         if program == nginx:
-            argv = [nginx, '-p', workdir, '-e', os.path.join(workdir, 'nginx-error.log'), '-c', config]
+            argv = [nginx, '-p', workdir, '-e', os.path.join(workdir, 'nginx-error.log'), '-c', config,
+                    '-g', 'daemon off;']
         else:
             argv = [haproxy, '-db', '-f', config]
         process = start(name, argv, workdir)
         try:
             wait_for_port(port, process, name)
+            if program == nginx:
+                wait_for_port(production['port'], process, name + ' (TLS)')
             proxies.append((name, port, None))
         except RuntimeError as e:
             report(False, '%s starts' % name, '%s\n%s' % (e, log_tail(process)))
             proxies.append((name, None, 'it did not start'))
+
+    nginx_up = [port for name, port, _ in proxies if name == 'nginx' and port is not None]
+    for title, func in (
+            ('through nginx with TLS to an instance on a Unix socket: a request without a token is answered '
+             '401, and its resource_metadata URL is served (200)', check_production_metadata),
+            ('through nginx with TLS to an instance on a Unix socket: a request with a token is served',
+             check_production_call)):
+        if nginx_up:
+            run_check(title, func, production)
+        else:
+            skip(title, 'nginx is not installed' if nginx is None else 'nginx did not start')
 
     for proxy, port, why in proxies:
         checks = [
@@ -785,6 +866,8 @@ def run(demo, workdir):
                else 'snodo-demo was built without hiredis (-Dredis)')
         skip('change notifications between instances through Redis', why)
 
+    if production is not None:
+        demos['node-tls'] = production['process']
     for name, process in demos.items():
         report(process.poll() is None, '%s is still running' % name, log_tail(process))
     # Stopped as a service manager would; under the sanitizers a leak or

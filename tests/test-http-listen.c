@@ -7,9 +7,14 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <grp.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -393,6 +398,189 @@ test_listen_unix (Fixture       *fixture,
 
   close_transport (fixture);
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+/* Whether a process of uid 65534 whose groups are @gid alone (or none,
+ * with -1) may connect to the Unix socket at @path: a child drops root
+ * and tries. Only for root. */
+static gboolean
+can_connect_as (const char *path,
+                gid_t       gid)
+{
+  struct sockaddr_un address = { .sun_family = AF_UNIX };
+  int status = 0;
+  pid_t child;
+
+  g_assert_cmpuint (strlen (path), <, sizeof address.sun_path);
+  strcpy (address.sun_path, path);
+  child = fork ();
+  g_assert_cmpint (child, >=, 0);
+  if (child == 0)
+    {
+      gid_t groups[1] = { gid };
+      int fd;
+
+      if (setgroups (gid == (gid_t) -1 ? 0 : 1, groups) != 0 ||
+          setgid (gid == (gid_t) -1 ? 65534 : gid) != 0 || setuid (65534) != 0)
+        _exit (3);
+      fd = socket (AF_UNIX, SOCK_STREAM, 0);
+      if (connect (fd, (struct sockaddr *) &address, sizeof address) == 0)
+        _exit (0);
+      _exit (errno == EACCES ? 1 : 2);
+    }
+  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), <=, 1);
+  return WEXITSTATUS (status) == 0;
+}
+
+static void
+test_listen_unix_access (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->tmpdir, "mcp.sock", NULL);
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  g_autoptr(SnodoHttpTransport) unknown = snodo_http_transport_new (fixture->server);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *group = NULL;
+  g_autofree char *mode_text = NULL;
+  gboolean as_root = geteuid () == 0;
+  /* A group the test may give: as root any (a number no group has),
+   * otherwise the process's own. */
+  gid_t gid = as_root ? 54321 : getegid ();
+  struct stat info;
+  guint mode = 0;
+
+  g_test_summary ("A Unix socket gets the mode and group of the transport's properties before it "
+                  "accepts: a member of the group may connect, others may not; an unknown group fails");
+
+  /* The folder lets anyone reach the socket: the socket's own mode
+   * decides. */
+  g_assert_cmpint (g_chmod (fixture->tmpdir, 0755), ==, 0);
+
+  /* The default, where the umask decides: only the owner may connect. */
+  if (as_root)
+    {
+      g_autoptr(SnodoHttpTransport) plain = snodo_http_transport_new (fixture->server);
+      gboolean done = FALSE;
+      mode_t old_umask = umask (022);
+
+      g_assert_true (snodo_http_transport_listen (plain, address, &error));
+      umask (old_umask);
+      g_assert_no_error (error);
+      g_assert_false (can_connect_as (path, gid));
+      snodo_http_transport_close_async (plain, NULL, close_cb, &done);
+      g_assert_true (snodo_test_wait_for (&done, 10000));
+    }
+
+  group = g_strdup_printf ("%u", (guint) gid);
+  g_object_set (fixture->transport, "unix-socket-mode", 0660, "unix-socket-group", group, NULL);
+  g_object_get (fixture->transport, "unix-socket-mode", &mode, NULL);
+  g_assert_cmpuint (mode, ==, 0660);
+  g_assert_cmpstr (snodo_http_transport_get_unix_socket_group (fixture->transport), ==, group);
+  g_assert_true (snodo_http_transport_listen (fixture->transport, address, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (lstat (path, &info), ==, 0);
+  g_assert_true (S_ISSOCK (info.st_mode));
+  mode_text = g_strdup_printf ("%04o", (guint) (info.st_mode & 07777));
+  g_assert_cmpstr (mode_text, ==, "0660");
+  g_assert_cmpuint (info.st_gid, ==, gid);
+  if (as_root)
+    {
+      g_assert_true (can_connect_as (path, gid));
+      g_assert_false (can_connect_as (path, (gid_t) -1));
+    }
+  close_transport (fixture);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  /* A group that does not exist: nothing is left at the path. */
+  snodo_http_transport_set_unix_socket_group (unknown, "snodo-no-such-group");
+  g_assert_false (snodo_http_transport_listen (unknown, address, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+/* A socket bound at @path, listening unless @stale; @stale: closed, its
+ * file left behind as a crashed server leaves it. */
+static GSocket *
+bind_at (const char *path,
+         gboolean    stale)
+{
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  g_autoptr(GError) error = NULL;
+  GSocket *socket = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (g_socket_bind (socket, address, FALSE, &error));
+  g_assert_true (g_socket_listen (socket, &error));
+  g_assert_no_error (error);
+  if (stale)
+    g_socket_close (socket, NULL);
+  return socket;
+}
+
+static void
+test_listen_unix_stale (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->tmpdir, "mcp.sock", NULL);
+  g_autofree char *other = g_build_filename (fixture->tmpdir, "other.sock", NULL);
+  g_autofree char *file = g_build_filename (fixture->tmpdir, "notes.txt", NULL);
+  g_autoptr(GSocketAddress) address = g_unix_socket_address_new (path);
+  g_autoptr(GSocketAddress) other_address = g_unix_socket_address_new (other);
+  g_autoptr(GSocketAddress) file_address = g_unix_socket_address_new (file);
+  g_autoptr(SnodoHttpTransport) second = snodo_http_transport_new (fixture->server);
+  g_autoptr(SnodoHttpTransport) third = snodo_http_transport_new (fixture->server);
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketConnection) connection = NULL;
+  g_autoptr(GSocket) stale = bind_at (path, TRUE);
+  g_autoptr(GSocket) live = bind_at (other, FALSE);
+  g_autoptr(GSocket) accepted = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  char *answer;
+
+  g_test_summary ("The socket file of a server that is gone is replaced; a socket another server listens "
+                  "on is refused (address in use) and keeps working; a file that is not a socket is refused "
+                  "and left alone");
+
+  /* Left behind: removed, and served. */
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_true (snodo_http_transport_listen (fixture->transport, address, &error));
+  g_assert_no_error (error);
+  connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL, &error);
+  g_assert_no_error (error);
+  g_socket_set_blocking (g_socket_connection_get_socket (connection), FALSE);
+  answer = raw_exchange (g_socket_connection_get_socket (connection), "localhost");
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200"));
+  g_free (answer);
+  g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+
+  /* Another server listens there: refused, its socket untouched. */
+  g_assert_false (snodo_http_transport_listen (second, other_address, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE);
+  g_assert_nonnull (strstr (error->message, other));
+  g_clear_error (&error);
+  g_clear_object (&connection);
+  connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (other_address), NULL, &error);
+  g_assert_no_error (error);
+  accepted = g_socket_accept (live, NULL, &error);
+  g_assert_no_error (error);
+
+  /* Not a socket: refused, never removed. */
+  g_assert_true (g_file_set_contents (file, "keep me\n", -1, &error));
+  g_assert_false (snodo_http_transport_listen (third, file_address, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  g_clear_error (&error);
+  g_assert_true (g_file_get_contents (file, &contents, NULL, &error));
+  g_assert_cmpstr (contents, ==, "keep me\n");
+
+  close_transport (fixture);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_socket_close (live, NULL);
+  g_unlink (other);
+  g_unlink (file);
 }
 
 static void
@@ -1053,6 +1241,10 @@ main (int   argc,
   g_test_add ("/snodo/http/listen/ipv6", Fixture, NULL, fixture_setup, test_listen_ipv6, fixture_teardown);
   g_test_add ("/snodo/http/listen/any", Fixture, NULL, fixture_setup, test_listen_any, fixture_teardown);
   g_test_add ("/snodo/http/listen/unix", Fixture, NULL, fixture_setup, test_listen_unix, fixture_teardown);
+  g_test_add ("/snodo/http/listen/unix-access", Fixture, NULL, fixture_setup, test_listen_unix_access,
+              fixture_teardown);
+  g_test_add ("/snodo/http/listen/unix-stale", Fixture, NULL, fixture_setup, test_listen_unix_stale,
+              fixture_teardown);
   g_test_add ("/snodo/http/listen/socket", Fixture, NULL, fixture_setup, test_listen_socket, fixture_teardown);
   g_test_add ("/snodo/http/listen/inherited", Fixture, NULL, fixture_setup, test_listen_inherited,
               fixture_teardown);

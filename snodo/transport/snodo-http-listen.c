@@ -73,6 +73,7 @@ snodo_http_transport_start (SnodoHttpTransport  *self,
   snodo_http_listener_set_max_connections (self->listener, self->max_connections);
   snodo_http_listener_set_tls_certificate (self->listener, self->tls_certificate);
   snodo_http_listener_set_hangup_func (self->listener, snodo_http_transport_client_left_cb, self);
+  snodo_http_listener_set_unix_access (self->listener, self->unix_socket_mode, self->unix_socket_group);
   if (address != NULL ? !snodo_http_listener_listen (self->listener, address, error)
                       : !snodo_http_listener_listen_socket (self->listener, socket, error))
     {
@@ -145,9 +146,15 @@ snodo_http_transport_listen_local (SnodoHttpTransport  *self,
  * The `Host` check still applies: set
  * [property@Snodo.HttpTransport:allowed-hosts] to the names clients use.
  *
- * A Unix socket's path must not exist yet; the transport removes it when
- * it closes. Who may connect to it is up to the permissions of the path
- * (the process's umask, or the directory's).
+ * A Unix socket's path must not exist yet, or hold a socket on which
+ * nobody listens (left by a server that ended without removing it: it is
+ * replaced). A socket a server listens on is refused with
+ * %G_IO_ERROR_ADDRESS_IN_USE, a file that is not a socket with
+ * %G_IO_ERROR_EXISTS; neither is touched. The transport removes its
+ * socket when it closes. Who may connect to it is up to its mode and
+ * group ([property@Snodo.HttpTransport:unix-socket-mode],
+ * [property@Snodo.HttpTransport:unix-socket-group]; by default, those the
+ * process's umask and group give) and to the permissions of its folder.
  *
  * Connections are kept alive and bounded as with
  * [method@Snodo.HttpTransport.listen_local], and speak TLS when
@@ -342,6 +349,181 @@ snodo_http_transport_dup_uri (SnodoHttpTransport *self)
     host = g_inet_address_to_string (inet);
   return g_strdup_printf ("%s://%s:%u%s", self->tls_certificate != NULL ? "https" : "http", host, self->port,
                           self->path);
+}
+
+/* ---- Who may connect to a Unix socket ----------------------------------- */
+
+enum {
+  LISTEN_PROP_UNIX_SOCKET_MODE,
+  LISTEN_PROP_UNIX_SOCKET_GROUP,
+  LISTEN_N_PROPS
+};
+
+static guint listen_first_id;
+
+void
+snodo_http_transport_install_listen_properties (GObjectClass *klass,
+                                                guint         first_id)
+{
+  listen_first_id = first_id;
+
+  /**
+   * SnodoHttpTransport:unix-socket-mode: (getter get_unix_socket_mode) (setter set_unix_socket_mode)
+   *
+   * The permission bits (such as `0660`) a Unix socket made by
+   * [method@Snodo.HttpTransport.listen] gets before it accepts
+   * connections: a client needs write permission on the socket to
+   * connect. 0, the default, leaves those the process's umask gives
+   * (`0755` under the usual umask `022`: only the owner may connect).
+   * A reverse proxy that runs as another user needs `0660` and
+   * [property@Snodo.HttpTransport:unix-socket-group], or `0666`. Set it
+   * before listening; it applies to no other kind of socket.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (klass, first_id + LISTEN_PROP_UNIX_SOCKET_MODE,
+    g_param_spec_uint ("unix-socket-mode", NULL, NULL, 0, 07777, 0,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * SnodoHttpTransport:unix-socket-group: (getter get_unix_socket_group) (setter set_unix_socket_group)
+   *
+   * The group (a name, or a number) a Unix socket made by
+   * [method@Snodo.HttpTransport.listen] gets before it accepts
+   * connections, such as the group a reverse proxy's workers run as
+   * (`www-data` for nginx on Debian); with
+   * [property@Snodo.HttpTransport:unix-socket-mode] `0660`, its members
+   * may connect. %NULL, the default, leaves the process's group. The
+   * process must be the group's member, or privileged; otherwise
+   * listening fails. Set it before listening.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (klass, first_id + LISTEN_PROP_UNIX_SOCKET_GROUP,
+    g_param_spec_string ("unix-socket-group", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+}
+
+gboolean
+snodo_http_transport_listen_get_property (SnodoHttpTransport *self,
+                                          guint               id,
+                                          GValue             *value)
+{
+  switch (id - listen_first_id)
+    {
+    case LISTEN_PROP_UNIX_SOCKET_MODE:
+      g_value_set_uint (value, self->unix_socket_mode);
+      return TRUE;
+
+    case LISTEN_PROP_UNIX_SOCKET_GROUP:
+      g_value_set_string (value, self->unix_socket_group);
+      return TRUE;
+
+    default:
+      return FALSE;
+    }
+}
+
+gboolean
+snodo_http_transport_listen_set_property (SnodoHttpTransport *self,
+                                          guint               id,
+                                          const GValue       *value)
+{
+  switch (id - listen_first_id)
+    {
+    case LISTEN_PROP_UNIX_SOCKET_MODE:
+      snodo_http_transport_set_unix_socket_mode (self, g_value_get_uint (value));
+      return TRUE;
+
+    case LISTEN_PROP_UNIX_SOCKET_GROUP:
+      snodo_http_transport_set_unix_socket_group (self, g_value_get_string (value));
+      return TRUE;
+
+    default:
+      return FALSE;
+    }
+}
+
+/**
+ * snodo_http_transport_get_unix_socket_mode:
+ * @self: a transport
+ *
+ * Gets the permission bits a Unix socket made by the transport gets.
+ *
+ * Returns: the mode, or 0 for the one the umask gives
+ *
+ * Since: 0.1
+ */
+guint
+snodo_http_transport_get_unix_socket_mode (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
+  return self->unix_socket_mode;
+}
+
+/**
+ * snodo_http_transport_set_unix_socket_mode:
+ * @self: a transport
+ * @mode: the permission bits, such as `0660`, or 0 for the umask's
+ *
+ * Sets the permission bits a Unix socket made by the transport gets; see
+ * [property@Snodo.HttpTransport:unix-socket-mode].
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_unix_socket_mode (SnodoHttpTransport *self,
+                                           guint               mode)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+  g_return_if_fail (mode <= 07777);
+
+  if (self->unix_socket_mode == mode)
+    return;
+  self->unix_socket_mode = mode;
+  g_object_notify (G_OBJECT (self), "unix-socket-mode");
+}
+
+/**
+ * snodo_http_transport_get_unix_socket_group:
+ * @self: a transport
+ *
+ * Gets the group a Unix socket made by the transport gets.
+ *
+ * Returns: (nullable): the group's name or number, or %NULL for the
+ *   process's
+ *
+ * Since: 0.1
+ */
+const char *
+snodo_http_transport_get_unix_socket_group (SnodoHttpTransport *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), NULL);
+  return self->unix_socket_group;
+}
+
+/**
+ * snodo_http_transport_set_unix_socket_group:
+ * @self: a transport
+ * @group: (nullable): a group's name or number, or %NULL for the
+ *   process's
+ *
+ * Sets the group a Unix socket made by the transport gets; see
+ * [property@Snodo.HttpTransport:unix-socket-group].
+ *
+ * Since: 0.1
+ */
+void
+snodo_http_transport_set_unix_socket_group (SnodoHttpTransport *self,
+                                            const char         *group)
+{
+  g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
+
+  if (g_strcmp0 (self->unix_socket_group, group) == 0)
+    return;
+  g_free (self->unix_socket_group);
+  self->unix_socket_group = g_strdup (group);
+  g_object_notify (G_OBJECT (self), "unix-socket-group");
 }
 
 /* ---- The connections' limits, applied by the listener ---------------- */

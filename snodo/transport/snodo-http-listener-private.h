@@ -38,6 +38,9 @@ gboolean           snodo_http_listener_listen           (SnodoHttpListener  *sel
 gboolean           snodo_http_listener_listen_socket    (SnodoHttpListener  *self,
                                                          GSocket            *socket,
                                                          GError            **error);
+void               snodo_http_listener_set_unix_access  (SnodoHttpListener  *self,
+                                                         guint               mode,
+                                                         const char         *group);
 GSocketAddress    *snodo_http_listener_get_address      (SnodoHttpListener  *self);
 void               snodo_http_listener_set_tls_certificate
                                                         (SnodoHttpListener  *self,
@@ -64,6 +67,14 @@ void               snodo_http_listener_stop             (SnodoHttpListener  *sel
 void               snodo_http_listener_free             (SnodoHttpListener  *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoHttpListener, snodo_http_listener_free)
+
+/* snodo-http-unix-path.c: the path of a Unix socket the listener makes. */
+gboolean           snodo_http_unix_path_prepare         (const char         *path,
+                                                         GError            **error);
+gboolean           snodo_http_unix_path_set_access      (const char         *path,
+                                                         guint               mode,
+                                                         const char         *group,
+                                                         GError            **error);
 
 /* For tests (SnodoHttpTransport is declared in snodo-http-transport.h). */
 struct _SnodoHttpTransport;

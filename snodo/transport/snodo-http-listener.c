@@ -685,6 +685,10 @@ struct _SnodoHttpListener
   /* The path of the Unix socket the listener made itself, removed when it
    * stops; or NULL. */
   char         *unix_path;
+  /* The mode (0: the umask's) and group (NULL: the process's) a Unix
+   * socket made here gets (owned). */
+  guint         unix_mode;
+  char         *unix_group;
   /* Connections speak TLS with this certificate, or NULL (owned). */
   GTlsCertificate *tls_certificate;
   /* libsoup's own listener: a socket pair, of which no end ever speaks. */
@@ -1269,8 +1273,8 @@ snodo_http_listener_start (SnodoHttpListener  *self,
 }
 
 /* Listens on @address: an IPv4 or IPv6 address and port (0: any free
- * one), or a Unix socket path, which must not exist yet (the listener
- * removes it when it stops). */
+ * one), or a Unix socket path, which must be free or hold a socket nobody
+ * listens on (the listener removes it when it stops). */
 gboolean
 snodo_http_listener_listen (SnodoHttpListener  *self,
                             GSocketAddress     *address,
@@ -1287,13 +1291,19 @@ snodo_http_listener_listen (SnodoHttpListener  *self,
       g_unix_socket_address_get_address_type (G_UNIX_SOCKET_ADDRESS (address)) == G_UNIX_SOCKET_ADDRESS_PATH)
     path = g_unix_socket_address_get_path (G_UNIX_SOCKET_ADDRESS (address));
 #endif
+  /* A socket left by a server that is gone is removed; a live one, or
+   * a file that is not a socket, is refused (snodo-http-unix-path.c). */
+  if (path != NULL && !snodo_http_unix_path_prepare (path, error))
+    return FALSE;
   socket = g_socket_new (family, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
   /* allow_reuse lets a TCP server restart at once on its port; it means
    * nothing to a Unix socket, whose path must be free. */
   if (socket == NULL || !g_socket_bind (socket, address, family != G_SOCKET_FAMILY_UNIX, error))
     return FALSE;
   g_socket_set_listen_backlog (socket, SNODO_HTTP_LISTEN_BACKLOG);
-  if (!g_socket_listen (socket, error) || !snodo_http_listener_start (self, socket, error))
+  /* Its mode and group before anyone can connect. */
+  if ((path != NULL && !snodo_http_unix_path_set_access (path, self->unix_mode, self->unix_group, error)) ||
+      !g_socket_listen (socket, error) || !snodo_http_listener_start (self, socket, error))
     {
       if (path != NULL)
         g_unlink (path);
@@ -1332,6 +1342,18 @@ snodo_http_listener_listen_socket (SnodoHttpListener  *self,
       return FALSE;
     }
   return snodo_http_listener_start (self, socket, error);
+}
+
+/* Before listen(): a Unix socket made at a path gets @mode unless 0, and
+ * @group (a name or a number) unless NULL. */
+void
+snodo_http_listener_set_unix_access (SnodoHttpListener *self,
+                                     guint              mode,
+                                     const char        *group)
+{
+  self->unix_mode = mode;
+  g_free (self->unix_group);
+  self->unix_group = g_strdup (group);
 }
 
 /* The address the listener listens on (owned by the caller), or NULL. */
@@ -1478,6 +1500,7 @@ snodo_http_listener_free (SnodoHttpListener *self)
   g_clear_object (&self->placeholder[1]);
   g_clear_object (&self->socket);
   g_clear_object (&self->tls_certificate);
+  g_clear_pointer (&self->unix_group, g_free);
   g_clear_object (&self->soup);
   g_main_context_unref (self->context);
   g_free (self);

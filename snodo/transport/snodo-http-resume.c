@@ -38,7 +38,7 @@ enum {
 
 static guint resume_first_id;
 
-void
+guint
 snodo_http_transport_install_resume_properties (GObjectClass *klass,
                                                 guint         first_id)
 {
@@ -99,6 +99,7 @@ snodo_http_transport_install_resume_properties (GObjectClass *klass,
   g_object_class_install_property (klass, first_id + RESUME_PROP_GET_STREAM_LIFETIME,
     g_param_spec_uint ("get-stream-lifetime", NULL, NULL, 0, G_MAXUINT / 1000, 0,
                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  return first_id + RESUME_N_PROPS;
 }
 
 gboolean

@@ -193,6 +193,10 @@ struct _SnodoHttpTransport
   GSocketAddress  *local_address;
   /* Connections speak TLS with it, or NULL (owned). */
   GTlsCertificate *tls_certificate;
+  /* A Unix socket made by listen() gets this mode (0: the umask's) and
+   * group (NULL: the process's; owned). */
+  guint            unix_socket_mode;
+  char            *unix_socket_group;
   /* Host headers must name an allowed host (allowed_hosts). */
   guint            check_host : 1;
   /* soup is the application's, from attach(): the transport has its
@@ -358,6 +362,17 @@ gboolean  snodo_http_transport_admit_stream         (SnodoHttpTransport *self,
                                                      JsonNode           *id);
 void      snodo_http_exchange_count_stream          (Exchange           *ex);
 
+/* snodo-http-listen.c: the properties of where it listens (the mode and
+ * group of a Unix socket), installed from @first_id on. */
+void      snodo_http_transport_install_listen_properties (GObjectClass       *klass,
+                                                          guint               first_id);
+gboolean  snodo_http_transport_listen_get_property  (SnodoHttpTransport *self,
+                                                     guint               id,
+                                                     GValue             *value);
+gboolean  snodo_http_transport_listen_set_property  (SnodoHttpTransport *self,
+                                                     guint               id,
+                                                     const GValue       *value);
+
 /* snodo-http-auth.c */
 
 gboolean  snodo_http_transport_authorize            (SnodoHttpTransport *self,
@@ -374,8 +389,8 @@ void      snodo_http_auth_add_handlers              (SnodoHttpTransport *self);
 void      snodo_http_auth_stop                      (SnodoHttpTransport *self);
 /* snodo-http-resume.c: resumable streams of sessions, their GET stream
  * and the answers to their requests. The properties are installed after
- * the transport's own, from @first_id on. */
-void      snodo_http_transport_install_resume_properties (GObjectClass       *klass,
+ * the transport's own, from @first_id on; returns the next free id. */
+guint     snodo_http_transport_install_resume_properties (GObjectClass       *klass,
                                                           guint               first_id);
 gboolean  snodo_http_transport_resume_get_property  (SnodoHttpTransport *self,
                                                      guint               id,

@@ -314,6 +314,7 @@ snodo_http_transport_finalize (GObject *object)
   g_clear_object (&self->soup);
   g_clear_object (&self->local_address);
   g_clear_object (&self->tls_certificate);
+  g_clear_pointer (&self->unix_socket_group, g_free);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_pointer (&self->stateless, g_ptr_array_unref);
   g_clear_pointer (&self->exchanges, g_hash_table_unref);
@@ -417,7 +418,8 @@ snodo_http_transport_get_property (GObject    *object,
       break;
 
     default:
-      if (!snodo_http_transport_resume_get_property (self, prop_id, value))
+      if (!snodo_http_transport_resume_get_property (self, prop_id, value) &&
+          !snodo_http_transport_listen_get_property (self, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -505,7 +507,8 @@ snodo_http_transport_set_property (GObject      *object,
       break;
 
     default:
-      if (!snodo_http_transport_resume_set_property (self, prop_id, value))
+      if (!snodo_http_transport_resume_set_property (self, prop_id, value) &&
+          !snodo_http_transport_listen_set_property (self, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -825,7 +828,9 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
-  snodo_http_transport_install_resume_properties (object_class, N_PROPS);
+  snodo_http_transport_install_listen_properties (object_class,
+                                                  snodo_http_transport_install_resume_properties (object_class,
+                                                                                                  N_PROPS));
 }
 
 static void

@@ -95,6 +95,16 @@ void                 snodo_http_transport_set_request_read_timeout
                                                               (SnodoHttpTransport   *self,
                                                                guint                 request_read_timeout);
 SNODO_AVAILABLE_IN_ALL
+guint                snodo_http_transport_get_unix_socket_mode (SnodoHttpTransport   *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_unix_socket_mode (SnodoHttpTransport   *self,
+                                                                guint                 mode);
+SNODO_AVAILABLE_IN_ALL
+const char          *snodo_http_transport_get_unix_socket_group (SnodoHttpTransport  *self);
+SNODO_AVAILABLE_IN_ALL
+void                 snodo_http_transport_set_unix_socket_group (SnodoHttpTransport  *self,
+                                                                 const char          *group);
+SNODO_AVAILABLE_IN_ALL
 guint                snodo_http_transport_get_max_connections (SnodoHttpTransport   *self);
 SNODO_AVAILABLE_IN_ALL
 void                 snodo_http_transport_set_max_connections (SnodoHttpTransport   *self,
