@@ -16,11 +16,14 @@ import enum
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import typing
+import urllib.request
 from typing import Annotated, Literal, Optional, TypedDict
 
 import gi
@@ -289,18 +292,92 @@ def Snodo_to_json(value):
     return value
 
 
-def serve():
+def serve(argv):
     server = make_server()
     if os.environ.get('MASK_ERRORS'):
         server.set_mask_errors(True)
-    sys.exit(server.run(argv=[]))
+    sys.exit(server.run(argv=argv))
+
+
+# FastMCP's hello world, line for line.
+FASTMCP_HELLO = '''from gi.repository import Snodo
+
+mcp = Snodo.Server.new("hello", "1.0")
+
+@mcp.tool()
+def greet(name: str) -> str:
+    """Greets someone by name."""
+    return f"Hello, {name}!"
+
+mcp.run()
+'''
+
+
+def check_fastmcp_hello():
+    with tempfile.NamedTemporaryFile('w', suffix='.py') as script:
+        script.write(FASTMCP_HELLO)
+        script.flush()
+        peer = Peer(command=[sys.executable, script.name])
+        answer = peer.initialize()
+        check(answer.get('result', {}).get('serverInfo') == {'name': 'hello', 'version': '1.0'},
+              'FastMCP hello: %r' % answer)
+        answer = peer.request('tools/list')
+        check(answer.get('result', {}).get('tools') == [{
+            'name': 'greet', 'description': 'Greets someone by name.',
+            'inputSchema': {'type': 'object', 'properties': {'name': {'type': 'string'}}, 'required': ['name']}}],
+            'FastMCP hello tools: %r' % answer)
+        answer = peer.call('greet', {'name': 'Ada'})
+        check(answer.get('result') == {'content': [{'type': 'text', 'text': 'Hello, Ada!'}]},
+              'FastMCP hello call: %r' % answer)
+        check(peer.close() == 0, 'FastMCP hello exit status')
+
+
+def post(uri, message, headers):
+    request = urllib.request.Request(uri, json.dumps(message).encode(), dict({
+        'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream'}, **headers))
+    with urllib.request.urlopen(request, timeout=20) as response:
+        body = response.read().decode()
+        if response.headers.get('Content-Type', '').startswith('text/event-stream'):
+            body = [line[5:].strip() for line in body.splitlines() if line.startswith('data:')][-1]
+        return response.headers, json.loads(body) if body else None
+
+
+def check_http():
+    child = subprocess.Popen([sys.executable, __file__, 'serve', '--http', '0'],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    try:
+        uri = child.stdout.readline().strip()
+        check(uri.startswith('http://127.0.0.1:') and uri.endswith('/mcp'), 'the URI printed: %r' % uri)
+        # 2025-11-25: a session.
+        headers, answer = post(uri, {'jsonrpc': '2.0', 'id': 1, 'method': 'initialize', 'params': {
+            'protocolVersion': '2025-11-25', 'capabilities': {}, 'clientInfo': {'name': 't', 'version': '1'}}}, {})
+        session = {'Mcp-Session-Id': headers['Mcp-Session-Id'], 'MCP-Protocol-Version': '2025-11-25'}
+        post(uri, {'jsonrpc': '2.0', 'method': 'notifications/initialized'}, session)
+        _, answer = post(uri, {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/call',
+                               'params': {'name': 'add', 'arguments': {'a': 1, 'b': 2}}}, session)
+        check(answer.get('result') == {'content': [{'type': 'text', 'text': '3.0'}]}, 'HTTP 2025-11-25: %r' % answer)
+        # 2026-07-28: stateless.
+        meta = {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientCapabilities': {}}
+        _, answer = post(uri, {'jsonrpc': '2.0', 'id': 3, 'method': 'tools/call', 'params': {
+            'name': 'r_list', 'arguments': {}, '_meta': meta}},
+            {'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'r_list'})
+        result = answer.get('result', {})
+        check(result.get('structuredContent') == [1, 'two'] and result.get('resultType') == 'complete',
+              'HTTP 2026-07-28, an array as structuredContent: %r' % answer)
+        child.send_signal(signal.SIGTERM)
+        check(child.wait(timeout=20) == 0, 'exit status after SIGTERM')
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
 
 
 class Peer:
     """The server, started on a pipe: send() a message, recv() the next."""
 
-    def __init__(self, env=None):
-        self.child = subprocess.Popen([sys.executable, __file__, 'serve'], stdin=subprocess.PIPE,
+    def __init__(self, env=None, command=None):
+        self.child = subprocess.Popen(command or [sys.executable, __file__, 'serve'], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                       env=dict(os.environ, **(env or {})))
         self.lines = queue.Queue()
@@ -521,6 +598,24 @@ def check_context(peer):
         check(answer.get('id') == 4 and text_of(answer) == expected, 'elicited %s: %r' % (name, answer))
 
 
+def check_input_required():
+    """2026-07-28: an elicitation is an input_required answer; the call
+    sent again with the answer runs the function again, which gets it."""
+    peer = Peer()
+    meta = {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {'elicitation': {}}}
+    answer = peer.request('tools/call', {'name': 'ask_name', 'arguments': {}, '_meta': meta})
+    result = answer.get('result', {})
+    check(result.get('resultType') == 'input_required' and
+          result.get('inputRequests', {}).get('elicit-1', {}).get('method') == 'elicitation/create',
+          'input_required in 2026-07-28: %r' % answer)
+    answer = peer.request('tools/call', {
+        'name': 'ask_name', 'arguments': {}, '_meta': meta, 'requestState': result.get('requestState'),
+        'inputResponses': {'elicit-1': {'action': 'accept', 'content': {'value': 'Grace'}}}})
+    check(text_of(answer) == 'Hello, Grace', 'the call sent again with the answer: %r' % answer)
+    check(peer.close() == 0, 'exit status (2026-07-28)')
+
+
 def check_resources_prompts(peer):
     answer = peer.request('resources/list')
     check(answer.get('result', {}).get('resources') == [
@@ -631,6 +726,10 @@ def main():
     check_failures(peer, masked=True)
     check(peer.close() == 0, 'exit status of the masking server')
 
+    check_input_required()
+    check_fastmcp_hello()
+    check_http()
+
     if failures:
         print('%d failures' % len(failures))
         sys.exit(1)
@@ -638,7 +737,7 @@ def main():
 
 
 if __name__ == '__main__':
-    if sys.argv[1:] == ['serve']:
-        serve()
+    if sys.argv[1:2] == ['serve']:
+        serve(sys.argv[2:])
     else:
         main()
