@@ -616,7 +616,7 @@ def check_input_required():
     check(peer.close() == 0, 'exit status (2026-07-28)')
 
 
-def check_resources_prompts(peer):
+def check_resources_prompts(peer, language='python'):
     answer = peer.request('resources/list')
     check(answer.get('result', {}).get('resources') == [
         {'uri': 'demo://readme', 'name': 'readme', 'description': 'The read-me.', 'mimeType': 'text/markdown'}],
@@ -631,7 +631,7 @@ def check_resources_prompts(peer):
                                                         'text': '# Demo'}], 'readme: %r' % answer)
     answer = peer.request('resources/read', {'uri': 'demo://notes/4'})
     check(answer.get('result', {}).get('contents') == [{'uri': 'demo://notes/4', 'mimeType': 'application/json',
-                                                        'text': '{"id": 4, "text": "note 4"}'}],
+                                                        'text': '{"id":4,"text":"note 4"}'}],
           'a template, its variable an int: %r' % answer)
     for uri in ('demo://notes/12', 'demo://notes/x'):
         answer = peer.request('resources/read', {'uri': uri})
@@ -648,7 +648,7 @@ def check_resources_prompts(peer):
         {'name': 'language'}]}, 'prompt arguments: %r' % prompts)
     answer = peer.request('prompts/get', {'name': 'review', 'arguments': {'code': 'x = 1'}})
     check(answer.get('result', {}).get('messages') == [
-        {'role': 'user', 'content': {'type': 'text', 'text': 'Review this python:\nx = 1'}}],
+        {'role': 'user', 'content': {'type': 'text', 'text': 'Review this %s:\nx = 1' % language}}],
         'a str prompt: %r' % answer)
     answer = peer.request('prompts/get', {'name': 'dialogue', 'arguments': {'topic': 'GLib'}})
     check(answer.get('result', {}).get('messages') == [
@@ -704,7 +704,121 @@ def check_registration():
     check(server.lookup_tool('plain') is not None and server.lookup_tool('bare') is not None, 'tool forms')
 
 
+# GJS: compact fields -> schemas, the rows of FIELDS in test-functions.js.
+GJS_SCHEMAS = [
+    ({'type': 'string'}, True), ({'type': 'number'}, True), ({'type': 'integer'}, True),
+    ({'type': 'boolean'}, True), ({'type': 'array'}, True), ({'type': 'object'}, True),
+    ({'type': 'null'}, True), ({}, True), ({'type': 'string'}, False),
+    ({'type': 'array', 'items': {'type': 'integer'}}, True), ({'type': 'string', 'description': 'Who'}, True),
+    ({'type': 'integer'}, False), ({'type': 'number', 'default': 1}, False), ({'enum': ['a', 'b']}, True),
+]
+
+GJS_RESULTS = dict(RESULTS, r_null={'content': []}, r_undefined={'content': []},
+                   r_object=RESULTS['r_dict'], r_array=RESULTS['r_list'],
+                   r_async={'content': [{'type': 'text', 'text': '{"later":true}'}],
+                            'structuredContent': {'later': True}})
+for _name in ('r_none', 'r_dict', 'r_list', 'r_typeddict'):
+    del GJS_RESULTS[_name]
+
+
+def check_gjs(gjs):
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test-functions.js')
+    for masked in (False, True):
+        peer = Peer({'MASK_ERRORS': '1'} if masked else {}, command=[gjs, '-m', script])
+        answer = peer.initialize({'elicitation': {}})
+        check(answer.get('result', {}).get('serverInfo', {}).get('name') == 'gjs-functions', 'gjs: %r' % answer)
+        answer = peer.call('fails_tool_error')
+        check(answer.get('result') == {'content': [{'type': 'text', 'text': 'no such city'}], 'isError': True},
+              'gjs ToolError: %r' % answer)
+        for name, text in (('fails_other', 'RangeError: out of range'), ('fails_string', 'a string')):
+            answer = peer.call(name)
+            expected = "The tool '%s' failed" % name if masked else text
+            check(answer.get('result') == {'content': [{'type': 'text', 'text': expected}], 'isError': True},
+                  'gjs %s (masked: %s): %r' % (name, masked, answer))
+        if masked:
+            check(peer.close() == 0, 'gjs exit status (masked)')
+            break
+        answer = peer.call('fails_async')
+        check(answer.get('result') == {'content': [{'type': 'text', 'text': 'later, no'}], 'isError': True},
+              'gjs ToolError from an async function: %r' % answer)
+        answer = peer.call('nonesuch')
+        check(answer.get('error', {}).get('code') == -32602, 'gjs unknown tool: %r' % answer)
+        answer = peer.call('add', {'a': 'two', 'b': 1})
+        check(answer.get('result', {}).get('isError') is True and text_of(answer).startswith('Invalid arguments'),
+              'gjs bad arguments: %r' % answer)
+
+        tools = {t['name']: t for t in peer.request('tools/list').get('result', {}).get('tools', [])}
+        for i, (schema, required) in enumerate(GJS_SCHEMAS):
+            expected = {'type': 'object', 'properties': {'v': schema}}
+            if required:
+                expected['required'] = ['v']
+            listed = tools.get('schema%d' % i, {}).get('inputSchema')
+            check(listed == expected, 'gjs schema row %d: %r, not %r' % (i, listed, expected))
+        check(tools['schema_full']['inputSchema'] == {'type': 'object', 'properties': {
+            'n': {'type': 'integer', 'minimum': 0}}, 'required': ['n']}, 'gjs JSON Schema: %r' % tools['schema_full'])
+        check(tools['add'] == {'name': 'add', 'title': 'Adds', 'inputSchema': {
+            'type': 'object', 'properties': {'a': {'type': 'number'}, 'b': {'type': 'number'}}, 'required': ['a', 'b']},
+            'outputSchema': {'type': 'object', 'properties': {'sum': {'type': 'number'}}, 'required': ['sum']},
+            'annotations': {'readOnlyHint': True}}, 'gjs add: %r' % tools['add'])
+        answer = peer.call('schema10', {'v': 'Ada'})
+        check(answer.get('result', {}).get('structuredContent') == {'v': 'Ada'}, 'gjs arguments: %r' % answer)
+
+        for name, expected in GJS_RESULTS.items():
+            answer = peer.call(name)
+            check(answer.get('result') == expected, 'gjs %s: %r, not %r' % (name, answer, expected))
+        answer = peer.call('add', {'a': 2, 'b': 0.5})
+        check(answer.get('result') == {'content': [{'type': 'text', 'text': '{"sum":2.5}'}],
+                                       'structuredContent': {'sum': 2.5}}, 'gjs add: %r' % answer)
+        for name in ('r_bytes', 'r_wrong'):
+            answer = peer.call(name)
+            check(answer.get('result', {}).get('isError') is True, 'gjs %s: %r' % (name, answer))
+
+        notes = []
+        answer = peer.call('progress', {'steps': 2}, notes, meta={'progressToken': 'p1'})
+        check(text_of(answer) == 'done', 'gjs progress: %r' % answer)
+        check([(n['params'].get('progress'), n['params'].get('total'), n['params'].get('message'))
+               for n in notes if n['method'] == 'notifications/progress'] == [(1, 2, 'step 1'), (2, 2, 'step 2')],
+              'gjs progress notifications: %r' % notes)
+        check([(n['params']['level'], n['params']['data']) for n in notes if n['method'] == 'notifications/message']
+              == [('info', 'all 2 done'), ('warning', {'steps': 2})], 'gjs log messages: %r' % notes)
+        peer.send({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {'name': 'slow', 'arguments': {'ms': 300}}})
+        peer.send({'jsonrpc': '2.0', 'id': 2, 'method': 'tools/call', 'params': {'name': 'slow', 'arguments': {'ms': 1}}})
+        first, second = peer.recv(), peer.recv()
+        check(first.get('id') == 2 and text_of(second) == 'slept 300 twice', 'gjs async: %r %r' % (first, second))
+        peer.send({'jsonrpc': '2.0', 'id': 3, 'method': 'tools/call', 'params': {'name': 'cancellable', 'arguments': {}}})
+        check(text_of(peer.call('ended_how')) == 'running', 'gjs still running')
+        peer.send({'jsonrpc': '2.0', 'method': 'notifications/cancelled', 'params': {'requestId': 3}})
+        for _ in range(50):
+            answer = peer.call('ended_how')
+            if text_of(answer) != 'running':
+                break
+            time.sleep(0.05)
+        check(text_of(answer) == 'cancelled', 'gjs: the cancelled function ended with Cancelled: %r' % answer)
+        answer = peer.call('whoami')
+        check(answer.get('result', {}).get('structuredContent') == {'principal': None, 'scopes': [],
+                                                                   'cancelled': False}, 'gjs whoami: %r' % answer)
+        peer.send({'jsonrpc': '2.0', 'id': 4, 'method': 'tools/call', 'params': {'name': 'ask', 'arguments': {}}})
+        question = peer.recv()
+        check(question.get('params', {}).get('requestedSchema') == {
+            'type': 'object', 'properties': {'sure': {'type': 'boolean'}, 'why': {'type': 'string'}},
+            'required': ['sure']}, 'gjs elicitation: %r' % question)
+        peer.send({'jsonrpc': '2.0', 'id': question.get('id'), 'result': {'action': 'accept',
+                                                                         'content': {'sure': True}}})
+        answer = peer.recv()
+        check(text_of(answer) == 'sure: true', 'gjs elicited: %r' % answer)
+
+        check_resources_prompts(peer, 'javascript')
+        check(peer.close() == 0, 'gjs exit status at the end of input')
+
+
 def main():
+    if sys.argv[1:2] == ['--gjs']:
+        check_gjs(sys.argv[2])
+        if failures:
+            print('%d failures' % len(failures))
+            sys.exit(1)
+        print('ok - JavaScript functions as tools, resources and prompts')
+        return
     check_registration()
 
     peer = Peer()

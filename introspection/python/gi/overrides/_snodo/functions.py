@@ -418,7 +418,8 @@ def resource(server, uri, func=None, *, name=None, title=None, description=None,
                         invocation.return_resource_text(None, mime_type or 'text/plain', value)
                     else:
                         try:
-                            text = json.dumps(to_json(value), ensure_ascii=False, allow_nan=False)
+                            text = json.dumps(to_json(value), ensure_ascii=False, allow_nan=False,
+                                              separators=(',', ':'))
                         except (TypeError, ValueError) as failure:
                             error = failure
                         else:
