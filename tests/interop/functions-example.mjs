@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Copyright 2026 The Snodo authors
 //
-// A server written as plain Python functions (examples/notes.py, the short
-// form of the overrides), driven by the TypeScript SDK v1 and v2 clients
+// A server written as plain functions (examples/notes.py or notes.js, the
+// short form of the overrides), driven by the TypeScript SDK v1 and v2 clients
 // over stdio and Streamable HTTP, in both protocol eras: the tools listed
 // with the schemas derived from the type hints, calls answered with
 // structured results, progress and log messages received, an elicitation
 // answered, a ToolError seen as isError, a resource template and a prompt
 // read, and a cancelled async tool's coroutine ended.
 //
-//   node tests/interop/python-functions.mjs PYTHON SCRIPT
+//   node tests/interop/functions-example.mjs COMMAND [ARG...]
 //
-// The environment must let PYTHON find the typelib and the overrides (meson
-// sets GI_TYPELIB_PATH, LD_LIBRARY_PATH and PYTHONPATH). Output is TAP.
+// COMMAND ARG... starts the server (--http 0 is added for HTTP). The
+// environment must let it find the typelib and the overrides (meson sets
+// GI_TYPELIB_PATH, LD_LIBRARY_PATH, PYTHONPATH and GJS_PATH). Output is TAP.
 
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -25,7 +26,7 @@ import { v1, v2Legacy, v2Modern, v2Auto } from './adapters.mjs';
 for (const name of ['log', 'info', 'debug', 'warn'])
   console[name] = (...args) => process.stderr.write(format(...args) + '\n');
 
-const [python, script] = process.argv.slice(2);
+const [command, ...commandArgs] = process.argv.slice(2);
 let count = 0;
 let failed = 0;
 process.stdout.write('TAP version 13\n');
@@ -78,13 +79,13 @@ function watchStderr(stream) {
 }
 
 async function startStdio(adapter) {
-  const transport = new adapter.StdioClientTransport({ command: python, args: [script], stderr: 'pipe', env });
+  const transport = new adapter.StdioClientTransport({ command, args: commandArgs, stderr: 'pipe', env });
   const waitStderr = watchStderr(transport.stderr);
   return { transport, waitStderr, stop: async () => {} };
 }
 
 async function startHttp(adapter) {
-  const child = spawn(python, [script, '--http', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, [...commandArgs, '--http', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const waitStderr = watchStderr(child.stderr);
   const uri = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
