@@ -242,6 +242,12 @@ def make_server():
         return 'Hello, %s' % answer.data if answer.action == 'accept' else answer.action
 
     @server.tool()
+    async def ask_model(ctx: Snodo.Context) -> dict:
+        roots = await ctx.list_roots()
+        answer = await ctx.sample('Name a colour', max_tokens=5, system_prompt='Be brief')
+        return {'roots': [root['uri'] for root in roots], 'said': answer['content']['text']}
+
+    @server.tool()
     def whoami(ctx: Snodo.Context) -> dict:
         return {'principal': ctx.principal, 'scopes': ctx.scopes, 'cancelled': ctx.is_cancelled()}
 
@@ -616,6 +622,22 @@ def check_input_required():
     check(peer.close() == 0, 'exit status (2026-07-28)')
 
 
+def check_sampling_roots(peer):
+    peer.send({'jsonrpc': '2.0', 'id': 5, 'method': 'tools/call', 'params': {'name': 'ask_model', 'arguments': {}}})
+    question = peer.recv()
+    check(question.get('method') == 'roots/list', 'roots asked: %r' % question)
+    peer.send({'jsonrpc': '2.0', 'id': question.get('id'), 'result': {'roots': [{'uri': 'file:///src'}]}})
+    question = peer.recv()
+    check(question.get('method') == 'sampling/createMessage' and question.get('params') == {
+        'messages': [{'role': 'user', 'content': {'type': 'text', 'text': 'Name a colour'}}],
+        'maxTokens': 5, 'systemPrompt': 'Be brief'}, 'sampling asked: %r' % question)
+    peer.send({'jsonrpc': '2.0', 'id': question.get('id'), 'result': {
+        'role': 'assistant', 'model': 'm', 'content': {'type': 'text', 'text': 'teal'}}})
+    answer = peer.recv()
+    check(answer.get('id') == 5 and answer.get('result', {}).get('structuredContent') == {
+        'roots': ['file:///src'], 'said': 'teal'}, 'roots and sampling: %r' % answer)
+
+
 def check_resources_prompts(peer, language='python'):
     answer = peer.request('resources/list')
     check(answer.get('result', {}).get('resources') == [
@@ -822,13 +844,14 @@ def main():
     check_registration()
 
     peer = Peer()
-    answer = peer.initialize({'elicitation': {}})
+    answer = peer.initialize({'elicitation': {}, 'sampling': {}, 'roots': {}})
     check(answer.get('result', {}).get('serverInfo', {}).get('name') == 'py-functions', 'initialize: %r' % answer)
     tools = {t['name']: t for t in peer.request('tools/list').get('result', {}).get('tools', [])}
     check_schemas(peer, tools)
     check_results(peer)
     check_failures(peer, masked=False)
     check_context(peer)
+    check_sampling_roots(peer)
     check_resources_prompts(peer)
     status = peer.close()
     check(status == 0, 'exit status %r at the end of input' % status)
