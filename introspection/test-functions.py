@@ -251,6 +251,12 @@ def make_server():
         return {'principal': ctx.principal, 'scopes': ctx.scopes, 'cancelled': ctx.is_cancelled()}
 
     @server.tool()
+    async def read_file(path: str) -> str:
+        from gi.repository import Gio
+        _ok, contents, _etag = await Snodo.call_async(Gio.File.new_for_path(path), 'load_contents_async')
+        return contents.decode()
+
+    @server.tool()
     async def not_snodo():
         import asyncio
         await asyncio.sleep(0)
@@ -579,6 +585,15 @@ def check_context(peer):
             break
         time.sleep(0.05)
     check(text_of(answer) == 'cancelled', 'the cancelled coroutine ended with Cancelled: %r' % answer)
+
+    with tempfile.NamedTemporaryFile('w', suffix='.txt') as f:
+        f.write('read on the main loop')
+        f.flush()
+        answer = peer.call('read_file', {'path': f.name})
+    check(text_of(answer) == 'read on the main loop', 'Snodo.call_async() of a GIO method: %r' % answer)
+    answer = peer.call('read_file', {'path': '/nonexistent/file'})
+    check(answer.get('result', {}).get('isError') is True and 'No such file' in text_of(answer),
+          'its error raised in the coroutine: %r' % answer)
 
     answer = peer.call('whoami')
     check(answer.get('result', {}).get('structuredContent') == {'principal': None, 'scopes': [], 'cancelled': False},

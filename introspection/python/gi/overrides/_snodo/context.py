@@ -73,23 +73,18 @@ class _GioCall(Operation):
     """A GIO-style _async method: called with a cancellable and a callback,
     its _finish called with the result."""
 
-    def __init__(self, method, args, finish=None):
+    def __init__(self, method, args, finish):
         self.method = method
         self.args = args
         self.finish = finish
         self.cancellable = Gio.Cancellable()
 
     def start(self, resume):
-        finish = self.finish
-        if finish is None:
-            owner = self.method.__self__
-            finish = getattr(owner, self.method.__name__[:-len('_async')] + '_finish')
-
         def done(_source, result, *_data):
             if self.cancellable.is_cancelled():
                 return
             try:
-                value = finish(result)
+                value = self.finish(result)
             except BaseException as error:  # noqa: BLE001 - handed to the coroutine
                 resume(error=error)
                 return
@@ -100,13 +95,24 @@ class _GioCall(Operation):
         self.cancellable.cancel()
 
 
-def call_async(method, *args, finish=None):
+def call_async(target, *args, finish=None):
     """An operation to await for a GIO-style method: `await
-    Snodo.call_async(client.list_tools_async)` calls
-    client.list_tools_async(cancellable, callback) and gives what
-    client.list_tools_finish() returns (or raises what it raises)."""
-    if not method.__name__.endswith('_async') and finish is None:
-        raise ValueError('%s is not an _async method: give its finish=' % method.__name__)
+    Snodo.call_async(file, 'load_contents_async')` calls
+    file.load_contents_async(cancellable, callback) and gives what
+    file.load_contents_finish() returns (or raises what it raises). A bound
+    method of a Python class (an override's) may be given instead of the
+    object and the name; @finish names another finishing function."""
+    if isinstance(target, GObject.Object) and args and isinstance(args[0], str):
+        owner, name, args = target, args[0], args[1:]
+        method = getattr(owner, name)
+    else:
+        method = target
+        owner = getattr(target, '__self__', None)
+        name = getattr(target, '__name__', '')
+    if finish is None:
+        if owner is None or not name.endswith('_async'):
+            raise ValueError('give call_async() the object and the name of its _async method, or finish=')
+        finish = getattr(owner, name[:-len('_async')] + '_finish')
     return _GioCall(method, args, finish)
 
 
