@@ -16,6 +16,8 @@ import enum
 import json
 import os
 import queue
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -351,6 +353,39 @@ def post(uri, message, headers):
         if response.headers.get('Content-Type', '').startswith('text/event-stream'):
             body = [line[5:].strip() for line in body.splitlines() if line.startswith('data:')][-1]
         return response.headers, json.loads(body) if body else None
+
+
+def check_doc_programs():
+    """The complete servers of the short form in the Python/JS page and the
+    README run, list their tool and answer a call."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    gjs = shutil.which('gjs')
+    found = 0
+    for page in (os.path.join(here, 'python-and-javascript.md'), os.path.join(here, '..', 'README.md')):
+        with open(page, encoding='utf-8') as f:
+            text = f.read()
+        for language, code in re.findall(r'```(python|js)\n(.*?)```', text, re.DOTALL):
+            if '.run()' not in code or '.tool(' not in code:
+                continue
+            found += 1
+            if language == 'js' and gjs is None:
+                check(False, 'no gjs to run the JavaScript example of %s' % page)
+                continue
+            with tempfile.NamedTemporaryFile('w', suffix='.py' if language == 'python' else '.js') as program:
+                program.write(code)
+                program.flush()
+                peer = Peer(command=[sys.executable, program.name] if language == 'python'
+                            else [gjs, '-m', program.name])
+                peer.initialize()
+                tools = peer.request('tools/list').get('result', {}).get('tools', [])
+                check(len(tools) == 1 and tools[0]['inputSchema'].get('required'),
+                      '%s example of %s: %r' % (language, page, tools))
+                if tools:
+                    answer = peer.call(tools[0]['name'], {tools[0]['inputSchema']['required'][0]: 'Ada'})
+                    check('ada' in (text_of(answer) or '').lower(),
+                          '%s example of %s answered %r' % (language, page, answer))
+                check(peer.close() == 0, '%s example of %s: exit status' % (language, page))
+    check(found == 4, '%d complete examples in the pages, not 4' % found)
 
 
 def check_http():
@@ -875,6 +910,7 @@ def main():
 
     check_input_required()
     check_fastmcp_hello()
+    check_doc_programs()
     check_http()
 
     if failures:
