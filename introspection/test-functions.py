@@ -226,9 +226,18 @@ def make_server():
             ended.setdefault('cancellable', 'ended')
         return 'never'
 
+    @server.tool(handler_timeout=200)
+    async def too_slow() -> str:
+        try:
+            await Snodo.sleep(60000)
+        except Snodo.Cancelled:
+            ended['too_slow'] = 'cancelled'
+            raise
+        return 'never'
+
     @server.tool()
-    def ended_how() -> str:
-        return ended.get('cancellable', 'running')
+    def ended_how(which: str = 'cancellable') -> str:
+        return ended.get(which, 'running')
 
     @server.tool()
     async def ask(ctx: Snodo.Context) -> str:
@@ -629,6 +638,16 @@ def check_context(peer):
     answer = peer.call('read_file', {'path': '/nonexistent/file'})
     check(answer.get('result', {}).get('isError') is True and 'No such file' in text_of(answer),
           'its error raised in the coroutine: %r' % answer)
+
+    # A handler timeout cancels the coroutine too.
+    answer = peer.call('too_slow')
+    check(answer.get('error', {}).get('code') == -32603, 'past its handler timeout: %r' % answer)
+    for _ in range(50):
+        answer = peer.call('ended_how', {'which': 'too_slow'})
+        if text_of(answer) != 'running':
+            break
+        time.sleep(0.05)
+    check(text_of(answer) == 'cancelled', 'the coroutine past its timeout ended with Cancelled: %r' % answer)
 
     answer = peer.call('whoami')
     check(answer.get('result', {}).get('structuredContent') == {'principal': None, 'scopes': [], 'cancelled': False},
