@@ -98,6 +98,11 @@ server.tool({name: 'ask'}, async (_args, ctx) => {
     const answer = await ctx.elicit('Sure?', {sure: 'boolean', why: {type: 'string', optional: true}});
     return answer.action === 'accept' ? `sure: ${answer.content.sure}` : answer.action;
 });
+server.tool({name: 'ask_model'}, async (_args, ctx) => {
+    const roots = await ctx.listRoots();
+    const answer = await ctx.sample('Name a colour', {maxTokens: 5, systemPrompt: 'Be brief'});
+    return {roots: roots.map(root => root.uri), said: answer.content.text};
+});
 server.tool({name: 'whoami'}, (_args, ctx) => ({principal: ctx.principal, scopes: ctx.scopes,
     cancelled: ctx.isCancelled()}));
 

@@ -811,7 +811,7 @@ def check_gjs(gjs):
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test-functions.js')
     for masked in (False, True):
         peer = Peer({'MASK_ERRORS': '1'} if masked else {}, command=[gjs, '-m', script])
-        answer = peer.initialize({'elicitation': {}})
+        answer = peer.initialize({'elicitation': {}, 'sampling': {}, 'roots': {}})
         check(answer.get('result', {}).get('serverInfo', {}).get('name') == 'gjs-functions', 'gjs: %r' % answer)
         answer = peer.call('fails_tool_error')
         check(answer.get('result') == {'content': [{'type': 'text', 'text': 'no such city'}], 'isError': True},
@@ -893,6 +893,7 @@ def check_gjs(gjs):
         answer = peer.recv()
         check(text_of(answer) == 'sure: true', 'gjs elicited: %r' % answer)
 
+        check_sampling_roots(peer)
         check_resources_prompts(peer, 'javascript')
         check(peer.close() == 0, 'gjs exit status at the end of input')
 
