@@ -466,7 +466,7 @@ var install = function (Snodo) {
                 if (!error) {
                     if (invocation.get_answered())
                         return;
-                    const items = typeof value === 'string' || value instanceof Content ? [value] : value ?? [];
+                    const items = Array.isArray(value) ? value : value === null || value === undefined ? [] : [value];
                     try {
                         invocation.return_prompt(null, items.map(item => {
                             if (typeof item === 'string')

@@ -486,7 +486,7 @@ def prompt(server, func=None, *, name=None, title=None, description=None, icons=
                 if error is None:
                     if invocation.get_answered():
                         return
-                    messages = [value] if isinstance(value, (str, _Content)) else list(value or [])
+                    messages = [value] if isinstance(value, (str, dict, _Content)) else list(value or [])
                     try:
                         invocation.return_prompt(None, [_message(item) for item in messages])
                         return
