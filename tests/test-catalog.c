@@ -1222,6 +1222,60 @@ test_completion (Fixture       *fixture,
   g_assert_cmpuint (fixture->n_destroyed, ==, 2);
 }
 
+/* A tool declared from JSON text in one call: listed with its schema,
+ * called, and refused (its data freed) when the text is not a schema. */
+static void
+greet_cb (SnodoInvocation *invocation,
+          gpointer         user_data)
+{
+  g_autofree char *text = g_strdup_printf ("Hello, %s!",
+                                           json_object_get_string_member (snodo_invocation_get_arguments (invocation),
+                                                                          "name"));
+
+  snodo_invocation_return_text (invocation, text);
+}
+
+static void
+test_tool_from_string (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) capabilities = NULL;
+  g_autoptr(JsonNode) listed = NULL;
+  g_autoptr(JsonNode) called = NULL;
+  g_autoptr(JsonNode) refused_call = NULL;
+
+  g_assert_true (snodo_server_add_tool_from_string (fixture->pipe.server, "greet", "Greets someone by name",
+                                                    "{\"type\":\"object\",\"properties\":{\"name\":"
+                                                    "{\"type\":\"string\"}},\"required\":[\"name\"]}",
+                                                    greet_cb, fixture, count_destroy_cb, &error));
+  g_assert_no_error (error);
+
+  g_assert_false (snodo_server_add_tool_from_string (fixture->pipe.server, "broken", NULL, "{\"type\":",
+                                                     greet_cb, fixture, count_destroy_cb, &error));
+  g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_PARSE_ERROR);
+  g_clear_error (&error);
+  g_assert_false (snodo_server_add_tool_from_string (fixture->pipe.server, "array", NULL, "{\"type\":\"array\"}",
+                                                     greet_cb, fixture, count_destroy_cb, &error));
+  g_assert_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA);
+  g_clear_error (&error);
+  g_assert_false (snodo_server_add_tool_from_string (fixture->pipe.server, "greet", NULL, NULL,
+                                                     greet_cb, fixture, count_destroy_cb, &error));
+  g_assert_error (error, SNODO_ERROR, SNODO_ERROR_ALREADY_REGISTERED);
+  g_assert_cmpuint (fixture->n_destroyed, ==, 3);
+  g_assert_null (snodo_server_lookup_tool (fixture->pipe.server, "broken"));
+
+  capabilities = fixture_initialize (fixture, "2025-11-25");
+  listed = fixture_call (fixture, "tools/list", NULL);
+  assert_result (listed, "{\"tools\":[{\"name\":\"greet\",\"description\":\"Greets someone by name\","
+                         "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
+                         "\"required\":[\"name\"]}}]}");
+  called = fixture_call (fixture, "tools/call", "{\"name\":\"greet\",\"arguments\":{\"name\":\"Ada\"}}");
+  assert_result (called, "{\"content\":[{\"type\":\"text\",\"text\":\"Hello, Ada!\"}]}");
+  refused_call = fixture_call (fixture, "tools/call", "{\"name\":\"greet\",\"arguments\":{}}");
+  g_assert_true (json_object_get_boolean_member (get_result (refused_call), "isError"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1250,6 +1304,7 @@ main (int   argc,
   ADD ("answer-later", test_answer_later);
   ADD ("prompt-arguments", test_prompt_arguments);
   ADD ("completion", test_completion);
+  ADD ("tool-from-string", test_tool_from_string);
 #undef ADD
 
   return g_test_run ();

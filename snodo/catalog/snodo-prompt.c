@@ -23,7 +23,25 @@
  * snodo_server_add_prompt (server, prompt, review_cb, NULL, NULL, NULL);
  * ```
  *
- * In Python, with the messages as plain values:
+ * From Python, a function whose parameters are the prompt's arguments is
+ * enough; a string it returns is one user message (see the Python and
+ * JavaScript page):
+ *
+ * ```python
+ * @server.prompt()
+ * def review(change: str) -> str:
+ *     """Reviews a change."""
+ *     return 'Please review ' + change
+ * ```
+ *
+ * and from JavaScript:
+ *
+ * ```js
+ * server.prompt({name: 'review', description: 'Reviews a change', arguments: {change: 'string'}},
+ *     ({change}) => `Please review ${change}`);
+ * ```
+ *
+ * The explicit form, in Python, with the messages as plain values:
  *
  * ```python
  * import gi

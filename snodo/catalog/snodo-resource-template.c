@@ -34,7 +34,24 @@
  * snodo_server_add_resource_template (server, notes, read_notes_cb, NULL, NULL, NULL);
  * ```
  *
- * In Python:
+ * From Python, a function whose parameters are the template's variables is
+ * enough (see the Python and JavaScript page):
+ *
+ * ```python
+ * @server.resource('app://notes/{day}', mime_type='text/plain')
+ * def notes(day: str) -> str:
+ *     """The notes of a day."""
+ *     return 'Notes of ' + day
+ * ```
+ *
+ * and from JavaScript, a function given the variables:
+ *
+ * ```js
+ * server.resource('app://notes/{day}', {name: 'notes', mimeType: 'text/plain'},
+ *     ({day}) => `Notes of ${day}`);
+ * ```
+ *
+ * The explicit form, in Python:
  *
  * ```python
  * import gi

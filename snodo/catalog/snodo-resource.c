@@ -25,7 +25,23 @@
  * snodo_server_add_resource (server, resource, read_notes_cb, NULL, NULL, NULL);
  * ```
  *
- * In Python:
+ * From Python, a function is enough: [method@Snodo.Server.add_resource]
+ * with what it returns as the content (see the Python and JavaScript page):
+ *
+ * ```python
+ * @server.resource('app://readme', mime_type='text/markdown')
+ * def readme() -> str:
+ *     """The read-me."""
+ *     return '# My app'
+ * ```
+ *
+ * and from JavaScript:
+ *
+ * ```js
+ * server.resource('app://readme', {name: 'readme', mimeType: 'text/markdown'}, () => '# My app');
+ * ```
+ *
+ * The explicit form, in Python:
  *
  * ```python
  * import gi

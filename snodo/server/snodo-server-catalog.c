@@ -9,13 +9,75 @@
 #include "snodo-resource-template.h"
 #include "snodo-server.h"
 #include "snodo-server-methods.h"
+#include "snodo-tool.h"
 
 /*
  * The part of SnodoServer's API that offers resources, resource templates,
- * prompts and completion; the catalog (snodo-catalog.c) keeps them, and the
+ * prompts and completion (and a tool declared from JSON text in one call); the catalog (snodo-catalog.c) keeps them, and the
  * methods of snodo-server-catalog-methods.c serve them. Used from the main
  * context the server was made in.
  */
+
+/**
+ * snodo_server_add_tool_from_string:
+ * @self: a server
+ * @name: the tool's name
+ * @description: (nullable): what the tool does, for the model to read
+ * @input_schema: (nullable): the JSON Schema of its arguments, as JSON text
+ *   (an object with `"type": "object"`); %NULL for none
+ * @func: (scope notified) (closure user_data) (destroy destroy): the handler
+ * @user_data: data for @func
+ * @destroy: (nullable): frees @user_data once the tool is removed and its
+ *   last call has finished
+ * @error: return location for an error
+ *
+ * Declares and offers a tool in one call: a [class@Snodo.Tool] named @name,
+ * with @description and @input_schema, added with
+ * [method@Snodo.Server.add_tool]. Use [method@Snodo.Server.lookup_tool] to
+ * set more of it (a title, annotations, an output schema) before the first
+ * `tools/list`.
+ *
+ * ```c
+ * snodo_server_add_tool_from_string (server, "greet", "Greets someone by name",
+ *                                    "{\"type\":\"object\","
+ *                                    "\"properties\":{\"name\":{\"type\":\"string\"}},"
+ *                                    "\"required\":[\"name\"]}",
+ *                                    greet_cb, NULL, NULL, &error);
+ * ```
+ *
+ * If the tool is refused, @destroy is called at once.
+ *
+ * Returns: %TRUE if the tool was added; %FALSE if @input_schema is not
+ *   valid JSON or not a schema of type object, or for the reasons of
+ *   [method@Snodo.Server.add_tool]
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_server_add_tool_from_string (SnodoServer    *self,
+                                   const char     *name,
+                                   const char     *description,
+                                   const char     *input_schema,
+                                   SnodoToolFunc   func,
+                                   gpointer        user_data,
+                                   GDestroyNotify  destroy,
+                                   GError        **error)
+{
+  g_autoptr(SnodoTool) tool = NULL;
+
+  g_return_val_if_fail (SNODO_IS_SERVER (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+  g_return_val_if_fail (func != NULL, FALSE);
+
+  tool = snodo_tool_new (name, description);
+  if (input_schema != NULL && !snodo_tool_set_input_schema_from_string (tool, input_schema, error))
+    {
+      if (destroy != NULL)
+        destroy (user_data);
+      return FALSE;
+    }
+  return snodo_server_add_tool (self, tool, func, user_data, destroy, error);
+}
 
 /**
  * snodo_server_add_resource:

@@ -82,46 +82,43 @@
  *
  * The registry is used from the main context the server was made in.
  *
- * From Python, a whole server on standard input and output:
+ * From Python, a whole server: each tool is a function, whose type hints
+ * give the input schema and whose docstring gives the description, and
+ * `run()` serves standard input and output (or HTTP, with `--http PORT`)
+ * until their end:
  *
  * ```python
  * import gi
  * gi.require_version('Snodo', '1')
- * from gi.repository import GLib, Snodo
+ * from gi.repository import Snodo
  *
  * server = Snodo.Server.new('my-app', '1.0')
- * tool = Snodo.Tool.new('echo', 'Returns its text')
- * tool.set_input_schema({'type': 'object', 'properties': {'text': {'type': 'string'}},
- *                        'required': ['text']})
- * server.add_tool(tool, lambda invocation: invocation.return_text(
- *     invocation.get_arguments()['text']))
  *
- * transport = Snodo.StdioTransport.new_for_stdio(server)
- * loop = GLib.MainLoop()
- * transport.connect('closed', lambda transport, error: loop.quit())
- * transport.start()
- * loop.run()
+ *
+ * @server.tool()
+ * def echo(text: str) -> str:
+ *     """Returns its text."""
+ *     return text
+ *
+ *
+ * server.run()
  * ```
  *
- * The same in JavaScript (`gjs -m server.js`):
+ * The same in JavaScript (`gjs -m server.js`), the input given as fields:
  *
  * ```js
- * import GLib from 'gi://GLib';
  * import Snodo from 'gi://Snodo?version=1';
  *
  * const server = Snodo.Server.new('my-app', '1.0');
- * const tool = Snodo.Tool.new('echo', 'Returns its text');
- * tool.set_input_schema({type: 'object', properties: {text: {type: 'string'}},
- *                        required: ['text']});
- * server.add_tool(tool, invocation =>
- *     invocation.return_text(invocation.get_arguments().text));
- *
- * const transport = Snodo.StdioTransport.new_for_stdio(server);
- * const loop = new GLib.MainLoop(null, false);
- * transport.connect('closed', () => loop.quit());
- * transport.start();
- * loop.run();
+ * server.tool({name: 'echo', description: 'Returns its text', input: {text: 'string'}},
+ *     ({text}) => text);
+ * server.run();
  * ```
+ *
+ * These are built on [method@Snodo.Server.add_tool] with a
+ * [class@Snodo.Tool] and a handler that answers its
+ * [class@Snodo.Invocation], which Python and JavaScript can use as C does
+ * (see [class@Snodo.Tool]); the Python and JavaScript page says more.
  *
  * Since: 0.1
  */

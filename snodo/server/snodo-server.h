@@ -100,6 +100,15 @@ gboolean     snodo_server_add_tool         (SnodoServer    *self,
                                             GDestroyNotify  destroy,
                                             GError        **error);
 SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_add_tool_from_string (SnodoServer    *self,
+                                                const char     *name,
+                                                const char     *description,
+                                                const char     *input_schema,
+                                                SnodoToolFunc   func,
+                                                gpointer        user_data,
+                                                GDestroyNotify  destroy,
+                                                GError        **error);
+SNODO_AVAILABLE_IN_ALL
 gboolean     snodo_server_remove_tool      (SnodoServer    *self,
                                             const char     *name);
 SNODO_AVAILABLE_IN_ALL

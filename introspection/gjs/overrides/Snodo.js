@@ -345,4 +345,8 @@ function _init() {
     Gio._promisify(Snodo.Executor.prototype, 'wait_owner_async', 'wait_owner_finish');
     if (Snodo.HttpTransport)
         Gio._promisify(Snodo.HttpTransport.prototype, 'close_async', 'close_finish');
+
+    // The short form: tools, resources and prompts as plain functions, and
+    // server.run() (overrides/_SnodoFunctions.js).
+    imports.overrides._SnodoFunctions.install(Snodo);
 }

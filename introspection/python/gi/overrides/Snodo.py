@@ -445,3 +445,10 @@ class ServerRequest(Snodo.ServerRequest):
 
 ServerRequest = override(ServerRequest)
 __all__.append('ServerRequest')
+
+
+# The short form: tools, resources and prompts from plain functions, and
+# server.run() (gi/overrides/_snodo/).
+from ._snodo import install as _install_short_form  # noqa: E402
+
+_install_short_form(globals())
