@@ -68,8 +68,14 @@ RUNS = [
     ("'app://readme'", 'stdio', (call('resources/read', {'uri': 'app://readme'}), '"# My app"')),
     ("'app://notes/{day}'", 'stdio', (call('resources/read', {'uri': 'app://notes/monday'}),
                                       '"Notes of monday"')),
+    ('def review(', 'stdio', (call('prompts/get', {'name': 'review', 'arguments': {'change': 'v2'}}),
+                              '"Please review v2"')),
     ("'review'", 'stdio', (call('prompts/get', {'name': 'review', 'arguments': {'change': 'v2'}}),
                            '"Please review v2"')),
+    ('def greet(', 'stdio', (tool('greet', {'name': 'Ada'}), '"Hello, Ada!"')),
+    ("name: 'greet'", 'stdio', (tool('greet', {'name': 'Ada'}), '"Hello, Ada!"')),
+    ('def shout(', 'stdio', (tool('shout', {'text': 'hello'}), '"HELLO"')),
+    ('def echo(', 'stdio', (tool('echo', {'text': 'hello'}), '"text":"hello"')),
     ("'shout'", 'stdio', (tool('shout', {'text': 'hello'}), '"HELLO"')),
     ("'echo'", 'stdio', (tool('echo', {'text': 'hello'}), '"text":"hello"')),
     ('StdioTransport.new_for_stdio(server)', 'stdio', (call('ping', {}), '"result":{}')),
@@ -216,6 +222,7 @@ extern GError *error;
 extern GBytes *secret;
 extern const char *const *hosts;
 void echo_cb (SnodoInvocation *invocation, gpointer user_data);
+void greet_cb (SnodoInvocation *invocation, gpointer user_data);
 void review_cb (SnodoInvocation *invocation, gpointer user_data);
 void read_notes_cb (SnodoInvocation *invocation, gpointer user_data);
 void clock_cb (SnodoInvocation *invocation, gpointer user_data);

@@ -28,17 +28,31 @@
  * JavaScript page):
  *
  * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
+ *
  * @server.prompt()
  * def review(change: str) -> str:
  *     """Reviews a change."""
  *     return 'Please review ' + change
+ *
+ *
+ * server.run()
  * ```
  *
  * and from JavaScript:
  *
  * ```js
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
  * server.prompt({name: 'review', description: 'Reviews a change', arguments: {change: 'string'}},
  *     ({change}) => `Please review ${change}`);
+ * server.run();
  * ```
  *
  * The explicit form, in Python, with the messages as plain values:

@@ -38,17 +38,31 @@
  * enough (see the Python and JavaScript page):
  *
  * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
+ *
  * @server.resource('app://notes/{day}', mime_type='text/plain')
  * def notes(day: str) -> str:
  *     """The notes of a day."""
  *     return 'Notes of ' + day
+ *
+ *
+ * server.run()
  * ```
  *
  * and from JavaScript, a function given the variables:
  *
  * ```js
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
  * server.resource('app://notes/{day}', {name: 'notes', mimeType: 'text/plain'},
  *     ({day}) => `Notes of ${day}`);
+ * server.run();
  * ```
  *
  * The explicit form, in Python:

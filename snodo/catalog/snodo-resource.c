@@ -29,16 +29,30 @@
  * with what it returns as the content (see the Python and JavaScript page):
  *
  * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
+ *
  * @server.resource('app://readme', mime_type='text/markdown')
  * def readme() -> str:
  *     """The read-me."""
  *     return '# My app'
+ *
+ *
+ * server.run()
  * ```
  *
  * and from JavaScript:
  *
  * ```js
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
  * server.resource('app://readme', {name: 'readme', mimeType: 'text/markdown'}, () => '# My app');
+ * server.run();
  * ```
  *
  * The explicit form, in Python:
