@@ -32,7 +32,7 @@
 #endif
 
 #ifdef G_OS_UNIX
-/* Without MSG_NOSIGNAL (macOS before its 10.x SDKs) a socket write to a
+/* Without MSG_NOSIGNAL (older macOS SDKs) a socket write to a
  * reader that is gone raises SIGPIPE, as a pipe write does: SigpipeGuard
  * takes it back. SO_NOSIGPIPE is not set instead: the socket is usually
  * shared (standard output), and the option would change it for the
