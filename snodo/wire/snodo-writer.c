@@ -32,11 +32,11 @@
 #endif
 
 #ifdef G_OS_UNIX
-/* Without MSG_NOSIGNAL (older macOS SDKs) a socket write to a
- * reader that is gone raises SIGPIPE, as a pipe write does: SigpipeGuard
- * takes it back. SO_NOSIGPIPE is not set instead: the socket is usually
- * shared (standard output), and the option would change it for the
- * other processes that hold it too. */
+/* Without MSG_NOSIGNAL (older macOS SDKs) a socket write to a reader that
+ * is gone raises SIGPIPE, as a pipe write does: SigpipeGuard takes it back.
+ * SO_NOSIGPIPE is not set instead: the socket is usually shared (standard
+ * output), and the option would change it for the other processes that
+ * hold it too. */
 # ifdef HAVE_MSG_NOSIGNAL
 #  define SNODO_SEND_FLAGS (MSG_DONTWAIT | MSG_NOSIGNAL)
 # else
