@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -934,8 +935,13 @@ streams_set_up_sockets (Streams *streams)
 {
   int in[2], out[2];
 
-  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in), ==, 0);
-  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, out), ==, 0);
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM, 0, in), ==, 0);
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM, 0, out), ==, 0);
+  for (int i = 0; i < 2; i++)
+    {
+      g_assert_cmpint (fcntl (in[i], F_SETFD, FD_CLOEXEC), ==, 0);
+      g_assert_cmpint (fcntl (out[i], F_SETFD, FD_CLOEXEC), ==, 0);
+    }
   g_assert_true (g_unix_set_fd_nonblocking (out[0], TRUE, NULL));
   streams->input_fd = in[1];
   streams->output_fd = out[0];

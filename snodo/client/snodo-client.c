@@ -21,8 +21,11 @@
 # include <signal.h>
 # include <unistd.h>
 #endif
-#ifdef __linux__
+#if defined(HAVE_PR_SET_PDEATHSIG)
 # include <sys/prctl.h>
+#elif defined(HAVE_PROCCTL_PDEATHSIG)
+# include <sys/types.h>
+# include <sys/procctl.h>
 #endif
 
 #include "snodo-client.h"
@@ -210,9 +213,11 @@
  * (`PR_SET_PDEATHSIG`). The kernel sends that signal when the *thread*
  * that started the server ends, not the process: make the client in a
  * thread that lives as long as it does, such as the one running the main
- * loop. On other systems only the end of the server's standard input
- * tells it that the client is gone, which a server that reads its input
- * (as MCP servers do) notices at once.
+ * loop. FreeBSD does the same with `procctl (PROC_PDEATHSIG_CTL)`, when
+ * the client's process ends. On other systems (macOS, Windows) only the
+ * end of the server's standard input tells it that the client is gone,
+ * which a server that reads its input (as MCP servers do) notices at
+ * once; one that never reads it outlives the client.
  *
  * Since: 0.1
  */
@@ -256,12 +261,18 @@ guint snodo_client_signals[N_SIGNALS];
 static void
 snodo_client_child_setup (gpointer user_data)
 {
-#ifdef __linux__
+#if defined(HAVE_PR_SET_PDEATHSIG) || defined(HAVE_PROCCTL_PDEATHSIG)
   pid_t parent = (pid_t) GPOINTER_TO_INT (user_data);
-
+# if defined(HAVE_PR_SET_PDEATHSIG)
   /* Sent when the thread that forked ends: with the process, whatever
    * ends it. */
   prctl (PR_SET_PDEATHSIG, SIGKILL);
+# elif defined(HAVE_PROCCTL_PDEATHSIG)
+  int signum = SIGKILL;
+
+  /* Sent when the parent process ends, whatever ends it. */
+  procctl (P_PID, 0, PROC_PDEATHSIG_CTL, &signum);
+# endif
   /* The client died before the line above: nobody would send it. */
   if (getppid () != parent)
     _exit (1);

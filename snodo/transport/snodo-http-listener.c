@@ -15,6 +15,9 @@
 # include <sys/socket.h>
 # include <netinet/in.h>
 # include <netinet/tcp.h>
+# ifndef HAVE_SOCK_CLOEXEC
+#  include <fcntl.h>
+# endif
 #endif
 
 #include <libsoup/soup.h>
@@ -1219,13 +1222,31 @@ snodo_http_listener_add_placeholder (SnodoHttpListener  *self,
 #ifdef G_OS_UNIX
   int fds[2];
 
+#ifdef HAVE_SOCK_CLOEXEC
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+#else
+  /* Without SOCK_CLOEXEC the flag is set right after: a process spawned
+   * by another thread in between would inherit the pair, which only
+   * keeps it open. */
+  if (socketpair (AF_UNIX, SOCK_STREAM, 0, fds) != 0)
+#endif
     {
       int saved = errno;
 
       g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (saved), g_strerror (saved));
       return FALSE;
     }
+#ifndef HAVE_SOCK_CLOEXEC
+  if (fcntl (fds[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl (fds[1], F_SETFD, FD_CLOEXEC) != 0)
+    {
+      int saved = errno;
+
+      close (fds[0]);
+      close (fds[1]);
+      g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (saved), g_strerror (saved));
+      return FALSE;
+    }
+#endif
   self->placeholder[0] = g_socket_new_from_fd (fds[0], error);
   if (self->placeholder[0] == NULL)
     {

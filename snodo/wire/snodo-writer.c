@@ -3,7 +3,7 @@
 
 #include "config.h"
 
-/* pwritev2(), preadv2() and RWF_NOWAIT. */
+/* pwritev2(), preadv2() and RWF_NOWAIT (HAVE_PWRITEV2). */
 #ifndef _GNU_SOURCE
 # define _GNU_SOURCE
 #endif
@@ -15,7 +15,6 @@
 
 #ifdef G_OS_UNIX
 # include <limits.h>
-# include <poll.h>
 # include <pthread.h>
 # include <signal.h>
 # include <sys/socket.h>
@@ -30,6 +29,19 @@
 
 #ifndef PIPE_BUF
 # define PIPE_BUF 512
+#endif
+
+#ifdef G_OS_UNIX
+/* Without MSG_NOSIGNAL (older macOS SDKs) a socket write to a reader that
+ * is gone raises SIGPIPE, as a pipe write does: SigpipeGuard takes it back.
+ * SO_NOSIGPIPE is not set instead: the socket is usually shared (standard
+ * output), and the option would change it for the other processes that
+ * hold it too. */
+# ifdef HAVE_MSG_NOSIGNAL
+#  define SNODO_SEND_FLAGS (MSG_DONTWAIT | MSG_NOSIGNAL)
+# else
+#  define SNODO_SEND_FLAGS MSG_DONTWAIT
+# endif
 #endif
 
 /* The most written on the context in one turn of the main loop, so that
@@ -163,11 +175,13 @@ snodo_fd_get_nowait_enabled (void)
   return snodo_fd_nowait_enabled;
 }
 
+#ifdef HAVE_PWRITEV2
 static gboolean
 snodo_fd_errno_is_unsupported (int errsv)
 {
   return errsv == EOPNOTSUPP || errsv == EINVAL || errsv == ENOSYS;
 }
+#endif
 
 /* Whether @fd is a pipe (or FIFO) or a socket: the devices whose readiness
  * poll() reports truthfully, and that the non-blocking paths serve. */
@@ -188,14 +202,16 @@ snodo_fd_get_kind (int fd)
 /* Waits for nothing: 1 if @fd polls ready for @events, 0 if not, -1 on
  * error (errno set). */
 static int
-snodo_fd_poll_now (int   fd,
-                   short events)
+snodo_fd_poll_now (int      fd,
+                   gushort  events)
 {
-  struct pollfd pfd = { fd, events, 0 };
+  GPollFD pfd = { fd, events, 0 };
   int ready;
 
+  /* GLib's poll(), which works around the systems where poll() does not
+   * report on every kind of descriptor. */
   do
-    ready = poll (&pfd, 1, 0);
+    ready = g_poll (&pfd, 1, 0);
   while (ready < 0 && errno == EINTR);
   return ready;
 }
@@ -208,7 +224,8 @@ snodo_fd_poll_now (int   fd,
  * send() with MSG_DONTWAIT, or else poll() and then read(), or write() of
  * at most PIPE_BUF bytes (a pipe that polls writable has room for that
  * much: a free page, so the write returns at once). Writes never raise
- * SIGPIPE on a socket; on a pipe, see SigpipeGuard. Returns the bytes
+ * SIGPIPE on a socket where send() takes MSG_NOSIGNAL; on a pipe, and on
+ * a socket elsewhere, see SigpipeGuard. Returns the bytes
  * moved (0 at end of input), or -1 with errno set, EAGAIN when the device
  * is not ready.
  */
@@ -224,7 +241,7 @@ snodo_fd_transfer_nonblocking (int          fd,
     {
       gssize n;
 
-#ifdef RWF_NOWAIT
+#ifdef HAVE_PWRITEV2
       if (*nowait)
         {
           struct iovec vector = { data, len };
@@ -248,13 +265,13 @@ snodo_fd_transfer_nonblocking (int          fd,
       if (kind == SNODO_FD_SOCKET)
         {
           if (writing)
-            n = send (fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+            n = send (fd, data, len, SNODO_SEND_FLAGS);
           else
             n = recv (fd, data, len, MSG_DONTWAIT);
         }
       else
         {
-          int ready = snodo_fd_poll_now (fd, writing ? POLLOUT : POLLIN);
+          int ready = snodo_fd_poll_now (fd, writing ? G_IO_OUT : G_IO_IN);
 
           if (ready == 0)
             {
@@ -341,13 +358,26 @@ snodo_sigpipe_guard_end (SigpipeGuard *guard,
 {
   if (raised && !guard->was_pending)
     {
-      static const struct timespec no_wait = { 0, 0 };
       sigset_t sigpipe;
+#ifdef HAVE_SIGTIMEDWAIT
+      static const struct timespec no_wait = { 0, 0 };
+#else
+      sigset_t pending;
+      int taken;
+#endif
 
       sigemptyset (&sigpipe);
       sigaddset (&sigpipe, SIGPIPE);
+#ifdef HAVE_SIGTIMEDWAIT
       while (sigtimedwait (&sigpipe, NULL, &no_wait) < 0 && errno == EINTR)
         ;
+#else
+      /* The write raised SIGPIPE at this thread, where it is blocked: it
+       * is pending, so sigwait() returns at once. Checked first all the
+       * same, for a write that failed without raising it. */
+      if (sigpending (&pending) == 0 && sigismember (&pending, SIGPIPE))
+        sigwait (&sigpipe, &taken);
+#endif
     }
   pthread_sigmask (SIG_SETMASK, &guard->old_mask, NULL);
 }
