@@ -159,6 +159,7 @@ static void
 exchange_disarm (Exchange *ex)
 {
   g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&ex->writable_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&ex->keepalive_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&ex->lifetime_source, snodo_source_destroy_and_unref);
   exchange_unwatch_hangup (ex);
@@ -257,13 +258,51 @@ snodo_http_exchange_finished_cb (SoupServer        *server,
   snodo_http_exchange_free (ex);
 }
 
+static void exchange_arm_write_timeout (Exchange *ex);
+
+/* The socket became writable again while a write was blocked: the client
+ * reads, the deadline starts over. */
+static gboolean
+exchange_writable_cb (GSocket      *socket,
+                      GIOCondition  condition,
+                      gpointer      user_data)
+{
+  Exchange *ex = user_data;
+
+  g_clear_pointer (&ex->writable_source, g_source_unref);
+  exchange_arm_write_timeout (ex);
+  return G_SOURCE_REMOVE;
+}
+
+/* The write deadline runs while a write is blocked, not while an answer
+ * waits for its turn (a main loop busy elsewhere): when it comes and the
+ * socket can take more bytes, it starts over; when the socket is full, a
+ * second one starts, which the client ends by reading. */
 static gboolean
 exchange_write_timeout_cb (gpointer user_data)
 {
   Exchange *ex = user_data;
+  GSocket *socket = snodo_http_transport_get_socket (ex->transport, ex->msg);
 
   g_clear_pointer (&ex->write_timeout_source, g_source_unref);
-  g_debug ("A write to an HTTP client took longer than %u ms; ending its stream",
+  if (socket != NULL && ex->writable_source == NULL)
+    {
+      if (g_socket_condition_check (socket, G_IO_OUT) & G_IO_OUT)
+        {
+          exchange_arm_write_timeout (ex);
+          return G_SOURCE_REMOVE;
+        }
+      ex->writable_source = g_socket_create_source (socket, G_IO_OUT, NULL);
+      g_source_set_static_name (ex->writable_source, "[snodo] http write blocked");
+      g_source_set_callback (ex->writable_source, G_SOURCE_FUNC (exchange_writable_cb), ex, NULL);
+      g_source_attach (ex->writable_source, ex->transport->context);
+      ex->write_timeout_source = g_timeout_source_new (ex->transport->write_timeout);
+      g_source_set_static_name (ex->write_timeout_source, "[snodo] http write timeout");
+      g_source_set_callback (ex->write_timeout_source, exchange_write_timeout_cb, ex, NULL);
+      g_source_attach (ex->write_timeout_source, ex->transport->context);
+      return G_SOURCE_REMOVE;
+    }
+  g_debug ("A write to an HTTP client was blocked longer than %u ms; ending its stream",
            ex->transport->write_timeout);
   snodo_http_exchange_abort (ex);
   return G_SOURCE_REMOVE;
@@ -273,6 +312,7 @@ static void
 exchange_arm_write_timeout (Exchange *ex)
 {
   g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&ex->writable_source, snodo_source_destroy_and_unref);
   ex->write_timeout_source = g_timeout_source_new (ex->transport->write_timeout);
   g_source_set_static_name (ex->write_timeout_source, "[snodo] http write timeout");
   g_source_set_callback (ex->write_timeout_source, exchange_write_timeout_cb, ex, NULL);
@@ -360,6 +400,7 @@ exchange_wrote_chunk_cb (SoupServerMessage *msg,
   if (ex->in_flight == NULL || ex->state != EXCHANGE_STREAMING)
     return;
   g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&ex->writable_source, snodo_source_destroy_and_unref);
   pending_send_finish (g_steal_pointer (&ex->in_flight), NULL);
   exchange_pump (ex);
 }

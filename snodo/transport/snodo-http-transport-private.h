@@ -114,6 +114,9 @@ typedef struct
    * with a NULL line is a keep-alive comment. */
   PendingSend        *in_flight;
   GSource            *write_timeout_source;
+  /* While a write is blocked (the socket is full): watches for the socket
+   * taking bytes again, or NULL. */
+  GSource            *writable_source;
   GSource            *keepalive_source;
   /* Ends a resumable GET stream after get-stream-lifetime, or NULL. */
   GSource            *lifetime_source;
