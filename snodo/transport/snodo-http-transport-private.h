@@ -14,6 +14,8 @@
  *   snodo-http-close.c      closing: the exchanges end, then the peers
  *   snodo-http-post.c       a POST: its body, the checks of its headers, the
  *                           era it belongs to, its dispatch to the server
+ *   snodo-http-decode.c     a large body, decoded off the main loop after
+ *                           its share of max-live-bytes is taken
  *   snodo-http-session.c    peers, what the server sees as a connection (a
  *                           session of the initialize era, or one stateless
  *                           request); the table of sessions, their GET
@@ -246,6 +248,9 @@ struct _SnodoHttpTransport
    * the requests waiting for the check of their token (snodo-http-auth.c). */
   SnodoHttpAuthorization *authorization;
   GQueue           auth_checks;
+  /* The requests whose body is being decoded off the main loop
+   * (snodo-http-decode.c). */
+  GQueue           decodes;
   /* Starts the session ids issued, with a dot; NULL for none (owned). */
   char            *instance_id;
   /* Resumable GET streams of sessions (snodo-http-resume.c): where their
@@ -297,6 +302,20 @@ void      snodo_http_transport_early_cb             (SoupServer         *server,
                                                      gpointer            user_data);
 void      snodo_http_transport_handle_post          (SnodoHttpTransport *self,
                                                      SoupServerMessage  *msg);
+void      snodo_http_transport_serve_post           (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg,
+                                                     SnodoFrame         *frame,
+                                                     gsize               len);
+void      snodo_http_transport_release_body         (SoupServerMessage  *msg);
+
+/* snodo-http-decode.c: bodies of at least this many bytes are decoded off
+ * the main loop. */
+#define SNODO_HTTP_DECODE_OFF_LOOP_BYTES (64 * 1024)
+
+void      snodo_http_decode_start                   (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg,
+                                                     GBytes             *text);
+void      snodo_http_decode_stop                    (SnodoHttpTransport *self);
 BodyBudget *snodo_http_body_budget_new              (void);
 void      snodo_http_body_budget_unref              (BodyBudget         *budget);
 
