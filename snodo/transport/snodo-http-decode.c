@@ -29,6 +29,11 @@
 #include "snodo-protocol-private.h"
 #include "snodo-wire-private.h"
 
+/* Threads that decode, for all transports: as many as there are
+ * processors (at most 4). More would not decode faster, and each would
+ * have an arena of malloc's of its own to keep. */
+#define MAX_DECODE_THREADS 4
+
 /* Ids longer than this are not read for a refusal (it goes with a null
  * id): a real one is a few bytes. */
 #define MAX_ID_TEXT 256
@@ -68,6 +73,8 @@ decode_free (Decode *decode)
     g_signal_handler_disconnect (decode->msg, decode->finished_id);
   if (self->listener != NULL && !decode->finished)
     snodo_http_listener_release (self->listener, decode->msg);
+  /* The body, and a tree that was not handed on, go now. */
+  snodo_memory_give_back (g_bytes_get_size (decode->text) + decode->frame.size);
   snodo_frame_clear (&decode->frame);
   g_clear_pointer (&decode->id, json_node_unref);
   g_bytes_unref (decode->text);
@@ -122,6 +129,32 @@ decode_thread (GTask        *task,
   decode->reserved = cost;
   snodo_dialect_decode (data, len, &decode->frame);
   g_task_return_boolean (task, TRUE);
+}
+
+static void
+decode_pool_func (gpointer data,
+                  gpointer user_data)
+{
+  GTask *task = data;
+
+  decode_thread (task, NULL, g_task_get_task_data (task), NULL);
+  g_object_unref (task);
+}
+
+static GThreadPool *
+decode_pool (void)
+{
+  static GThreadPool *pool;
+
+  if (g_once_init_enter (&pool))
+    {
+      GThreadPool *new_pool = g_thread_pool_new (decode_pool_func, NULL,
+                                                 CLAMP ((int) g_get_num_processors (), 1, MAX_DECODE_THREADS),
+                                                 FALSE, NULL);
+
+      g_once_init_leave (&pool, new_pool);
+    }
+  return pool;
 }
 
 static void
@@ -190,7 +223,8 @@ snodo_http_decode_start (SnodoHttpTransport *self,
   task = g_task_new (NULL, NULL, decode_done_cb, decode);
   g_task_set_source_tag (task, snodo_http_decode_start);
   g_task_set_task_data (task, decode, NULL);
-  g_task_run_in_thread (task, decode_thread);
+  /* Its callback runs on this thread's context, once the pool returned. */
+  g_thread_pool_push (decode_pool (), g_steal_pointer (&task), NULL);
 }
 
 /* The transport closes: the requests whose body is being decoded are

@@ -473,6 +473,9 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
         {
           flat = soup_message_body_flatten (request_body);
           data = g_bytes_get_data (flat, &len);
+          /* libsoup keeps the chunks besides the flat copy: one copy of
+           * the body is enough. */
+          soup_message_body_truncate (request_body);
         }
     }
   else
