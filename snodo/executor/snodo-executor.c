@@ -1141,6 +1141,15 @@ snodo_executor_reserve_live_bytes (SnodoExecutor *self,
 }
 
 void
+snodo_executor_hold_live_bytes (SnodoExecutor *self,
+                                guint64        bytes)
+{
+  g_mutex_lock (&self->lock);
+  self->live_bytes += bytes;
+  g_mutex_unlock (&self->lock);
+}
+
+void
 snodo_executor_release_live_bytes (SnodoExecutor *self,
                                    guint64        bytes)
 {

@@ -23,6 +23,7 @@
 #include "snodo-base-private.h"
 #include "snodo-error.h"
 #include "snodo-executor.h"
+#include "snodo-executor-private.h"
 #include "snodo-http-listener-private.h"
 #include "snodo-http-rules-private.h"
 #include "snodo-http-transport-private.h"
@@ -33,6 +34,9 @@
  * taken to be stuck and the stream ends; their bytes are bounded by the
  * transport's max-stream-bytes. */
 #define MAX_STREAM_PENDING 256
+/* A JSON answer of at least this many bytes is written without a copy,
+ * and counted against max-live-bytes until written. */
+#define ANSWER_HELD_BYTES (64 * 1024)
 /* How often an idle stream gets an SSE comment. */
 #define KEEPALIVE_MS 15000
 /* How long an answer may take before the socket is watched for the client
@@ -229,6 +233,11 @@ snodo_http_exchange_free (Exchange *ex)
       g_free (ex->stream_address);
     }
 
+  if (ex->held_bytes > 0)
+    {
+      snodo_executor_release_live_bytes (self->executor, ex->held_bytes);
+      snodo_memory_give_back (ex->held_bytes);
+    }
   g_clear_object (&ex->msg);
   g_free (ex->key);
   g_free (ex);
@@ -604,7 +613,22 @@ exchange_answer_json (Exchange    *ex,
 
   exchange_unwatch_hangup (ex);
   soup_server_message_set_status (ex->msg, status, NULL);
-  soup_server_message_set_response (ex->msg, "application/json", SOUP_MEMORY_COPY, data, len);
+  if (len < ANSWER_HELD_BYTES)
+    soup_server_message_set_response (ex->msg, "application/json", SOUP_MEMORY_COPY, data, len);
+  else
+    {
+      SoupMessageBody *body = soup_server_message_get_response_body (ex->msg);
+      g_autoptr(GBytes) answer = g_bytes_new_from_bytes (send->line, 0, len);
+
+      /* Written from the line itself, no copy; until it is written, it
+       * counts against max-live-bytes, as the work that made it did. */
+      soup_message_headers_set_content_type (soup_server_message_get_response_headers (ex->msg),
+                                             "application/json", NULL);
+      soup_message_body_append_bytes (body, answer);
+      soup_message_body_complete (body);
+      ex->held_bytes = len;
+      snodo_executor_hold_live_bytes (ex->transport->executor, ex->held_bytes);
+    }
   ex->state = EXCHANGE_DONE;
   ex->in_flight = send;
   exchange_arm_write_timeout (ex);

@@ -133,6 +133,9 @@ typedef struct
   /* Connected for a stream only; the end of the exchange comes through
    * the server's request-finished/aborted (see snodo_http_exchange_new()). */
   gulong              wrote_chunk_id;
+  /* A large JSON answer being written: its bytes, held against the
+   * transport executor's max-live-bytes until the exchange ends; or 0. */
+  guint64             held_bytes;
   /* A subscriptions/listen or GET stream counted against max-streams:
    * its client's address (owned), or NULL. */
   char               *stream_address;
