@@ -1206,6 +1206,74 @@ test_size_estimate (void)
 #endif
 }
 
+static void
+test_text_estimate (void)
+{
+  const char *shapes[] = { "1", "\"abcdefghijklmnopqrst\"", "\"caf\\u00e9\\n\"",
+                           "{\"name\":\"x\",\"value\":12,\"flag\":true}",
+                           "[1,2,3]", "{\"a\":null}", "null", "{}", "[]" };
+  struct {
+    const char *text;
+    const char *id;
+  } ids[] = {
+    { "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\"}", "7" },
+    { "{\"method\":\"id\",\"params\":{\"id\":1}, \"id\" : \"a,}\\\"b\" }", "\"a,}\\\"b\"" },
+    { "{\"params\":{\"id\":1}}", NULL },
+    { "{\"id\"", NULL },
+    { "[\"id\",1]", NULL },
+    { "{\"id\":", "" },
+  };
+
+  g_test_summary ("The quick look at unread text gives a lower bound of what the reader "
+                  "builds, close to it for an array of small numbers, and finds the id "
+                  "of the root object without being fooled by strings or nesting");
+
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+    {
+      g_autoptr(GString) text = g_string_new ("{\"id\":1,\"a\":[");
+      g_autoptr(JsonNode) node = NULL;
+      const char *id;
+      gsize id_len;
+      gsize size = 0;
+      gsize estimate;
+
+      for (guint j = 0; j < 1000; j++)
+        {
+          if (j > 0)
+            g_string_append_c (text, ',');
+          g_string_append (text, shapes[i]);
+        }
+      g_string_append (text, "]}");
+      node = snodo_json_parse_full (text->str, text->len, NULL, &size, NULL);
+      g_assert_nonnull (node);
+      estimate = snodo_json_text_estimate (text->str, text->len, &id, &id_len);
+      g_test_message ("%s: %zu estimated, %zu built", shapes[i], estimate, size);
+      g_assert_cmpuint (estimate, <=, size);
+      if (i == 0)
+        g_assert_cmpuint (estimate, >=, size * 9 / 10);
+      g_assert_nonnull (id);
+      g_assert_cmpmem (id, id_len, "1", 1);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      const char *id;
+      gsize id_len;
+
+      /* Not NUL-terminated where it ends: nothing is read past it. */
+      g_autofree char *copy = g_memdup2 (ids[i].text, strlen (ids[i].text));
+
+      snodo_json_text_estimate (copy, strlen (ids[i].text), &id, &id_len);
+      if (ids[i].id == NULL)
+        g_assert_null (id);
+      else
+        {
+          g_assert_nonnull (id);
+          g_assert_cmpmem (id, id_len, ids[i].id, strlen (ids[i].id));
+        }
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1213,6 +1281,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/snodo/json/scalars", test_scalars);
+  g_test_add_func ("/snodo/json/text-estimate", test_text_estimate);
   g_test_add_func ("/snodo/json/structure", test_structure);
   g_test_add_func ("/snodo/json/strict", test_strict);
   g_test_add_func ("/snodo/json/error-messages", test_error_messages);

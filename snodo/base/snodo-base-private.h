@@ -21,6 +21,11 @@ const char *snodo_ngettext (const char *msgid,
                             const char *msgid_plural,
                             gulong      n) G_GNUC_FORMAT (1) G_GNUC_FORMAT (2);
 
+/* @bytes were just freed (or are about to be): past a few MB, the free
+ * pages go back to the system a moment later (snodo-memory.c). Any
+ * thread. */
+void        snodo_memory_give_back (guint64 bytes);
+
 /* For g_clear_pointer(): a source that must never fire again. */
 static inline void
 snodo_source_destroy_and_unref (GSource *source)

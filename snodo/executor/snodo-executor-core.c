@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "snodo-base-private.h"
 #include "snodo-executor.h"
 #include "snodo-executor-core-private.h"
 #include "snodo-executor-private.h"
@@ -100,6 +101,10 @@ snodo_executor_take_startable_locked (SnodoExecutor        *self,
       snodo_executor_start_locked (self, next, actions);
     }
 }
+
+/* A work that costs this much has its memory given back to the system
+ * when it ends (snodo_memory_give_back()). */
+#define SNODO_EXECUTOR_LARGE_WORK_BYTES (1024 * 1024)
 
 #define KEY_TABLE_MIN_SLOTS 16
 /* An empty table larger than this gives its memory back. */
@@ -286,6 +291,9 @@ snodo_executor_retire_locked (SnodoExecutor        *self,
 
   work->state = SNODO_WORK_STATE_FINISHED;
   self->live_bytes -= work->cost_bytes;
+  /* What a large request held is freed with it: the system gets it back. */
+  if (G_UNLIKELY (work->cost_bytes >= SNODO_EXECUTOR_LARGE_WORK_BYTES))
+    snodo_memory_give_back (work->cost_bytes);
 
   g_queue_unlink (&owner->works, &work->owner_link);
   snodo_executor_drop_key_locked (self, work);

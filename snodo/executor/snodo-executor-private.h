@@ -32,6 +32,19 @@ gboolean snodo_executor_has_key                  (SnodoExecutor *self,
                                                   GObject       *owner,
                                                   const char    *key);
 
+/* Takes @bytes of max-live-bytes for something that is not work yet (a
+ * request body being decoded, before it is submitted), as submit() would:
+ * FALSE (nothing taken, counted as rejected) when they do not fit.
+ * hold takes them whether they fit or not (what is held already, such
+ * as an answer being written, which new work must leave room for).
+ * release gives them back. Any thread. */
+gboolean snodo_executor_reserve_live_bytes       (SnodoExecutor *self,
+                                                  guint64        bytes);
+void     snodo_executor_hold_live_bytes          (SnodoExecutor *self,
+                                                  guint64        bytes);
+void     snodo_executor_release_live_bytes       (SnodoExecutor *self,
+                                                  guint64        bytes);
+
 /* Runs now, one batch at most, the ASYNC works started for @context that
  * wait for their turn on its dispatch source, in order, as that source
  * would on the next turn of the main loop: for a transport that has just

@@ -1122,6 +1122,43 @@ snodo_executor_cancel (SnodoExecutor *self,
   return work != NULL;
 }
 
+/* Takes @bytes of max-live-bytes for what is not work yet (see
+ * snodo-executor-private.h). */
+gboolean
+snodo_executor_reserve_live_bytes (SnodoExecutor *self,
+                                   guint64        bytes)
+{
+  gboolean ok;
+
+  g_mutex_lock (&self->lock);
+  ok = self->live_bytes <= self->max_live_bytes && bytes <= self->max_live_bytes - self->live_bytes;
+  if (ok)
+    self->live_bytes += bytes;
+  else
+    self->rejected++;
+  g_mutex_unlock (&self->lock);
+  return ok;
+}
+
+void
+snodo_executor_hold_live_bytes (SnodoExecutor *self,
+                                guint64        bytes)
+{
+  g_mutex_lock (&self->lock);
+  self->live_bytes += bytes;
+  g_mutex_unlock (&self->lock);
+}
+
+void
+snodo_executor_release_live_bytes (SnodoExecutor *self,
+                                   guint64        bytes)
+{
+  g_mutex_lock (&self->lock);
+  g_assert (self->live_bytes >= bytes);
+  self->live_bytes -= bytes;
+  g_mutex_unlock (&self->lock);
+}
+
 /* Whether @owner has live work with @key (see snodo-executor-private.h). */
 gboolean
 snodo_executor_has_key (SnodoExecutor *self,

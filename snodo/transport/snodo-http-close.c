@@ -58,6 +58,7 @@ snodo_http_transport_check_closed (SnodoHttpTransport *self)
         snodo_http_listener_stop (self->listener);
       soup_server_remove_handler (self->soup, self->path);
       snodo_http_auth_stop (self);
+      snodo_http_decode_stop (self);
       /* A server the transport was attached to is the application's: it
        * keeps serving its own paths and connections. */
       if (self->mounted)

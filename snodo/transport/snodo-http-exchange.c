@@ -23,6 +23,7 @@
 #include "snodo-base-private.h"
 #include "snodo-error.h"
 #include "snodo-executor.h"
+#include "snodo-executor-private.h"
 #include "snodo-http-listener-private.h"
 #include "snodo-http-rules-private.h"
 #include "snodo-http-transport-private.h"
@@ -33,6 +34,9 @@
  * taken to be stuck and the stream ends; their bytes are bounded by the
  * transport's max-stream-bytes. */
 #define MAX_STREAM_PENDING 256
+/* A JSON answer of at least this many bytes is written without a copy,
+ * and counted against max-live-bytes until written. */
+#define ANSWER_HELD_BYTES (64 * 1024)
 /* How often an idle stream gets an SSE comment. */
 #define KEEPALIVE_MS 15000
 /* How long an answer may take before the socket is watched for the client
@@ -159,6 +163,7 @@ static void
 exchange_disarm (Exchange *ex)
 {
   g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&ex->writable_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&ex->keepalive_source, snodo_source_destroy_and_unref);
   g_clear_pointer (&ex->lifetime_source, snodo_source_destroy_and_unref);
   exchange_unwatch_hangup (ex);
@@ -228,6 +233,11 @@ snodo_http_exchange_free (Exchange *ex)
       g_free (ex->stream_address);
     }
 
+  if (ex->held_bytes > 0)
+    {
+      snodo_executor_release_live_bytes (self->executor, ex->held_bytes);
+      snodo_memory_give_back (ex->held_bytes);
+    }
   g_clear_object (&ex->msg);
   g_free (ex->key);
   g_free (ex);
@@ -257,13 +267,51 @@ snodo_http_exchange_finished_cb (SoupServer        *server,
   snodo_http_exchange_free (ex);
 }
 
+static void exchange_arm_write_timeout (Exchange *ex);
+
+/* The socket became writable again while a write was blocked: the client
+ * reads, the deadline starts over. */
+static gboolean
+exchange_writable_cb (GSocket      *socket,
+                      GIOCondition  condition,
+                      gpointer      user_data)
+{
+  Exchange *ex = user_data;
+
+  g_clear_pointer (&ex->writable_source, g_source_unref);
+  exchange_arm_write_timeout (ex);
+  return G_SOURCE_REMOVE;
+}
+
+/* The write deadline runs while a write is blocked, not while an answer
+ * waits for its turn (a main loop busy elsewhere): when it comes and the
+ * socket can take more bytes, it starts over; when the socket is full, a
+ * second one starts, which the client ends by reading. */
 static gboolean
 exchange_write_timeout_cb (gpointer user_data)
 {
   Exchange *ex = user_data;
+  GSocket *socket = snodo_http_transport_get_socket (ex->transport, ex->msg);
 
   g_clear_pointer (&ex->write_timeout_source, g_source_unref);
-  g_debug ("A write to an HTTP client took longer than %u ms; ending its stream",
+  if (socket != NULL && ex->writable_source == NULL)
+    {
+      if (g_socket_condition_check (socket, G_IO_OUT) & G_IO_OUT)
+        {
+          exchange_arm_write_timeout (ex);
+          return G_SOURCE_REMOVE;
+        }
+      ex->writable_source = g_socket_create_source (socket, G_IO_OUT, NULL);
+      g_source_set_static_name (ex->writable_source, "[snodo] http write blocked");
+      g_source_set_callback (ex->writable_source, G_SOURCE_FUNC (exchange_writable_cb), ex, NULL);
+      g_source_attach (ex->writable_source, ex->transport->context);
+      ex->write_timeout_source = g_timeout_source_new (ex->transport->write_timeout);
+      g_source_set_static_name (ex->write_timeout_source, "[snodo] http write timeout");
+      g_source_set_callback (ex->write_timeout_source, exchange_write_timeout_cb, ex, NULL);
+      g_source_attach (ex->write_timeout_source, ex->transport->context);
+      return G_SOURCE_REMOVE;
+    }
+  g_debug ("A write to an HTTP client was blocked longer than %u ms; ending its stream",
            ex->transport->write_timeout);
   snodo_http_exchange_abort (ex);
   return G_SOURCE_REMOVE;
@@ -273,6 +321,7 @@ static void
 exchange_arm_write_timeout (Exchange *ex)
 {
   g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&ex->writable_source, snodo_source_destroy_and_unref);
   ex->write_timeout_source = g_timeout_source_new (ex->transport->write_timeout);
   g_source_set_static_name (ex->write_timeout_source, "[snodo] http write timeout");
   g_source_set_callback (ex->write_timeout_source, exchange_write_timeout_cb, ex, NULL);
@@ -360,6 +409,7 @@ exchange_wrote_chunk_cb (SoupServerMessage *msg,
   if (ex->in_flight == NULL || ex->state != EXCHANGE_STREAMING)
     return;
   g_clear_pointer (&ex->write_timeout_source, snodo_source_destroy_and_unref);
+  g_clear_pointer (&ex->writable_source, snodo_source_destroy_and_unref);
   pending_send_finish (g_steal_pointer (&ex->in_flight), NULL);
   exchange_pump (ex);
 }
@@ -563,7 +613,22 @@ exchange_answer_json (Exchange    *ex,
 
   exchange_unwatch_hangup (ex);
   soup_server_message_set_status (ex->msg, status, NULL);
-  soup_server_message_set_response (ex->msg, "application/json", SOUP_MEMORY_COPY, data, len);
+  if (len < ANSWER_HELD_BYTES)
+    soup_server_message_set_response (ex->msg, "application/json", SOUP_MEMORY_COPY, data, len);
+  else
+    {
+      SoupMessageBody *body = soup_server_message_get_response_body (ex->msg);
+      g_autoptr(GBytes) answer = g_bytes_new_from_bytes (send->line, 0, len);
+
+      /* Written from the line itself, no copy; until it is written, it
+       * counts against max-live-bytes, as the work that made it did. */
+      soup_message_headers_set_content_type (soup_server_message_get_response_headers (ex->msg),
+                                             "application/json", NULL);
+      soup_message_body_append_bytes (body, answer);
+      soup_message_body_complete (body);
+      ex->held_bytes = len;
+      snodo_executor_hold_live_bytes (ex->transport->executor, ex->held_bytes);
+    }
   ex->state = EXCHANGE_DONE;
   ex->in_flight = send;
   exchange_arm_write_timeout (ex);

@@ -418,6 +418,23 @@ snodo_http_transport_serve_stateless (SnodoHttpTransport *self,
   snodo_server_dispatch (self->server, peer->connection, frame, headers, cost);
 }
 
+/* The body of @msg is read (and decoded, or about to be): its share of
+ * max-bodies-bytes goes back. */
+void
+snodo_http_transport_release_body (SoupServerMessage *msg)
+{
+  Body *body;
+
+  if (reservation_quark != 0)
+    g_object_set_qdata (G_OBJECT (msg), reservation_quark, NULL);
+  body = g_object_get_data (G_OBJECT (msg), "snodo-body");
+  if (body != NULL)
+    {
+      body->reservation.budget->used -= body->reservation.bytes;
+      body->reservation.bytes = 0;
+    }
+}
+
 void
 snodo_http_transport_handle_post (SnodoHttpTransport *self,
                                   SoupServerMessage  *msg)
@@ -429,16 +446,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
   gboolean too_large;
   const char *accept;
   const char *content_type;
-  const char *version_header;
-  const char *session_id;
   g_auto(SnodoFrame) frame = { 0, };
-  SnodoProtocolVersion header_version = SNODO_PROTOCOL_VERSION_UNKNOWN;
-  gboolean legacy_served;
-  Peer *peer;
-
-  /* The body is read: its share of max-bodies-bytes goes back. */
-  if (reservation_quark != 0)
-    g_object_set_qdata (G_OBJECT (msg), reservation_quark, NULL);
 
   accept = soup_message_headers_get_list (headers, "Accept");
   if (!snodo_http_accepts (accept, "application/json") || !snodo_http_accepts (accept, "text/event-stream"))
@@ -465,6 +473,9 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
         {
           flat = soup_message_body_flatten (request_body);
           data = g_bytes_get_data (flat, &len);
+          /* libsoup keeps the chunks besides the flat copy: one copy of
+           * the body is enough. */
+          soup_message_body_truncate (request_body);
         }
     }
   else
@@ -472,39 +483,63 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
       Body *body = g_object_get_data (G_OBJECT (msg), "snodo-body");
 
       too_large = body == NULL || body->data == NULL;
-      if (body != NULL)
-        {
-          /* Read whole: its share of max-bodies-bytes goes back too. */
-          body->reservation.budget->used -= body->reservation.bytes;
-          body->reservation.bytes = 0;
-        }
       if (!too_large)
         {
           data = (const char *) body->data->data;
           len = body->data->len;
+          if (len >= SNODO_HTTP_DECODE_OFF_LOOP_BYTES)
+            flat = g_bytes_new_with_free_func (data, len, (GDestroyNotify) g_byte_array_unref,
+                                               g_byte_array_ref (body->data));
         }
     }
   if (too_large)
     {
       g_autofree char *message = body_too_large_message (self);
 
+      snodo_http_transport_release_body (msg);
       snodo_http_reply_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, NULL, SNODO_RPC_ERROR_INVALID_REQUEST, message);
       return;
     }
 
+  /* A large body is decoded off the main loop (snodo-http-decode.c); it
+   * keeps its share of max-bodies-bytes until then. */
+  if (len >= SNODO_HTTP_DECODE_OFF_LOOP_BYTES)
+    {
+      snodo_http_decode_start (self, msg, g_steal_pointer (&flat));
+      return;
+    }
+  snodo_http_transport_release_body (msg);
   snodo_dialect_decode (data, len, &frame);
-  switch (frame.kind)
+  snodo_http_transport_serve_post (self, msg, &frame, len);
+}
+
+/* The rest of a POST, its body decoded into @frame (of @len bytes): the
+ * checks of its headers, its era, its dispatch. */
+void
+snodo_http_transport_serve_post (SnodoHttpTransport *self,
+                                 SoupServerMessage  *msg,
+                                 SnodoFrame         *frame,
+                                 gsize               len)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+  const char *version_header;
+  const char *session_id;
+  SnodoProtocolVersion header_version = SNODO_PROTOCOL_VERSION_UNKNOWN;
+  gboolean legacy_served;
+  Peer *peer;
+
+  switch (frame->kind)
     {
     case SNODO_FRAME_IGNORE:
       snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, NULL, SNODO_RPC_ERROR_PARSE_ERROR,
                               _("Parse error: the body is empty"));
       return;
     case SNODO_FRAME_ERROR:
-      snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, frame.error_code, frame.error_message);
+      snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame->id, frame->error_code, frame->error_message);
       return;
     case SNODO_FRAME_DROP:
       snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, NULL, SNODO_RPC_ERROR_INVALID_REQUEST,
-                              frame.error_message ? frame.error_message : _("Invalid request"));
+                              frame->error_message ? frame->error_message : _("Invalid request"));
       return;
     case SNODO_FRAME_REQUEST:
     case SNODO_FRAME_NOTIFICATION:
@@ -516,7 +551,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
   version_header = snodo_http_get_request_header (headers, "MCP-Protocol-Version");
   if (version_header == SNODO_HTTP_HEADER_REPEATED)
     {
-      snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_HEADER_MISMATCH,
+      snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame->id, SNODO_RPC_ERROR_HEADER_MISMATCH,
                               _("Header mismatch: the MCP-Protocol-Version header is given more than once"));
       return;
     }
@@ -525,36 +560,36 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
   session_id = snodo_http_get_request_header (headers, SESSION_HEADER);
   if (session_id == SNODO_HTTP_HEADER_REPEATED)
     {
-      snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_HEADER_MISMATCH,
+      snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame->id, SNODO_RPC_ERROR_HEADER_MISMATCH,
                               _("Header mismatch: the Mcp-Session-Id header is given more than once"));
       return;
     }
 
   /* The body decides the era (mcp-wire §8.4). */
-  if (frame.kind != SNODO_FRAME_RESPONSE &&
+  if (frame->kind != SNODO_FRAME_RESPONSE &&
       snodo_server_is_version_enabled (self->server, SNODO_PROTOCOL_VERSION_2026_07_28) &&
-      snodo_dialect_has_envelope (&frame))
+      snodo_dialect_has_envelope (frame))
     {
       g_autofree char *mismatch = NULL;
 
-      if (frame.kind == SNODO_FRAME_NOTIFICATION)
+      if (frame->kind == SNODO_FRAME_NOTIFICATION)
         {
           snodo_http_reply_status (msg, SOUP_STATUS_ACCEPTED);
           return;
         }
       if (version_header == NULL)
         {
-          snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_HEADER_MISMATCH,
+          snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame->id, SNODO_RPC_ERROR_HEADER_MISMATCH,
                                   _("Header mismatch: the MCP-Protocol-Version header is missing"));
           return;
         }
-      mismatch = snodo_http_check_standard_headers (self->server, snodo_http_get_request_header, headers, &frame);
+      mismatch = snodo_http_check_standard_headers (self->server, snodo_http_get_request_header, headers, frame);
       if (mismatch != NULL)
         {
-          snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_HEADER_MISMATCH, mismatch);
+          snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame->id, SNODO_RPC_ERROR_HEADER_MISMATCH, mismatch);
           return;
         }
-      snodo_http_transport_serve_stateless (self, msg, &frame, version_header, len, TRUE);
+      snodo_http_transport_serve_stateless (self, msg, frame, version_header, len, TRUE);
       return;
     }
 
@@ -564,13 +599,13 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
   legacy_served = snodo_server_get_oldest_legacy (self->server) != SNODO_PROTOCOL_VERSION_UNKNOWN;
   if (!legacy_served || snodo_protocol_version_is_stateless (header_version))
     {
-      snodo_http_transport_serve_stateless (self, msg, &frame, version_header, len, FALSE);
+      snodo_http_transport_serve_stateless (self, msg, frame, version_header, len, FALSE);
       return;
     }
 
   if (session_id == NULL)
     {
-      if (frame.kind == SNODO_FRAME_REQUEST && g_str_equal (frame.method, "initialize"))
+      if (frame->kind == SNODO_FRAME_REQUEST && g_str_equal (frame->method, "initialize"))
         {
           g_autoptr(GError) error = NULL;
           g_autoptr(GHashTable) dispatch_headers = NULL;
@@ -580,7 +615,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
               (header_version == SNODO_PROTOCOL_VERSION_UNKNOWN ||
                !snodo_server_is_version_enabled (self->server, header_version)))
             {
-              snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_INVALID_REQUEST,
+              snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame->id, SNODO_RPC_ERROR_INVALID_REQUEST,
                                       _("Bad request: unsupported MCP-Protocol-Version"));
               return;
             }
@@ -596,7 +631,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
               g_autofree char *message = g_strdup_printf (_("Server overloaded: too many sessions (at most %s)"),
                                                           limit);
 
-              snodo_http_reply_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, frame.id,
+              snodo_http_reply_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, frame->id,
                                       SNODO_RPC_ERROR_SERVER_OVERLOADED, message);
               return;
             }
@@ -609,25 +644,25 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
               snodo_server_connection_ended (self->server, peer->connection, FALSE);
               g_clear_object (&peer->owner);
               snodo_http_peer_free (peer);
-              snodo_http_reply_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, frame.id, SNODO_RPC_ERROR_INTERNAL_ERROR,
+              snodo_http_reply_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, frame->id, SNODO_RPC_ERROR_INTERNAL_ERROR,
                                       error->message);
               return;
             }
           peer->last_active = g_get_monotonic_time ();
           g_hash_table_insert (self->sessions, g_strdup (peer->session_id), peer);
 
-          ex = snodo_http_exchange_new (self, peer, msg, frame.key);
+          ex = snodo_http_exchange_new (self, peer, msg, frame->key);
           ex->is_initialize = TRUE;
-          g_hash_table_insert (peer->exchanges, g_strdup (frame.key), ex);
+          g_hash_table_insert (peer->exchanges, g_strdup (frame->key), ex);
           soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                         SESSION_HEADER, peer->session_id);
           dispatch_headers = new_headers (header_version != SNODO_PROTOCOL_VERSION_UNKNOWN ? version_header : NULL);
           snodo_http_auth_bind (peer, msg);
-          snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
+          snodo_server_dispatch (self->server, peer->connection, frame, dispatch_headers, len);
           return;
         }
 
-      snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_INVALID_REQUEST,
+      snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame->id, SNODO_RPC_ERROR_INVALID_REQUEST,
                               _("Bad request: the Mcp-Session-Id header is missing (send initialize first)"));
       return;
     }
@@ -636,7 +671,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
   /* Another principal's session does not exist, for this one. */
   if (peer == NULL || !snodo_http_auth_owns_session (peer, msg))
     {
-      snodo_http_reply_error (msg, SOUP_STATUS_NOT_FOUND, frame.id, SNODO_RPC_ERROR_INVALID_REQUEST,
+      snodo_http_reply_error (msg, SOUP_STATUS_NOT_FOUND, frame->id, SNODO_RPC_ERROR_INVALID_REQUEST,
                               _("Session not found"));
       return;
     }
@@ -646,7 +681,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
        snodo_protocol_version_is_stateless (header_version) ||
        !snodo_server_is_version_enabled (self->server, header_version)))
     {
-      snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame.id, SNODO_RPC_ERROR_INVALID_REQUEST,
+      snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, frame->id, SNODO_RPC_ERROR_INVALID_REQUEST,
                               _("Bad request: unsupported MCP-Protocol-Version"));
       return;
     }
@@ -655,11 +690,11 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
     g_autoptr(GHashTable) dispatch_headers =
       new_headers (version_header != NULL ? version_header : peer->protocol_version);
 
-    if (!snodo_http_auth_check_tool (self, msg, &frame))
+    if (!snodo_http_auth_check_tool (self, msg, frame))
       return;
     snodo_http_auth_bind (peer, msg);
 
-    switch (frame.kind)
+    switch (frame->kind)
       {
       case SNODO_FRAME_REQUEST:
         {
@@ -667,28 +702,28 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
 
           /* Its answer's stream may be closed, the request still going
            * (snodo-http-resume.c). */
-          if (g_hash_table_contains (peer->exchanges, frame.key) ||
-              snodo_http_resume_has_request (peer, frame.key))
+          if (g_hash_table_contains (peer->exchanges, frame->key) ||
+              snodo_http_resume_has_request (peer, frame->key))
             {
-              snodo_http_reply_error (msg, SOUP_STATUS_OK, frame.id, SNODO_RPC_ERROR_INVALID_REQUEST,
+              snodo_http_reply_error (msg, SOUP_STATUS_OK, frame->id, SNODO_RPC_ERROR_INVALID_REQUEST,
                                       _("Invalid request: the id is already in use by a request in progress"));
               return;
             }
-          ex = snodo_http_exchange_new (self, peer, msg, frame.key);
-          ex->is_initialize = g_str_equal (frame.method, "initialize");
-          g_hash_table_insert (peer->exchanges, g_strdup (frame.key), ex);
+          ex = snodo_http_exchange_new (self, peer, msg, frame->key);
+          ex->is_initialize = g_str_equal (frame->method, "initialize");
+          g_hash_table_insert (peer->exchanges, g_strdup (frame->key), ex);
           snodo_http_exchange_watch_hangup (ex);
-          snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
+          snodo_server_dispatch (self->server, peer->connection, frame, dispatch_headers, len);
           return;
         }
 
       case SNODO_FRAME_NOTIFICATION:
-        snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
+        snodo_server_dispatch (self->server, peer->connection, frame, dispatch_headers, len);
         snodo_http_reply_status (msg, SOUP_STATUS_ACCEPTED);
         return;
 
       case SNODO_FRAME_RESPONSE:
-        snodo_server_dispatch (self->server, peer->connection, &frame, dispatch_headers, len);
+        snodo_server_dispatch (self->server, peer->connection, frame, dispatch_headers, len);
         snodo_http_reply_status (msg, SOUP_STATUS_ACCEPTED);
         return;
 

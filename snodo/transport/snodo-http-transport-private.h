@@ -14,6 +14,8 @@
  *   snodo-http-close.c      closing: the exchanges end, then the peers
  *   snodo-http-post.c       a POST: its body, the checks of its headers, the
  *                           era it belongs to, its dispatch to the server
+ *   snodo-http-decode.c     a large body, decoded off the main loop after
+ *                           its share of max-live-bytes is taken
  *   snodo-http-session.c    peers, what the server sees as a connection (a
  *                           session of the initialize era, or one stateless
  *                           request); the table of sessions, their GET
@@ -114,6 +116,9 @@ typedef struct
    * with a NULL line is a keep-alive comment. */
   PendingSend        *in_flight;
   GSource            *write_timeout_source;
+  /* While a write is blocked (the socket is full): watches for the socket
+   * taking bytes again, or NULL. */
+  GSource            *writable_source;
   GSource            *keepalive_source;
   /* Ends a resumable GET stream after get-stream-lifetime, or NULL. */
   GSource            *lifetime_source;
@@ -128,6 +133,9 @@ typedef struct
   /* Connected for a stream only; the end of the exchange comes through
    * the server's request-finished/aborted (see snodo_http_exchange_new()). */
   gulong              wrote_chunk_id;
+  /* A large JSON answer being written: its bytes, held against the
+   * transport executor's max-live-bytes until the exchange ends; or 0. */
+  guint64             held_bytes;
   /* A subscriptions/listen or GET stream counted against max-streams:
    * its client's address (owned), or NULL. */
   char               *stream_address;
@@ -247,6 +255,9 @@ struct _SnodoHttpTransport
    * the requests waiting for the check of their token (snodo-http-auth.c). */
   SnodoHttpAuthorization *authorization;
   GQueue           auth_checks;
+  /* The requests whose body is being decoded off the main loop
+   * (snodo-http-decode.c). */
+  GQueue           decodes;
   /* Starts the session ids issued, with a dot; NULL for none (owned). */
   char            *instance_id;
   /* Resumable GET streams of sessions (snodo-http-resume.c): where their
@@ -298,6 +309,20 @@ void      snodo_http_transport_early_cb             (SoupServer         *server,
                                                      gpointer            user_data);
 void      snodo_http_transport_handle_post          (SnodoHttpTransport *self,
                                                      SoupServerMessage  *msg);
+void      snodo_http_transport_serve_post           (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg,
+                                                     SnodoFrame         *frame,
+                                                     gsize               len);
+void      snodo_http_transport_release_body         (SoupServerMessage  *msg);
+
+/* snodo-http-decode.c: bodies of at least this many bytes are decoded off
+ * the main loop. */
+#define SNODO_HTTP_DECODE_OFF_LOOP_BYTES (64 * 1024)
+
+void      snodo_http_decode_start                   (SnodoHttpTransport *self,
+                                                     SoupServerMessage  *msg,
+                                                     GBytes             *text);
+void      snodo_http_decode_stop                    (SnodoHttpTransport *self);
 BodyBudget *snodo_http_body_budget_new              (void);
 void      snodo_http_body_budget_unref              (BodyBudget         *budget);
 

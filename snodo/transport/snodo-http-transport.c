@@ -72,8 +72,8 @@
  * the system allows), so a burst of clients connecting at once waits for
  * no retransmission.
  *
- * No stream can hang the server: each write to a client must finish within
- * [property@Snodo.HttpTransport:write-timeout] milliseconds, and a stream
+ * No stream can hang the server: no write to a client may stay blocked
+ * longer than [property@Snodo.HttpTransport:write-timeout] milliseconds, and a stream
  * holds a bounded number of messages waiting to be written; a client that
  * does not keep up loses its stream (and its request is cancelled).
  *
@@ -287,6 +287,7 @@ snodo_http_transport_dispose (GObject *object)
         snodo_http_listener_stop (self->listener);
       soup_server_remove_handler (self->soup, self->path);
       snodo_http_auth_stop (self);
+      snodo_http_decode_stop (self);
       if (!self->mounted)
         soup_server_disconnect (self->soup);
     }
@@ -581,9 +582,11 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
   /**
    * SnodoHttpTransport:write-timeout: (getter get_write_timeout) (setter set_write_timeout)
    *
-   * How long, in milliseconds, writing one message to a client may take.
-   * A stream whose write takes longer ends (its request is cancelled), so
-   * a stuck client never holds the server. It is also how long
+   * How long, in milliseconds, writing one message to a client may stay
+   * blocked (the client takes no more bytes). A stream whose write is
+   * blocked longer ends (its request is cancelled), so a stuck client
+   * never holds the server; an answer that only waits for its turn (a busy
+   * main loop) is not counted against it. It is also how long
    * [method@Snodo.HttpTransport.close_async] lets streams finish. At least
    * 1; the default is 5000.
    *

@@ -239,6 +239,15 @@ gboolean    snodo_json_member_iter_next  (SnodoJsonMemberIter  *iter,
                                           gsize                *name_len,
                                           const char          **value,
                                           gsize                *value_len);
+/* A quick look at JSON text not read yet, of any content (a request body,
+ * before it is decoded): a lower bound of the bytes the reader would build
+ * of it (as snodo_json_parse_full()'s *size counts them), and the text of
+ * the first member "id" of the root object (*@id, *@id_len; NULL when
+ * there is none). One pass, no allocation. */
+gsize       snodo_json_text_estimate     (const char           *text,
+                                          gsize                 len,
+                                          const char          **id,
+                                          gsize                *id_len);
 /* Whether the JSON text @text is a string; a string whose value is @str;
  * its value, newly allocated (NULL when it is not a string). */
 gboolean    snodo_json_text_is_string    (const char           *text,

@@ -356,3 +356,114 @@ snodo_json_text_dup_string (const char *text,
   node = snodo_json_parse (text, len, NULL);
   return node != NULL ? g_strdup (json_node_get_string (node)) : NULL;
 }
+
+/* A quick look at text not read yet */
+
+/* What the reader builds at least (see COST_NODE in snodo-json.c): an
+ * array element holding a value, a null one, one holding an object or an
+ * array (counted with it); an object, an array, a string's block. */
+#define ESTIMATE_VALUE_ELEMENT 85
+#define ESTIMATE_NULL_ELEMENT  49
+#define ESTIMATE_ELEMENT       12
+#define ESTIMATE_OBJECT        400
+#define ESTIMATE_ARRAY         120
+#define ESTIMATE_STRING        32
+
+/* @p is just after the opening quote of a string of any text: just after
+ * the closing quote, or @end. */
+static const char *
+estimate_skip_string (const char *p,
+                      const char *end)
+{
+  while (p < end)
+    {
+      if (*p == '"')
+        return p + 1;
+      if (*p == '\\' && end - p >= 2)
+        p++;
+      p++;
+    }
+  return end;
+}
+
+gsize
+snodo_json_text_estimate (const char  *text,
+                          gsize        len,
+                          const char **id,
+                          gsize       *id_len)
+{
+  const char *p = text;
+  const char *end = text + len;
+  gsize cost = 0;
+  guint depth = 0;
+
+  *id = NULL;
+  *id_len = 0;
+  while (p < end)
+    {
+      char c = *p++;
+
+      switch (c)
+        {
+        case '"':
+          {
+            const char *start = p - 1;
+
+            p = estimate_skip_string (p, end);
+            /* A decoded string is a third of its text at the least
+             * (\u escapes). */
+            cost += MAX ((gsize) ESTIMATE_STRING, (gsize) (p - start) / 3);
+            if (depth == 1 && *id == NULL && p - start == 4 && memcmp (start, "\"id\"", 4) == 0)
+              {
+                const char *value = snodo_json_text_skip_space (p, end);
+                const char *value_end;
+
+                if (value >= end || *value != ':')
+                  break;
+                value = snodo_json_text_skip_space (value + 1, end);
+                if (value < end && *value == '"')
+                  value_end = estimate_skip_string (value + 1, end);
+                else
+                  {
+                    value_end = value;
+                    while (value_end < end && *value_end != ',' && *value_end != '}' &&
+                           *value_end != ' ' && *value_end != '\n' && *value_end != '\r' && *value_end != '\t')
+                      value_end++;
+                  }
+                *id = value;
+                *id_len = (gsize) (value_end - value);
+                p = value_end;
+              }
+          }
+          break;
+        case '{':
+          depth++;
+          cost += ESTIMATE_OBJECT;
+          break;
+        case '[':
+          depth++;
+          cost += ESTIMATE_ARRAY;
+          break;
+        case '}':
+        case ']':
+          if (depth > 0)
+            depth--;
+          break;
+        case ',':
+          {
+            const char *next = snodo_json_text_skip_space (p, end);
+
+            if (next < end && (*next == '{' || *next == '['))
+              cost += ESTIMATE_ELEMENT;
+            else if (next < end && *next != 'n')
+              cost += ESTIMATE_VALUE_ELEMENT;
+            else
+              cost += ESTIMATE_NULL_ELEMENT;
+          }
+          break;
+        default:
+          break;
+        }
+    }
+  return cost;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* Giving memory back to the system after large frees. glibc's malloc keeps
+ * what is freed in its arenas, for the process to reuse: after a flood of
+ * large requests (trees of tens of MB each, built on worker threads, each
+ * with an arena of its own) the resident set would stay near its peak.
+ * Where malloc_trim() is there, it hands the free pages back, on a thread
+ * of its own, a moment after the frees (so that a burst of them is one
+ * trim). Elsewhere this does nothing. */
+
+#include "config.h"
+
+#include <glib.h>
+
+#ifdef HAVE_MALLOC_TRIM
+# include <malloc.h>
+#endif
+
+#include "snodo-base-private.h"
+
+/* Bytes freed that make a trim worth it, and how long after the frees it
+ * comes. */
+#define TRIM_AFTER_BYTES (16 * 1024 * 1024)
+#define TRIM_DELAY_MS 100
+
+#ifdef HAVE_MALLOC_TRIM
+static GMutex trim_lock;
+static guint64 trim_freed;
+static gboolean trim_scheduled;
+
+static gpointer
+trim_thread (gpointer data)
+{
+  for (;;)
+    {
+      g_usleep (TRIM_DELAY_MS * 1000);
+      g_mutex_lock (&trim_lock);
+      trim_freed = 0;
+      g_mutex_unlock (&trim_lock);
+
+      malloc_trim (0);
+
+      /* More was freed while trimming: once more. */
+      g_mutex_lock (&trim_lock);
+      if (trim_freed < TRIM_AFTER_BYTES)
+        {
+          trim_scheduled = FALSE;
+          g_mutex_unlock (&trim_lock);
+          return NULL;
+        }
+      g_mutex_unlock (&trim_lock);
+    }
+}
+#endif
+
+/* @bytes (an estimate) were just freed, or are about to be. Any thread. */
+void
+snodo_memory_give_back (guint64 bytes)
+{
+#ifdef HAVE_MALLOC_TRIM
+  gboolean start = FALSE;
+
+  g_mutex_lock (&trim_lock);
+  trim_freed += bytes;
+  if (!trim_scheduled && trim_freed >= TRIM_AFTER_BYTES)
+    start = trim_scheduled = TRUE;
+  g_mutex_unlock (&trim_lock);
+
+  if (start)
+    {
+      GThread *thread = g_thread_try_new ("snodo-trim", trim_thread, NULL, NULL);
+
+      if (thread != NULL)
+        g_thread_unref (thread);
+      else
+        {
+          g_mutex_lock (&trim_lock);
+          trim_scheduled = FALSE;
+          g_mutex_unlock (&trim_lock);
+        }
+    }
+#else
+  (void) bytes;
+#endif
+}
