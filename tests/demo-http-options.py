@@ -113,8 +113,9 @@ def main():
     # --max-streams-per-address=2 bounds them below --max-streams.
     demo = Demo(path, "--max-streams=10", "--max-streams-per-address=2")
     try:
+        # Sent at once on three connections: served in any order.
         sockets, statuses = open_streams(demo, 3)
-        report(statuses == [200, 200, 503], "--max-streams-per-address=2: the third stream is 503",
+        report(sorted(statuses) == [200, 200, 503], "--max-streams-per-address=2: one of three streams is 503",
                f"statuses {statuses}")
         for s in sockets:
             s.close()
