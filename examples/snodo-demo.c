@@ -952,9 +952,20 @@ demo_serve_http (GApplication            *app,
   http->transport = snodo_http_transport_new (server);
   snodo_http_transport_set_write_timeout (http->transport, write_timeout);
   snodo_http_transport_set_max_body_bytes (http->transport, max_body_bytes);
-  /* Checked by the caller. */
+  /* Bodies of the largest size accepted are received, if one at a time. */
+  if (snodo_http_transport_get_max_bodies_bytes (http->transport) < max_body_bytes)
+    snodo_http_transport_set_max_bodies_bytes (http->transport, max_body_bytes);
+  /* Checked by the caller. Every client of a demo may come from one
+   * address (the loopback): its bound follows max-streams unless given. */
   if (g_variant_dict_lookup (options, "max-streams", "&s", &number))
-    snodo_http_transport_set_max_streams (http->transport, (guint) g_ascii_strtoull (number, NULL, 10));
+    {
+      snodo_http_transport_set_max_streams (http->transport, (guint) g_ascii_strtoull (number, NULL, 10));
+      snodo_http_transport_set_max_streams_per_address (http->transport,
+                                                        (guint) g_ascii_strtoull (number, NULL, 10));
+    }
+  if (g_variant_dict_lookup (options, "max-streams-per-address", "&s", &number))
+    snodo_http_transport_set_max_streams_per_address (http->transport,
+                                                      (guint) g_ascii_strtoull (number, NULL, 10));
   if (g_variant_dict_lookup (options, "get-stream-lifetime", "&s", &number))
     snodo_http_transport_set_get_stream_lifetime (http->transport, (guint) g_ascii_strtoull (number, NULL, 10));
   if (g_variant_dict_lookup (options, "stream-retry", "&s", &number))
@@ -1208,6 +1219,8 @@ command_line_cb (GApplication            *app,
   if (g_variant_dict_contains (options, "max-streams") &&
       !demo_get_number (command_line, options, "max-streams", 1, G_MAXUINT, &max_streams))
     return 2;
+  if (!demo_get_number (command_line, options, "max-streams-per-address", 1, G_MAXUINT, &value))
+    return 2;
   if (!demo_get_number (command_line, options, "get-stream-lifetime", 0, G_MAXUINT / 1000, &value) ||
       !demo_get_number (command_line, options, "stream-retry", 0, G_MAXINT32, &value))
     return 2;
@@ -1335,6 +1348,8 @@ main (int   argc,
       "(default 1000)", "MS" },
     { "max-streams", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How many subscriptions/listen requests (and HTTP GET streams) may be open at once (default 256)", "N" },
+    { "max-streams-per-address", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Over HTTP, how many of those may be open at once from one client address (default: --max-streams)", "N" },
     { "handler-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How long a tool may take to answer, in milliseconds, or 0 for no limit (default 120000)", "MS" },
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,

@@ -197,15 +197,23 @@ test_bad_input (void)
     g_assert_true (test_message_id_is_null (answer));
   }
 
-  /* A readable id with a bad shape gets -32600 with that id. */
+  /* A request (it has a method) with a readable id and a bad shape gets
+   * -32600 with that id; without a method it is no request: id null. */
   {
     g_autoptr(JsonNode) answer = NULL;
+    g_autoptr(JsonNode) no_method = NULL;
 
-    test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":10}");
+    test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\",\"params\":[]}");
     answer = test_process_read (demo, ANSWER_TIMEOUT);
     g_assert_nonnull (answer);
     g_assert_cmpint (test_message_get_error_code (answer), ==, -32600);
     g_assert_cmpint (test_message_get_id (answer), ==, 10);
+
+    test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":10}");
+    no_method = test_process_read (demo, ANSWER_TIMEOUT);
+    g_assert_nonnull (no_method);
+    g_assert_cmpint (test_message_get_error_code (no_method), ==, -32600);
+    g_assert_true (test_message_id_is_null (no_method));
   }
 
   /* Notifications are never answered, malformed or unknown; blank lines and
@@ -462,6 +470,113 @@ test_cancel (void)
   elapsed = (g_get_monotonic_time () - start) / 1000;
   g_test_message ("cancelled 5 s sleep; exit after %" G_GINT64_FORMAT " ms", elapsed);
   g_assert_cmpint (elapsed, <, 4000);
+  test_process_free (demo);
+}
+
+/* Reads every message until the answer of @id with a result, the
+ * messages before it kept in @seen. */
+static JsonNode *
+read_until_result (TestProcess *demo,
+                   gint64       id,
+                   GPtrArray   *seen)
+{
+  for (;;)
+    {
+      JsonNode *message = test_process_read (demo, ANSWER_TIMEOUT);
+      JsonObject *object;
+
+      g_assert_nonnull (message);
+      object = json_node_get_object (message);
+      if (test_message_get_id (message) == id && json_object_has_member (object, "result"))
+        return message;
+      g_ptr_array_add (seen, message);
+    }
+}
+
+static void
+test_id_only (void)
+{
+  TestProcess *demo = spawn_demo (NULL);
+  g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(JsonNode) init = NULL;
+  g_autoptr(JsonNode) elicit = NULL;
+  g_autoptr(JsonNode) ask = NULL;
+  g_autoptr(JsonNode) sleep = NULL;
+  g_autoptr(JsonNode) rest = NULL;
+  guint n_null = 0;
+
+  g_test_summary ("A message with an id but no method, result or error is no request: "
+                  "with the id of a request of the server's in progress it is a malformed "
+                  "response, dropped; else it is answered -32600 with id null, never with "
+                  "its id (the id of a request of the client's in progress gets one answer)");
+
+  test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+                           "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"
+                           "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+  init = test_process_read_id (demo, 0, ANSWER_TIMEOUT);
+  g_assert_nonnull (init);
+  test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+
+  /* The client's request 1 in progress, and the server's own request 1. */
+  {
+    g_autofree char *line = test_tool_call (1, "sleep", "{\"ms\":1500}");
+
+    test_process_send (demo, line);
+  }
+  {
+    g_autofree char *line = test_tool_call (2, "ask", "{}");
+
+    test_process_send (demo, line);
+  }
+  elicit = test_process_read (demo, ANSWER_TIMEOUT);
+  g_assert_nonnull (elicit);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (elicit), "method"),
+                   ==, "elicitation/create");
+  g_assert_cmpint (test_message_get_id (elicit), ==, 1);
+
+  /* Malformed answers to the server's request 1: dropped. */
+  test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":1}");
+  test_process_send (demo, "{\"id\":1}");
+  /* Of no request of the server's: -32600 with id null, twice. */
+  test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":77}");
+  test_process_send (demo, "{\"id\":\"x\"}");
+  /* The real answer. */
+  test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":"
+                           "{\"action\":\"accept\",\"content\":{\"confirm\":true}}}");
+  ask = read_until_result (demo, 2, seen);
+  g_assert_cmpstr (test_message_get_text (ask), ==, "confirmed");
+
+  /* Answered now: the same shapes are no response of anything, answered
+   * with id null, while the client's request 1 is still in progress. */
+  test_process_send (demo, "{\"jsonrpc\":\"2.0\",\"id\":1}");
+  test_process_send (demo, "{\"id\":1}");
+
+  sleep = read_until_result (demo, 1, seen);
+  g_assert_false (test_message_is_tool_error (sleep));
+
+  test_process_close_stdin (demo);
+  for (;;)
+    {
+      JsonNode *message = test_process_read (demo, ANSWER_TIMEOUT);
+
+      if (message == NULL)
+        break;
+      g_ptr_array_add (seen, message);
+    }
+  g_assert_cmpint (test_process_wait (demo, ANSWER_TIMEOUT), ==, 0);
+
+  for (guint i = 0; i < seen->len; i++)
+    {
+      JsonNode *message = g_ptr_array_index (seen, i);
+      g_autofree char *text = json_to_string (message, FALSE);
+
+      g_test_message ("also seen: %s", text);
+      /* Nothing but the one answer of each request carries its id. */
+      g_assert_true (test_message_id_is_null (message));
+      g_assert_cmpint (test_message_get_error_code (message), ==, -32600);
+      n_null++;
+    }
+  g_assert_cmpuint (n_null, ==, 4);
   test_process_free (demo);
 }
 
@@ -812,6 +927,7 @@ main (int   argc,
   g_test_add_func ("/snodo/demo/concurrent-sleeps", test_concurrent_sleeps);
   g_test_add_func ("/snodo/demo/eof-drain", test_eof_drain);
   g_test_add_func ("/snodo/demo/cancel", test_cancel);
+  g_test_add_func ("/snodo/demo/id-only", test_id_only);
   g_test_add_func ("/snodo/demo/overload", test_overload);
   g_test_add_func ("/snodo/demo/handler-timeout", test_handler_timeout);
   g_test_add_func ("/snodo/demo/subscription-limit", test_subscription_limit);

@@ -241,8 +241,6 @@ static void
 test_bad_shape (void)
 {
   static const DecodeCase cases[] = {
-    { "{\"jsonrpc\":\"2.0\",\"id\":1}", SNODO_FRAME_ERROR, -32600, "1",
-      "Invalid request: \"method\" is missing" },
     { "{\"id\":1,\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, "1",
       "Invalid request: \"jsonrpc\" must be \"2.0\"" },
     { "{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"ping\"}", SNODO_FRAME_ERROR, -32600, "\"a\"",
@@ -267,6 +265,49 @@ test_bad_shape (void)
                   "the id was valid and with null otherwise");
 
   assert_decodes_all (cases, G_N_ELEMENTS (cases));
+}
+
+static void
+test_id_only (void)
+{
+  static const struct
+  {
+    const char *input;
+    const char *key;
+    const char *message;
+  } cases[] = {
+    { "{\"jsonrpc\":\"2.0\",\"id\":1}", "i:1", "Invalid request: \"method\" is missing" },
+    { "{\"id\":1}", "i:1", "\"jsonrpc\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"params\":{}}", "s:a", "\"method\" is missing" },
+    { "{\"jsonrpc\":\"1.0\",\"id\":-3}", "i:-3", "\"jsonrpc\"" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"params\":[]}", "i:1", NULL },
+  };
+
+  g_test_summary ("A message with an id but no \"method\", \"result\" or \"error\" "
+                  "is no request: answered with id null, its id's key kept apart for "
+                  "the caller to drop it when it is the id of a request of its own");
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(SnodoFrame) frame = { 0, };
+      g_auto(SnodoFrame) lazy = { 0, };
+
+      g_test_message ("decoding %s", cases[i].input);
+      snodo_frame_decode (cases[i].input, strlen (cases[i].input), &frame);
+      g_assert_cmpint (frame.kind, ==, SNODO_FRAME_ERROR);
+      g_assert_cmpint (frame.error_code, ==, -32600);
+      g_assert_null (frame.id);
+      g_assert_null (frame.key);
+      g_assert_cmpstr (frame.response_key, ==, cases[i].key);
+      if (cases[i].message != NULL)
+        g_assert_nonnull (strstr (frame.error_message, cases[i].message));
+
+      snodo_frame_decode_lazy (cases[i].input, strlen (cases[i].input), "_meta", &lazy);
+      g_assert_cmpint (lazy.kind, ==, SNODO_FRAME_ERROR);
+      g_assert_null (lazy.id);
+      g_assert_null (lazy.key);
+      g_assert_cmpstr (lazy.response_key, ==, cases[i].key);
+    }
 }
 
 static void
@@ -896,6 +937,7 @@ main (int    argc,
   g_test_add_func ("/snodo/frame/not-object", test_not_object);
   g_test_add_func ("/snodo/frame/bad-id", test_bad_id);
   g_test_add_func ("/snodo/frame/bad-shape", test_bad_shape);
+  g_test_add_func ("/snodo/frame/id-only", test_id_only);
   g_test_add_func ("/snodo/frame/drop", test_drop);
   g_test_add_func ("/snodo/frame/response", test_response);
   g_test_add_func ("/snodo/frame/id-key", test_id_key);

@@ -706,6 +706,8 @@ test_checks (Fixture       *fixture,
   g_auto(Response) r7 = { 0, };
   g_auto(Response) r8 = { 0, };
   g_auto(Response) r9 = { 0, };
+  g_auto(Response) r10 = { 0, };
+  g_auto(Response) r11 = { 0, };
   SoupMessage *msg;
 
   g_test_summary ("Origin, Host, Accept, Content-Type, size, parse errors and batches");
@@ -748,6 +750,20 @@ test_checks (Fixture       *fixture,
 
   exchange (fixture, new_message (fixture, "POST", list, NULL), &r9);
   g_assert_cmpuint (r9.status, ==, SOUP_STATUS_BAD_REQUEST);
+
+  /* An id but no method, result or error: no request, answered with id
+   * null (its id may be that of a request of the client's in progress). */
+  exchange (fixture, new_message (fixture, "POST", "{\"jsonrpc\":\"2.0\",\"id\":1}", NULL), &r10);
+  assert_error (&r10, SOUP_STATUS_BAD_REQUEST, -32600);
+  exchange (fixture, new_message (fixture, "POST", "{\"id\":1}", NULL), &r11);
+  assert_error (&r11, SOUP_STATUS_BAD_REQUEST, -32600);
+  {
+    g_autoptr(JsonObject) a = response_json (&r10);
+    g_autoptr(JsonObject) b = response_json (&r11);
+
+    g_assert_true (json_object_has_member (a, "id") && json_object_get_null_member (a, "id"));
+    g_assert_true (json_object_has_member (b, "id") && json_object_get_null_member (b, "id"));
+  }
 }
 
 /* ---- Streams ------------------------------------------------------------- */

@@ -612,6 +612,20 @@ snodo_connection_request_input (SnodoConnection *connection,
   g_main_context_invoke_full (connection->context, G_PRIORITY_DEFAULT, outgoing_start_cb, outgoing, NULL);
 }
 
+gboolean
+snodo_connection_awaits (SnodoConnection *self,
+                         const char      *key)
+{
+  gboolean found;
+
+  g_return_val_if_fail (key != NULL, FALSE);
+
+  g_mutex_lock (&self->lock);
+  found = g_hash_table_contains (self->outgoing, key);
+  g_mutex_unlock (&self->lock);
+  return found;
+}
+
 /* On the context: a response from the client to one of our requests. */
 void
 snodo_connection_handle_response (SnodoConnection *connection,

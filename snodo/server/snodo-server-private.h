@@ -90,6 +90,11 @@ void             snodo_connection_set_streams_resumable (SnodoConnection *self,
                                                          gboolean         resumable);
 void             snodo_connection_detach (SnodoConnection             *self);
 guint            snodo_connection_get_n_in_transit (SnodoConnection  *self);
+/* Whether a request the server sent on @self under the id key @key awaits
+ * its answer (a message of that id without "method" is a malformed
+ * response, never answered). Any thread. */
+gboolean         snodo_connection_awaits (SnodoConnection             *self,
+                                          const char                  *key);
 void             snodo_connection_send   (SnodoConnection             *self,
                                           GBytes                      *line,
                                           SnodoSendFunc                func,

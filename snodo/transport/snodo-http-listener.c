@@ -15,6 +15,7 @@
 # include <sys/socket.h>
 # include <netinet/in.h>
 # include <netinet/tcp.h>
+# include <sys/resource.h>
 # ifndef HAVE_SOCK_CLOEXEC
 #  include <fcntl.h>
 # endif
@@ -88,6 +89,12 @@
 #define RECLAIM_MIN_IDLE_USEC (G_USEC_PER_SEC / 2)
 /* At max-connections, with clients waiting, look for room this often. */
 #define RECLAIM_RETRY_MS 250
+/* The descriptors kept for everything but connections: the listening
+ * socket, the standard streams, the main loops' wakeups, the files the
+ * process reads and writes (a token file, a task store, logs), and the
+ * accept itself. The connections are bounded by the soft limit of open
+ * files less this (half the limit when it is under twice this). */
+#define DESCRIPTOR_RESERVE 64
 
 typedef struct _Connection Connection;
 
@@ -709,6 +716,9 @@ struct _SnodoHttpListener
    * 0 for no limit. */
   guint         read_timeout;
   guint         max_connections;
+  /* The soft limit of open files when listening began, or 0 when
+   * unbounded: it bounds the connections too (see DESCRIPTOR_RESERVE). */
+  guint         descriptor_limit;
   /* Told when a client leaves a connection whose exchanges cannot see it
    * from the socket (TLS). */
   SnodoHttpListenerHangupFunc hangup_func;
@@ -725,6 +735,54 @@ struct _SnodoHttpListener
 
 static void snodo_http_listener_arm_accept (SnodoHttpListener *self);
 static gboolean snodo_http_listener_retry_cb (gpointer user_data);
+
+/* The most connections kept open at once: max-connections, less when the
+ * descriptors would run out first. */
+static guint
+snodo_http_listener_get_bound (SnodoHttpListener *self)
+{
+  guint bound;
+
+  if (self->descriptor_limit == 0)
+    return self->max_connections;
+  if (self->descriptor_limit > 2 * DESCRIPTOR_RESERVE)
+    bound = self->descriptor_limit - DESCRIPTOR_RESERVE;
+  else
+    bound = MAX (self->descriptor_limit / 2, 1);
+  return MIN (self->max_connections, bound);
+}
+
+/* Says in the log when the descriptors bound the connections below
+ * max-connections. */
+static void
+snodo_http_listener_log_bound (SnodoHttpListener *self)
+{
+  guint bound = snodo_http_listener_get_bound (self);
+
+  if (bound >= self->max_connections)
+    return;
+  g_message (_("HTTP connections are limited to %u, not %u (max-connections): the soft limit "
+               "of open files is %u, and %u descriptors are kept for the rest (raise the limit, "
+               "e.g. with LimitNOFILE= in a systemd unit, to serve more)"),
+             bound, self->max_connections, self->descriptor_limit,
+             self->descriptor_limit - bound);
+}
+
+/* The soft limit of open files, or 0 when it is unknown or unbounded. */
+static guint
+snodo_http_listener_get_descriptor_limit (void)
+{
+#ifdef G_OS_UNIX
+  struct rlimit limit;
+
+  if (getrlimit (RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+      limit.rlim_cur >= G_MAXUINT)
+    return 0;
+  return (guint) limit.rlim_cur;
+#else
+  return 0;
+#endif
+}
 
 static GMainContext *
 snodo_http_listener_get_context (SnodoHttpListener *self)
@@ -785,7 +843,7 @@ connection_closed (Connection *connection)
    * it closes) and of the back pointers to the connection. */
   g_hash_table_remove (self->connections, connection->remote);
   /* There is room again (and a descriptor free). */
-  if (self->retry_source != NULL && g_hash_table_size (self->connections) < self->max_connections)
+  if (self->retry_source != NULL && g_hash_table_size (self->connections) < snodo_http_listener_get_bound (self))
     g_clear_pointer (&self->retry_source, snodo_source_destroy_and_unref);
   snodo_http_listener_arm_accept (self);
 }
@@ -1150,7 +1208,7 @@ snodo_http_listener_accept_cb (GSocket      *listening,
       g_autoptr(GError) error = NULL;
       g_autoptr(GSocket) socket = NULL;
 
-      if (g_hash_table_size (self->connections) >= self->max_connections)
+      if (g_hash_table_size (self->connections) >= snodo_http_listener_get_bound (self))
         {
           /* Clients wait in the backlog until a connection closes, or
            * until one has been idle long enough to make room. */
@@ -1164,9 +1222,13 @@ snodo_http_listener_accept_cb (GSocket      *listening,
         {
           if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
             break;
-          /* Out of file descriptors, most likely: try again shortly,
-           * rather than at once and for ever. */
+          /* Out of file descriptors, most likely (the process holds more
+           * than the reserve besides the connections): make room as at
+           * max-connections, and try again shortly, rather than at once
+           * and for ever. */
           g_debug ("Could not accept an HTTP connection: %s", error->message);
+          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES))
+            snodo_http_listener_reclaim (self);
           snodo_http_listener_retry_later (self, ACCEPT_RETRY_MS);
           return G_SOURCE_REMOVE;
         }
@@ -1282,6 +1344,8 @@ snodo_http_listener_start (SnodoHttpListener  *self,
 {
   g_socket_set_blocking (socket, FALSE);
   self->socket = g_object_ref (socket);
+  self->descriptor_limit = snodo_http_listener_get_descriptor_limit ();
+  snodo_http_listener_log_bound (self);
   if (!snodo_http_listener_add_placeholder (self, error))
     {
       g_clear_object (&self->socket);
@@ -1416,6 +1480,8 @@ snodo_http_listener_set_max_connections (SnodoHttpListener *self,
                                          guint              max_connections)
 {
   self->max_connections = MAX (max_connections, 1);
+  if (self->socket != NULL)
+    snodo_http_listener_log_bound (self);
   snodo_http_listener_arm_accept (self);
 }
 

@@ -693,7 +693,10 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * The most client connections open at once. At the limit the connection
    * idle the longest is closed to make room; when none is idle, new
    * clients wait in the listening socket's backlog (4096 connections, as
-   * the system allows) until one closes. At least 1; the default is 1024.
+   * the system allows) until one closes. Fewer are kept when the soft
+   * limit of open files (`RLIMIT_NOFILE`) leaves less room: 64
+   * descriptors below it, said in the log when listening. At least 1; the
+   * default is 1024.
    *
    * Since: 0.1
    */

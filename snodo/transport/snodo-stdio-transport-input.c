@@ -84,6 +84,13 @@ snodo_stdio_transport_line_cb (SnodoLineFramerEvent  event,
       break;
 
     case SNODO_FRAME_ERROR:
+      if (frame.response_key != NULL && snodo_connection_awaits (self->connection, frame.response_key))
+        {
+          /* A malformed answer to a request of ours: an answer of ours
+           * would reach nobody, or the client's own request of that id. */
+          g_debug ("Dropped a malformed response: %s", frame.error_message);
+          break;
+        }
       snodo_stdio_transport_send_error (self, frame.id, frame.error_code, frame.error_message);
       break;
 

@@ -31,7 +31,10 @@ G_BEGIN_DECLS
  *  - anything else is ERROR -32600, with the id when it was valid, id null
  *    otherwise; except that a message with no id but a "method" member (a
  *    notification, however malformed) is DROP: notifications are never
- *    answered.
+ *    answered; and that a message with neither "method" nor "result" nor
+ *    "error" is answered with id null whatever its id (it is no request),
+ *    the id's key left in response_key: a caller with a request of that
+ *    id in progress takes it for a malformed response, and drops it.
  */
 
 typedef enum
@@ -77,6 +80,11 @@ typedef struct
   JsonNode       *id;
   /* snodo_frame_id_key (id) when id is set. Owned. */
   char           *key;
+  /* ERROR of a message with a valid id but no "method", "result" or
+   * "error": the key of that id (id and key are NULL). A caller awaiting
+   * an answer to a request of its own of this id drops the message (a
+   * malformed response) instead of answering it. Owned. */
+  char           *response_key;
   /* ERROR: the code and message to answer with. DROP: error_message says
    * why, for logging only (error_code is 0). Owned. */
   int             error_code;

@@ -329,7 +329,14 @@ snodo_frame_decode_with (const char *data,
         }
 
       snodo_frame_set_error (frame, SNODO_RPC_ERROR_INVALID_REQUEST, message);
-      if (has_id)
+      if (has_id && !has_method)
+        {
+          /* Neither a request nor a response: its id is nobody's to answer
+           * (it may be the id of a request of the client's in progress, or
+           * of one of ours: then it is a malformed response). */
+          frame->response_key = snodo_frame_id_key (id);
+        }
+      else if (has_id)
         {
           frame->key = snodo_frame_id_key (id);
           frame->id = members.owned ? frame_members_take (&members, SNODO_JSON_TOP_ID) : json_node_copy (id);
@@ -400,6 +407,7 @@ snodo_frame_clear (SnodoFrame *frame)
   g_clear_pointer (&frame->message, json_node_unref);
   g_clear_pointer (&frame->id, json_node_unref);
   g_clear_pointer (&frame->key, g_free);
+  g_clear_pointer (&frame->response_key, g_free);
   g_clear_pointer (&frame->error_message, g_free);
   g_clear_pointer (&frame->deferred, g_free);
   memset (frame, 0, sizeof *frame);

@@ -332,6 +332,10 @@ line_cb (SnodoLineFramerEvent  event,
       break;
 
     case SNODO_FRAME_ERROR:
+      /* A malformed answer to a request of the server's: dropped, as the
+       * stdio transport does. */
+      if (frame.response_key != NULL && snodo_connection_awaits (reader->connection, frame.response_key))
+        break;
       {
         g_autoptr(GBytes) error = snodo_frame_encode_error (frame.id, frame.error_code,
                                                             frame.error_message, NULL);
