@@ -187,7 +187,7 @@ snodo_http_transport_handler_cb (SoupServer        *server,
       return;
     }
   if (self->check_host && host != NULL &&
-      !snodo_http_host_header_allowed (host, (const char * const *) self->allowed_hosts))
+      !snodo_http_transport_host_allowed (self, host))
     {
       snodo_http_reply_error (msg, SOUP_STATUS_MISDIRECTED_REQUEST, NULL, SNODO_RPC_ERROR_INVALID_REQUEST,
                               _("Misdirected request: the Host is not this server"));
@@ -707,12 +707,15 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * cannot turn a browser against the server. An entry is a name or an
    * address (an IPv6 one in brackets, `[::1]`), compared without regard to
    * case and with any port; an entry with a port (`mcp.example:8443`)
-   * wants that port; `*` accepts any host. When %NULL, the default, only
-   * `localhost`, `127.0.0.1` and `[::1]` are accepted, wherever the
-   * transport listens: behind a reverse proxy, or on an interface other
-   * clients reach, list the names they use (a list replaces the default;
-   * add `localhost` to keep it). A request with any other `Host` is
-   * answered 421; one without `Host` is not refused for it.
+   * wants that port; `*` accepts any host. When %NULL, the default,
+   * `localhost`, `127.0.0.1` and `[::1]` are accepted, and the address
+   * the transport listens on with its port, as
+   * [method@Snodo.HttpTransport.dup_uri] names it (`127.0.0.2:8080`; not
+   * an address of every interface, `0.0.0.0` or `::`): behind a reverse
+   * proxy, or where clients use a name, list the names they use (a list
+   * replaces the default; add `localhost` to keep it). A request with any
+   * other `Host` is answered 421 Misdirected Request; one without `Host`
+   * is not refused for it.
    *
    * Since: 0.1
    */
