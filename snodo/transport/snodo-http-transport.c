@@ -690,8 +690,10 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    *
    * The certificate, with its private key, that the transport serves
    * HTTPS with on the sockets it listens on; %NULL, the default, for
-   * plain HTTP. Set it before listening. TLS needs a GIO TLS backend
-   * (glib-networking): without one, listening fails.
+   * plain HTTP. Set it before listening; while listening with one,
+   * another may replace it (the connections accepted from then on use
+   * it). TLS needs a GIO TLS backend (glib-networking): without one,
+   * listening fails.
    *
    * Since: 0.1
    */
@@ -1196,7 +1198,8 @@ snodo_http_transport_get_tls_certificate (SnodoHttpTransport *self)
  *
  * Sets the certificate the transport serves HTTPS with; see
  * [property@Snodo.HttpTransport:tls-certificate]. Call it before
- * listening.
+ * listening; while the transport listens with one, another replaces it
+ * (a renewed certificate), for the connections accepted from then on.
  *
  * Since: 0.1
  */
@@ -1206,10 +1209,14 @@ snodo_http_transport_set_tls_certificate (SnodoHttpTransport *self,
 {
   g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
   g_return_if_fail (certificate == NULL || G_IS_TLS_CERTIFICATE (certificate));
-  g_return_if_fail (self->state == STATE_NEW);
+  g_return_if_fail (self->state == STATE_NEW ||
+                    (self->listener != NULL && self->tls_certificate != NULL && certificate != NULL));
 
-  if (g_set_object (&self->tls_certificate, certificate))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TLS_CERTIFICATE]);
+  if (!g_set_object (&self->tls_certificate, certificate))
+    return;
+  if (self->listener != NULL)
+    snodo_http_listener_set_tls_certificate (self->listener, certificate);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TLS_CERTIFICATE]);
 }
 
 /**
