@@ -141,7 +141,9 @@
  * 401 fails the request with %G_IO_ERROR_PERMISSION_DENIED, whose message
  * names the `resource_metadata` URL of the server's `WWW-Authenticate`
  * header, where the application learns how to get a token; the client
- * runs no OAuth flow itself. Every message of an answer, and every event
+ * runs no OAuth flow itself. [property@Snodo.Client:tls-database] names
+ * the certificate authorities to trust over HTTPS, such as a private
+ * one's. Every message of an answer, and every event
  * of a stream, is bounded by [property@Snodo.Client:max-line-bytes]; a
  * request by [property@Snodo.Client:request-timeout]; a notification,
  * response or DELETE by thirty seconds.
