@@ -1199,7 +1199,9 @@ snodo_http_transport_get_tls_certificate (SnodoHttpTransport *self)
  * Sets the certificate the transport serves HTTPS with; see
  * [property@Snodo.HttpTransport:tls-certificate]. Call it before
  * listening; while the transport listens with one, another replaces it
- * (a renewed certificate), for the connections accepted from then on.
+ * (a renewed certificate), for the connections accepted from then on
+ * (on Unix, where the transport accepts its connections itself; elsewhere
+ * libsoup keeps the one it listened with).
  *
  * Since: 0.1
  */
