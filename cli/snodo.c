@@ -210,6 +210,8 @@ command_line_cb (GApplication            *app,
   g_autofree const char **headers = NULL;
   const char *token_file = NULL;
   g_autofree char *token = NULL;
+  const char *ca_file = NULL;
+  g_autoptr(GTlsDatabase) ca_database = NULL;
   int argc;
   int i;
   int end;
@@ -278,8 +280,17 @@ command_line_cb (GApplication            *app,
           return 1;
         }
     }
-  if (uri == NULL && (headers != NULL || token != NULL))
-    return usage_error ("--header and --bearer-token-file go with --http");
+  if (g_variant_dict_lookup (options, "cacert", "^&ay", &ca_file))
+    {
+      ca_database = g_tls_file_database_new (ca_file, &error);
+      if (ca_database == NULL)
+        {
+          g_printerr ("snodo: --cacert: %s\n", error->message);
+          return 1;
+        }
+    }
+  if (uri == NULL && (headers != NULL || token != NULL || ca_file != NULL))
+    return usage_error ("--header, --bearer-token-file and --cacert go with --http");
 
   if (g_variant_dict_lookup (options, "request-timeout", "&s", &timeout_string))
     {
@@ -307,6 +318,8 @@ command_line_cb (GApplication            *app,
 
       snodo_client_set_http_header (cli->client, name, value);
     }
+  if (ca_database != NULL)
+    snodo_client_set_tls_database (cli->client, ca_database);
   if (token != NULL)
     {
       g_autofree char *value = g_strconcat ("Bearer ", token, NULL);
@@ -350,6 +363,8 @@ main (int   argc,
       "With --http, send this header with every request (repeatable)", "'NAME: VALUE'" },
     { "bearer-token-file", 0, 0, G_OPTION_ARG_FILENAME, NULL,
       "With --http, send the token this file holds as Authorization: Bearer", "FILE" },
+    { "cacert", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "With an https URL, trust the certificate authorities in this PEM file instead of the system's", "FILE" },
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How long to wait for each answer, in milliseconds, or 0 for ever (default 60000)", "MS" },
     G_OPTION_ENTRY_NULL

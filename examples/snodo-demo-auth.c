@@ -98,31 +98,31 @@ whoami_cb (SnodoInvocation *invocation,
   snodo_invocation_return_structured (invocation, result);
 }
 
-/* Reads @file into @tokens; FALSE with one line on standard error. The
- * tokens themselves are never printed. */
-static gboolean
-demo_read_tokens (GApplicationCommandLine *command_line,
-                  const char              *file,
-                  GHashTable              *tokens)
+/* Reads @file into a new table of tokens; NULL with @error set (one
+ * line, naming the option and the file). The tokens themselves are never
+ * printed. */
+static GHashTable *
+demo_read_tokens (const char  *file,
+                  GError     **error)
 {
   g_autofree char *display = g_filename_display_name (file);
   g_autofree char *contents = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) tokens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, demo_token_free);
+  g_autoptr(GError) read_error = NULL;
   g_auto(GStrv) lines = NULL;
   gsize len = 0;
 
-  if (!g_file_get_contents (file, &contents, &len, &error))
+  if (!g_file_get_contents (file, &contents, &len, &read_error))
     {
-      g_application_command_line_printerr (command_line, "snodo-demo: --bearer-token-file: %s\n", error->message);
-      return FALSE;
+      g_set_error (error, read_error->domain, read_error->code, "--bearer-token-file: %s", read_error->message);
+      return NULL;
     }
   if (len > DEMO_TOKEN_FILE_MAX_BYTES || memchr (contents, '\0', len) != NULL)
     {
-      g_application_command_line_printerr (command_line,
-                                           "snodo-demo: --bearer-token-file: “%s” is not a token file "
-                                           "(a NUL byte, or more than %u bytes)\n",
-                                           display, (guint) DEMO_TOKEN_FILE_MAX_BYTES);
-      return FALSE;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "--bearer-token-file: “%s” is not a token file (a NUL byte, or more than %u bytes)",
+                   display, (guint) DEMO_TOKEN_FILE_MAX_BYTES);
+      return NULL;
     }
   lines = g_strsplit (contents, "\n", -1);
   memset (contents, 0, len);
@@ -156,19 +156,17 @@ demo_read_tokens (GApplicationCommandLine *command_line,
       if (token->principal == NULL)
         {
           demo_token_free (token);
-          g_application_command_line_printerr (command_line,
-                                               "snodo-demo: --bearer-token-file: “%s”, line %u: "
-                                               "a token needs a principal (TOKEN PRINCIPAL SCOPE...)\n",
-                                               display, i + 1);
-          return FALSE;
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "--bearer-token-file: “%s”, line %u: a token needs a principal (TOKEN PRINCIPAL SCOPE...)",
+                       display, i + 1);
+          return NULL;
         }
       if (g_hash_table_contains (tokens, value))
         {
           demo_token_free (token);
-          g_application_command_line_printerr (command_line,
-                                               "snodo-demo: --bearer-token-file: “%s”, line %u: "
-                                               "the token is given twice\n", display, i + 1);
-          return FALSE;
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "--bearer-token-file: “%s”, line %u: the token is given twice", display, i + 1);
+          return NULL;
         }
       g_hash_table_insert (tokens, g_strdup (value), token);
       for (guint j = 0; words[j] != NULL; j++)
@@ -178,11 +176,56 @@ demo_read_tokens (GApplicationCommandLine *command_line,
     memset (lines[i], 0, strlen (lines[i]));
   if (g_hash_table_size (tokens) == 0)
     {
-      g_application_command_line_printerr (command_line, "snodo-demo: --bearer-token-file: “%s” has no token\n",
-                                           display);
-      return FALSE;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "--bearer-token-file: “%s” has no token", display);
+      return NULL;
     }
-  return TRUE;
+  return g_steal_pointer (&tokens);
+}
+
+/* The token file and the table that validate-token reads, which a reload
+ * refills in place. */
+struct _DemoAuth
+{
+  char       *file;
+  GHashTable *tokens;
+};
+
+void
+demo_auth_free (DemoAuth *auth)
+{
+  g_free (auth->file);
+  g_hash_table_unref (auth->tokens);
+  g_free (auth);
+}
+
+GHashTable *
+demo_auth_read (DemoAuth  *auth,
+                GError   **error)
+{
+  return demo_read_tokens (auth->file, error);
+}
+
+void
+demo_auth_replace (DemoAuth   *auth,
+                   GHashTable *tokens)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_remove_all (auth->tokens);
+  g_hash_table_iter_init (&iter, tokens);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      g_hash_table_iter_steal (&iter);
+      g_hash_table_insert (auth->tokens, key, value);
+    }
+}
+
+const char *
+demo_auth_get_file (DemoAuth *auth)
+{
+  return auth->file;
 }
 
 gboolean
@@ -195,10 +238,11 @@ demo_auth_wanted (GVariantDict *options)
 }
 
 gboolean
-demo_auth_setup (GApplicationCommandLine *command_line,
-                 GVariantDict            *options,
-                 SnodoServer             *server,
-                 SnodoHttpTransport      *transport)
+demo_auth_setup (GApplicationCommandLine  *command_line,
+                 GVariantDict             *options,
+                 SnodoServer              *server,
+                 SnodoHttpTransport       *transport,
+                 DemoAuth                **out_auth)
 {
   g_autoptr(SnodoHttpAuthorization) authorization = NULL;
   g_autoptr(GHashTable) tokens = NULL;
@@ -224,9 +268,12 @@ demo_auth_setup (GApplicationCommandLine *command_line,
     }
 
   authorization = snodo_http_authorization_new ();
-  tokens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, demo_token_free);
-  if (!demo_read_tokens (command_line, file, tokens))
-    return FALSE;
+  tokens = demo_read_tokens (file, &error);
+  if (tokens == NULL)
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: %s\n", error->message);
+      return FALSE;
+    }
 
   if (g_variant_dict_lookup (options, "resource", "&s", &resource))
     {
@@ -299,6 +346,9 @@ demo_auth_setup (GApplicationCommandLine *command_line,
     snodo_http_authorization_set_scopes_supported (authorization, (const char * const *) all);
   snodo_http_authorization_set_resource_name (authorization, "Snodo demo");
 
+  *out_auth = g_new0 (DemoAuth, 1);
+  (*out_auth)->file = g_strdup (file);
+  (*out_auth)->tokens = g_hash_table_ref (tokens);
   g_signal_connect_data (authorization, "validate-token", G_CALLBACK (validate_token_cb),
                          g_steal_pointer (&tokens), demo_tokens_free, 0);
   snodo_http_transport_set_authorization (transport, authorization);

@@ -13,12 +13,26 @@ extern const GOptionEntry demo_auth_entries[];
 
 /* Whether an option of the authorization is given. */
 gboolean demo_auth_wanted (GVariantDict            *options);
+/* The bearer tokens of --bearer-token-file, which a reload reads again. */
+typedef struct _DemoAuth DemoAuth;
+
 /* Protects @transport as the options say (and adds the tool whoami to
- * @server); FALSE, with one line on standard error, when they are wrong. */
-gboolean demo_auth_setup  (GApplicationCommandLine *command_line,
-                           GVariantDict            *options,
-                           SnodoServer             *server,
-                           SnodoHttpTransport      *transport);
+ * @server), with *@out_auth set to its tokens (left alone without
+ * --bearer-token-file); FALSE, with one line on standard error, when they
+ * are wrong. */
+gboolean    demo_auth_setup    (GApplicationCommandLine  *command_line,
+                                GVariantDict             *options,
+                                SnodoServer              *server,
+                                SnodoHttpTransport       *transport,
+                                DemoAuth                **out_auth);
+/* Reads the token file again: a new table of tokens, or NULL with @error
+ * set; demo_auth_replace() makes it the one requests are checked with. */
+GHashTable *demo_auth_read     (DemoAuth                 *auth,
+                                GError                  **error);
+void        demo_auth_replace  (DemoAuth                 *auth,
+                                GHashTable               *tokens);
+const char *demo_auth_get_file (DemoAuth                 *auth);
+void        demo_auth_free     (DemoAuth                 *auth);
 #endif
 
 G_END_DECLS

@@ -70,6 +70,7 @@
 
 #include "snodo-demo-auth.h"
 #include "snodo-demo-interrupt.h"
+#include "snodo-demo-reload.h"
 #include "snodo-demo-tasks.h"
 
 #ifdef G_OS_UNIX
@@ -709,7 +710,8 @@ signal_cb (gpointer data)
 
 #if SNODO_HAS_HTTP_TRANSPORT
 /* --http, --http-address, --http-unix, or a socket from the service
- * manager: the same server over Streamable HTTP, until SIGINT or SIGTERM.
+ * manager: the same server over Streamable HTTP, until SIGINT or SIGTERM;
+ * SIGHUP reloads the tokens and the certificate (snodo-demo-reload.c).
  * Prints where on standard output: the endpoint's URI, or for a Unix
  * socket http+unix://PATH/mcp with the path percent-encoded. */
 typedef struct
@@ -718,6 +720,7 @@ typedef struct
   SnodoHttpTransport *transport;
   guint               sigint_id;
   guint               sigterm_id;
+  DemoReload         *reload;
 } DemoHttp;
 
 static void
@@ -729,6 +732,7 @@ demo_http_closed_cb (GObject      *object,
 
   snodo_http_transport_close_finish (SNODO_HTTP_TRANSPORT (object), result, NULL);
   g_application_release (http->app);
+  g_clear_pointer (&http->reload, demo_reload_free);
   g_clear_object (&http->transport);
   g_free (http);
 }
@@ -946,6 +950,7 @@ demo_serve_http (GApplication            *app,
   SnodoExecutor *executor;
   const char *number = NULL;
   gboolean listening;
+  DemoAuth *auth = NULL;
 
   http->app = app;
   demo_add_interrupt (server);
@@ -981,7 +986,7 @@ demo_serve_http (GApplication            *app,
   /* Checked by the caller. */
   if (g_variant_dict_lookup (options, "instance-id", "&s", &instance_id))
     snodo_http_transport_set_instance_id (http->transport, instance_id);
-  if (!demo_auth_setup (command_line, options, server, http->transport))
+  if (!demo_auth_setup (command_line, options, server, http->transport, &auth))
     {
       g_clear_object (&http->transport);
       g_free (http);
@@ -1008,6 +1013,7 @@ demo_serve_http (GApplication            *app,
       if (certificate == NULL)
         {
           g_application_command_line_printerr (command_line, "snodo-demo: %s\n", error->message);
+          g_clear_pointer (&auth, demo_auth_free);
           g_clear_object (&http->transport);
           g_free (http);
           return 1;
@@ -1044,6 +1050,7 @@ demo_serve_http (GApplication            *app,
       /* A status of its own: a service manager can tell "not there"
        * (the port or socket is taken) from a failure while serving. */
       g_application_command_line_printerr (command_line, "snodo-demo: %s\n", error->message);
+      g_clear_pointer (&auth, demo_auth_free);
       g_clear_object (&http->transport);
       g_free (http);
       return DEMO_EXIT_CANNOT_LISTEN;
@@ -1055,6 +1062,7 @@ demo_serve_http (GApplication            *app,
   http->sigint_id = g_unix_signal_add (SIGINT, demo_http_signal_cb, http);
   http->sigterm_id = g_unix_signal_add (SIGTERM, demo_http_signal_cb, http);
 #endif
+  http->reload = demo_reload_new (http->transport, auth, certificate_file, key_file);
   g_application_hold (app);
   return 0;
 }

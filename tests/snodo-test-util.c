@@ -6,8 +6,12 @@
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+# include <sys/prctl.h>
+#endif
 
 #include <glib-unix.h>
+#include <glib/gstdio.h>
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
 
@@ -320,11 +324,20 @@ snodo_test_get_result (JsonNode *message)
   return json_object_get_object_member (object, "result");
 }
 
+#ifdef __linux__
+static void
+die_with_parent (gpointer user_data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+#endif
+
 GSubprocess *
 snodo_test_demo_http_start (const char * const *extra_args,
                             char              **uri)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GDataInputStream) out = NULL;
   g_autoptr(GError) error = NULL;
   const char *path = g_getenv ("SNODO_DEMO");
@@ -337,14 +350,74 @@ snodo_test_demo_http_start (const char * const *extra_args,
     g_ptr_array_add (argv, (gpointer) extra_args[i]);
   g_ptr_array_add (argv, NULL);
 
-  demo = g_subprocess_newv ((const char * const *) argv->pdata, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+#ifdef __linux__
+  /* A failed assertion must not leave the server running (holding the
+   * test's standard error open). */
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
+#endif
+  demo = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
   g_assert_no_error (error);
   out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (demo));
   *uri = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (*uri);
-  g_assert_true (g_str_has_prefix (*uri, "http://"));
+  g_assert_true (g_str_has_prefix (*uri, "http://") || g_str_has_prefix (*uri, "https://"));
   return demo;
+}
+
+static void
+run_openssl (const char         *dir,
+             const char * const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_ptr_array_add (argv, (gpointer) "openssl");
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (dir, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                NULL, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("openssl %s: %s", args[0], err);
+}
+
+gboolean
+snodo_test_make_tls_files (const char *dir)
+{
+  g_autofree char *openssl = g_find_program_in_path ("openssl");
+  g_autofree char *extensions = g_build_filename (dir, "server.ext", NULL);
+  g_autoptr(GError) error = NULL;
+  const char *ci = g_getenv ("CI");
+
+  if (openssl == NULL)
+    {
+      g_assert_true (ci == NULL || *ci == '\0' || g_str_equal (ci, "false") || g_str_equal (ci, "0"));
+      g_test_skip ("openssl is not installed: no certificates to test with");
+      return FALSE;
+    }
+  g_file_set_contents (extensions,
+                       "basicConstraints=CA:FALSE\n"
+                       "keyUsage=digitalSignature\n"
+                       "extendedKeyUsage=serverAuth\n"
+                       "subjectAltName=IP:127.0.0.1,DNS:localhost\n", -1, &error);
+  g_assert_no_error (error);
+  run_openssl (dir, (const char *[]) { "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                       "-nodes", "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "2",
+                                       "-subj", "/CN=Snodo test CA",
+                                       "-addext", "basicConstraints=critical,CA:TRUE",
+                                       "-addext", "keyUsage=critical,keyCertSign,cRLSign", NULL });
+  run_openssl (dir, (const char *[]) { "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                       "-nodes", "-keyout", "server-key.pem", "-out", "server.csr",
+                                       "-subj", "/CN=localhost", NULL });
+  run_openssl (dir, (const char *[]) { "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem",
+                                       "-set_serial", "2", "-days", "2", "-extfile", "server.ext",
+                                       "-out", "server.pem", NULL });
+  return TRUE;
 }
 
 void
@@ -357,4 +430,19 @@ snodo_test_demo_stop (GSubprocess *demo)
   g_assert_no_error (error);
   g_assert_true (g_subprocess_get_if_exited (demo));
   g_assert_cmpint (g_subprocess_get_exit_status (demo), ==, 0);
+}
+
+void
+snodo_test_remove_dir (const char *dir)
+{
+  g_autoptr(GDir) listing = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (listing != NULL && (name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (dir);
 }

@@ -81,10 +81,19 @@ char         *snodo_test_first_text      (JsonObject    *result);
 void          snodo_test_close_client    (SnodoClient   *client);
 
 /* Starts $SNODO_DEMO --http=0 with @extra_args (NULL-terminated, or NULL
- * for none), and sets *@uri to the URL it prints (asserted http://). */
+ * for none), and sets *@uri to the URL it prints (asserted http:// or
+ * https://). */
 GSubprocess  *snodo_test_demo_http_start (const char * const *extra_args,
                                           char              **uri);
 /* Sends @demo SIGTERM and waits: it must exit with status 0. */
 void          snodo_test_demo_stop       (GSubprocess   *demo);
+
+/* Makes a private certificate authority and a server certificate it
+ * signs, for 127.0.0.1 and localhost, in @dir with openssl: ca.pem,
+ * server.pem and server-key.pem. FALSE (the case skipped) when openssl
+ * is missing, except under CI. */
+gboolean      snodo_test_make_tls_files  (const char    *dir);
+/* Removes @dir and the files in it. */
+void          snodo_test_remove_dir      (const char    *dir);
 
 G_END_DECLS

@@ -511,6 +511,138 @@ test_demo_session (Demo          *demo,
   g_assert_cmpuint (reply.status, ==, SOUP_STATUS_NOT_FOUND);
 }
 
+/* whoami with @token, in @session_id (2025-11-25) or stateless
+ * (2026-07-28 when NULL): the principal, or NULL when refused. */
+static char *
+demo_whoami (SoupSession *session,
+             const char  *uri,
+             const char  *token,
+             const char  *session_id)
+{
+  g_auto(Reply) reply = { 0, };
+  g_autofree char *authorization = g_strconcat ("Bearer ", token, NULL);
+
+  if (session_id != NULL)
+    send_request (session, "POST", uri, WHOAMI_2025, &reply, "Authorization", authorization,
+                  "Mcp-Session-Id", session_id, "MCP-Protocol-Version", "2025-11-25", NULL);
+  else
+    send_request (session, "POST", uri, WHOAMI_2026, &reply, "Authorization", authorization, NULL);
+  if (reply.status == SOUP_STATUS_UNAUTHORIZED)
+    return NULL;
+  g_assert_cmpuint (reply.status, ==, SOUP_STATUS_OK);
+  return whoami_principal (&reply);
+}
+
+/* Sends SIGHUP to @process and reads the line it logs on @err. */
+static char *
+demo_hangup (GSubprocess      *process,
+             GDataInputStream *err)
+{
+  LineState state = { 0, };
+
+  g_subprocess_send_signal (process, SIGHUP);
+  g_data_input_stream_read_line_async (err, G_PRIORITY_DEFAULT, NULL, read_line_cb, &state);
+  g_assert_true (snodo_test_wait_for (&state.done, 10000));
+  g_assert_no_error (state.error);
+  g_assert_nonnull (state.line);
+  g_test_message ("%s", state.line);
+  return state.line;
+}
+
+static void
+test_demo_reload (void)
+{
+  const char *path = g_getenv ("SNODO_DEMO");
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GDataInputStream) err = NULL;
+  g_autoptr(SoupSession) session = soup_session_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(Reply) reply = { 0, };
+  g_autofree char *tmpdir = NULL;
+  g_autofree char *tokens = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *principal = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *rest = NULL;
+  LineState state = { 0, };
+  gboolean exited = FALSE;
+
+  g_test_summary ("SIGHUP makes snodo-demo read its token file again: a token added is accepted, one "
+                  "taken out refused, a 2025 session started before is kept, the process goes on, and "
+                  "it logs one line; a broken file is refused and the previous tokens kept");
+
+  g_assert_nonnull (path);
+  tmpdir = g_dir_make_tmp ("snodo-auth-XXXXXX", &error);
+  g_assert_no_error (error);
+  tokens = g_build_filename (tmpdir, "tokens", NULL);
+  g_assert_true (g_file_set_contents (tokens, "tok-alice alice mcp:read mcp:tools\ntok-bob bob mcp:read\n", -1,
+                                      &error));
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+#ifdef __linux__
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
+#endif
+  process = g_subprocess_launcher_spawn (launcher, &error, path, "--http=0", "--bearer-token-file", tokens,
+                                         "--authorization-server=https://auth.example.com", NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
+  err = g_data_input_stream_new (g_subprocess_get_stderr_pipe (process));
+  g_data_input_stream_read_line_async (out, G_PRIORITY_DEFAULT, NULL, read_line_cb, &state);
+  g_assert_true (snodo_test_wait_for (&state.done, 10000));
+  g_assert_no_error (state.error);
+  g_assert_true (g_str_has_prefix (state.line, "http://127.0.0.1:"));
+
+  /* alice's 2025 session, started before the reload. */
+  send_request (session, "POST", state.line, INITIALIZE, &reply, "Authorization", "Bearer tok-alice", NULL);
+  g_assert_cmpuint (reply.status, ==, SOUP_STATUS_OK);
+  session_id = g_strdup (soup_message_headers_get_one (reply.headers, "Mcp-Session-Id"));
+  g_assert_nonnull (session_id);
+  g_assert_null (demo_whoami (session, state.line, "tok-dave", NULL));
+
+  /* dave is added, bob taken out. */
+  g_assert_true (g_file_set_contents (tokens, "tok-alice alice mcp:read mcp:tools\ntok-dave dave mcp:read\n", -1,
+                                      &error));
+  line = demo_hangup (process, err);
+  g_assert_true (g_str_has_prefix (line, "snodo-demo: SIGHUP: reloaded 2 bearer tokens from "));
+  g_assert_null (strstr (line, "tok-"));
+  g_clear_pointer (&line, g_free);
+  principal = demo_whoami (session, state.line, "tok-dave", NULL);
+  g_assert_cmpstr (principal, ==, "dave");
+  g_clear_pointer (&principal, g_free);
+  g_assert_null (demo_whoami (session, state.line, "tok-bob", NULL));
+  principal = demo_whoami (session, state.line, "tok-alice", session_id);
+  g_assert_cmpstr (principal, ==, "alice");
+  g_clear_pointer (&principal, g_free);
+
+  /* A file that does not read changes nothing. */
+  g_assert_true (g_file_set_contents (tokens, "tok-erin\n", -1, &error));
+  line = demo_hangup (process, err);
+  g_assert_true (g_str_has_prefix (line, "snodo-demo: SIGHUP: not reloaded, still serving as before: "));
+  g_assert_nonnull (strstr (line, "line 1: a token needs a principal"));
+  g_assert_null (strstr (line, "tok-"));
+  principal = demo_whoami (session, state.line, "tok-dave", NULL);
+  g_assert_cmpstr (principal, ==, "dave");
+  g_clear_pointer (&principal, g_free);
+  principal = demo_whoami (session, state.line, "tok-alice", session_id);
+  g_assert_cmpstr (principal, ==, "alice");
+
+  /* Still serving: SIGTERM ends it, cleanly, with nothing more logged. */
+  g_assert_nonnull (g_subprocess_get_identifier (process));
+  g_subprocess_send_signal (process, SIGTERM);
+  g_subprocess_wait_async (process, NULL, wait_cb, &exited);
+  g_assert_true (snodo_test_wait_for (&exited, 10000));
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+  rest = g_data_input_stream_read_line (err, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (rest);
+
+  g_free (state.line);
+  g_unlink (tokens);
+  g_rmdir (tmpdir);
+}
+
 static void
 test_demo_options (void)
 {
@@ -895,6 +1027,7 @@ main (int   argc,
   g_test_add ("/snodo/http/auth/demo/request-state", Demo, NULL, demo_setup, test_demo_request_state,
               demo_teardown);
   g_test_add_func ("/snodo/http/auth/demo/options", test_demo_options);
+  g_test_add_func ("/snodo/http/auth/demo/reload", test_demo_reload);
   g_test_add ("/snodo/http/auth/hook/later", Hook, GINT_TO_POINTER (MODE_ACCEPT_LATER), hook_setup,
               test_hook_accept, hook_teardown);
   g_test_add ("/snodo/http/auth/hook/thread", Hook, GINT_TO_POINTER (MODE_ACCEPT_IN_THREAD), hook_setup,

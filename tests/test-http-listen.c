@@ -1093,6 +1093,121 @@ test_allowed_hosts (Fixture       *fixture,
   g_assert_cmpuint (post_echo (fixture->session, uri, "localhost", NULL, NULL, NULL), ==, SOUP_STATUS_OK);
 }
 
+/* Whether a socket can be bound to 127.0.0.2 (all of 127/8 is loopback on
+ * Linux; elsewhere only 127.0.0.1 may be). */
+static gboolean
+has_second_loopback (void)
+{
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string ("127.0.0.2", 0);
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+
+  return socket != NULL && g_socket_bind (socket, address, FALSE, NULL);
+}
+
+static void
+test_allowed_listened (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  static const char *const public_names[] = { "mcp.example.com", NULL };
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new_from_string ("127.0.0.2", 0);
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketConnection) connection = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *uri = NULL;
+  g_autofree char *host = NULL;
+  g_autofree char *wrong_port = NULL;
+  g_autofree char *answer = NULL;
+  GSocket *socket;
+  guint16 port;
+
+  g_test_summary ("The address the transport listens on, with its port, is an allowed Host by "
+                  "default: a request to the URI it gives is served; a refused Host is answered "
+                  "421 Misdirected Request");
+
+  if (!has_second_loopback ())
+    {
+      g_test_skip ("127.0.0.2 cannot be bound on this system");
+      return;
+    }
+  g_assert_true (snodo_http_transport_listen (fixture->transport, address, &error));
+  g_assert_no_error (error);
+  port = snodo_http_transport_get_port (fixture->transport);
+  uri = snodo_http_transport_dup_uri (fixture->transport);
+  host = g_strdup_printf ("127.0.0.2:%u", port);
+  wrong_port = g_strdup_printf ("127.0.0.2:%u", port == 1 ? 2 : 1);
+  g_assert_true (g_str_has_prefix (uri, "http://127.0.0.2:"));
+
+  /* libsoup names the URI's host and port in Host. */
+  assert_echo_served (fixture->session, uri);
+  g_assert_cmpuint (post_echo (fixture->session, uri, host, NULL, NULL, NULL), ==, SOUP_STATUS_OK);
+  g_assert_cmpuint (post_echo (fixture->session, uri, "localhost", NULL, NULL, NULL), ==, SOUP_STATUS_OK);
+  g_assert_cmpuint (post_echo (fixture->session, uri, wrong_port, NULL, NULL, NULL), ==,
+                    SOUP_STATUS_MISDIRECTED_REQUEST);
+  g_assert_cmpuint (post_echo (fixture->session, uri, "127.0.0.2", NULL, NULL, NULL), ==,
+                    SOUP_STATUS_MISDIRECTED_REQUEST);
+  g_assert_cmpuint (post_echo (fixture->session, uri, "127.0.0.3", NULL, NULL, NULL), ==,
+                    SOUP_STATUS_MISDIRECTED_REQUEST);
+
+  /* The status line names its status. */
+  g_clear_object (&address);
+  address = g_inet_socket_address_new_from_string ("127.0.0.2", port);
+  connection = g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL, &error);
+  g_assert_no_error (error);
+  socket = g_socket_connection_get_socket (connection);
+  g_socket_set_blocking (socket, FALSE);
+  answer = raw_exchange (socket, "evil.example");
+  g_assert_nonnull (answer);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 421 Misdirected Request\r\n"));
+
+  /* A list replaces the default, the address listened on too. */
+  snodo_http_transport_set_allowed_hosts (fixture->transport, public_names);
+  g_assert_cmpuint (post_echo (fixture->session, uri, host, NULL, NULL, NULL), ==,
+                    SOUP_STATUS_MISDIRECTED_REQUEST);
+  g_assert_cmpuint (post_echo (fixture->session, uri, "mcp.example.com", NULL, NULL, NULL), ==, SOUP_STATUS_OK);
+}
+
+static void
+test_allowed_listened_demo (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  const char *demo = g_getenv ("SNODO_DEMO");
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  LineState state = { 0, };
+  gboolean exited = FALSE;
+
+  g_test_summary ("snodo-demo --http 0 --http-address 127.0.0.2: a request to exactly the URL it "
+                  "prints is served");
+
+  if (!has_second_loopback ())
+    {
+      g_test_skip ("127.0.0.2 cannot be bound on this system");
+      return;
+    }
+  g_assert_nonnull (demo);
+  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, demo, "--http", "0",
+                              "--http-address", "127.0.0.2", NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (process));
+  g_data_input_stream_read_line_async (out, G_PRIORITY_DEFAULT, NULL, read_line_cb, &state);
+  g_assert_true (snodo_test_wait_for (&state.done, 10000));
+  g_assert_no_error (state.error);
+  g_assert_true (g_str_has_prefix (state.line, "http://127.0.0.2:"));
+  g_assert_true (g_str_has_suffix (state.line, "/mcp"));
+
+  g_assert_cmpuint (post_echo (fixture->session, state.line, NULL, NULL, NULL, NULL), ==, SOUP_STATUS_OK);
+  g_assert_cmpuint (post_echo (fixture->session, state.line, "evil.example", NULL, NULL, NULL), ==,
+                    SOUP_STATUS_MISDIRECTED_REQUEST);
+  g_free (state.line);
+
+  g_subprocess_send_signal (process, SIGTERM);
+  g_subprocess_wait_async (process, NULL, wait_cb, &exited);
+  g_assert_true (snodo_test_wait_for (&exited, 10000));
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+}
+
 static void
 test_allowed_origins (Fixture       *fixture,
                       gconstpointer  data)
@@ -1255,6 +1370,10 @@ main (int   argc,
               fixture_teardown);
   g_test_add ("/snodo/http/mount", Fixture, NULL, fixture_setup, test_mount, fixture_teardown);
   g_test_add ("/snodo/http/allowed/hosts", Fixture, NULL, fixture_setup, test_allowed_hosts, fixture_teardown);
+  g_test_add ("/snodo/http/allowed/listened", Fixture, NULL, fixture_setup, test_allowed_listened,
+              fixture_teardown);
+  g_test_add ("/snodo/http/allowed/listened-demo", Fixture, NULL, fixture_setup, test_allowed_listened_demo,
+              fixture_teardown);
   g_test_add ("/snodo/http/allowed/origins", Fixture, NULL, fixture_setup, test_allowed_origins, fixture_teardown);
   g_test_add ("/snodo/http/allowed/demo", Fixture, NULL, fixture_setup, test_allowed_demo, fixture_teardown);
 

@@ -121,7 +121,9 @@ snodo_client_initialize_cb (GObject      *source,
   answer = g_task_propagate_pointer (G_TASK (result), &error);
   if (answer == NULL)
     {
-      g_prefix_error (&error, "%s", _("The server refused to initialize: "));
+      /* Only an answer refuses; a connection that failed says why itself. */
+      if (error->domain == SNODO_RPC_ERROR)
+        g_prefix_error (&error, "%s", _("The server refused to initialize: "));
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
@@ -221,10 +223,12 @@ snodo_client_discover_cb (GObject      *source,
       return;
     }
 
-  /* Over HTTP, what is no answer (refused authorization, no server)
-   * tells nothing of the era, and initialize would fare no better. */
-  if (self->http != NULL && error != NULL && error->domain == G_IO_ERROR &&
-      error->code != G_IO_ERROR_FAILED && error->code != G_IO_ERROR_TIMED_OUT)
+  /* Over HTTP, what is no answer (refused authorization, no server, a
+   * certificate not trusted) tells nothing of the era, and initialize
+   * would fare no better. */
+  if (self->http != NULL && error != NULL &&
+      ((error->domain == G_IO_ERROR && error->code != G_IO_ERROR_FAILED && error->code != G_IO_ERROR_TIMED_OUT) ||
+       error->domain == G_TLS_ERROR))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;

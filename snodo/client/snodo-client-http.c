@@ -133,7 +133,50 @@ snodo_client_http_new (SnodoClient  *self,
                                                  "max-conns-per-host", 16,
                                                  "max-conns", 32,
                                                  NULL);
+  if (self->tls_database != NULL)
+    soup_session_set_tls_database (http->session, self->tls_database);
   return http;
+}
+
+/* The client's tls-database changed: HTTPS trusts it from now on. */
+void
+snodo_client_http_set_tls_database (SnodoClient *self)
+{
+  GTlsDatabase *database = self->tls_database;
+
+  if (database == NULL)
+    database = g_tls_backend_get_default_database (g_tls_backend_get_default ());
+  soup_session_set_tls_database (self->http->session, database);
+  if (database != self->tls_database)
+    g_clear_object (&database);
+}
+
+/* What was wrong with a server's certificate that was not accepted. */
+static GError *
+certificate_error (SnodoClient          *self,
+                   GTlsCertificateFlags  flags)
+{
+  static const struct
+  {
+    GTlsCertificateFlags flag;
+    const char *reason;
+  } reasons[] = {
+    { G_TLS_CERTIFICATE_UNKNOWN_CA, N_("no certificate authority the client trusts signed it") },
+    { G_TLS_CERTIFICATE_BAD_IDENTITY, N_("it does not name the host of the URL") },
+    { G_TLS_CERTIFICATE_NOT_ACTIVATED, N_("it is not valid yet") },
+    { G_TLS_CERTIFICATE_EXPIRED, N_("it has expired") },
+    { G_TLS_CERTIFICATE_REVOKED, N_("it was revoked") },
+    { G_TLS_CERTIFICATE_INSECURE, N_("its algorithm is insecure") },
+  };
+  g_autoptr(GString) why = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (reasons); i++)
+    if (flags & reasons[i].flag)
+      g_string_append_printf (why, "%s%s", why->len > 0 ? "; " : "", _(reasons[i].reason));
+  if (why->len == 0)
+    g_string_append (why, _("it could not be checked"));
+  return g_error_new (G_TLS_ERROR, G_TLS_ERROR_BAD_CERTIFICATE,
+                      _("The TLS certificate of the server at %s is not trusted: %s"), self->uri, why->str);
 }
 
 void
@@ -712,6 +755,13 @@ exchange_sent_cb (GObject      *source,
   guint status;
 
   exchange->body = soup_session_send_finish (SOUP_SESSION (source), result, &error);
+  if (exchange->body == NULL && g_error_matches (error, G_TLS_ERROR, G_TLS_ERROR_BAD_CERTIFICATE))
+    {
+      g_clear_error (&error);
+      error = certificate_error (self, soup_message_get_tls_peer_certificate_errors (exchange->message));
+      exchange_end (exchange, error);
+      return;
+    }
   if (exchange->body == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))

@@ -68,6 +68,9 @@ struct _SnodoClient
    * HTTP side of the connection (snodo-client-http.c). NULL else. Owned. */
   char *uri;
   GHashTable *http_headers;
+  /* The certificate authorities HTTPS trusts, or NULL for the system's.
+   * Owned. */
+  GTlsDatabase *tls_database;
   SnodoClientHttp *http;
 
   ClientState state;
@@ -227,6 +230,7 @@ SnodoServerRequest *snodo_server_request_new (const char             *method,
 SnodoClientHttp *snodo_client_http_new     (SnodoClient          *self,
                                             GError              **error);
 void        snodo_client_http_free         (SnodoClientHttp      *http);
+void        snodo_client_http_set_tls_database (SnodoClient      *self);
 /* POSTs @line (taken): a request (@key and @method set; @params for its
  * Mcp-Name; @stateless: the 2026-07-28 headers), a notification (@method
  * only) or a response (neither). */

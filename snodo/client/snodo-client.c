@@ -193,7 +193,9 @@
  * 401 fails the request with %G_IO_ERROR_PERMISSION_DENIED, whose message
  * names the `resource_metadata` URL of the server's `WWW-Authenticate`
  * header, where the application learns how to get a token; the client
- * runs no OAuth flow itself. Every message of an answer, and every event
+ * runs no OAuth flow itself. [property@Snodo.Client:tls-database] names
+ * the certificate authorities to trust over HTTPS, such as a private
+ * one's. Every message of an answer, and every event
  * of a stream, is bounded by [property@Snodo.Client:max-line-bytes]; a
  * request by [property@Snodo.Client:request-timeout]; a notification,
  * response or DELETE by thirty seconds.
@@ -247,6 +249,7 @@ enum
   PROP_MAX_LINE_BYTES,
   PROP_REQUEST_TIMEOUT,
   PROP_LOG_LEVEL,
+  PROP_TLS_DATABASE,
   N_PROPS
 };
 
@@ -394,6 +397,7 @@ snodo_client_finalize (GObject *object)
   g_clear_pointer (&self->argv, g_strfreev);
   g_clear_pointer (&self->uri, g_free);
   g_clear_pointer (&self->http_headers, g_hash_table_unref);
+  g_clear_object (&self->tls_database);
   g_clear_pointer (&self->context, g_main_context_unref);
 
   G_OBJECT_CLASS (snodo_client_parent_class)->finalize (object);
@@ -465,6 +469,10 @@ snodo_client_get_property (GObject    *object,
       g_value_set_string (value, self->log_level);
       break;
 
+    case PROP_TLS_DATABASE:
+      g_value_set_object (value, self->tls_database);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -514,6 +522,10 @@ snodo_client_set_property (GObject      *object,
 
     case PROP_LOG_LEVEL:
       snodo_client_set_log_level (self, g_value_get_string (value));
+      break;
+
+    case PROP_TLS_DATABASE:
+      snodo_client_set_tls_database (self, g_value_get_object (value));
       break;
 
     case PROP_SUBPROCESS:
@@ -727,6 +739,22 @@ snodo_client_class_init (SnodoClientClass *klass)
   properties[PROP_LOG_LEVEL] =
     g_param_spec_string ("log-level", NULL, NULL,
                          NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoClient:tls-database: (getter get_tls_database) (setter set_tls_database)
+   *
+   * The certificate authorities whose certificates the client trusts over
+   * HTTPS, such as a private CA's from g_tls_file_database_new(); %NULL,
+   * the default, for the system's. A server whose certificate they do not
+   * vouch for fails the request with %G_TLS_ERROR_BAD_CERTIFICATE, whose
+   * message says what was wrong with it.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_TLS_DATABASE] =
+    g_param_spec_object ("tls-database", NULL, NULL,
+                         G_TYPE_TLS_DATABASE,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -959,6 +987,52 @@ snodo_client_set_http_header (SnodoClient *self,
     g_hash_table_remove (self->http_headers, lower);
   else
     g_hash_table_replace (self->http_headers, g_steal_pointer (&lower), g_strdup (value));
+}
+
+/**
+ * snodo_client_get_tls_database: (get-property tls-database)
+ * @self: a client
+ *
+ * Gets the certificate authorities the client trusts over HTTPS.
+ *
+ * Returns: (transfer none) (nullable): the database, or %NULL for the
+ *   system's
+ *
+ * Since: 0.1
+ */
+GTlsDatabase *
+snodo_client_get_tls_database (SnodoClient *self)
+{
+  g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
+
+  return self->tls_database;
+}
+
+/**
+ * snodo_client_set_tls_database: (set-property tls-database)
+ * @self: a client
+ * @database: (nullable): the certificate authorities to trust, or %NULL
+ *   for the system's
+ *
+ * Sets the certificate authorities the client trusts over HTTPS from now
+ * on; see [property@Snodo.Client:tls-database].
+ *
+ * Since: 0.1
+ */
+void
+snodo_client_set_tls_database (SnodoClient  *self,
+                               GTlsDatabase *database)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (database == NULL || G_IS_TLS_DATABASE (database));
+
+  if (!g_set_object (&self->tls_database, database))
+    return;
+#if SNODO_HAS_HTTP_TRANSPORT
+  if (self->http != NULL)
+    snodo_client_http_set_tls_database (self);
+#endif
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TLS_DATABASE]);
 }
 
 /**

@@ -42,6 +42,11 @@ void                  snodo_client_set_http_header         (SnodoClient         
                                                             const char           *name,
                                                             const char           *value);
 SNODO_AVAILABLE_IN_ALL
+GTlsDatabase         *snodo_client_get_tls_database        (SnodoClient          *self);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_set_tls_database        (SnodoClient          *self,
+                                                            GTlsDatabase         *database);
+SNODO_AVAILABLE_IN_ALL
 SnodoProtocolVersion  snodo_client_get_protocol_version    (SnodoClient          *self);
 SNODO_AVAILABLE_IN_ALL
 SnodoProtocolVersion  snodo_client_get_pinned_version      (SnodoClient          *self);

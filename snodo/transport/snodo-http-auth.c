@@ -482,7 +482,7 @@ snodo_http_auth_metadata_cb (SoupServer        *server,
   gsize len;
 
   if (self->check_host && host != NULL &&
-      !snodo_http_host_header_allowed (host, (const char * const *) self->allowed_hosts))
+      !snodo_http_transport_host_allowed (self, host))
     {
       snodo_http_reply_error (msg, SOUP_STATUS_MISDIRECTED_REQUEST, NULL, SNODO_RPC_ERROR_INVALID_REQUEST,
                               _("Misdirected request: the Host is not this server"));

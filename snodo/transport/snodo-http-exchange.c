@@ -112,7 +112,9 @@ snodo_http_reply_error (SoupServerMessage *msg,
   gsize len;
   const char *data = g_bytes_get_data (line, &len);
 
-  soup_server_message_set_status (msg, status, NULL);
+  /* libsoup 3.2 knows no phrase for 421 ("Unknown Error"). */
+  soup_server_message_set_status (msg, status,
+                                  status == SOUP_STATUS_MISDIRECTED_REQUEST ? "Misdirected Request" : NULL);
   soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, data, len - 1);
 }
 

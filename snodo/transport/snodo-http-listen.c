@@ -16,6 +16,7 @@
 
 #include "snodo-base-private.h"
 #include "snodo-http-listener-private.h"
+#include "snodo-http-rules-private.h"
 #include "snodo-http-transport.h"
 #include "snodo-http-transport-private.h"
 
@@ -524,6 +525,70 @@ snodo_http_transport_set_unix_socket_group (SnodoHttpTransport *self,
   g_free (self->unix_socket_group);
   self->unix_socket_group = g_strdup (group);
   g_object_notify (G_OBJECT (self), "unix-socket-group");
+}
+
+/* ---- Who may be named in Host ------------------------------------------ */
+
+/* Adds the Host values that name @inet at @port: `ADDRESS:PORT`, and
+ * `ADDRESS` alone when @port is the scheme's own. An address of every
+ * interface names none. */
+static void
+add_listened_host (GStrvBuilder *hosts,
+                   GInetAddress *inet,
+                   guint         port,
+                   gboolean      https)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *host = NULL;
+  g_autofree char *with_port = NULL;
+
+  if (inet == NULL || port == 0 || g_inet_address_get_is_any (inet))
+    return;
+  text = g_inet_address_to_string (inet);
+  host = g_inet_address_get_family (inet) == G_SOCKET_FAMILY_IPV6 ? g_strdup_printf ("[%s]", text)
+                                                                    : g_strdup (text);
+  with_port = g_strdup_printf ("%s:%u", host, port);
+  g_strv_builder_add (hosts, with_port);
+  if (port == (https ? 443 : 80))
+    g_strv_builder_add (hosts, host);
+}
+
+/* Does the Host header @host name this server? One of allowed-hosts when
+ * it is set; by default a loopback name, or an address the transport
+ * listens on with its port, as its URI names it (what a server prints
+ * must work). */
+gboolean
+snodo_http_transport_host_allowed (SnodoHttpTransport *self,
+                                   const char         *host)
+{
+  g_autoptr(GStrvBuilder) builder = NULL;
+  g_auto(GStrv) listened = NULL;
+
+  if (self->allowed_hosts != NULL)
+    return snodo_http_host_header_allowed (host, (const char * const *) self->allowed_hosts);
+  if (snodo_http_host_header_is_loopback (host))
+    return TRUE;
+
+  builder = g_strv_builder_new ();
+  if (self->mounted)
+    {
+      GSList *uris = soup_server_get_uris (self->soup);
+
+      for (GSList *l = uris; l != NULL; l = l->next)
+        {
+          g_autoptr(GInetAddress) inet = g_inet_address_new_from_string (g_uri_get_host (l->data));
+
+          add_listened_host (builder, inet, g_uri_get_port (l->data),
+                             g_ascii_strcasecmp (g_uri_get_scheme (l->data), "https") == 0);
+        }
+      g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+    }
+  else if (self->local_address != NULL && G_IS_INET_SOCKET_ADDRESS (self->local_address))
+    add_listened_host (builder,
+                       g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (self->local_address)),
+                       self->port, self->tls_certificate != NULL);
+  listened = g_strv_builder_end (builder);
+  return listened[0] != NULL && snodo_http_host_header_allowed (host, (const char * const *) listened);
 }
 
 /* ---- The connections' limits, applied by the listener ---------------- */

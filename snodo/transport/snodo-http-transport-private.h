@@ -227,7 +227,7 @@ struct _SnodoHttpTransport
   guint            write_timeout;
   /* NULL: only the loopback origins. */
   char           **allowed_origins;
-  /* NULL: only the loopback names. */
+  /* NULL: only the loopback names and the addresses listened on. */
   char           **allowed_hosts;
   /* Seconds a session may stay idle; 0 for ever. */
   guint            session_idle_timeout;
@@ -295,6 +295,11 @@ void      snodo_http_transport_handler_cb           (SoupServer         *server,
 
 void      snodo_http_transport_route                (SnodoHttpTransport *self,
                                                      SoupServerMessage  *msg);
+
+/* snodo-http-listen.c */
+
+gboolean  snodo_http_transport_host_allowed         (SnodoHttpTransport *self,
+                                                     const char         *host);
 
 /* snodo-http-close.c */
 

@@ -198,7 +198,7 @@ snodo_http_transport_handler_cb (SoupServer        *server,
       return;
     }
   if (self->check_host && host != NULL &&
-      !snodo_http_host_header_allowed (host, (const char * const *) self->allowed_hosts))
+      !snodo_http_transport_host_allowed (self, host))
     {
       snodo_http_reply_error (msg, SOUP_STATUS_MISDIRECTED_REQUEST, NULL, SNODO_RPC_ERROR_INVALID_REQUEST,
                               _("Misdirected request: the Host is not this server"));
@@ -710,8 +710,10 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    *
    * The certificate, with its private key, that the transport serves
    * HTTPS with on the sockets it listens on; %NULL, the default, for
-   * plain HTTP. Set it before listening. TLS needs a GIO TLS backend
-   * (glib-networking): without one, listening fails.
+   * plain HTTP. Set it before listening; while listening with one,
+   * another may replace it (the connections accepted from then on use
+   * it). TLS needs a GIO TLS backend (glib-networking): without one,
+   * listening fails.
    *
    * Since: 0.1
    */
@@ -727,12 +729,15 @@ snodo_http_transport_class_init (SnodoHttpTransportClass *klass)
    * cannot turn a browser against the server. An entry is a name or an
    * address (an IPv6 one in brackets, `[::1]`), compared without regard to
    * case and with any port; an entry with a port (`mcp.example:8443`)
-   * wants that port; `*` accepts any host. When %NULL, the default, only
-   * `localhost`, `127.0.0.1` and `[::1]` are accepted, wherever the
-   * transport listens: behind a reverse proxy, or on an interface other
-   * clients reach, list the names they use (a list replaces the default;
-   * add `localhost` to keep it). A request with any other `Host` is
-   * answered 421; one without `Host` is not refused for it.
+   * wants that port; `*` accepts any host. When %NULL, the default,
+   * `localhost`, `127.0.0.1` and `[::1]` are accepted, and the address
+   * the transport listens on with its port, as
+   * [method@Snodo.HttpTransport.dup_uri] names it (`127.0.0.2:8080`; not
+   * an address of every interface, `0.0.0.0` or `::`): behind a reverse
+   * proxy, or where clients use a name, list the names they use (a list
+   * replaces the default; add `localhost` to keep it). A request with any
+   * other `Host` is answered 421 Misdirected Request; one without `Host`
+   * is not refused for it.
    *
    * Since: 0.1
    */
@@ -1215,7 +1220,10 @@ snodo_http_transport_get_tls_certificate (SnodoHttpTransport *self)
  *
  * Sets the certificate the transport serves HTTPS with; see
  * [property@Snodo.HttpTransport:tls-certificate]. Call it before
- * listening.
+ * listening; while the transport listens with one, another replaces it
+ * (a renewed certificate), for the connections accepted from then on
+ * (on Unix, where the transport accepts its connections itself; elsewhere
+ * libsoup keeps the one it listened with).
  *
  * Since: 0.1
  */
@@ -1225,10 +1233,14 @@ snodo_http_transport_set_tls_certificate (SnodoHttpTransport *self,
 {
   g_return_if_fail (SNODO_IS_HTTP_TRANSPORT (self));
   g_return_if_fail (certificate == NULL || G_IS_TLS_CERTIFICATE (certificate));
-  g_return_if_fail (self->state == STATE_NEW);
+  g_return_if_fail (self->state == STATE_NEW ||
+                    (self->listener != NULL && self->tls_certificate != NULL && certificate != NULL));
 
-  if (g_set_object (&self->tls_certificate, certificate))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TLS_CERTIFICATE]);
+  if (!g_set_object (&self->tls_certificate, certificate))
+    return;
+  if (self->listener != NULL)
+    snodo_http_listener_set_tls_certificate (self->listener, certificate);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TLS_CERTIFICATE]);
 }
 
 /**
