@@ -580,6 +580,48 @@ test_menu_labels (Fixture       *fixture,
                    "Say Hello");
 }
 
+static void
+test_variant_hint (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(GSimpleAction) zoom = g_simple_action_new ("zoom", G_VARIANT_TYPE_VARIANT);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) answer = NULL;
+  JsonNode *schema;
+  JsonObject *parameter;
+
+  g_test_summary ("An action taking a v is offered only with the type its hint gives, its argument boxed");
+
+  g_signal_connect (zoom, "activate", G_CALLBACK (record_activate_cb), fixture);
+  g_action_map_add_action (G_ACTION_MAP (fixture->group), G_ACTION (zoom));
+
+  /* All actions, no hints: zoom and fd are left out, the others offered. */
+  g_assert_true (snodo_server_add_action_group (fixture->pipe.server, G_ACTION_GROUP (fixture->group), "a",
+                                                NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_null (snodo_server_lookup_tool (fixture->pipe.server, "a.zoom"));
+  g_assert_null (snodo_server_lookup_tool (fixture->pipe.server, "a.fd"));
+  g_assert_nonnull (snodo_server_lookup_tool (fixture->pipe.server, "a.secret"));
+
+  g_assert_true (snodo_server_add_action_group (fixture->pipe.server, G_ACTION_GROUP (fixture->group), "b",
+                                                (const char *[]) { "zoom", NULL },
+                                                g_variant_new_parsed ("{'zoom': {'parameter-type': <'d'>}}"),
+                                                NULL, &error));
+  g_assert_no_error (error);
+  schema = snodo_tool_get_input_schema (snodo_server_lookup_tool (fixture->pipe.server, "b.zoom"));
+  parameter = json_object_get_object_member (json_object_get_object_member (json_node_get_object (schema),
+                                                                            "properties"), "parameter");
+  g_assert_cmpstr (json_object_get_string_member (parameter, "type"), ==, "number");
+
+  fixture_initialize (fixture);
+  answer = snodo_test_pipe_call (&fixture->pipe, FALSE, "tools/call",
+                                 "\"name\":\"b.zoom\",\"arguments\":{\"parameter\":1.5}");
+  g_assert_false (json_object_get_boolean_member_with_default (snodo_test_get_result (answer), "isError", FALSE));
+  g_assert_cmpuint (fixture->activations->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (fixture->activations, 0), ==, "zoom <1.5>");
+  g_action_map_remove_action (G_ACTION_MAP (fixture->group), "zoom");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -591,6 +633,8 @@ main (int   argc,
   g_test_add_func ("/snodo/action-group/to-json-table", test_to_json_table);
   g_test_add_func ("/snodo/action-group/round-trip", test_round_trip);
   g_test_add ("/snodo/action-group/served", Fixture, NULL, fixture_set_up, test_served, fixture_tear_down);
+  g_test_add ("/snodo/action-group/variant-hint", Fixture, NULL, fixture_set_up, test_variant_hint,
+              fixture_tear_down);
   g_test_add ("/snodo/action-group/menu-labels", Fixture, NULL, fixture_set_up, test_menu_labels,
               fixture_tear_down);
 
