@@ -322,8 +322,12 @@ action_binding_offer (ActionBinding  *binding,
   tool = snodo_tool_new (name, description);
   if (title != NULL)
     snodo_tool_set_title (tool, title);
-  if (!snodo_tool_set_input_schema (tool, schema, error) ||
-      !snodo_server_add_tool (binding->server, tool, action_binding_activate_cb, data, action_tool_free, error))
+  if (!snodo_tool_set_input_schema (tool, schema, error))
+    {
+      action_tool_free (data);
+      return FALSE;
+    }
+  if (!snodo_server_add_tool (binding->server, tool, action_binding_activate_cb, data, action_tool_free, error))
     return FALSE;
   g_hash_table_insert (binding->offered, g_strdup (action), g_steal_pointer (&name));
   return TRUE;
