@@ -225,7 +225,7 @@ test_to_json_table (void)
     {
       const OutputCase *c = &output_cases[i];
       g_autoptr(GError) error = NULL;
-      g_autoptr(GVariant) value = g_variant_ref_sink (g_variant_parse (NULL, c->variant, NULL, NULL, &error));
+      g_autoptr(GVariant) value = g_variant_parse (NULL, c->variant, NULL, NULL, &error);
       g_autoptr(JsonNode) json = NULL;
 
       g_assert_no_error (error);
@@ -259,7 +259,7 @@ test_round_trip (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (values); i++)
     {
-      g_autoptr(GVariant) value = g_variant_ref_sink (g_variant_parse (NULL, values[i], NULL, NULL, NULL));
+      g_autoptr(GVariant) value = g_variant_parse (NULL, values[i], NULL, NULL, NULL);
       g_autoptr(JsonNode) json = snodo_variant_to_json (value, NULL);
       g_autoptr(GError) error = NULL;
       g_autoptr(GVariant) back = snodo_variant_from_json (g_variant_get_type (value), json, "", &error);

@@ -373,8 +373,11 @@ from_json (const GVariantType  *type,
 
                 g_string_append_c (path, '/');
                 g_string_append (path, name);
+                /* @key is owned, not floating, either way. */
                 key = basic_from_string (key_type, name, path->str, error);
-                if (key == NULL && (error == NULL || *error == NULL))
+                if (key != NULL)
+                  g_variant_ref_sink (key);
+                else if (error == NULL || *error == NULL)
                   {
                     g_autoptr(GError) local = NULL;
 
@@ -387,10 +390,11 @@ from_json (const GVariantType  *type,
                 value = from_json (value_type, member, path, depth + 1, error);
                 if (value == NULL)
                   {
-                    g_variant_unref (g_variant_ref_sink (key));
+                    g_variant_unref (key);
                     return NULL;
                   }
                 g_variant_builder_add_value (&builder, g_variant_new_dict_entry (key, value));
+                g_variant_unref (key);
                 g_string_truncate (path, length);
               }
             return g_variant_builder_end (&builder);
