@@ -5,6 +5,7 @@
  *
  *   snodo list [OPTION…] -- COMMAND [ARG…]
  *   snodo call [OPTION…] -- COMMAND [ARG…] METHOD [PARAMS-JSON]
+ *   snodo actions BUS-NAME [OBJECT-PATH]
  *
  * The server is started with COMMAND and ended when snodo is done. Results
  * go to standard output; an error is one line on standard error and the
@@ -18,6 +19,8 @@
 
 #include <glib/gi18n.h>
 #include <snodo/snodo.h>
+
+#include "snodo-cli.h"
 
 typedef struct
 {
@@ -217,8 +220,10 @@ command_line_cb (GApplication            *app,
   int end;
 
   argv = g_application_command_line_get_arguments (command_line, &argc);
+  if (argc >= 2 && g_str_equal (argv[1], "actions"))
+    return snodo_cli_actions (app, argc - 2, argv + 2);
   if (argc < 2 || (!g_str_equal (argv[1], "list") && !g_str_equal (argv[1], "call")))
-    return usage_error ("the first argument must be list or call");
+    return usage_error ("the first argument must be list, call or actions");
   cli->command = g_strdup (argv[1]);
 
   g_variant_dict_lookup (options, "http", "&s", &uri);
@@ -378,12 +383,14 @@ main (int   argc,
   g_log_writer_default_set_use_stderr (TRUE);
 
   app = g_application_new ("org.snodo.Cli", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
-  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]]");
+  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | actions BUS-NAME [OBJECT-PATH]");
   g_application_set_option_context_summary (app,
     "Talks to a Model Context Protocol server that COMMAND starts, or to one at URL.\n"
     "\n"
     "  list   prints the server's tools, resources, resource templates and prompts\n"
-    "  call   sends METHOD with PARAMS-JSON (an object) and prints the result as JSON");
+    "  call   sends METHOD with PARAMS-JSON (an object) and prints the result as JSON\n"
+    "  actions  serves the actions of the application that owns BUS-NAME on the session bus\n"
+    "           as an MCP server on standard input and output");
   g_application_add_main_option_entries (app, entries);
   cli.app = app;
   g_signal_connect (app, "command-line", G_CALLBACK (command_line_cb), &cli);

@@ -22,6 +22,7 @@
 # include "snodo-task-store.h"
 # include "snodo-invocation.h"
 # include "snodo-server.h"
+# include "snodo-action-group.h"
 # include "snodo-stdio-transport.h"
 # include "snodo-resource.h"
 # include "snodo-resource-template.h"

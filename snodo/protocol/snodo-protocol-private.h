@@ -11,3 +11,4 @@
 #include "snodo-request-state-private.h"
 #include "snodo-schema-private.h"
 #include "snodo-uri-template-private.h"
+#include "snodo-variant-schema-private.h"
