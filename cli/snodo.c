@@ -380,7 +380,7 @@ main (int   argc,
 
   setlocale (LC_ALL, "");
   /* Standard output holds results only. */
-  g_log_writer_default_set_use_stderr (TRUE);
+  snodo_stdio_transport_log_to_stderr ();
 
   app = g_application_new ("org.snodo.Cli", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
   g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | actions BUS-NAME [OBJECT-PATH]");

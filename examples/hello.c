@@ -98,8 +98,10 @@ main (void)
 
   /* Standard output carries the protocol: logs go to standard error, and a
    * reader that goes away is an output error, not a killed process. */
-  g_log_writer_default_set_use_stderr (TRUE);
+  snodo_stdio_transport_log_to_stderr ();
+#ifdef SIGPIPE
   signal (SIGPIPE, SIG_IGN);
+#endif
 
   hello.loop = g_main_loop_new (NULL, FALSE);
   server = hello_server_new ();

@@ -723,6 +723,7 @@ typedef struct
   DemoReload         *reload;
 } DemoHttp;
 
+#ifdef G_OS_UNIX
 static void
 demo_http_closed_cb (GObject      *object,
                      GAsyncResult *result,
@@ -737,7 +738,6 @@ demo_http_closed_cb (GObject      *object,
   g_free (http);
 }
 
-#ifdef G_OS_UNIX
 static gboolean
 demo_http_signal_cb (gpointer data)
 {
@@ -1408,7 +1408,7 @@ main (int   argc,
   setlocale (LC_ALL, "");
   /* GLib writes debug and info messages to standard output by default;
    * here standard output is the protocol's. */
-  g_log_writer_default_set_use_stderr (TRUE);
+  snodo_stdio_transport_log_to_stderr ();
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
 

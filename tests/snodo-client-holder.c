@@ -71,6 +71,12 @@ main (int   argc,
       return 2;
     }
 
+  /* GOption leaves "--" in place when no option comes before it. */
+  if (argc > 2 && g_strcmp0 (argv[1], "--") == 0)
+    {
+      argv++;
+      argc--;
+    }
   if (opt_thread)
     client = g_thread_join (g_thread_new ("client-maker", make_client, argv + 1));
   else

@@ -30,6 +30,9 @@
 
 #include "snodo-client.h"
 #include "snodo-client-private.h"
+#ifdef G_OS_WIN32
+# include "snodo-client-win32-private.h"
+#endif
 
 #include "snodo-base-private.h"
 #include "snodo-enum-types.h"
@@ -326,6 +329,9 @@ snodo_client_initable_init (GInitable     *initable,
           g_prefix_error (error, _("Could not start %s: "), self->argv[0]);
           return FALSE;
         }
+#ifdef G_OS_WIN32
+      snodo_client_win32_tie_to_job (self->subprocess);
+#endif
       g_set_object (&self->input, g_subprocess_get_stdout_pipe (self->subprocess));
       g_set_object (&self->output, g_subprocess_get_stdin_pipe (self->subprocess));
     }

@@ -24,6 +24,9 @@
 #include "snodo-server-private.h"
 #include "snodo-tool.h"
 #include "snodo-wire-private.h"
+#ifdef G_OS_WIN32
+# include "snodo-win32-private.h"
+#endif
 
 /*
  * The server's files, from the top down:
@@ -1079,6 +1082,13 @@ handler_is_native (SnodoToolFunc func)
   if (dladdr ((gpointer) func, &info) == 0 || info.dli_fname == NULL)
     return FALSE;
   if (strstr (info.dli_fname, "libffi") != NULL)
+    return FALSE;
+#elif defined(G_OS_WIN32)
+  g_autofree char *module = snodo_win32_module_of_address ((gconstpointer) func);
+
+  if (module == NULL)
+    return FALSE;
+  if (strstr (module, "libffi") != NULL)
     return FALSE;
 #endif
   return TRUE;

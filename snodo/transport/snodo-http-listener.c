@@ -20,6 +20,9 @@
 #  include <fcntl.h>
 # endif
 #endif
+#ifdef G_OS_WIN32
+# include <gio/gnetworking.h>
+#endif
 
 #include <libsoup/soup.h>
 
@@ -1127,7 +1130,7 @@ snodo_http_listener_accept_one (SnodoHttpListener *self,
       connection_free (connection);
       return FALSE;
     }
-#ifdef G_OS_UNIX
+#if defined(G_OS_UNIX) || defined(G_OS_WIN32)
   if (g_socket_get_family (socket) != G_SOCKET_FAMILY_UNIX)
     g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, TRUE, NULL);
 #endif
@@ -1323,6 +1326,27 @@ snodo_http_listener_add_placeholder (SnodoHttpListener  *self,
       return FALSE;
     }
   return soup_server_listen_socket (self->soup, self->placeholder[0], 0, error);
+#elif defined(G_OS_WIN32)
+  /* No socketpair(): a connected pair of loopback TCP sockets, whose
+   * listening socket is closed at once. */
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) any_port = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GSocket) listening = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                               G_SOCKET_PROTOCOL_TCP, error);
+
+  if (listening == NULL || !g_socket_bind (listening, any_port, FALSE, error) ||
+      !g_socket_listen (listening, error) ||
+      (bound = g_socket_get_local_address (listening, error)) == NULL)
+    return FALSE;
+  self->placeholder[1] = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, error);
+  if (self->placeholder[1] == NULL || !g_socket_connect (self->placeholder[1], bound, NULL, error))
+    return FALSE;
+  self->placeholder[0] = g_socket_accept (listening, NULL, error);
+  if (self->placeholder[0] == NULL)
+    return FALSE;
+  g_socket_close (listening, NULL);
+  return soup_server_listen_socket (self->soup, self->placeholder[0], 0, error);
 #else
   /* Elsewhere libsoup accepts on the listening socket itself; connections
    * then close after each request (see the transport's handler), and
@@ -1351,7 +1375,7 @@ snodo_http_listener_start (SnodoHttpListener  *self,
       g_clear_object (&self->socket);
       return FALSE;
     }
-#ifdef G_OS_UNIX
+#if defined(G_OS_UNIX) || defined(G_OS_WIN32)
   snodo_http_listener_arm_accept (self);
 #endif
   return TRUE;

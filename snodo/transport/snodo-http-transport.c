@@ -179,7 +179,7 @@ snodo_http_transport_handler_cb (SoupServer        *server,
    * ever. Where the transport does not manage its connections itself (see
    * snodo-http-listener.c: an application's server it is attached to, or
    * a system where the listener cannot), one request per connection. */
-#ifdef G_OS_UNIX
+#if defined(G_OS_UNIX) || defined(G_OS_WIN32)
   if (self->mounted && soup_get_major_version () == 3 && soup_get_minor_version () < 3)
 #else
   if (soup_get_major_version () == 3 && soup_get_minor_version () < 3)

@@ -20,9 +20,7 @@
 # include <gio/gunixoutputstream.h>
 #endif
 #ifdef G_OS_WIN32
-# include <windows.h>
-# include <gio/gwin32inputstream.h>
-# include <gio/gwin32outputstream.h>
+# include "snodo-stdio-win32-private.h"
 #endif
 
 #include "snodo-stdio-transport.h"
@@ -406,8 +404,8 @@ snodo_stdio_transport_constructed (GObject *object)
       self->output = g_unix_output_stream_new (out_fd, out_fd != STDOUT_FILENO);
 #elif defined(G_OS_WIN32)
       self->protect_stdout = FALSE;
-      self->input = g_win32_input_stream_new (GetStdHandle (STD_INPUT_HANDLE), FALSE);
-      self->output = g_win32_output_stream_new (GetStdHandle (STD_OUTPUT_HANDLE), FALSE);
+      self->input = snodo_win32_stdin_stream_new ();
+      self->output = snodo_win32_stdout_stream_new ();
 #else
 # error "No standard I/O streams for this platform"
 #endif

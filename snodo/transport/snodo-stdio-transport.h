@@ -56,6 +56,8 @@ SNODO_AVAILABLE_IN_ALL
 const char          *snodo_stdio_transport_get_protocol_version
                                                               (SnodoStdioTransport  *self);
 SNODO_AVAILABLE_IN_ALL
+void                 snodo_stdio_transport_log_to_stderr      (void);
+SNODO_AVAILABLE_IN_ALL
 void                 snodo_stdio_transport_start              (SnodoStdioTransport  *self);
 SNODO_AVAILABLE_IN_ALL
 void                 snodo_stdio_transport_close_async        (SnodoStdioTransport  *self,

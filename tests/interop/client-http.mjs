@@ -133,13 +133,21 @@ for (const c of clients) {
   });
 }
 
-await check('snodo-demo --http exits 0 on SIGTERM', async () => {
-  const code = await new Promise((resolveCode) => {
-    child.once('exit', (status) => resolveCode(status));
-    child.kill('SIGTERM');
+// A Windows build (run under wine by .ci/cross-windows) has no signals to
+// stop on: SNODO_DEMO_NO_SIGNALS=1 reports the check as skipped.
+if (process.env.SNODO_DEMO_NO_SIGNALS === '1') {
+  n++;
+  process.stdout.write(`ok ${n} - snodo-demo --http exits 0 on SIGTERM # SKIP no signals on Windows\n`);
+  child.kill('SIGKILL');
+} else {
+  await check('snodo-demo --http exits 0 on SIGTERM', async () => {
+    const code = await new Promise((resolveCode) => {
+      child.once('exit', (status) => resolveCode(status));
+      child.kill('SIGTERM');
+    });
+    expect(code === 0, `exit status ${code}`);
   });
-  expect(code === 0, `exit status ${code}`);
-});
+}
 
 process.stdout.write(`1..${n}\n`);
 clearTimeout(watchdog);
