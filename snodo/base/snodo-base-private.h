@@ -13,6 +13,9 @@
 #include <glib/gi18n-lib.h>
 
 #include "snodo-error.h"
+#ifdef G_OS_WIN32
+# include "snodo-win32-private.h"
+#endif
 
 G_BEGIN_DECLS
 

@@ -24,9 +24,6 @@
 #include "snodo-server-private.h"
 #include "snodo-tool.h"
 #include "snodo-wire-private.h"
-#ifdef G_OS_WIN32
-# include "snodo-win32-private.h"
-#endif
 
 /*
  * The server's files, from the top down:
