@@ -18,6 +18,9 @@ TIMEOUT = 10
 
 
 def read_line(stream, what):
+    # The streams are unbuffered (bufsize=0), so that select() sees every
+    # line not read yet: a buffered reader could hold a second line that
+    # came in the same read, and select() would wait for it in vain.
     ready, _, _ = select.select([stream], [], [], TIMEOUT)
     if not ready:
         raise AssertionError('no %s within %d s' % (what, TIMEOUT))
@@ -29,7 +32,7 @@ def read_line(stream, what):
 
 class Client:
     def __init__(self, argv):
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
         self.next_id = 1
         self.pending = []
 
@@ -66,7 +69,7 @@ def main():
         if not condition:
             raise SystemExit(1)
 
-    app = subprocess.Popen([sys.executable, app_script], stdout=subprocess.PIPE)
+    app = subprocess.Popen([sys.executable, app_script], stdout=subprocess.PIPE, bufsize=0)
     try:
         ok(read_line(app.stdout, 'the application').strip() == 'ready', 'the application is on the bus')
 
