@@ -446,6 +446,8 @@ snodo_server_identity_add_to_info (SnodoServerIdentity *identity,
  * snodo_server_get_description:
  * @self: a server
  *
+ * Gets the description of serverInfo.
+ *
  * Returns: (nullable): what serverInfo says the server does
  */
 const char *
@@ -482,6 +484,8 @@ snodo_server_set_description (SnodoServer *self,
  * snodo_server_get_website_url:
  * @self: a server
  *
+ * Gets the website URL of serverInfo.
+ *
  * Returns: (nullable): the server's website
  */
 const char *
@@ -517,6 +521,8 @@ snodo_server_set_website_url (SnodoServer *self,
 /**
  * snodo_server_get_icons:
  * @self: a server
+ *
+ * Gets the icons of serverInfo.
  *
  * Returns: (nullable) (transfer none): the server's icons, an array
  */
