@@ -265,8 +265,11 @@ test_client_notification (gconstpointer data)
   g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
   int to_server[2], to_client[2];
+  Notes notes = { g_ptr_array_new_with_free_func (g_free) };
 
   g_assert_true (snodo_server_add_method (server, "example.org/chatty", NULL, chatty_cb, NULL, NULL, &error));
+  g_assert_true (snodo_server_add_notification_handler (server, "example.org/note", NULL, note_cb, &notes, NULL,
+                                                        &error));
   g_assert_true (g_unix_open_pipe (to_server, FD_CLOEXEC, NULL));
   g_assert_true (g_unix_open_pipe (to_client, FD_CLOEXEC, NULL));
   client_in = g_unix_input_stream_new (to_client[0], TRUE);
@@ -292,6 +295,21 @@ test_client_notification (gconstpointer data)
   g_assert_cmpuint (seen->len, ==, 1);
   g_assert_cmpstr (seen->pdata[0], ==, "example.org/said hello");
 
+  /* The client sends one of the server's own; the next answer comes after
+   * the server handled it. */
+  {
+    g_autoptr(JsonObject) params = snodo_test_parse_object ("{\"text\":\"from the client\"}");
+    g_autoptr(GAsyncResult) again = NULL;
+    g_autoptr(JsonObject) second = NULL;
+
+    snodo_client_notify (client, "example.org/note", params);
+    snodo_client_request_async (client, "example.org/chatty", NULL, NULL, snodo_test_store_result_cb, &again);
+    second = snodo_client_request_finish (client, snodo_test_wait_result (&again), &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (notes.notes->len, ==, 1);
+    g_assert_cmpstr (notes.notes->pdata[0], ==, "example.org/note from the client");
+  }
+
   snodo_test_close_client (client);
   {
     g_autoptr(GAsyncResult) closed = NULL;
@@ -299,6 +317,7 @@ test_client_notification (gconstpointer data)
     snodo_stdio_transport_close_async (transport, NULL, snodo_test_store_result_cb, &closed);
     snodo_stdio_transport_close_finish (transport, snodo_test_wait_result (&closed), NULL);
   }
+  g_ptr_array_unref (notes.notes);
 }
 
 typedef struct
