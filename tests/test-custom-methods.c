@@ -17,6 +17,9 @@
 #include <gio/gunixoutputstream.h>
 #include <glib-unix.h>
 #include <snodo/snodo.h>
+#if SNODO_HAS_HTTP_TRANSPORT
+# include <libsoup/soup.h>
+#endif
 
 #include "snodo-test-util.h"
 
@@ -392,6 +395,74 @@ test_demo_info (gconstpointer data)
     snodo_test_demo_stop (demo);
 }
 
+#if SNODO_HAS_HTTP_TRANSPORT
+/* POSTs @body to @uri with the 2026-07-28 version header and @mcp_method
+ * (or none); returns the HTTP status and sets *@code to the JSON-RPC error
+ * code (0 for a result). */
+static guint
+post_modern (SoupSession *session,
+             const char  *uri,
+             const char  *body,
+             const char  *mcp_method,
+             int         *code)
+{
+  g_autoptr(SoupMessage) msg = soup_message_new ("POST", uri);
+  g_autoptr(GBytes) request = g_bytes_new (body, strlen (body));
+  g_autoptr(GBytes) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  SoupMessageHeaders *headers = soup_message_get_request_headers (msg);
+  JsonObject *object;
+
+  soup_message_set_request_body_from_bytes (msg, "application/json", request);
+  soup_message_headers_replace (headers, "Accept", "application/json, text/event-stream");
+  soup_message_headers_replace (headers, "MCP-Protocol-Version", "2026-07-28");
+  if (mcp_method != NULL)
+    soup_message_headers_replace (headers, "Mcp-Method", mcp_method);
+  answer = soup_session_send_and_read (session, msg, NULL, &error);
+  g_assert_no_error (error);
+  node = json_from_string (g_bytes_get_data (answer, NULL), &error);
+  g_assert_no_error (error);
+  object = json_node_get_object (node);
+  *code = json_object_has_member (object, "error")
+          ? (int) json_object_get_int_member (json_object_get_object_member (object, "error"), "code") : 0;
+  return soup_message_get_status (msg);
+}
+
+/* The Streamable HTTP rules of 2026-07-28 for a method of one's own:
+ * Mcp-Method must agree with the body, an unknown method is 404. */
+static void
+test_http_rules (void)
+{
+  const char *info = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"demo/info\",\"params\":{\"_meta\":"
+                     "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                     "\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+  const char *bad = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"demo/info\",\"params\":{\"x\":1,\"_meta\":"
+                    "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                    "\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+  const char *missing = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"demo/missing\",\"params\":{\"_meta\":"
+                        "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                        "\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+  g_autoptr(GSubprocess) demo = NULL;
+  g_autoptr(SoupSession) session = soup_session_new ();
+  g_autofree char *uri = NULL;
+  int code = 0;
+
+  demo = snodo_test_demo_http_start (NULL, &uri);
+  g_assert_cmpuint (post_modern (session, uri, info, "demo/info", &code), ==, 200);
+  g_assert_cmpint (code, ==, 0);
+  g_assert_cmpuint (post_modern (session, uri, info, "tools/list", &code), ==, 400);
+  g_assert_cmpint (code, ==, -32020);
+  g_assert_cmpuint (post_modern (session, uri, info, NULL, &code), ==, 400);
+  g_assert_cmpint (code, ==, -32020);
+  g_assert_cmpuint (post_modern (session, uri, bad, "demo/info", &code), ==, 400);
+  g_assert_cmpint (code, ==, -32602);
+  g_assert_cmpuint (post_modern (session, uri, missing, "demo/missing", &code), ==, 404);
+  g_assert_cmpint (code, ==, -32601);
+  snodo_test_demo_stop (demo);
+}
+#endif
+
 /* snodo-demo --print-server-json: what the MCP Registry's schema
  * (2025-12-11) requires, and the identity serverInfo carries. */
 static void
@@ -500,6 +571,9 @@ main (int   argc,
                               ? "2026-07-28" : snodo_protocol_version_to_string (cases[i].pinned));
       g_test_add_data_func (path, &cases[i], test_demo_info);
     }
+#if SNODO_HAS_HTTP_TRANSPORT
+  g_test_add_func ("/custom/http-rules/2026-07-28", test_http_rules);
+#endif
   g_test_add_func ("/custom/server-json/demo", test_server_json);
   g_test_add_func ("/custom/server-json/api", test_server_json_api);
 
