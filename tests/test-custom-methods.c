@@ -223,6 +223,24 @@ test_hooks_admission (gconstpointer data)
   answer = snodo_test_pipe_read (&pipe);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (answer), "id"), ==, "h1");
   g_assert_cmpint (json_object_get_int_member (snodo_test_get_result (answer), "done"), ==, 1);
+  g_clear_pointer (&answer, json_node_unref);
+
+  /* The handler timeout applies: one that does not answer in time gets
+   * -32603, and a late answer is dropped. */
+  snodo_server_set_handler_timeout (server, 100);
+  g_test_expect_message ("Snodo", G_LOG_LEVEL_WARNING, "*example.org/hold did not answer within 100 ms*");
+  answer = snodo_test_pipe_call (&pipe, modern, "example.org/hold", NULL);
+  g_test_assert_expected_messages ();
+  object = json_node_get_object (answer);
+  g_assert_true (json_object_has_member (object, "error"));
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (object, "error"), "code"), ==,
+                   SNODO_RPC_ERROR_INTERNAL_ERROR);
+  g_assert_cmpuint (held->len, ==, 2);
+  {
+    g_autoptr(JsonNode) result = json_from_string ("{\"late\":1}", NULL);
+
+    snodo_invocation_return_result (held->pdata[1], result);
+  }
 
   g_clear_object (&server);
   snodo_test_pipe_tear_down (&pipe);
