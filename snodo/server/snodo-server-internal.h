@@ -113,10 +113,6 @@ gboolean      snodo_custom_method_check_params   (SnodoCustomMethod   *method,
                                                   GError             **error);
 void          snodo_custom_method_run            (SnodoCustomMethod   *method,
                                                   SnodoInvocation     *invocation);
-/* Hands a notification to the application's handler of its method, if
- * any. */
-void          snodo_server_dispatch_custom_notification (SnodoServer  *self,
-                                                         SnodoFrame   *frame);
 
 /* The server's bus state (snodo-server.c). */
 SnodoServerBus *snodo_server_get_bus_state       (SnodoServer     *self);
