@@ -642,6 +642,26 @@ static const DemoTool demo_tools[] = {
 
 static void demo_add_catalog (SnodoServer *server);
 
+/* When the demo started, for demo/info. */
+static gint64 demo_started;
+
+/* demo/info, the demo's own method: no params; its version, how long it
+ * has run and the protocol version of the request. */
+static void
+demo_info_cb (SnodoInvocation *invocation,
+              gpointer         user_data)
+{
+  g_autoptr(JsonNode) result = json_node_new (JSON_NODE_OBJECT);
+  JsonObject *object = json_object_new ();
+
+  json_object_set_string_member (object, "version", SNODO_VERSION_S);
+  json_object_set_double_member (object, "uptime", (g_get_monotonic_time () - demo_started) / (double) G_USEC_PER_SEC);
+  json_object_set_string_member (object, "protocolVersion",
+                                 snodo_protocol_version_to_string (snodo_invocation_get_protocol_version (invocation)));
+  json_node_take_object (result, object);
+  snodo_invocation_return_result (invocation, result);
+}
+
 static SnodoServer *
 demo_server_new (void)
 {
@@ -652,6 +672,23 @@ demo_server_new (void)
                                  "A demonstration server: the tools echo, add, sleep, fail, blob, progress, ask, log, "
                                  "toggle, touch, version and chart (an MCP App, with the view ui://snodo-demo/chart), "
                                  "the resource demo://readme, the template demo://echo/{text} and the prompt greet.");
+
+  {
+    g_autoptr(JsonNode) icons = json_from_string ("[{\"src\":\"data:image/svg+xml;base64,"
+                                                  "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=\","
+                                                  "\"mimeType\":\"image/svg+xml\",\"sizes\":[\"any\"]}]",
+                                                  NULL);
+    g_autoptr(JsonNode) no_params = json_from_string ("{\"type\":\"object\",\"properties\":{},"
+                                                      "\"additionalProperties\":false}", NULL);
+    g_autoptr(GError) error = NULL;
+
+    snodo_server_set_description (server, "A demonstration of Snodo: tools, resources, prompts and tasks");
+    snodo_server_set_website_url (server, "https://github.com/snodo/snodo");
+    snodo_server_set_icons (server, icons);
+    demo_started = g_get_monotonic_time ();
+    if (!snodo_server_add_method (server, "demo/info", no_params, demo_info_cb, NULL, NULL, &error))
+      g_error ("demo/info: %s", error->message);
+  }
 
   for (guint i = 0; i < G_N_ELEMENTS (demo_tools); i++)
     {
@@ -1254,6 +1291,14 @@ command_line_cb (GApplication            *app,
     }
 
   server = demo_server_new ();
+  if (g_variant_dict_contains (options, "print-server-json"))
+    {
+      g_autoptr(JsonNode) server_json = snodo_server_dup_server_json (server, "io.github.snodo/snodo-demo", NULL);
+      g_autofree char *text = json_to_string (server_json, TRUE);
+
+      g_application_command_line_print (command_line, "%s\n", text);
+      return 0;
+    }
   snodo_server_set_request_timeout (server, (guint) request_timeout);
   snodo_server_set_handler_timeout (server, (guint) handler_timeout);
   if (versions != NULL)
@@ -1365,6 +1410,8 @@ main (int   argc,
     { "protocol-versions", 0, 0, G_OPTION_ARG_STRING, NULL,
       "The protocol versions to serve, separated by commas (default all: 2025-06-18,2025-11-25,2026-07-28)",
       "LIST" },
+    { "print-server-json", 0, 0, G_OPTION_ARG_NONE, NULL,
+      "Print the server's server.json for the MCP Registry and exit", NULL },
     { "task-store", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Serve tasks, and the tool job, keeping them in memory or in files under "
       "$XDG_STATE_HOME/snodo-demo/tasks (file), where results survive a restart", "memory|file" },

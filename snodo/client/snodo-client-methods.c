@@ -963,3 +963,25 @@ snodo_client_listen_finish (SnodoClient   *self,
 
   return g_task_propagate_pointer (G_TASK (result), error);
 }
+
+/**
+ * snodo_client_notify:
+ * @self: a client
+ * @method: the notification's method, such as one of the server's own
+ *   (`vendor/name`)
+ * @params: (nullable): its params, or %NULL for none
+ *
+ * Sends a notification to the server, as it is: a notification has no
+ * answer, and one the server does not know is dropped there. Nothing is
+ * sent once the client is closed or failed.
+ */
+void
+snodo_client_notify (SnodoClient *self,
+                     const char  *method,
+                     JsonObject  *params)
+{
+  g_return_if_fail (SNODO_IS_CLIENT (self));
+  g_return_if_fail (method != NULL);
+
+  snodo_client_send_notification (self, method, params);
+}

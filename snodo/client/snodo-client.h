@@ -106,6 +106,10 @@ JsonObject           *snodo_client_request_finish          (SnodoClient         
                                                             GAsyncResult         *result,
                                                             GError              **error);
 SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_notify                  (SnodoClient          *self,
+                                                            const char           *method,
+                                                            JsonObject           *params);
+SNODO_AVAILABLE_IN_ALL
 void                  snodo_client_ping_async              (SnodoClient          *self,
                                                             GCancellable         *cancellable,
                                                             GAsyncReadyCallback   callback,

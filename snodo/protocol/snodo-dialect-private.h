@@ -154,6 +154,10 @@ SnodoStamp           *snodo_stamp_new                     (const char *name,
                                                            const char *title,
                                                            guint       cache_ttl,
                                                            SnodoRequestStateKey *key);
+/* The same with the whole serverInfo, which it takes. */
+SnodoStamp           *snodo_stamp_new_with_info           (JsonObject *info,
+                                                           guint       cache_ttl,
+                                                           SnodoRequestStateKey *key);
 SnodoStamp           *snodo_stamp_ref                     (SnodoStamp *self);
 void                  snodo_stamp_unref                   (SnodoStamp *self);
 /* The key, or NULL when the server has none. */

@@ -193,9 +193,8 @@ snodo_implementation_new (const char *name,
 struct _SnodoStamp
 {
   gatomicrefcount       ref_count;
-  char                 *name;
-  char                 *version;
-  char                 *title;
+  /* The serverInfo (an Implementation object), sealed. */
+  JsonNode             *info;
   guint                 cache_ttl;
   SnodoRequestStateKey *key;
   /* The members every plain complete result ends with, as JSON text
@@ -216,8 +215,7 @@ stamp_write_tail (SnodoStamp *self,
   gsize len = 0;
 
   json_object_set_string_member (object, "resultType", "complete");
-  json_object_set_object_member (meta, SNODO_META_SERVER_INFO,
-                                 snodo_implementation_new (self->name, self->version, self->title));
+  json_object_set_member (meta, SNODO_META_SERVER_INFO, json_node_copy (self->info));
   json_object_set_object_member (object, "_meta", meta);
   if (cacheable)
     {
@@ -237,12 +235,20 @@ snodo_stamp_new (const char           *name,
                  guint                 cache_ttl,
                  SnodoRequestStateKey *key)
 {
+  return snodo_stamp_new_with_info (snodo_implementation_new (name, version, title), cache_ttl, key);
+}
+
+SnodoStamp *
+snodo_stamp_new_with_info (JsonObject           *info,
+                           guint                 cache_ttl,
+                           SnodoRequestStateKey *key)
+{
   SnodoStamp *self = g_new0 (SnodoStamp, 1);
 
   g_atomic_ref_count_init (&self->ref_count);
-  self->name = g_strdup (name);
-  self->version = g_strdup (version);
-  self->title = g_strdup (title);
+  self->info = json_node_init_object (json_node_alloc (), info);
+  json_object_unref (info);
+  json_node_seal (self->info);
   self->cache_ttl = cache_ttl;
   self->key = key != NULL ? snodo_request_state_key_ref (key) : NULL;
   self->tail[0] = stamp_write_tail (self, FALSE);
@@ -262,9 +268,7 @@ snodo_stamp_unref (SnodoStamp *self)
 {
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
-  g_free (self->name);
-  g_free (self->version);
-  g_free (self->title);
+  g_clear_pointer (&self->info, json_node_unref);
   g_clear_pointer (&self->key, snodo_request_state_key_unref);
   g_free (self->tail[0]);
   g_free (self->tail[1]);
@@ -762,8 +766,7 @@ snodo_dialect_encode_result (const SnodoDialect *self,
       while (json_object_iter_next_ordered (&iter, &name, &member))
         json_object_set_member (meta, name, json_node_copy (member));
     }
-  json_object_set_object_member (meta, SNODO_META_SERVER_INFO,
-                                 snodo_implementation_new (stamp->name, stamp->version, stamp->title));
+  json_object_set_member (meta, SNODO_META_SERVER_INFO, json_node_copy (stamp->info));
   json_object_set_object_member (extra, "_meta", meta);
 
   if (method != NULL && (method->flags & SNODO_METHOD_FLAGS_CACHEABLE) &&

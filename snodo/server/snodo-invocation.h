@@ -94,6 +94,10 @@ JsonNode             *snodo_invocation_request_input_finish (SnodoInvocation  *s
                                                              GAsyncResult     *result,
                                                              GError          **error);
 SNODO_AVAILABLE_IN_ALL
+gboolean              snodo_invocation_notify               (SnodoInvocation *self,
+                                                             const char      *method,
+                                                             JsonObject      *params);
+SNODO_AVAILABLE_IN_ALL
 void                  snodo_invocation_return_result        (SnodoInvocation *self,
                                                              JsonNode        *result);
 SNODO_AVAILABLE_IN_ALL

@@ -70,6 +70,50 @@ typedef struct
   gulong    handler;
 } SnodoServerBus;
 
+/* What serverInfo says of the server beyond name, version and title
+ * (snodo-server-custom.c). On the server's context. */
+typedef struct
+{
+  char     *description;
+  char     *website_url;
+  /* An array of Icon objects, or NULL. Sealed. */
+  JsonNode *icons;
+} SnodoServerIdentity;
+
+SnodoServerIdentity *snodo_server_get_identity   (SnodoServer         *self);
+void          snodo_server_identity_clear        (SnodoServerIdentity *identity);
+/* Sets the identity's members on @info (an Implementation object). */
+void          snodo_server_identity_add_to_info  (SnodoServerIdentity *identity,
+                                                  JsonObject          *info);
+/* Forgets what 2026-07-28 answers say of the server, after a change. */
+void          snodo_server_clear_stamp           (SnodoServer         *self);
+
+/* The application's own methods (snodo-server-custom.c): name ->
+ * SnodoCustomMethod, each for a request or a notification; NULL until
+ * one is added. Added on the server's context, never removed, so that an
+ * invocation may point at one as long as the server lives. */
+typedef struct _SnodoCustomMethod SnodoCustomMethod;
+
+typedef struct
+{
+  GHashTable *requests;
+  GHashTable *notifications;
+  GMutex      lock;
+} SnodoServerCustom;
+
+SnodoServerCustom *snodo_server_get_custom       (SnodoServer         *self);
+void          snodo_server_custom_clear          (SnodoServerCustom   *custom);
+/* The request method an application added as @name, or NULL. */
+SnodoCustomMethod *snodo_server_lookup_custom_method (SnodoServer     *self,
+                                                      const char      *name);
+const SnodoMethod *snodo_custom_method_get_method    (SnodoCustomMethod *method);
+/* FALSE with a -32602 error when the params do not fit the schema. */
+gboolean      snodo_custom_method_check_params   (SnodoCustomMethod   *method,
+                                                  SnodoInvocation     *invocation,
+                                                  GError             **error);
+void          snodo_custom_method_run            (SnodoCustomMethod   *method,
+                                                  SnodoInvocation     *invocation);
+
 /* The server's bus state (snodo-server.c). */
 SnodoServerBus *snodo_server_get_bus_state       (SnodoServer     *self);
 /* Lets the bus go (snodo-server-bus.c). */

@@ -80,7 +80,18 @@ snodo_server_method_initialize (SnodoServer     *self,
     snodo_server_tasks_add_capabilities (self, capabilities_object, version);
     json_object_set_object_member (object, "capabilities", capabilities_object);
   }
-  json_object_set_object_member (object, "serverInfo", snodo_server_dup_info (self));
+  {
+    JsonObject *info = snodo_server_dup_info (self);
+
+    /* Members of Implementation that 2025-11-25 added. */
+    if (version < SNODO_PROTOCOL_VERSION_2025_11_25)
+      {
+        json_object_remove_member (info, "description");
+        json_object_remove_member (info, "icons");
+        json_object_remove_member (info, "websiteUrl");
+      }
+    json_object_set_object_member (object, "serverInfo", info);
+  }
   if (snodo_server_get_instructions (self) != NULL)
     json_object_set_string_member (object, "instructions", snodo_server_get_instructions (self));
   result = snodo_json_node_take_object (object);

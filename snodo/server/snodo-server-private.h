@@ -146,6 +146,11 @@ void snodo_server_dispatch         (SnodoServer     *self,
                                     SnodoFrame      *frame,
                                     GHashTable      *headers,
                                     gsize            cost);
+/* Hands a notification to the application's handler of its method, if
+ * any (snodo-server-custom.c): what a 2026-07-28 notification over HTTP,
+ * which has no connection, gets. */
+void snodo_server_dispatch_custom_notification (SnodoServer *self,
+                                                SnodoFrame  *frame);
 
 /* A transport starts serving @connection: it hears of changes. */
 void snodo_server_connection_started  (SnodoServer     *self,

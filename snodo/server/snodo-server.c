@@ -180,6 +180,11 @@ struct _SnodoServer
 
   /* See snodo-server-tasks.c; NULL until tasks are enabled. */
   SnodoServerTasks *tasks;
+
+  /* See snodo-server-custom.c: the application's own methods and what
+   * serverInfo says beyond name, version and title. */
+  SnodoServerCustom   custom;
+  SnodoServerIdentity identity;
 };
 
 
@@ -209,6 +214,18 @@ SnodoServerBus *
 snodo_server_get_bus_state (SnodoServer *self)
 {
   return &self->bus;
+}
+
+SnodoServerCustom *
+snodo_server_get_custom (SnodoServer *self)
+{
+  return &self->custom;
+}
+
+SnodoServerIdentity *
+snodo_server_get_identity (SnodoServer *self)
+{
+  return &self->identity;
 }
 
 enum {
@@ -248,10 +265,13 @@ tool_entry_unref (ToolEntry *entry)
 JsonObject *
 snodo_server_dup_info (SnodoServer *self)
 {
-  return snodo_implementation_new (self->name, self->version, self->title);
+  JsonObject *info = snodo_implementation_new (self->name, self->version, self->title);
+
+  snodo_server_identity_add_to_info (&self->identity, info);
+  return info;
 }
 
-static void
+void
 snodo_server_clear_stamp (SnodoServer *self)
 {
   g_mutex_lock (&self->stamp_lock);
@@ -267,8 +287,8 @@ snodo_server_ref_stamp (SnodoServer *self)
 
   g_mutex_lock (&self->stamp_lock);
   if (self->stamp == NULL)
-    self->stamp = snodo_stamp_new (self->name, self->version, self->title, self->cache_ttl,
-                                   self->request_state_key);
+    self->stamp = snodo_stamp_new_with_info (snodo_server_dup_info (self), self->cache_ttl,
+                                             self->request_state_key);
   stamp = snodo_stamp_ref (self->stamp);
   g_mutex_unlock (&self->stamp_lock);
 
@@ -281,6 +301,9 @@ typedef struct
   SnodoInvocation   *invocation;
   const SnodoMethod *method;
   ToolEntry         *tool;
+  /* An application's own method (snodo-server-custom.c), which lives as
+   * long as the server. */
+  SnodoCustomMethod *custom;
   /* The handler's deadline in milliseconds, or 0. */
   guint              timeout;
 } Call;
@@ -360,6 +383,8 @@ snodo_server_run_cb (SnodoWork *work,
    * answered, it answers with an error itself. */
   if (call->tool != NULL)
     call->tool->func (invocation, call->tool->user_data);
+  else if (call->custom != NULL)
+    snodo_custom_method_run (call->custom, invocation);
   else
     method_funcs[call->method->id] (snodo_invocation_get_server (invocation), invocation);
 }
@@ -394,6 +419,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
   const char *header = NULL;
   const SnodoDialect *dialect;
   const SnodoMethod *method;
+  SnodoCustomMethod *custom = NULL;
   SnodoStamp *stamp;
   Call *call;
   SnodoWorkKind kind = SNODO_WORK_KIND_ASYNC;
@@ -431,6 +457,8 @@ snodo_server_dispatch_request (SnodoServer     *self,
   snodo_selection_clear (&selection);
 
   method = snodo_dialect_lookup (dialect, frame->method);
+  if (method == NULL && (custom = snodo_server_lookup_custom_method (self, frame->method)) != NULL)
+    method = snodo_custom_method_get_method (custom);
   if (method == NULL || !snodo_server_offers (self, method->needs))
     {
       g_autofree char *message = g_strdup_printf (_("Method not found: %s"), frame->method);
@@ -465,6 +493,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
 
   call = g_new0 (Call, 1);
   call->method = method;
+  call->custom = custom;
   /* 2026-07-28 answers say what the server is when the request comes. */
   stamp = dialect->stateless ? snodo_server_ref_stamp (self) : NULL;
   call->invocation = snodo_invocation_new (self, connection, dialect, method, stamp, frame->message,
@@ -525,6 +554,15 @@ snodo_server_dispatch_request (SnodoServer     *self,
     }
   else if (method->flags & SNODO_METHOD_FLAGS_HANDLER)
     call->timeout = self->handler_timeout;
+
+  /* Params that do not fit an application method's schema never reach
+   * its handler. */
+  if (custom != NULL && !snodo_custom_method_check_params (custom, call->invocation, &error))
+    {
+      snodo_server_send_dialect_error (connection, dialect, frame->id, error->code, error->message, NULL);
+      call_free (call);
+      return;
+    }
 
   /* The application's hooks, if any, may refuse or annotate the request. */
   if (G_UNLIKELY (self->hooks.request != NULL) && snodo_server_run_request_hooks (self, call->invocation))
@@ -622,6 +660,8 @@ snodo_server_dispatch (SnodoServer     *self,
                 snodo_executor_cancel (connection->stream_executor, connection->owner, key))))
             g_debug ("Cancelled request %s", key);
         }
+      else
+        snodo_server_dispatch_custom_notification (self, frame);
       /* Notifications are never answered, whatever they are. */
       break;
 
@@ -644,6 +684,8 @@ snodo_server_finalize (GObject *object)
 
   snodo_server_clear_bus (self);
   g_clear_pointer (&self->tasks, snodo_server_tasks_free);
+  snodo_server_custom_clear (&self->custom);
+  snodo_server_identity_clear (&self->identity);
   g_clear_pointer (&self->hooks.request, g_ptr_array_unref);
   g_clear_pointer (&self->hooks.answer, g_ptr_array_unref);
   g_clear_pointer (&self->catalog, snodo_catalog_free);
@@ -658,6 +700,7 @@ snodo_server_finalize (GObject *object)
   g_clear_pointer (&self->instructions, g_free);
   snodo_server_clear_stamp (self);
   g_mutex_clear (&self->stamp_lock);
+  g_mutex_clear (&self->custom.lock);
 
   G_OBJECT_CLASS (snodo_server_parent_class)->finalize (object);
 }
@@ -872,6 +915,7 @@ snodo_server_init (SnodoServer *self)
 
   self->request_timeout = 60000;
   g_mutex_init (&self->stamp_lock);
+  g_mutex_init (&self->custom.lock);
   self->connections = g_ptr_array_new_with_free_func ((GDestroyNotify) snodo_connection_unref);
   snodo_server_set_protocol_versions (self, all_versions);
   self->request_state_key = snodo_request_state_key_new_random (&error);

@@ -37,6 +37,20 @@ typedef void (*SnodoToolFunc) (SnodoInvocation *invocation,
 SNODO_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (SnodoServer, snodo_server, SNODO, SERVER, GObject)
 
+/**
+ * SnodoNotificationFunc:
+ * @server: the server
+ * @method: the notification's method
+ * @params: (transfer none): its params (an empty object when it had none)
+ * @user_data: the data given to [method@Snodo.Server.add_notification_handler]
+ *
+ * Handles a notification of a method of the application's own.
+ */
+typedef void (*SnodoNotificationFunc) (SnodoServer *server,
+                                       const char  *method,
+                                       JsonObject  *params,
+                                       gpointer     user_data);
+
 SNODO_AVAILABLE_IN_ALL
 SnodoServer *snodo_server_new              (const char     *name,
                                             const char     *version);
@@ -92,6 +106,41 @@ void         snodo_server_notify_resources_changed (SnodoServer  *self);
 SNODO_AVAILABLE_IN_ALL
 void         snodo_server_notify_resource_updated  (SnodoServer  *self,
                                                     const char   *uri);
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_add_method       (SnodoServer    *self,
+                                            const char     *method,
+                                            JsonNode       *params_schema,
+                                            SnodoToolFunc   func,
+                                            gpointer        user_data,
+                                            GDestroyNotify  destroy,
+                                            GError        **error);
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_add_notification_handler (SnodoServer           *self,
+                                                    const char            *method,
+                                                    JsonNode              *params_schema,
+                                                    SnodoNotificationFunc  func,
+                                                    gpointer               user_data,
+                                                    GDestroyNotify         destroy,
+                                                    GError               **error);
+SNODO_AVAILABLE_IN_ALL
+const char  *snodo_server_get_description  (SnodoServer    *self);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_set_description  (SnodoServer    *self,
+                                            const char     *description);
+SNODO_AVAILABLE_IN_ALL
+const char  *snodo_server_get_website_url  (SnodoServer    *self);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_set_website_url  (SnodoServer    *self,
+                                            const char     *website_url);
+SNODO_AVAILABLE_IN_ALL
+JsonNode    *snodo_server_get_icons        (SnodoServer    *self);
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_set_icons        (SnodoServer    *self,
+                                            JsonNode       *icons);
+SNODO_AVAILABLE_IN_ALL
+JsonNode    *snodo_server_dup_server_json  (SnodoServer    *self,
+                                            const char     *registry_name,
+                                            GError        **error);
 SNODO_AVAILABLE_IN_ALL
 gboolean     snodo_server_add_tool         (SnodoServer    *self,
                                             SnodoTool      *tool,

@@ -390,7 +390,11 @@ snodo_http_transport_serve_stateless (SnodoHttpTransport *self,
         snodo_http_reply_error (msg, SOUP_STATUS_BAD_REQUEST, NULL, SNODO_RPC_ERROR_INVALID_REQUEST,
                                 _("Invalid request: responses are not accepted here"));
       else
-        snodo_http_reply_status (msg, SOUP_STATUS_ACCEPTED);
+        {
+          /* Only an application's own notification has a use here. */
+          snodo_server_dispatch_custom_notification (self->server, frame);
+          snodo_http_reply_status (msg, SOUP_STATUS_ACCEPTED);
+        }
       return;
     }
 
@@ -574,6 +578,8 @@ snodo_http_transport_serve_post (SnodoHttpTransport *self,
 
       if (frame->kind == SNODO_FRAME_NOTIFICATION)
         {
+          /* Only an application's own notification has a use here. */
+          snodo_server_dispatch_custom_notification (self->server, &frame);
           snodo_http_reply_status (msg, SOUP_STATUS_ACCEPTED);
           return;
         }

@@ -36,6 +36,21 @@ export const v1 = {
   isRpcError: (e) => e instanceof McpError,
 };
 
+// The result of demo/info, as a Standard Schema (what v2's request()
+// validates a result with), written out rather than with a schema library.
+const demoInfoSchema = {
+  '~standard': {
+    version: 1,
+    vendor: 'snodo-interop',
+    validate(value) {
+      const ok = value !== null && typeof value === 'object' && typeof value.version === 'string' &&
+        typeof value.uptime === 'number' && typeof value.protocolVersion === 'string';
+      return ok ? { value: { version: value.version, uptime: value.uptime, protocolVersion: value.protocolVersion } }
+        : { issues: [{ message: `not a demo/info result: ${JSON.stringify(value)}` }] };
+    },
+  },
+};
+
 function v2(mode, era, sdk, name) {
   return {
     sdk: `@modelcontextprotocol/client (v2) Client, ${sdk}`,
@@ -61,6 +76,20 @@ function v2(mode, era, sdk, name) {
         const got = session.client.getProtocolEra?.();
         if (got !== era)
           throw new Error(`getProtocolEra() is ${JSON.stringify(got)}, expected "${era}"`);
+      });
+      await check('v2: client.request() calls demo/info, a method of snodo-demo\'s own, with a result schema of its own',
+        async () => {
+          const result = await session.client.request({ method: 'demo/info' }, demoInfoSchema);
+          const expected = session.client.getNegotiatedProtocolVersion();
+          if (result.protocolVersion !== expected)
+            throw new Error(`demo/info answered ${JSON.stringify(result)}, expected protocolVersion ${expected}`);
+          return `uptime ${result.uptime} s`;
+        });
+      await check('v2: serverInfo carries description, icons and websiteUrl', () => {
+        const info = session.client.getServerVersion();
+        if (typeof info?.description !== 'string' || !Array.isArray(info?.icons) || info.icons.length !== 1 ||
+            !info?.websiteUrl?.startsWith('https://'))
+          throw new Error(`serverInfo is ${JSON.stringify(info)}`);
       });
       if (era === 'modern') {
         await check('v2: the server/discover result lists 2026-07-28', () => {

@@ -198,6 +198,34 @@ function _init() {
     server.add_app = function (tool, resource, html, ui) {
         return addApp.call(this, tool, resource, html, nodeOrNull(ui));
     };
+    // Methods of the application's own: schemas and params as plain
+    // values; a notification handler that throws is logged.
+    const addMethod = server.add_method;
+    const addNotificationHandler = server.add_notification_handler;
+    const setIcons = server.set_icons;
+    const getIcons = server.get_icons;
+    const dupServerJson = server.dup_server_json;
+    server.add_method = function (method, paramsSchema, func) {
+        return addMethod.call(this, method, nodeOrNull(paramsSchema), guard('method', method, func));
+    };
+    server.add_notification_handler = function (method, paramsSchema, func) {
+        return addNotificationHandler.call(this, method, nodeOrNull(paramsSchema), (srv, name, params) => {
+            try {
+                func(srv, name, fromJsonNode(params));
+            } catch (error) {
+                logError(error, `Snodo: the handler of notification ${name} failed`);
+            }
+        });
+    };
+    server.set_icons = function (icons) {
+        return setIcons.call(this, nodeOrNull(icons));
+    };
+    server.get_icons = function () {
+        return fromJsonNode(getIcons.call(this));
+    };
+    server.dup_server_json = function (registryName) {
+        return fromJsonNode(dupServerJson.call(this, registryName));
+    };
     // A request hook that throws refuses the request (-32603); an answer
     // hook is given the answer as a plain value, and what it throws is
     // logged.
@@ -232,6 +260,11 @@ function _init() {
             return fromJsonNode(original.apply(this, args));
         };
     }
+    const notify = invocation.notify;
+    invocation.notify = function (method, params) {
+        return notify.call(this, method, params === undefined || params === null ? null
+            : toJsonNode(params).get_object());
+    };
     const returnResult = invocation.return_result;
     invocation.return_result = function (result) {
         return returnResult.call(this, toJsonNode(result));

@@ -162,6 +162,35 @@ class Server(Snodo.Server):
     def set_completion_func(self, func, *user_data):
         return super().set_completion_func(_guard('completion', 'completion/complete', func), *user_data)
 
+    def add_method(self, method, params_schema, func, *user_data):
+        """Serves @method (vendor/name), a method of the application's own:
+        @func(invocation, *user_data) answers it; @params_schema is a dict
+        (a JSON Schema its params must fit) or None."""
+        return super().add_method(method, _node_or_none(params_schema), _guard('method', method, func),
+                                  *user_data)
+
+    def add_notification_handler(self, method, params_schema, func, *user_data):
+        """Calls @func(server, method, params, *user_data), params a dict,
+        for every notification @method of the application's own."""
+        def handler(server, name, params, *data):
+            try:
+                func(server, name, from_json_node(params), *data)
+            except Exception:  # noqa: BLE001 - a notification has no answer to fail
+                sys.stderr.write('Snodo-WARNING: the handler of notification %r failed\n' % name)
+                traceback.print_exc(file=sys.stderr)
+        return super().add_notification_handler(method, _node_or_none(params_schema), handler, *user_data)
+
+    def set_icons(self, icons):
+        """Sets the icons of serverInfo, a list of dicts (None for none)."""
+        return super().set_icons(_node_or_none(icons))
+
+    def get_icons(self):
+        return from_json_node(super().get_icons())
+
+    def dup_server_json(self, registry_name):
+        """The MCP Registry's server.json of the server, as a dict."""
+        return from_json_node(super().dup_server_json(registry_name))
+
     def add_extension(self, name, settings=None):
         """Advertises an extension; @settings is a dict (None for {})."""
         return super().add_extension(name, _node_or_none(settings))
@@ -225,6 +254,11 @@ class Invocation(Snodo.Invocation):
     def return_result(self, result):
         """Answers with @result, a dict (for a tool, a CallToolResult)."""
         return super().return_result(to_json_node(result))
+
+    def notify(self, method, params=None):
+        """Sends the notification @method with @params, a dict, related to
+        the request."""
+        return super().notify(method, _object_or_none(params))
 
     def return_structured(self, value):
         """Answers a tool call with @value (any JSON value) as its
