@@ -579,7 +579,7 @@ snodo_http_transport_serve_post (SnodoHttpTransport *self,
       if (frame->kind == SNODO_FRAME_NOTIFICATION)
         {
           /* Only an application's own notification has a use here. */
-          snodo_server_dispatch_custom_notification (self->server, &frame);
+          snodo_server_dispatch_custom_notification (self->server, frame);
           snodo_http_reply_status (msg, SOUP_STATUS_ACCEPTED);
           return;
         }
