@@ -308,14 +308,19 @@ static void
 test_uri_template_parse (void)
 {
   static const char *const invalid[] = {
-    "t://a/{x", "t://a/x}", "t://a/{}", "t://a/{a-b}", "t://a/{+x}", "t://a/{x,y}",
-    "t://a/{{x}}", "t://{x}/{x}", "no-scheme/{x}", "{x}", "",
+    "t://a/{x", "t://a/x}", "t://a/{}", "t://a/{a-b}", "t://a/{=x}", "t://a/{|x}", "t://a/{x,}",
+    "t://a/{x:0}", "t://a/{x:10000}", "t://a/{x*y}", "t://a/{x:}", "t://a/{.}", "t://a/{x..y}",
+    "t://a/{{x}}", "no-scheme/{x}", "{x}", "{+x}", "",
   };
   static const char *const valid[] = {
     "t://a/{x}", "t://{x}/{y_2}", "t://a/{x}{y}", "t://a", "t://a/{X9}.txt?q={q}",
+    /* Levels 2 to 4; a variable may be used twice. */
+    "t://a/{+x}", "t://a/{x,y}", "t://{x}/{x}", "t://a{/p*}{?q,r:3}{&s*}{#f}", "t://a/{a.b%41,x:9999}",
+    "t://a/{;m}{.e}",
   };
 
-  g_test_summary ("Only level-1 {name} expressions with names of A-Z a-z 0-9 _, used once, in an absolute URI");
+  g_test_summary ("RFC 6570 expressions: an operator, variables of A-Z a-z 0-9 _ . and escapes with a "
+                  "prefix or explode; in an absolute URI");
 
   for (guint i = 0; i < G_N_ELEMENTS (invalid); i++)
     {
