@@ -789,11 +789,16 @@ exploded_value (SnodoUriTemplate *self,
       json_array_add_string_element (array, named ? value : whole);
     }
 
-  node = json_node_new (JSON_NODE_OBJECT);
   if (named ? all_named_alike : !all_pairs)
-    json_node_take_array (node, g_steal_pointer (&array));
+    {
+      node = json_node_new (JSON_NODE_ARRAY);
+      json_node_take_array (node, g_steal_pointer (&array));
+    }
   else
-    json_node_take_object (node, g_steal_pointer (&object));
+    {
+      node = json_node_new (JSON_NODE_OBJECT);
+      json_node_take_object (node, g_steal_pointer (&object));
+    }
   return node;
 }
 
