@@ -70,10 +70,12 @@ void              snodo_uri_template_free        (SnodoUriTemplate  *self);
 /* The number of distinct variables. */
 guint             snodo_uri_template_get_n_variables (SnodoUriTemplate *self);
 /* Whether a value from snodo_uri_template_match() may expand to a URI
- * that matches with other values: some variable is used twice, or an
- * expression whose separator stays unencoded in values (`{+a,b}`,
- * `{#x*}`, `{.a,b}`) holds more than one variable or an explode, or two
- * expressions touch. */
+ * that matches with other values: some variable is used twice; an
+ * expression without names holds more than one variable (`{a,b}` with
+ * only b defined reads as a); an expression whose separator stays
+ * unencoded in values (`{+a,b}`, `{#x*}`, `{.x*}`) holds more than one
+ * variable or an explode; or an expression is followed by another one
+ * without a reserved character between them. */
 gboolean          snodo_uri_template_is_ambiguous (SnodoUriTemplate *self);
 /* A new object mapping each variable present to its decoded value (a
  * string, or for an exploded variable an array or object of strings), or

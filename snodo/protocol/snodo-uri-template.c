@@ -395,6 +395,10 @@ find_ambiguity (SnodoUriTemplate *self)
         several = several || g_array_index (part->vars, VarSpec, j).explode;
       if (several && (part->op->reserved || part->op->op == '.'))
         return TRUE;
+      /* Without names, a value of a later variable when an earlier one is
+       * undefined reads as the earlier one's ("?{undef,y}"). */
+      if (part->vars->len > 1 && !part->op->named)
+        return TRUE;
       for (guint j = i + 1; j < self->parts->len; j++)
         later = later || g_array_index (self->parts, Part, j).vars != NULL;
       if (!later)
