@@ -9,7 +9,7 @@
 #include "snodo-description.h"
 #include "snodo-error.h"
 #include "snodo-description-private.h"
-#include "snodo-uri-template-private.h"
+#include "snodo-protocol-private.h"
 
 /**
  * SnodoResourceTemplate:
