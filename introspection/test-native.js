@@ -263,6 +263,19 @@ function checkValues() {
     check(JSON.stringify(Snodo.fromJsonNode(Snodo.toJsonNode({a: [1, 2.5, true, null, 'é'], b: {}}))) ===
         '{"a":[1,2.5,true,null,"é"],"b":{}}', 'values round trip');
 
+    // RFC 6570 expansion takes an object, arrays and maps.
+    const search = Snodo.ResourceTemplate.new('app://s{/seg*}{?q,page}', 's');
+    const uri = search.expand({seg: ['a', 'b c'], q: 'x&y', page: 2});
+    check(uri === 'app://s/a/b%20c?q=x%26y&page=2', `expand: ${uri}`);
+    check(search.expand(null) === 'app://s' && search.expand({}) === 'app://s', 'expand without values');
+    let expandThrew = false;
+    try {
+        search.expand({q: [['nested']]});
+    } catch (e) {
+        expandThrew = e.matches(Snodo.error_quark(), Snodo.Error.INVALID_SCHEMA);
+    }
+    check(expandThrew, 'expand refuses a list of lists');
+
     // What the four description types share, through their base.
     const icons = [{src: 'https://example.org/i.png'}];
     for (const description of [Snodo.Tool.new('t', null), Snodo.Resource.new('app://r', 'r'),

@@ -301,6 +301,17 @@ def check_values():
     prompt.add_argument('a', None, False)
     check(prompt.get_arguments() == [{'name': 'a'}], 'prompt arguments: %r' % prompt.get_arguments())
 
+    # RFC 6570 expansion takes a dict, lists and maps.
+    search = Snodo.ResourceTemplate.new('app://s{/seg*}{?q,page}', 's')
+    uri = search.expand({'seg': ['a', 'b c'], 'q': 'x&y', 'page': 2})
+    check(uri == 'app://s/a/b%20c?q=x%26y&page=2', 'expand: %r' % uri)
+    check(search.expand(None) == 'app://s' and search.expand({}) == 'app://s', 'expand without values')
+    try:
+        search.expand({'q': [['nested']]})
+        check(False, 'expand took a list of lists')
+    except GLib.Error as error:
+        check(error.matches(Snodo.error_quark(), Snodo.Error.INVALID_SCHEMA), 'expand error: %s' % error)
+
     # What the four description types share, through their base.
     icons = [{'src': 'https://example.org/i.png'}]
     for description in (Snodo.Tool.new('t', None), Snodo.Resource.new('app://r', 'r'),

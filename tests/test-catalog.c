@@ -308,14 +308,19 @@ static void
 test_uri_template_parse (void)
 {
   static const char *const invalid[] = {
-    "t://a/{x", "t://a/x}", "t://a/{}", "t://a/{a-b}", "t://a/{+x}", "t://a/{x,y}",
-    "t://a/{{x}}", "t://{x}/{x}", "no-scheme/{x}", "{x}", "",
+    "t://a/{x", "t://a/x}", "t://a/{}", "t://a/{a-b}", "t://a/{=x}", "t://a/{|x}", "t://a/{x,}",
+    "t://a/{x:0}", "t://a/{x:10000}", "t://a/{x*y}", "t://a/{x:}", "t://a/{.}", "t://a/{x..y}",
+    "t://a/{{x}}", "no-scheme/{x}", "{x}", "{+x}", "",
   };
   static const char *const valid[] = {
     "t://a/{x}", "t://{x}/{y_2}", "t://a/{x}{y}", "t://a", "t://a/{X9}.txt?q={q}",
+    /* Levels 2 to 4; a variable may be used twice. */
+    "t://a/{+x}", "t://a/{x,y}", "t://{x}/{x}", "t://a{/p*}{?q,r:3}{&s*}{#f}", "t://a/{a.b%41,x:9999}",
+    "t://a/{;m}{.e}",
   };
 
-  g_test_summary ("Only level-1 {name} expressions with names of A-Z a-z 0-9 _, used once, in an absolute URI");
+  g_test_summary ("RFC 6570 expressions: an operator, variables of A-Z a-z 0-9 _ . and escapes with a "
+                  "prefix or explode; in an absolute URI");
 
   for (guint i = 0; i < G_N_ELEMENTS (invalid); i++)
     {
@@ -1012,6 +1017,38 @@ test_descriptions (Fixture       *fixture,
 }
 
 static void
+test_read_levels (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_test_summary ("resources/read through RFC 6570 templates of levels 2 to 4: query, path and explode "
+                  "variables reach the handler, lists as JSON arrays, maps as JSON objects");
+
+  add_template (fixture, "test://search{?q,page}", "search");
+  add_template (fixture, "test://files{/seg*}", "files");
+  add_template (fixture, "test://f/{+path}{?opt*}", "f");
+
+  {
+    g_autoptr(JsonNode) query = fixture_call (fixture, "resources/read",
+                                              "{\"uri\":\"test://search?q=red%20fish&page=2\"}");
+    g_autoptr(JsonNode) partial = fixture_call (fixture, "resources/read", "{\"uri\":\"test://search?page=3\"}");
+    g_autoptr(JsonNode) segments = fixture_call (fixture, "resources/read", "{\"uri\":\"test://files/a/b%2Fc/d\"}");
+    g_autoptr(JsonNode) reserved = fixture_call (fixture, "resources/read",
+                                                 "{\"uri\":\"test://f/x/y.txt?mode=r&n=1\"}");
+    g_autoptr(JsonNode) extra = fixture_call (fixture, "resources/read",
+                                              "{\"uri\":\"test://search?q=a&page=2&more=1\"}");
+
+    g_assert_cmpstr (answer_text (query), ==,
+                     "search|test://search?q=red%20fish&page=2|{}|{\"q\":\"red fish\",\"page\":\"2\"}");
+    g_assert_cmpstr (answer_text (partial), ==, "search|test://search?page=3|{}|{\"page\":\"3\"}");
+    g_assert_cmpstr (answer_text (segments), ==,
+                     "files|test://files/a/b%2Fc/d|{}|{\"seg\":[\"a\",\"b/c\",\"d\"]}");
+    g_assert_cmpstr (answer_text (reserved), ==,
+                     "f|test://f/x/y.txt?mode=r&n=1|{}|{\"path\":\"x/y.txt\",\"opt\":{\"mode\":\"r\",\"n\":\"1\"}}");
+    assert_error (extra, -32002, NULL);
+  }
+}
+
+static void
 test_read_order (Fixture       *fixture,
                  gconstpointer  data)
 {
@@ -1301,6 +1338,7 @@ main (int   argc,
   ADD ("registration", test_registration);
   ADD ("descriptions", test_descriptions);
   ADD ("read-order", test_read_order);
+  ADD ("read-levels", test_read_levels);
   ADD ("answer-later", test_answer_later);
   ADD ("prompt-arguments", test_prompt_arguments);
   ADD ("completion", test_completion);

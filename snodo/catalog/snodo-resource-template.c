@@ -3,9 +3,13 @@
 
 #include "config.h"
 
+#include "snodo-base-private.h"
+
 #include "snodo-resource-template.h"
 #include "snodo-description.h"
+#include "snodo-error.h"
 #include "snodo-description-private.h"
+#include "snodo-protocol-private.h"
 
 /**
  * SnodoResourceTemplate:
@@ -14,12 +18,39 @@
  * named by a URI template such as `app://notes/{day}`. The handler that
  * reads them is given to [method@Snodo.Server.add_resource_template].
  *
- * Templates are those of RFC 6570 level 1: the only expressions are
- * `{name}`, with names of `A-Z a-z 0-9 _`, each used once. A URI matches
- * when its text equals the template's outside the expressions and each
- * expression stands for a non-empty run of characters without `/`; the
- * handler finds the values, percent-decoded, in
- * [method@Snodo.Invocation.get_variables].
+ * Templates are those of RFC 6570, all four levels: `{name}`, reserved
+ * `{+path}`, fragment `{#frag}`, label `{.ext}`, path segments `{/seg}`,
+ * parameters `{;p}`, queries `{?q,page}` and `{&more}`, several variables
+ * in an expression, prefixes `{name:3}` and explode `{seg*}`. Names are of
+ * `A-Z a-z 0-9 _`, dots between them and percent escapes.
+ *
+ * A URI matches when its text equals the template's outside the
+ * expressions and the expressions can stand for the rest; the handler
+ * finds the values, percent-decoded, in
+ * [method@Snodo.Invocation.get_variables]:
+ *
+ * - `{name}` stands for a non-empty run of characters without `/` (level
+ *   1); `{+path}` and `{#frag}` for any run; `{.x}` and `{/x}` for one
+ *   without `/`; `{;x}` without `/` or `;`; `{?x}` and `{&x}` without `&`
+ *   or `#`.
+ * - Variables may be missing: `app://search{?q,page}` matches
+ *   `app://search?page=2` with only `page` among the variables. An
+ *   expression without a leading character (`{name}`, `{+path}`) never
+ *   stands for nothing, so its first variable is there and not empty.
+ * - A variable without explode is a string, even when a list was expanded
+ *   into it (`red,green,blue`). An exploded one is a JSON array of its
+ *   items (`app://files{/seg*}` on `app://files/a/b` gives
+ *   `["a", "b"]`; `{?id*}` on `?id=1&id=2` gives `["1", "2"]`), or a JSON
+ *   object when its items are `name=value` pairs with other names
+ *   (`{?filter*}` on `?kind=a&size=2`).
+ * - When the URI can be split in several ways, the variables from left to
+ *   right take the shortest values that let the rest match
+ *   (`app://{a}.{b}` on `app://x.y.z`: `a` is `x`); a variable used twice
+ *   must get the same value (or a prefix of it, for a prefix use).
+ *
+ * Matching takes time linear in the length of the URI, whatever the
+ * template and URI. [method@Snodo.ResourceTemplate.expand] goes the other
+ * way, from values to a URI, for clients and completion.
  *
  * A template's description must not change while it is registered; to
  * change it, remove the template and add it again (clients are told of the
@@ -212,8 +243,8 @@ snodo_resource_template_class_init (SnodoResourceTemplateClass *klass)
   /**
    * SnodoResourceTemplate:uri-template: (getter get_uri_template)
    *
-   * The URI template, unique within a server: RFC 6570 level 1, such as
-   * `app://notes/{day}`. It is checked when the template is added to a
+   * The URI template, unique within a server: RFC 6570, such as
+   * `app://notes/{day}` or `app://search{?q,page}`. It is checked when the template is added to a
    * server.
    *
    * Since: 0.1
@@ -294,6 +325,59 @@ snodo_resource_template_get_uri_template (SnodoResourceTemplate *self)
 {
   g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
   return self->uri_template;
+}
+
+/**
+ * snodo_resource_template_expand:
+ * @self: a resource template
+ * @values: (nullable): the values of the template's variables
+ *
+ * Makes the URI of one of the template's resources, by RFC 6570 expansion
+ * of its URI template: for instance to read a resource of a template a
+ * server listed, or to offer completions. A value is a string, a number
+ * or a boolean (its text), an array of those (a list) or an object of
+ * those (a map, in its order); a missing member, `null`, an empty array
+ * and an empty object are undefined, and an expression whose variables
+ * are all undefined expands to nothing.
+ *
+ * ```c
+ * g_autoptr(SnodoResourceTemplate) search = snodo_resource_template_new ("app://search{?q,page}", "search");
+ * g_autoptr(JsonObject) values = json_object_new ();
+ * g_autofree char *uri = NULL;
+ *
+ * json_object_set_string_member (values, "q", "red fish");
+ * uri = snodo_resource_template_expand (search, values, NULL);
+ * // app://search?q=red%20fish
+ * ```
+ *
+ * From Python and JavaScript, @values is a dict or an object:
+ * `search.expand({'q': 'red fish'})`.
+ *
+ * Returns: (transfer full): the URI, or %NULL with @error set
+ *   (%SNODO_ERROR_INVALID_SCHEMA) when the URI template is not valid, a
+ *   value is of another kind (such as a list of lists), or a list or map
+ *   is given to a prefix `{name:3}`
+ */
+char *
+snodo_resource_template_expand (SnodoResourceTemplate  *self,
+                                JsonObject             *values,
+                                GError                **error)
+{
+  g_autoptr(SnodoUriTemplate) template = NULL;
+
+  g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (self->uri_template == NULL)
+    {
+      g_set_error_literal (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                           _("A resource template needs a URI template (its “uri-template” property)"));
+      return NULL;
+    }
+  template = snodo_uri_template_parse (self->uri_template, error);
+  if (template == NULL)
+    return NULL;
+  return snodo_uri_template_expand (template, values, error);
 }
 
 /**

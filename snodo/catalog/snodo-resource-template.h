@@ -26,6 +26,10 @@ SnodoResourceTemplate *snodo_resource_template_new             (const char      
 SNODO_AVAILABLE_IN_ALL
 const char            *snodo_resource_template_get_uri_template (SnodoResourceTemplate *self);
 SNODO_AVAILABLE_IN_ALL
+char                  *snodo_resource_template_expand          (SnodoResourceTemplate *self,
+                                                                JsonObject            *values,
+                                                                GError               **error);
+SNODO_AVAILABLE_IN_ALL
 const char            *snodo_resource_template_get_name        (SnodoResourceTemplate *self);
 SNODO_AVAILABLE_IN_ALL
 const char            *snodo_resource_template_get_title       (SnodoResourceTemplate *self);

@@ -168,7 +168,7 @@ snodo_server_remove_resource (SnodoServer *self,
  * If the template is refused, @destroy is called at once.
  *
  * Returns: %TRUE if the template was added; %FALSE if it has no URI
- *   template or name, it is not a valid level-1 URI template or is taken, or its annotations, icons or `_meta` keys are not
+ *   template or name, it is not a valid RFC 6570 URI template or is taken, or its annotations, icons or `_meta` keys are not
  *   valid
  *
  * Since: 0.1

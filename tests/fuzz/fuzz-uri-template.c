@@ -2,12 +2,20 @@
 /* Copyright 2026 The Snodo authors */
 
 /*
- * A libFuzzer target for URI templates: the input is a template and a URI,
- * split at the first newline. The template is parsed; when it is valid,
- * the URI is matched against it. A match must give one valid UTF-8 value
- * per variable, and expanding the template with those values
- * (percent-encoded) must give a URI that matches again, with the same
- * values: matching is the reverse of expansion.
+ * A libFuzzer target for URI templates of RFC 6570: the input is a template
+ * and a URI, split at the first newline. The template is parsed (as a
+ * relative template, so that every level's syntax is reached); when it is
+ * valid, the URI is matched against it. Checked:
+ *
+ * - matching takes at most 2 × (length + 1) × states automaton steps plus
+ *   the forward walk (at most one step per state and position): linear in
+ *   the URI, whatever the input;
+ * - a match gives values that are valid UTF-8 strings, or arrays or
+ *   objects of them, for variables of the template only;
+ * - expanding the template with those values gives a URI that matches
+ *   again (unless a variable is used twice), with the same values when the
+ *   template is not ambiguous (snodo_uri_template_is_ambiguous()):
+ *   matching is the reverse of expansion.
  */
 
 #include "config.h"
@@ -19,53 +27,50 @@
 int LLVMFuzzerTestOneInput (const guint8 *data,
                             size_t        size);
 
-/* Level-1 expansion of a template that parsed. */
-static char *
-expand (const char *template,
-        JsonObject *variables)
+static void
+assert_string (JsonNode *node)
 {
-  GString *uri = g_string_new (NULL);
-  const char *p = template;
-
-  while (*p != '\0')
-    {
-      const char *close;
-      g_autofree char *name = NULL;
-      const char *value;
-
-      if (*p != '{')
-        {
-          g_string_append_c (uri, *p++);
-          continue;
-        }
-      close = strchr (p, '}');
-      g_assert (close != NULL);
-      name = g_strndup (p + 1, close - p - 1);
-      value = json_object_get_string_member (variables, name);
-      g_assert (value != NULL);
-      g_string_append_uri_escaped (uri, value, NULL, FALSE);
-      p = close + 1;
-    }
-  return g_string_free (uri, FALSE);
+  g_assert (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING);
+  g_assert (g_utf8_validate (json_node_get_string (node), -1, NULL));
 }
 
-static gboolean
-same_values (JsonObject *a,
-             JsonObject *b)
+static void
+assert_value (JsonNode *node)
 {
-  g_autoptr(GList) members = json_object_get_members (a);
-
-  if (json_object_get_size (a) != json_object_get_size (b))
-    return FALSE;
-  for (GList *l = members; l != NULL; l = l->next)
+  if (JSON_NODE_HOLDS_ARRAY (node))
     {
-      const char *value = json_object_get_string_member (a, l->data);
-      const char *other = json_object_get_string_member_with_default (b, l->data, NULL);
+      JsonArray *array = json_node_get_array (node);
 
-      if (other == NULL || strcmp (value, other) != 0)
-        return FALSE;
+      g_assert (json_array_get_length (array) > 0);
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        assert_string (json_array_get_element (array, i));
     }
-  return TRUE;
+  else if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *object = json_node_get_object (node);
+      g_autoptr(GList) members = json_object_get_members (object);
+
+      g_assert (members != NULL);
+      for (GList *l = members; l != NULL; l = l->next)
+        {
+          g_assert (g_utf8_validate (l->data, -1, NULL));
+          assert_string (json_object_get_member (object, l->data));
+        }
+    }
+  else
+    assert_string (node);
+}
+
+static JsonObject *
+match_checked (SnodoUriTemplate *template,
+               const char       *uri)
+{
+  guint64 steps = 0;
+  guint64 cells = ((guint64) strlen (uri) + 1) * snodo_uri_template_get_n_states (template);
+  JsonObject *variables = snodo_uri_template_match_counted (template, uri, &steps);
+
+  g_assert (steps <= 2 * cells);
+  return variables;
 }
 
 int
@@ -81,6 +86,8 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   g_autoptr(JsonObject) variables = NULL;
   g_autoptr(JsonObject) again = NULL;
   g_autoptr(GList) members = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonNode) node_again = NULL;
 
   if (split == NULL)
     split = (const char *) data + size;
@@ -89,7 +96,7 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   uri = split < (const char *) data + size ?
         g_strndup (split + 1, (const char *) data + size - split - 1) : g_strdup ("");
 
-  template = snodo_uri_template_parse (text, &error);
+  template = snodo_uri_template_parse_relative (text, &error);
   if (template == NULL)
     {
       g_assert (error != NULL);
@@ -97,23 +104,29 @@ LLVMFuzzerTestOneInput (const guint8 *data,
     }
   g_assert (error == NULL);
 
-  variables = snodo_uri_template_match (template, uri);
+  variables = match_checked (template, uri);
   if (variables == NULL)
     return 0;
 
-  g_assert (json_object_get_size (variables) == snodo_uri_template_get_n_variables (template));
+  g_assert (json_object_get_size (variables) <= snodo_uri_template_get_n_variables (template));
   members = json_object_get_members (variables);
   for (GList *l = members; l != NULL; l = l->next)
     {
-      const char *value = json_object_get_string_member (variables, l->data);
-
-      g_assert (value != NULL && value[0] != '\0');
-      g_assert (g_utf8_validate (value, -1, NULL));
+      g_assert (strstr (text, l->data) != NULL);
+      assert_value (json_object_get_member (variables, l->data));
     }
 
-  expanded = expand (text, variables);
-  again = snodo_uri_template_match (template, expanded);
-  g_assert (again != NULL);
-  g_assert (same_values (variables, again));
+  expanded = snodo_uri_template_expand (template, variables, &error);
+  g_assert (error == NULL && expanded != NULL);
+  again = match_checked (template, expanded);
+  if (!snodo_uri_template_is_ambiguous (template))
+    {
+      g_assert (again != NULL);
+      node = json_node_new (JSON_NODE_OBJECT);
+      json_node_set_object (node, variables);
+      node_again = json_node_new (JSON_NODE_OBJECT);
+      json_node_set_object (node_again, again);
+      g_assert (json_node_equal (node, node_again));
+    }
   return 0;
 }

@@ -328,6 +328,10 @@ function _init() {
         }
         return descriptionInit.call(this, properties, ...rest);
     };
+    const templateExpand = Snodo.ResourceTemplate.prototype.expand;
+    Snodo.ResourceTemplate.prototype.expand = function (values) {
+        return templateExpand.call(this, nodeOrNull(values)?.get_object() ?? null);
+    };
     const promptArguments = Snodo.Prompt.prototype.get_arguments;
     Snodo.Prompt.prototype.get_arguments = function () {
         return fromJsonNode(promptArguments.call(this));

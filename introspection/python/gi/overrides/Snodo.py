@@ -368,7 +368,10 @@ __all__.append('Resource')
 
 
 class ResourceTemplate(Snodo.ResourceTemplate):
-    pass
+    def expand(self, values=None):
+        """The URI for @values, a dict of str, int, float, bool, or lists
+        and dicts of those (RFC 6570 expansion)."""
+        return super().expand(_object_or_none(values))
 
 
 _json_accessors(ResourceTemplate, ['annotations', 'icons'])
