@@ -64,6 +64,7 @@ RUNS = [
     ("'ask'", 'stdio', (tool('ask', {}), 'did not declare the capability')),
     ("'delete_everything'", 'stdio', (tool('delete_everything'), '-32001')),
     ('brand(', 'stdio', (call('tools/list', {}), '"title":"Notes: today"')),
+    ('def add(', 'stdio', (tool('add', {'a': 2, 'b': 40}), '"42')),
     ("'add'", 'stdio', (tool('add', {'a': 2, 'b': 40}), '"42"')),
     ("'app://readme'", 'stdio', (call('resources/read', {'uri': 'app://readme'}), '"# My app"')),
     ("'app://notes/{day}'", 'stdio', (call('resources/read', {'uri': 'app://notes/monday'}),

@@ -32,7 +32,40 @@
  * snodo_server_add_tool (server, tool, echo_cb, NULL, NULL, NULL);
  * ```
  *
- * In Python:
+ * From Python, a tool is usually a plain function: its type hints give the
+ * input schema, its docstring the description, and what it returns is the
+ * result (see the Python and JavaScript page):
+ *
+ * ```python
+ * import gi
+ * gi.require_version('Snodo', '1')
+ * from gi.repository import Snodo
+ *
+ * server = Snodo.Server.new('my-app', '1.0')
+ *
+ *
+ * @server.tool()
+ * def add(a: float, b: float) -> float:
+ *     """Adds two numbers."""
+ *     return a + b
+ *
+ *
+ * server.run()
+ * ```
+ *
+ * and from JavaScript, a function given the arguments, with the input as
+ * fields:
+ *
+ * ```js
+ * import Snodo from 'gi://Snodo?version=1';
+ *
+ * const server = Snodo.Server.new('my-app', '1.0');
+ * server.tool({name: 'add', description: 'Adds two numbers', input: {a: 'number', b: 'number'}},
+ *     ({a, b}) => a + b);
+ * server.run();
+ * ```
+ *
+ * The explicit form, in Python:
  *
  * ```python
  * import gi
@@ -60,7 +93,7 @@
  * loop.run()
  * ```
  *
- * In JavaScript:
+ * and in JavaScript:
  *
  * ```js
  * import GLib from 'gi://GLib';
