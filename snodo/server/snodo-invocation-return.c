@@ -10,6 +10,7 @@
 #include "snodo-invocation-internal.h"
 #include "snodo-invocation-private.h"
 #include "snodo-protocol-private.h"
+#include "snodo-server-private.h"
 #include "snodo-wire-private.h"
 
 /*
@@ -36,6 +37,39 @@
       }                                                                          \
   } G_STMT_END
 
+/* In 2026-07-28, @result with the cache hint its method has on the server
+ * (snodo_server_set_cache_hint()), unless it is not a complete result or
+ * says ttlMs or cacheScope itself; else NULL (the dialect adds the
+ * server-wide hint). */
+static JsonNode *
+dup_with_cache_hint (SnodoInvocation *self,
+                     JsonNode        *result)
+{
+  JsonObject *object = json_node_get_object (result);
+  const char *result_type = snodo_json_object_get_string (object, "resultType");
+  JsonObject *copy;
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+  SnodoCacheScope scope;
+  guint ttl_ms;
+
+  if (snodo_invocation_get_protocol_version (self) != SNODO_PROTOCOL_VERSION_2026_07_28 ||
+      self->method_entry == NULL || !(self->method_entry->flags & SNODO_METHOD_FLAGS_CACHEABLE) ||
+      (result_type != NULL && !g_str_equal (result_type, "complete")) ||
+      json_object_has_member (object, "ttlMs") || json_object_has_member (object, "cacheScope") ||
+      !snodo_server_get_cache_hint (self->server, self->method_entry->id, &ttl_ms, &scope))
+    return NULL;
+
+  copy = json_object_new ();
+  json_object_iter_init_ordered (&iter, object);
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    json_object_set_member (copy, name, json_node_copy (member));
+  json_object_set_int_member (copy, "ttlMs", ttl_ms);
+  json_object_set_string_member (copy, "cacheScope", scope == SNODO_CACHE_SCOPE_PUBLIC ? "public" : "private");
+  return json_node_init_object (json_node_alloc (), copy);
+}
+
 /**
  * snodo_invocation_return_result:
  * @self: (transfer full): an invocation
@@ -54,6 +88,7 @@ void
 snodo_invocation_return_result (SnodoInvocation *self,
                                 JsonNode        *result)
 {
+  g_autoptr(JsonNode) hinted = NULL;
   g_autoptr(GBytes) line = NULL;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
@@ -95,8 +130,9 @@ snodo_invocation_return_result (SnodoInvocation *self,
         }
     }
 
+  hinted = dup_with_cache_hint (self, result);
   line = snodo_dialect_encode_result (self->dialect, self->method_entry, self->stamp,
-                                      self->id, result);
+                                      self->id, hinted != NULL ? hinted : result);
   snodo_invocation_finish (self, line);
 }
 
