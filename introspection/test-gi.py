@@ -57,7 +57,10 @@ def main():
     # A resource, and a tool that asks the client for input; from Python
     # the one call serves both eras (here 2026-07-28: input_required).
     readme = Snodo.Resource.new('py://readme', 'readme')
-    server.set_cache_hint('resources/read', 60000, Snodo.CacheScope.PUBLIC)
+    # Cache hints: the resource's own beats the server's for every read.
+    server.set_cache_hint('resources/read', 5, Snodo.CacheScope.PRIVATE)
+    readme.props.cache_ttl = 60000
+    readme.props.cache_scope = Snodo.CacheScope.PUBLIC
     readme.set_mime_type('text/plain')
     server.add_resource(readme, lambda inv: inv.return_resource_text(None, 'text/plain', 'hello from Python'))
 

@@ -1074,10 +1074,16 @@ test_cache_hints (Fixture       *fixture,
     { "prompts/list", NULL, "20/public", "-" },
     { "resources/read", "\"uri\":\"test://a\"", "1000/public", "-" },
     { "resources/read", "\"uri\":\"test://t/x\"", "1000/public", "-" },
+    /* Their own hints. */
+    { "resources/read", "\"uri\":\"test://own\"", "5/private", "-" },
+    { "resources/read", "\"uri\":\"test://u/x\"", "0/public", "-" },
   };
+  g_autoptr(SnodoResource) own = snodo_resource_new ("test://own", "own");
+  g_autoptr(SnodoResourceTemplate) own_template = snodo_resource_template_new ("test://u/{x}", "u");
 
-  g_test_summary ("2026-07-28 list and read results carry the cache hint set for their method, else the "
-                  "server's cache-ttl and private; results of 2025 versions carry none");
+  g_test_summary ("2026-07-28 read results carry the cache hint of their resource or template, list and "
+                  "read results that set for their method, else the server's cache-ttl and private; "
+                  "results of 2025 versions carry none");
 
   snodo_server_set_cache_ttl (fixture->pipe.server, 500);
   snodo_server_set_cache_hint (fixture->pipe.server, "tools/list", 3600000, SNODO_CACHE_SCOPE_PUBLIC);
@@ -1090,6 +1096,11 @@ test_cache_hints (Fixture       *fixture,
   add_resource (fixture, "test://a", "a");
   add_template (fixture, "test://t/{x}", "t");
   g_assert_true (snodo_server_add_prompt (fixture->pipe.server, prompt, describe_cb, NULL, NULL, NULL));
+  snodo_resource_set_cache_ttl (own, 5);
+  g_object_set (own_template, "cache-ttl", 0, "cache-scope", SNODO_CACHE_SCOPE_PUBLIC, NULL);
+  g_assert_true (snodo_server_add_resource (fixture->pipe.server, own, describe_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_resource_template (fixture->pipe.server, own_template, describe_cb, NULL,
+                                                     NULL, NULL));
 
   if (!modern)
     json_object_unref (fixture_initialize (fixture, "2025-11-25"));

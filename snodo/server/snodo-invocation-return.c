@@ -9,7 +9,10 @@
 #include "snodo-invocation.h"
 #include "snodo-invocation-internal.h"
 #include "snodo-invocation-private.h"
+#include "snodo-catalog-private.h"
 #include "snodo-protocol-private.h"
+#include "snodo-resource.h"
+#include "snodo-resource-template.h"
 #include "snodo-server-private.h"
 #include "snodo-wire-private.h"
 
@@ -37,10 +40,37 @@
       }                                                                          \
   } G_STMT_END
 
-/* In 2026-07-28, @result with the cache hint its method has on the server
- * (snodo_server_set_cache_hint()), unless it is not a complete result or
- * says ttlMs or cacheScope itself; else NULL (the dialect adds the
- * server-wide hint). */
+/* The cache hint of the resource or template a resources/read invocation
+ * reads (its cache-ttl and cache-scope): FALSE when it has none. */
+static gboolean
+get_entry_cache_hint (SnodoInvocation *self,
+                      guint           *ttl_ms,
+                      SnodoCacheScope *scope)
+{
+  SnodoCatalogEntry *entry = g_object_get_qdata (G_OBJECT (self),
+                                                 g_quark_try_string ("snodo-catalog-entry"));
+  SnodoDescription *description = entry != NULL ? snodo_catalog_entry_get_description (entry) : NULL;
+  int ttl = -1;
+
+  if (SNODO_IS_RESOURCE (description))
+    {
+      ttl = snodo_resource_get_cache_ttl (SNODO_RESOURCE (description));
+      *scope = snodo_resource_get_cache_scope (SNODO_RESOURCE (description));
+    }
+  else if (SNODO_IS_RESOURCE_TEMPLATE (description))
+    {
+      ttl = snodo_resource_template_get_cache_ttl (SNODO_RESOURCE_TEMPLATE (description));
+      *scope = snodo_resource_template_get_cache_scope (SNODO_RESOURCE_TEMPLATE (description));
+    }
+  *ttl_ms = ttl >= 0 ? (guint) ttl : 0;
+  return ttl >= 0;
+}
+
+/* In 2026-07-28, @result with the cache hint of what it answers: that of
+ * the resource or template read, else that of its method on the server
+ * (snodo_server_set_cache_hint()); NULL when there is none, when it is not
+ * a complete result or when it says ttlMs or cacheScope itself (the
+ * dialect adds the server-wide hint). */
 static JsonNode *
 dup_with_cache_hint (SnodoInvocation *self,
                      JsonNode        *result)
@@ -58,7 +88,9 @@ dup_with_cache_hint (SnodoInvocation *self,
       self->method_entry == NULL || !(self->method_entry->flags & SNODO_METHOD_FLAGS_CACHEABLE) ||
       (result_type != NULL && !g_str_equal (result_type, "complete")) ||
       json_object_has_member (object, "ttlMs") || json_object_has_member (object, "cacheScope") ||
-      !snodo_server_get_cache_hint (self->server, self->method_entry->id, &ttl_ms, &scope))
+      (!(self->method_entry->id == SNODO_METHOD_RESOURCES_READ &&
+         get_entry_cache_hint (self, &ttl_ms, &scope)) &&
+       !snodo_server_get_cache_hint (self->server, self->method_entry->id, &ttl_ms, &scope)))
     return NULL;
 
   copy = json_object_new ();

@@ -1410,7 +1410,9 @@ snodo_server_set_cache_ttl (SnodoServer *self,
  * `"ttlMs":` @ttl_ms and `"cacheScope":` @scope. Without a hint, or with
  * @ttl_ms -1, they say [property@Snodo.Server:cache-ttl] and `"private"`.
  * A result whose handler sets `ttlMs` or `cacheScope` itself keeps its
- * own. Earlier protocol versions have no cache hints.
+ * own, and so does a read of a resource or template whose
+ * [property@Snodo.Resource:cache-ttl] is set. Earlier protocol versions
+ * have no cache hints.
  *
  * Use %SNODO_CACHE_SCOPE_PUBLIC only when the results are the same for
  * every caller, whatever their authorization.

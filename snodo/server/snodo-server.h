@@ -32,24 +32,6 @@ G_BEGIN_DECLS
 typedef void (*SnodoToolFunc) (SnodoInvocation *invocation,
                                gpointer         user_data);
 
-/**
- * SnodoCacheScope:
- * @SNODO_CACHE_SCOPE_PRIVATE: the result depends on who asks (on the
- *   caller's authorization): only that caller may reuse it
- * @SNODO_CACHE_SCOPE_PUBLIC: the result is the same for every caller:
- *   shared caches may keep it
- *
- * Who may reuse a 2026-07-28 result (its `cacheScope`), see
- * [method@Snodo.Server.set_cache_hint].
- *
- * Since: 0.1
- */
-typedef enum
-{
-  SNODO_CACHE_SCOPE_PRIVATE,
-  SNODO_CACHE_SCOPE_PUBLIC,
-} SnodoCacheScope;
-
 #define SNODO_TYPE_SERVER (snodo_server_get_type ())
 
 SNODO_AVAILABLE_IN_ALL
