@@ -57,6 +57,10 @@ def main():
     # A resource, and a tool that asks the client for input; from Python
     # the one call serves both eras (here 2026-07-28: input_required).
     readme = Snodo.Resource.new('py://readme', 'readme')
+    # Cache hints: the resource's own beats the server's for every read.
+    server.set_cache_hint('resources/read', 5, Snodo.CacheScope.PRIVATE)
+    readme.props.cache_ttl = 60000
+    readme.props.cache_scope = Snodo.CacheScope.PUBLIC
     readme.set_mime_type('text/plain')
     server.add_resource(readme, lambda inv: inv.return_resource_text(None, 'text/plain', 'hello from Python'))
 
@@ -139,12 +143,16 @@ def main():
          'params': {'name': 'confirm', 'arguments': {},
                     '_meta': {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
                               'io.modelcontextprotocol/clientCapabilities': {'elicitation': {}}}}},
+        {'jsonrpc': '2.0', 'id': 7, 'method': 'resources/read',
+         'params': {'uri': 'py://readme',
+                    '_meta': {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                              'io.modelcontextprotocol/clientCapabilities': {}}}},
     ], None))
     for key, value in answers.items():
         if 'result' not in value:
             fail('answer %r: %r' % (key, value))
 
-    if sorted(answers) != [1, 2, 3, 4, 5, 6]:
+    if sorted(answers) != [1, 2, 3, 4, 5, 6, 7]:
         fail('unexpected answers: %r' % data)
     if answers[1]['result']['serverInfo']['name'] != 'py-server':
         fail('serverInfo: %r' % answers[1])
@@ -158,6 +166,8 @@ def main():
     if answers[5]['result']['contents'] != [{'uri': 'py://readme', 'mimeType': 'text/plain',
                                               'text': 'hello from Python'}]:
         fail('resource: %r' % answers[5])
+    if (answers[7]['result'].get('ttlMs'), answers[7]['result'].get('cacheScope')) != (60000, 'public'):
+        fail('cache hint: %r' % answers[7])
     confirm_result = answers[6]['result']
     if (confirm_result.get('resultType') != 'input_required' or
             confirm_result['inputRequests']['ok']['method'] != 'elicitation/create' or

@@ -1048,6 +1048,72 @@ test_read_levels (Fixture       *fixture,
   }
 }
 
+/* The ttlMs and cacheScope of @answer's result: "500/private", or "-" when
+ * it has neither. */
+static char *
+cache_hint (JsonNode *answer)
+{
+  JsonObject *result = get_result (answer);
+
+  if (!json_object_has_member (result, "ttlMs") && !json_object_has_member (result, "cacheScope"))
+    return g_strdup ("-");
+  return g_strdup_printf ("%" G_GINT64_FORMAT "/%s", json_object_get_int_member (result, "ttlMs"),
+                          json_object_get_string_member (result, "cacheScope"));
+}
+
+static void
+test_cache_hints (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  gboolean modern = GPOINTER_TO_INT (data);
+  g_autoptr(SnodoPrompt) prompt = snodo_prompt_new ("p", NULL);
+  static const struct { const char *method, *params, *modern, *legacy; } cases[] = {
+    { "tools/list", NULL, "3600000/public", "-" },
+    { "resources/list", NULL, "500/private", "-" },
+    { "resources/templates/list", NULL, "0/private", "-" },
+    { "prompts/list", NULL, "20/public", "-" },
+    { "resources/read", "\"uri\":\"test://a\"", "1000/public", "-" },
+    { "resources/read", "\"uri\":\"test://t/x\"", "1000/public", "-" },
+    /* Their own hints. */
+    { "resources/read", "\"uri\":\"test://own\"", "5/private", "-" },
+    { "resources/read", "\"uri\":\"test://u/x\"", "0/public", "-" },
+  };
+  g_autoptr(SnodoResource) own = snodo_resource_new ("test://own", "own");
+  g_autoptr(SnodoResourceTemplate) own_template = snodo_resource_template_new ("test://u/{x}", "u");
+
+  g_test_summary ("2026-07-28 read results carry the cache hint of their resource or template, list and "
+                  "read results that set for their method, else the server's cache-ttl and private; "
+                  "results of 2025 versions carry none");
+
+  snodo_server_set_cache_ttl (fixture->pipe.server, 500);
+  snodo_server_set_cache_hint (fixture->pipe.server, "tools/list", 3600000, SNODO_CACHE_SCOPE_PUBLIC);
+  snodo_server_set_cache_hint (fixture->pipe.server, "resources/templates/list", 0, SNODO_CACHE_SCOPE_PRIVATE);
+  snodo_server_set_cache_hint (fixture->pipe.server, "prompts/list", 20, SNODO_CACHE_SCOPE_PUBLIC);
+  snodo_server_set_cache_hint (fixture->pipe.server, "resources/read", 1000, SNODO_CACHE_SCOPE_PUBLIC);
+  /* Set and then unset: the server-wide default again. */
+  snodo_server_set_cache_hint (fixture->pipe.server, "resources/list", 7, SNODO_CACHE_SCOPE_PUBLIC);
+  snodo_server_set_cache_hint (fixture->pipe.server, "resources/list", -1, SNODO_CACHE_SCOPE_PRIVATE);
+  add_resource (fixture, "test://a", "a");
+  add_template (fixture, "test://t/{x}", "t");
+  g_assert_true (snodo_server_add_prompt (fixture->pipe.server, prompt, describe_cb, NULL, NULL, NULL));
+  snodo_resource_set_cache_ttl (own, 5);
+  g_object_set (own_template, "cache-ttl", 0, "cache-scope", SNODO_CACHE_SCOPE_PUBLIC, NULL);
+  g_assert_true (snodo_server_add_resource (fixture->pipe.server, own, describe_cb, NULL, NULL, NULL));
+  g_assert_true (snodo_server_add_resource_template (fixture->pipe.server, own_template, describe_cb, NULL,
+                                                     NULL, NULL));
+
+  if (!modern)
+    json_object_unref (fixture_initialize (fixture, "2025-11-25"));
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) answer = snodo_test_pipe_call (&fixture->pipe, modern, cases[i].method, cases[i].params);
+      g_autofree char *hint = cache_hint (answer);
+
+      g_assert_cmpstr (hint, ==, modern ? cases[i].modern : cases[i].legacy);
+    }
+}
+
 static void
 test_read_order (Fixture       *fixture,
                  gconstpointer  data)
@@ -1339,6 +1405,10 @@ main (int   argc,
   ADD ("descriptions", test_descriptions);
   ADD ("read-order", test_read_order);
   ADD ("read-levels", test_read_levels);
+  g_test_add ("/snodo/catalog/cache-hints/2026-07-28", Fixture, GINT_TO_POINTER (TRUE), fixture_set_up,
+              test_cache_hints, fixture_tear_down);
+  g_test_add ("/snodo/catalog/cache-hints/2025-11-25", Fixture, GINT_TO_POINTER (FALSE), fixture_set_up,
+              test_cache_hints, fixture_tear_down);
   ADD ("answer-later", test_answer_later);
   ADD ("prompt-arguments", test_prompt_arguments);
   ADD ("completion", test_completion);

@@ -13,6 +13,25 @@
 
 G_BEGIN_DECLS
 
+/**
+ * SnodoCacheScope:
+ * @SNODO_CACHE_SCOPE_PRIVATE: the result depends on who asks (on the
+ *   caller's authorization): only that caller may reuse it
+ * @SNODO_CACHE_SCOPE_PUBLIC: the result is the same for every caller:
+ *   shared caches may keep it
+ *
+ * Who may reuse a 2026-07-28 result (its `cacheScope`), see
+ * [method@Snodo.Server.set_cache_hint] and the `cache-scope` of
+ * [class@Snodo.Resource] and [class@Snodo.ResourceTemplate].
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  SNODO_CACHE_SCOPE_PRIVATE,
+  SNODO_CACHE_SCOPE_PUBLIC,
+} SnodoCacheScope;
+
 #define SNODO_TYPE_DESCRIPTION (snodo_description_get_type ())
 
 SNODO_AVAILABLE_IN_ALL

@@ -9,6 +9,7 @@
 #include "snodo-description.h"
 #include "snodo-error.h"
 #include "snodo-description-private.h"
+#include "snodo-enum-types.h"
 #include "snodo-protocol-private.h"
 
 /**
@@ -157,6 +158,9 @@ struct _SnodoResourceTemplate
   /* Sealed; a JSON object, or NULL. Checked when the template is added to
    * a server. */
   JsonNode         *annotations;
+  /* resources/read in 2026-07-28: ttlMs, or -1 for the server's. */
+  int               cache_ttl;
+  SnodoCacheScope   cache_scope;
 };
 
 G_DEFINE_FINAL_TYPE (SnodoResourceTemplate, snodo_resource_template, SNODO_TYPE_DESCRIPTION)
@@ -166,6 +170,8 @@ enum {
   PROP_URI_TEMPLATE,
   PROP_MIME_TYPE,
   PROP_ANNOTATIONS,
+  PROP_CACHE_TTL,
+  PROP_CACHE_SCOPE,
   N_PROPS
 };
 
@@ -202,6 +208,12 @@ snodo_resource_template_get_property (GObject    *object,
     case PROP_ANNOTATIONS:
       g_value_set_boxed (value, self->annotations);
       break;
+    case PROP_CACHE_TTL:
+      g_value_set_int (value, self->cache_ttl);
+      break;
+    case PROP_CACHE_SCOPE:
+      g_value_set_enum (value, self->cache_scope);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -225,6 +237,12 @@ snodo_resource_template_set_property (GObject      *object,
       break;
     case PROP_ANNOTATIONS:
       snodo_resource_template_set_annotations (self, g_value_get_boxed (value));
+      break;
+    case PROP_CACHE_TTL:
+      snodo_resource_template_set_cache_ttl (self, g_value_get_int (value));
+      break;
+    case PROP_CACHE_SCOPE:
+      snodo_resource_template_set_cache_scope (self, g_value_get_enum (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -278,12 +296,43 @@ snodo_resource_template_class_init (SnodoResourceTemplateClass *klass)
     g_param_spec_boxed ("annotations", NULL, NULL, JSON_TYPE_NODE,
                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * SnodoResourceTemplate:cache-ttl: (getter get_cache_ttl) (setter set_cache_ttl)
+   *
+   * How long, in milliseconds, a 2026-07-28 client may reuse what
+   * `resources/read` answers for the resources of the template (its `ttlMs`; 0: not at all), or
+   * -1, the default, for what the server says of every read
+   * ([method@Snodo.Server.set_cache_hint], else
+   * [property@Snodo.Server:cache-ttl]). A handler that sets `ttlMs` in its
+   * result decides for itself.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_CACHE_TTL] =
+    g_param_spec_int ("cache-ttl", NULL, NULL, -1, G_MAXINT, -1,
+                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResourceTemplate:cache-scope: (getter get_cache_scope) (setter set_cache_scope)
+   *
+   * Who may reuse what `resources/read` answers for the resources of the template (its
+   * `cacheScope`), when [property@Snodo.ResourceTemplate:cache-ttl] is not -1:
+   * %SNODO_CACHE_SCOPE_PUBLIC only when the content is the same whoever
+   * asks.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_CACHE_SCOPE] =
+    g_param_spec_enum ("cache-scope", NULL, NULL, SNODO_TYPE_CACHE_SCOPE, SNODO_CACHE_SCOPE_PRIVATE,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 snodo_resource_template_init (SnodoResourceTemplate *self)
 {
+  self->cache_ttl = -1;
 }
 
 /**
@@ -575,4 +624,84 @@ snodo_resource_template_set_icons (SnodoResourceTemplate *self,
   g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
 
   snodo_description_set_icons (SNODO_DESCRIPTION (self), icons);
+}
+
+/**
+ * snodo_resource_template_get_cache_ttl:
+ * @self: a resource template
+ *
+ * Gets how long 2026-07-28 clients may reuse what `resources/read` answers
+ * for the resources of the template.
+ *
+ * Returns: the time in milliseconds, or -1 for the server's
+ *
+ * Since: 0.1
+ */
+int
+snodo_resource_template_get_cache_ttl (SnodoResourceTemplate *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), -1);
+  return self->cache_ttl;
+}
+
+/**
+ * snodo_resource_template_set_cache_ttl:
+ * @self: a resource template
+ * @cache_ttl: the time in milliseconds, or -1 for the server's
+ *
+ * Sets how long 2026-07-28 clients may reuse what `resources/read` answers
+ * for the resources of the template.
+ *
+ * Since: 0.1
+ */
+void
+snodo_resource_template_set_cache_ttl (SnodoResourceTemplate *self,
+                                       int                    cache_ttl)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
+  g_return_if_fail (cache_ttl >= -1);
+
+  if (self->cache_ttl == cache_ttl)
+    return;
+  self->cache_ttl = cache_ttl;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CACHE_TTL]);
+}
+
+/**
+ * snodo_resource_template_get_cache_scope:
+ * @self: a resource template
+ *
+ * Gets who may reuse what `resources/read` answers for the resources of the template.
+ *
+ * Returns: the scope
+ *
+ * Since: 0.1
+ */
+SnodoCacheScope
+snodo_resource_template_get_cache_scope (SnodoResourceTemplate *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self), SNODO_CACHE_SCOPE_PRIVATE);
+  return self->cache_scope;
+}
+
+/**
+ * snodo_resource_template_set_cache_scope:
+ * @self: a resource template
+ * @cache_scope: the scope
+ *
+ * Sets who may reuse what `resources/read` answers for the resources of the template.
+ *
+ * Since: 0.1
+ */
+void
+snodo_resource_template_set_cache_scope (SnodoResourceTemplate *self,
+                                         SnodoCacheScope        cache_scope)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE_TEMPLATE (self));
+  g_return_if_fail (cache_scope == SNODO_CACHE_SCOPE_PRIVATE || cache_scope == SNODO_CACHE_SCOPE_PUBLIC);
+
+  if (self->cache_scope == cache_scope)
+    return;
+  self->cache_scope = cache_scope;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CACHE_SCOPE]);
 }

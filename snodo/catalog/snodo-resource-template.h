@@ -56,5 +56,15 @@ JsonNode              *snodo_resource_template_get_icons       (SnodoResourceTem
 SNODO_AVAILABLE_IN_ALL
 void                   snodo_resource_template_set_icons       (SnodoResourceTemplate *self,
                                                                 JsonNode              *icons);
+SNODO_AVAILABLE_IN_ALL
+int             snodo_resource_template_get_cache_ttl   (SnodoResourceTemplate *self);
+SNODO_AVAILABLE_IN_ALL
+void            snodo_resource_template_set_cache_ttl   (SnodoResourceTemplate *self,
+                                                         int                   cache_ttl);
+SNODO_AVAILABLE_IN_ALL
+SnodoCacheScope snodo_resource_template_get_cache_scope (SnodoResourceTemplate *self);
+SNODO_AVAILABLE_IN_ALL
+void            snodo_resource_template_set_cache_scope (SnodoResourceTemplate *self,
+                                                         SnodoCacheScope       cache_scope);
 
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include "snodo-resource.h"
 #include "snodo-description.h"
 #include "snodo-description-private.h"
+#include "snodo-enum-types.h"
 
 /**
  * SnodoResource:
@@ -112,6 +113,9 @@ struct _SnodoResource
   /* Sealed; a JSON object, or NULL. Checked when the resource is added to
    * a server. */
   JsonNode         *annotations;
+  /* resources/read in 2026-07-28: ttlMs, or -1 for the server's. */
+  int               cache_ttl;
+  SnodoCacheScope   cache_scope;
 };
 
 G_DEFINE_FINAL_TYPE (SnodoResource, snodo_resource, SNODO_TYPE_DESCRIPTION)
@@ -122,6 +126,8 @@ enum {
   PROP_MIME_TYPE,
   PROP_SIZE,
   PROP_ANNOTATIONS,
+  PROP_CACHE_TTL,
+  PROP_CACHE_SCOPE,
   N_PROPS
 };
 
@@ -161,6 +167,12 @@ snodo_resource_get_property (GObject    *object,
     case PROP_ANNOTATIONS:
       g_value_set_boxed (value, self->annotations);
       break;
+    case PROP_CACHE_TTL:
+      g_value_set_int (value, self->cache_ttl);
+      break;
+    case PROP_CACHE_SCOPE:
+      g_value_set_enum (value, self->cache_scope);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -187,6 +199,12 @@ snodo_resource_set_property (GObject      *object,
       break;
     case PROP_ANNOTATIONS:
       snodo_resource_set_annotations (self, g_value_get_boxed (value));
+      break;
+    case PROP_CACHE_TTL:
+      snodo_resource_set_cache_ttl (self, g_value_get_int (value));
+      break;
+    case PROP_CACHE_SCOPE:
+      snodo_resource_set_cache_scope (self, g_value_get_enum (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -250,12 +268,43 @@ snodo_resource_class_init (SnodoResourceClass *klass)
     g_param_spec_boxed ("annotations", NULL, NULL, JSON_TYPE_NODE,
                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * SnodoResource:cache-ttl: (getter get_cache_ttl) (setter set_cache_ttl)
+   *
+   * How long, in milliseconds, a 2026-07-28 client may reuse what
+   * `resources/read` answers for the resource (its `ttlMs`; 0: not at all), or
+   * -1, the default, for what the server says of every read
+   * ([method@Snodo.Server.set_cache_hint], else
+   * [property@Snodo.Server:cache-ttl]). A handler that sets `ttlMs` in its
+   * result decides for itself.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_CACHE_TTL] =
+    g_param_spec_int ("cache-ttl", NULL, NULL, -1, G_MAXINT, -1,
+                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * SnodoResource:cache-scope: (getter get_cache_scope) (setter set_cache_scope)
+   *
+   * Who may reuse what `resources/read` answers for the resource (its
+   * `cacheScope`), when [property@Snodo.Resource:cache-ttl] is not -1:
+   * %SNODO_CACHE_SCOPE_PUBLIC only when the content is the same whoever
+   * asks.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_CACHE_SCOPE] =
+    g_param_spec_enum ("cache-scope", NULL, NULL, SNODO_TYPE_CACHE_SCOPE, SNODO_CACHE_SCOPE_PRIVATE,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 snodo_resource_init (SnodoResource *self)
 {
+  self->cache_ttl = -1;
   self->size = -1;
 }
 
@@ -534,4 +583,84 @@ snodo_resource_set_icons (SnodoResource *self,
   g_return_if_fail (SNODO_IS_RESOURCE (self));
 
   snodo_description_set_icons (SNODO_DESCRIPTION (self), icons);
+}
+
+/**
+ * snodo_resource_get_cache_ttl:
+ * @self: a resource
+ *
+ * Gets how long 2026-07-28 clients may reuse what `resources/read` answers
+ * for the resource.
+ *
+ * Returns: the time in milliseconds, or -1 for the server's
+ *
+ * Since: 0.1
+ */
+int
+snodo_resource_get_cache_ttl (SnodoResource *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE (self), -1);
+  return self->cache_ttl;
+}
+
+/**
+ * snodo_resource_set_cache_ttl:
+ * @self: a resource
+ * @cache_ttl: the time in milliseconds, or -1 for the server's
+ *
+ * Sets how long 2026-07-28 clients may reuse what `resources/read` answers
+ * for the resource.
+ *
+ * Since: 0.1
+ */
+void
+snodo_resource_set_cache_ttl (SnodoResource *self,
+                              int            cache_ttl)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE (self));
+  g_return_if_fail (cache_ttl >= -1);
+
+  if (self->cache_ttl == cache_ttl)
+    return;
+  self->cache_ttl = cache_ttl;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CACHE_TTL]);
+}
+
+/**
+ * snodo_resource_get_cache_scope:
+ * @self: a resource
+ *
+ * Gets who may reuse what `resources/read` answers for the resource.
+ *
+ * Returns: the scope
+ *
+ * Since: 0.1
+ */
+SnodoCacheScope
+snodo_resource_get_cache_scope (SnodoResource *self)
+{
+  g_return_val_if_fail (SNODO_IS_RESOURCE (self), SNODO_CACHE_SCOPE_PRIVATE);
+  return self->cache_scope;
+}
+
+/**
+ * snodo_resource_set_cache_scope:
+ * @self: a resource
+ * @cache_scope: the scope
+ *
+ * Sets who may reuse what `resources/read` answers for the resource.
+ *
+ * Since: 0.1
+ */
+void
+snodo_resource_set_cache_scope (SnodoResource   *self,
+                                SnodoCacheScope  cache_scope)
+{
+  g_return_if_fail (SNODO_IS_RESOURCE (self));
+  g_return_if_fail (cache_scope == SNODO_CACHE_SCOPE_PRIVATE || cache_scope == SNODO_CACHE_SCOPE_PUBLIC);
+
+  if (self->cache_scope == cache_scope)
+    return;
+  self->cache_scope = cache_scope;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CACHE_SCOPE]);
 }

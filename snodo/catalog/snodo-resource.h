@@ -57,5 +57,15 @@ JsonNode      *snodo_resource_get_icons       (SnodoResource *self);
 SNODO_AVAILABLE_IN_ALL
 void           snodo_resource_set_icons       (SnodoResource *self,
                                                JsonNode      *icons);
+SNODO_AVAILABLE_IN_ALL
+int             snodo_resource_get_cache_ttl   (SnodoResource *self);
+SNODO_AVAILABLE_IN_ALL
+void            snodo_resource_set_cache_ttl   (SnodoResource *self,
+                                                int           cache_ttl);
+SNODO_AVAILABLE_IN_ALL
+SnodoCacheScope snodo_resource_get_cache_scope (SnodoResource *self);
+SNODO_AVAILABLE_IN_ALL
+void            snodo_resource_set_cache_scope (SnodoResource  *self,
+                                                SnodoCacheScope cache_scope);
 
 G_END_DECLS

@@ -9,7 +9,11 @@
 #include "snodo-invocation.h"
 #include "snodo-invocation-internal.h"
 #include "snodo-invocation-private.h"
+#include "snodo-catalog-private.h"
 #include "snodo-protocol-private.h"
+#include "snodo-resource.h"
+#include "snodo-resource-template.h"
+#include "snodo-server-private.h"
 #include "snodo-wire-private.h"
 
 /*
@@ -36,6 +40,68 @@
       }                                                                          \
   } G_STMT_END
 
+/* The cache hint of the resource or template a resources/read invocation
+ * reads (its cache-ttl and cache-scope): FALSE when it has none. */
+static gboolean
+get_entry_cache_hint (SnodoInvocation *self,
+                      guint           *ttl_ms,
+                      SnodoCacheScope *scope)
+{
+  SnodoCatalogEntry *entry = g_object_get_qdata (G_OBJECT (self),
+                                                 g_quark_try_string ("snodo-catalog-entry"));
+  SnodoDescription *description = entry != NULL ? snodo_catalog_entry_get_description (entry) : NULL;
+  int ttl = -1;
+
+  if (SNODO_IS_RESOURCE (description))
+    {
+      ttl = snodo_resource_get_cache_ttl (SNODO_RESOURCE (description));
+      *scope = snodo_resource_get_cache_scope (SNODO_RESOURCE (description));
+    }
+  else if (SNODO_IS_RESOURCE_TEMPLATE (description))
+    {
+      ttl = snodo_resource_template_get_cache_ttl (SNODO_RESOURCE_TEMPLATE (description));
+      *scope = snodo_resource_template_get_cache_scope (SNODO_RESOURCE_TEMPLATE (description));
+    }
+  *ttl_ms = ttl >= 0 ? (guint) ttl : 0;
+  return ttl >= 0;
+}
+
+/* In 2026-07-28, @result with the cache hint of what it answers: that of
+ * the resource or template read, else that of its method on the server
+ * (snodo_server_set_cache_hint()); NULL when there is none, when it is not
+ * a complete result or when it says ttlMs or cacheScope itself (the
+ * dialect adds the server-wide hint). */
+static JsonNode *
+dup_with_cache_hint (SnodoInvocation *self,
+                     JsonNode        *result)
+{
+  JsonObject *object = json_node_get_object (result);
+  const char *result_type = snodo_json_object_get_string (object, "resultType");
+  JsonObject *copy;
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+  SnodoCacheScope scope;
+  guint ttl_ms;
+
+  if (snodo_invocation_get_protocol_version (self) != SNODO_PROTOCOL_VERSION_2026_07_28 ||
+      self->method_entry == NULL || !(self->method_entry->flags & SNODO_METHOD_FLAGS_CACHEABLE) ||
+      (result_type != NULL && !g_str_equal (result_type, "complete")) ||
+      json_object_has_member (object, "ttlMs") || json_object_has_member (object, "cacheScope") ||
+      (!(self->method_entry->id == SNODO_METHOD_RESOURCES_READ &&
+         get_entry_cache_hint (self, &ttl_ms, &scope)) &&
+       !snodo_server_get_cache_hint (self->server, self->method_entry->id, &ttl_ms, &scope)))
+    return NULL;
+
+  copy = json_object_new ();
+  json_object_iter_init_ordered (&iter, object);
+  while (json_object_iter_next_ordered (&iter, &name, &member))
+    json_object_set_member (copy, name, json_node_copy (member));
+  json_object_set_int_member (copy, "ttlMs", ttl_ms);
+  json_object_set_string_member (copy, "cacheScope", scope == SNODO_CACHE_SCOPE_PUBLIC ? "public" : "private");
+  return json_node_init_object (json_node_alloc (), copy);
+}
+
 /**
  * snodo_invocation_return_result:
  * @self: (transfer full): an invocation
@@ -54,6 +120,7 @@ void
 snodo_invocation_return_result (SnodoInvocation *self,
                                 JsonNode        *result)
 {
+  g_autoptr(JsonNode) hinted = NULL;
   g_autoptr(GBytes) line = NULL;
 
   g_return_if_fail (SNODO_IS_INVOCATION (self));
@@ -95,8 +162,9 @@ snodo_invocation_return_result (SnodoInvocation *self,
         }
     }
 
+  hinted = dup_with_cache_hint (self, result);
   line = snodo_dialect_encode_result (self->dialect, self->method_entry, self->stamp,
-                                      self->id, result);
+                                      self->id, hinted != NULL ? hinted : result);
   snodo_invocation_finish (self, line);
 }
 

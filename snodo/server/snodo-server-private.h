@@ -171,4 +171,11 @@ gboolean             snodo_server_is_version_enabled (SnodoServer          *self
 /* The oldest served version of the initialize era, or UNKNOWN. */
 SnodoProtocolVersion snodo_server_get_oldest_legacy  (SnodoServer          *self);
 
+/* The cache hint of @method (snodo_server_set_cache_hint()), or FALSE when
+ * it has none. Any thread. */
+gboolean             snodo_server_get_cache_hint     (SnodoServer          *self,
+                                                      SnodoMethodId         method,
+                                                      guint                *ttl_ms,
+                                                      SnodoCacheScope      *scope);
+
 G_END_DECLS

@@ -172,6 +172,10 @@ struct _SnodoServer
    * after a change. Under stamp_lock, as requests come on any context. */
   GMutex        stamp_lock;
   SnodoStamp   *stamp;
+  /* The cache hints of methods, by SnodoMethodId: ttlMs, or -1 for the
+   * stamp's cache-ttl and "private"; and the scope. Under stamp_lock. */
+  int             hint_ttl[SNODO_N_METHODS];
+  SnodoCacheScope hint_scope[SNODO_N_METHODS];
 
   /* See snodo-server-hooks.c. */
   SnodoServerHooks hooks;
@@ -862,9 +866,10 @@ snodo_server_class_init (SnodoServerClass *klass)
    * SnodoServer:cache-ttl: (getter get_cache_ttl) (setter set_cache_ttl)
    *
    * How long, in milliseconds, a 2026-07-28 client may reuse the results of
-   * `server/discover`, the lists and `resources/read` (`ttlMs`; the scope is
-   * always `private`). 0, the default, means at once stale: the server's
-   * lists may change at any time.
+   * `server/discover`, the lists and `resources/read` (`ttlMs`, with the
+   * scope `private`). 0, the default, means at once stale: the server's
+   * lists may change at any time. [method@Snodo.Server.set_cache_hint]
+   * sets another time and scope for the results of one method.
    *
    * Since: 0.1
    */
@@ -915,6 +920,8 @@ snodo_server_init (SnodoServer *self)
 
   self->request_timeout = 60000;
   g_mutex_init (&self->stamp_lock);
+  for (guint i = 0; i < SNODO_N_METHODS; i++)
+    self->hint_ttl[i] = -1;
   g_mutex_init (&self->custom.lock);
   self->connections = g_ptr_array_new_with_free_func ((GDestroyNotify) snodo_connection_unref);
   snodo_server_set_protocol_versions (self, all_versions);
@@ -1388,6 +1395,82 @@ snodo_server_set_cache_ttl (SnodoServer *self,
   self->cache_ttl = cache_ttl;
   snodo_server_clear_stamp (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CACHE_TTL]);
+}
+
+/**
+ * snodo_server_set_cache_hint:
+ * @self: a server
+ * @method: `tools/list`, `resources/list`, `resources/templates/list`,
+ *   `prompts/list` or `resources/read`
+ * @ttl_ms: how long, in milliseconds, a client may reuse the results of
+ *   @method (0: not at all), or -1 for [property@Snodo.Server:cache-ttl]
+ * @scope: who may reuse them
+ *
+ * Sets the cache hint of the results of one method: in 2026-07-28 they say
+ * `"ttlMs":` @ttl_ms and `"cacheScope":` @scope. Without a hint, or with
+ * @ttl_ms -1, they say [property@Snodo.Server:cache-ttl] and `"private"`.
+ * A result whose handler sets `ttlMs` or `cacheScope` itself keeps its
+ * own, and so does a read of a resource or template whose
+ * [property@Snodo.Resource:cache-ttl] is set. Earlier protocol versions
+ * have no cache hints.
+ *
+ * Use %SNODO_CACHE_SCOPE_PUBLIC only when the results are the same for
+ * every caller, whatever their authorization.
+ *
+ * ```c
+ * // The tool list changes only with a new release: an hour, for anyone.
+ * snodo_server_set_cache_hint (server, "tools/list", 3600 * 1000, SNODO_CACHE_SCOPE_PUBLIC);
+ * ```
+ *
+ * Since: 0.1
+ */
+void
+snodo_server_set_cache_hint (SnodoServer     *self,
+                             const char      *method,
+                             int              ttl_ms,
+                             SnodoCacheScope  scope)
+{
+  static const struct { const char *name; SnodoMethodId id; } methods[] = {
+    { "tools/list", SNODO_METHOD_TOOLS_LIST },
+    { "resources/list", SNODO_METHOD_RESOURCES_LIST },
+    { "resources/templates/list", SNODO_METHOD_RESOURCES_TEMPLATES_LIST },
+    { "prompts/list", SNODO_METHOD_PROMPTS_LIST },
+    { "resources/read", SNODO_METHOD_RESOURCES_READ },
+  };
+  guint i;
+
+  g_return_if_fail (SNODO_IS_SERVER (self));
+  g_return_if_fail (method != NULL);
+  g_return_if_fail (ttl_ms >= -1);
+  g_return_if_fail (scope == SNODO_CACHE_SCOPE_PRIVATE || scope == SNODO_CACHE_SCOPE_PUBLIC);
+
+  for (i = 0; i < G_N_ELEMENTS (methods); i++)
+    if (g_str_equal (method, methods[i].name))
+      break;
+  g_return_if_fail (i < G_N_ELEMENTS (methods));
+
+  g_mutex_lock (&self->stamp_lock);
+  self->hint_ttl[methods[i].id] = ttl_ms;
+  self->hint_scope[methods[i].id] = scope;
+  g_mutex_unlock (&self->stamp_lock);
+}
+
+/* The cache hint of @method set by snodo_server_set_cache_hint(): FALSE
+ * when there is none. Any thread. */
+gboolean
+snodo_server_get_cache_hint (SnodoServer     *self,
+                             SnodoMethodId    method,
+                             guint           *ttl_ms,
+                             SnodoCacheScope *scope)
+{
+  gboolean found;
+
+  g_mutex_lock (&self->stamp_lock);
+  found = self->hint_ttl[method] >= 0;
+  *ttl_ms = found ? (guint) self->hint_ttl[method] : 0;
+  *scope = self->hint_scope[method];
+  g_mutex_unlock (&self->stamp_lock);
+  return found;
 }
 
 /**

@@ -79,6 +79,11 @@ SNODO_AVAILABLE_IN_ALL
 void         snodo_server_set_cache_ttl    (SnodoServer    *self,
                                             guint           cache_ttl);
 SNODO_AVAILABLE_IN_ALL
+void         snodo_server_set_cache_hint   (SnodoServer    *self,
+                                            const char     *method,
+                                            int             ttl_ms,
+                                            SnodoCacheScope scope);
+SNODO_AVAILABLE_IN_ALL
 guint        snodo_server_get_request_timeout (SnodoServer *self);
 SNODO_AVAILABLE_IN_ALL
 void         snodo_server_set_request_timeout (SnodoServer *self,
