@@ -56,6 +56,13 @@ def report(ok, name, why=""):
     sys.stdout.flush()
 
 
+def skip(name, why):
+    global checks
+    checks += 1
+    print(f"ok {checks} - {name} # SKIP {why}")
+    sys.stdout.flush()
+
+
 def bail(why):
     print(f"Bail out! {why}")
     sys.exit(1)
@@ -141,7 +148,9 @@ def main():
         if not m:
             bail(f"no address printed: {line!r}")
         port = int(m.group(1))
-        run(port, demo.pid)
+        with open(demo_path, "rb") as f:
+            sanitized = b"__asan_init" in f.read()
+        run(port, demo.pid, sanitized)
     finally:
         demo.terminate()
         try:
@@ -162,7 +171,7 @@ def status_kb(pid, field):
     return int(m.group(1)) if m else None
 
 
-def run(port, pid):
+def run(port, pid, sanitized):
     time.sleep(0.5)
     baseline = status_kb(pid, "VmRSS")
     bodies = [request(port, big_body(i + 1)) for i in range(N_CLIENTS)]
@@ -223,7 +232,14 @@ def run(port, pid):
     after = status_kb(pid, "VmRSS")
     bound = baseline + 1.5 * (256 + 64) * 1024
     print(f"# VmRSS {baseline} kB before, peak {peak} kB (bound {bound:.0f} kB), {after} kB 2 s after")
-    if peak is not None:
+    if sanitized:
+        # AddressSanitizer's allocator keeps freed memory in quarantine,
+        # pads every block and never hands pages back to malloc_trim():
+        # the resident set says nothing of Snodo's bounds there.
+        for name in ("the peak resident set stays within 1.5 x (max-live-bytes + max-bodies-bytes)",
+                     "2 s after the flood, the memory is back with the system"):
+            skip(name, "under AddressSanitizer, whose allocator holds freed memory")
+    elif peak is not None:
         report(peak <= bound, "the peak resident set stays within 1.5 x (max-live-bytes + max-bodies-bytes)",
                f"{peak} kB")
         report(after <= baseline + 64 * 1024, "2 s after the flood, the memory is back with the system",
