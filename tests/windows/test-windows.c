@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 #ifdef G_OS_WIN32
 # include <windows.h>
+# include <gio/gwin32inputstream.h>
 #else
 # include <errno.h>
 # include <signal.h>
@@ -929,6 +930,66 @@ test_handler_native (void)
 #endif
 }
 
+#ifdef G_OS_WIN32
+static void
+transport_closed_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_assert_true (snodo_stdio_transport_close_finish (SNODO_STDIO_TRANSPORT (object), result, NULL));
+  *(gboolean *) user_data = TRUE;
+}
+
+static gboolean
+iterate_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_close_parked_read (void)
+{
+  g_autoptr(SnodoServer) server = snodo_server_new ("parked", "1");
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = g_memory_output_stream_new_resizable ();
+  SnodoStdioTransport *transport;
+  gpointer weak;
+  HANDLE pipe_read, pipe_write;
+  gboolean closed = FALSE;
+  gint64 deadline;
+  guint tick;
+
+  g_test_summary ("Closing a stdio transport whose read of a pipe is parked in a worker thread's "
+                  "ReadFile(): the close finishes at once, and the transport is freed when the "
+                  "read returns (end of input), with no crash");
+
+  g_assert_true (CreatePipe (&pipe_read, &pipe_write, NULL, 0));
+  input = g_win32_input_stream_new (pipe_read, TRUE);
+  transport = snodo_stdio_transport_new (server, input, output);
+  weak = transport;
+  g_object_add_weak_pointer (G_OBJECT (transport), &weak);
+  snodo_stdio_transport_start (transport);
+  /* Let the read park. */
+  tick = g_timeout_add (10, iterate_cb, NULL);
+  deadline = g_get_monotonic_time () + 300 * 1000;
+  while (g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+
+  snodo_stdio_transport_close_async (transport, NULL, transport_closed_cb, &closed);
+  g_object_unref (transport);
+  wait_until (&closed, 5000, "close of the transport");
+  /* The read still holds it, parked. */
+  g_assert_nonnull (weak);
+
+  CloseHandle (pipe_write);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (weak != NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (tick);
+  g_assert_null (weak);
+}
+#endif
+
 int
 main (int   argc,
       char *argv[])
@@ -944,6 +1005,9 @@ main (int   argc,
   g_test_add_func ("/snodo/windows/write-deadline", test_write_deadline);
   g_test_add_func ("/snodo/windows/eras", test_eras);
   g_test_add_func ("/snodo/windows/handler-native", test_handler_native);
+#ifdef G_OS_WIN32
+  g_test_add_func ("/snodo/windows/close-parked-read", test_close_parked_read);
+#endif
 #ifdef HAVE_SOUP
   g_test_add_func ("/snodo/windows/http-loopback", test_http_loopback);
 #endif
