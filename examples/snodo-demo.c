@@ -78,6 +78,9 @@
 # include <unistd.h>
 # include <glib-unix.h>
 #endif
+#ifdef G_OS_WIN32
+# include "snodo-demo-console.h"
+#endif
 
 #define BLOB_MAX_BYTES (64 * 1024 * 1024)
 /* The exit status when it cannot listen where it was asked to. */
@@ -760,7 +763,7 @@ typedef struct
   DemoReload         *reload;
 } DemoHttp;
 
-#ifdef G_OS_UNIX
+#if defined(G_OS_UNIX) || defined(G_OS_WIN32)
 static void
 demo_http_closed_cb (GObject      *object,
                      GAsyncResult *result,
@@ -1098,6 +1101,9 @@ demo_serve_http (GApplication            *app,
 #ifdef G_OS_UNIX
   http->sigint_id = g_unix_signal_add (SIGINT, demo_http_signal_cb, http);
   http->sigterm_id = g_unix_signal_add (SIGTERM, demo_http_signal_cb, http);
+#endif
+#ifdef G_OS_WIN32
+  demo_console_stop_on_ctrl (demo_http_signal_cb, http);
 #endif
   http->reload = demo_reload_new (http->transport, auth, certificate_file, key_file);
   g_application_hold (app);

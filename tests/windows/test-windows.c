@@ -16,11 +16,18 @@
 #include <glib/gstdio.h>
 #ifdef G_OS_WIN32
 # include <windows.h>
+# include <gio/gwin32inputstream.h>
 #else
 # include <errno.h>
 # include <signal.h>
+# include <sys/mman.h>
 #endif
 #include <json-glib/json-glib.h>
+#ifdef HAVE_LIBFFI
+# include <ffi.h>
+#endif
+
+#include "snodo/snodo.h"
 
 /* Generous bounds: a loaded 2-core machine running wine must pass. */
 #define ANSWER_TIMEOUT 20000
@@ -857,6 +864,134 @@ test_server_dies_with_client (void)
 }
 #endif
 
+static void
+native_handler (SnodoInvocation *invocation,
+                gpointer         user_data)
+{
+}
+
+/* Adds a run-in-thread tool named @name whose handler is at @address. */
+static gboolean
+add_thread_tool (SnodoServer *server,
+                 const char  *name,
+                 gpointer     address,
+                 GError     **error)
+{
+  g_autoptr(SnodoTool) tool = snodo_tool_new (name, NULL);
+
+  snodo_tool_set_run_in_thread (tool, TRUE);
+  return snodo_server_add_tool (server, tool, (SnodoToolFunc) address, NULL, NULL, error);
+}
+
+static void
+test_handler_native (void)
+{
+  g_autoptr(SnodoServer) server = snodo_server_new ("native", "1");
+  g_autoptr(GError) error = NULL;
+  gsize size = 4096;
+  guint8 *code;
+
+  g_test_summary ("A run-in-thread tool: a handler in the program is taken; one in memory that no "
+                  "loaded module holds, or a libffi closure's (as a language binding's handler is), is refused");
+
+  g_assert_true (add_thread_tool (server, "in-program", (gpointer) native_handler, &error));
+  g_assert_no_error (error);
+
+  /* Executable memory of no module, holding a lone return instruction. */
+#ifdef G_OS_WIN32
+  code = VirtualAlloc (NULL, size, MEM_COMMIT | MEM_RESERVE, PAGE_EXECUTE_READWRITE);
+  g_assert_nonnull (code);
+#else
+  code = mmap (NULL, size, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  g_assert_true (code != MAP_FAILED);
+#endif
+  code[0] = 0xc3;
+  g_assert_false (add_thread_tool (server, "in-memory", code, &error));
+  g_assert_error (error, SNODO_ERROR, SNODO_ERROR_FAILED);
+  g_test_message ("refused: %s", error->message);
+  g_clear_error (&error);
+#ifdef G_OS_WIN32
+  VirtualFree (code, 0, MEM_RELEASE);
+#else
+  munmap (code, size);
+#endif
+
+#ifdef HAVE_LIBFFI
+  /* The code of a libffi closure, as PyGObject and GJS make for a handler
+   * written in Python or JavaScript. */
+  {
+    void *closure_code = NULL;
+    ffi_closure *closure = ffi_closure_alloc (sizeof (ffi_closure), &closure_code);
+
+    g_assert_nonnull (closure);
+    g_assert_false (add_thread_tool (server, "in-closure", closure_code, &error));
+    g_assert_error (error, SNODO_ERROR, SNODO_ERROR_FAILED);
+    g_clear_error (&error);
+    ffi_closure_free (closure);
+  }
+#endif
+}
+
+#ifdef G_OS_WIN32
+static void
+transport_closed_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_assert_true (snodo_stdio_transport_close_finish (SNODO_STDIO_TRANSPORT (object), result, NULL));
+  *(gboolean *) user_data = TRUE;
+}
+
+static gboolean
+iterate_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_close_parked_read (void)
+{
+  g_autoptr(SnodoServer) server = snodo_server_new ("parked", "1");
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = g_memory_output_stream_new_resizable ();
+  SnodoStdioTransport *transport;
+  gpointer weak;
+  HANDLE pipe_read, pipe_write;
+  gboolean closed = FALSE;
+  gint64 deadline;
+  guint tick;
+
+  g_test_summary ("Closing a stdio transport whose read of a pipe is parked in a worker thread's "
+                  "ReadFile(): the close finishes at once, and the transport is freed when the "
+                  "read returns (end of input), with no crash");
+
+  g_assert_true (CreatePipe (&pipe_read, &pipe_write, NULL, 0));
+  input = g_win32_input_stream_new (pipe_read, TRUE);
+  transport = snodo_stdio_transport_new (server, input, output);
+  weak = transport;
+  g_object_add_weak_pointer (G_OBJECT (transport), &weak);
+  snodo_stdio_transport_start (transport);
+  /* Let the read park. */
+  tick = g_timeout_add (10, iterate_cb, NULL);
+  deadline = g_get_monotonic_time () + 300 * 1000;
+  while (g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+
+  snodo_stdio_transport_close_async (transport, NULL, transport_closed_cb, &closed);
+  g_object_unref (transport);
+  wait_until (&closed, 5000, "close of the transport");
+  /* The read still holds it, parked. */
+  g_assert_nonnull (weak);
+
+  CloseHandle (pipe_write);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (weak != NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (tick);
+  g_assert_null (weak);
+}
+#endif
+
 int
 main (int   argc,
       char *argv[])
@@ -871,6 +1006,10 @@ main (int   argc,
   g_test_add_func ("/snodo/windows/line-limit", test_line_limit);
   g_test_add_func ("/snodo/windows/write-deadline", test_write_deadline);
   g_test_add_func ("/snodo/windows/eras", test_eras);
+  g_test_add_func ("/snodo/windows/handler-native", test_handler_native);
+#ifdef G_OS_WIN32
+  g_test_add_func ("/snodo/windows/close-parked-read", test_close_parked_read);
+#endif
 #ifdef HAVE_SOUP
   g_test_add_func ("/snodo/windows/http-loopback", test_http_loopback);
 #endif
