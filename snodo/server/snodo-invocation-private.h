@@ -5,6 +5,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "snodo-catalog-private.h"
 #include "snodo-invocation.h"
 #include "snodo-protocol-private.h"
 #include "snodo-server.h"
@@ -86,5 +87,11 @@ void                snodo_invocation_set_arguments   (SnodoInvocation    *self,
                                                       JsonObject         *arguments);
 void                snodo_invocation_set_variables   (SnodoInvocation    *self,
                                                       JsonObject         *variables);
+/* The catalog entry (tool, resource, template or prompt) whose handler
+ * serves the invocation: kept alive, with its user data, as long as the
+ * invocation is; NULL for the server's own methods. */
+void                snodo_invocation_set_catalog_entry (SnodoInvocation   *self,
+                                                        SnodoCatalogEntry *entry);
+SnodoCatalogEntry  *snodo_invocation_get_catalog_entry (SnodoInvocation   *self);
 
 G_END_DECLS

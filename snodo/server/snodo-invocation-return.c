@@ -47,8 +47,7 @@ get_entry_cache_hint (SnodoInvocation *self,
                       guint           *ttl_ms,
                       SnodoCacheScope *scope)
 {
-  SnodoCatalogEntry *entry = g_object_get_qdata (G_OBJECT (self),
-                                                 g_quark_try_string ("snodo-catalog-entry"));
+  SnodoCatalogEntry *entry = snodo_invocation_get_catalog_entry (self);
   SnodoDescription *description = entry != NULL ? snodo_catalog_entry_get_description (entry) : NULL;
   int ttl = -1;
 

@@ -1082,6 +1082,22 @@ snodo_invocation_set_variables (SnodoInvocation *self,
                           json_object_ref (variables), (GDestroyNotify) json_object_unref);
 }
 
+#define CATALOG_ENTRY_KEY "snodo-catalog-entry"
+
+void
+snodo_invocation_set_catalog_entry (SnodoInvocation   *self,
+                                    SnodoCatalogEntry *entry)
+{
+  g_object_set_data_full (G_OBJECT (self), CATALOG_ENTRY_KEY, snodo_catalog_entry_ref (entry),
+                          (GDestroyNotify) snodo_catalog_entry_unref);
+}
+
+SnodoCatalogEntry *
+snodo_invocation_get_catalog_entry (SnodoInvocation *self)
+{
+  return g_object_get_data (G_OBJECT (self), CATALOG_ENTRY_KEY);
+}
+
 /**
  * snodo_invocation_get_uri:
  * @self: an invocation

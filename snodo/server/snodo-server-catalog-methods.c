@@ -74,12 +74,10 @@ static void
 call_entry (SnodoCatalogEntry *entry,
             SnodoInvocation   *invocation)
 {
-  GQuark quark = g_quark_from_static_string ("snodo-catalog-entry");
   SnodoCatalogFunc func;
   gpointer user_data;
 
-  g_object_set_qdata_full (G_OBJECT (invocation), quark, snodo_catalog_entry_ref (entry),
-                           (GDestroyNotify) snodo_catalog_entry_unref);
+  snodo_invocation_set_catalog_entry (invocation, entry);
   func = snodo_catalog_entry_get_func (entry, &user_data);
   func (invocation, user_data);
 }
