@@ -446,3 +446,28 @@ snodo_test_remove_dir (const char *dir)
     }
   g_rmdir (dir);
 }
+
+int
+snodo_test_run_snodo (const char * const  *args,
+                      char               **out,
+                      char               **err)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *snodo = g_getenv ("SNODO_CLI");
+
+  g_assert_nonnull (snodo);
+  g_ptr_array_add (argv, (char *) snodo);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  process = g_subprocess_newv ((const char * const *) argv->pdata,
+                               G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, out, err, &error));
+  g_assert_no_error (error);
+  g_test_message ("snodo %s: %s", args[0], *err);
+  g_assert_true (g_subprocess_get_if_exited (process));
+  return g_subprocess_get_exit_status (process);
+}

@@ -88,6 +88,13 @@ GSubprocess  *snodo_test_demo_http_start (const char * const *extra_args,
 /* Sends @demo SIGTERM and waits: it must exit with status 0. */
 void          snodo_test_demo_stop       (GSubprocess   *demo);
 
+/* Runs $SNODO_CLI with @args (NULL-terminated), sets *@out and *@err to
+ * what it printed, and returns its exit status (it must exit, not be
+ * killed by a signal). */
+int           snodo_test_run_snodo       (const char * const  *args,
+                                          char               **out,
+                                          char               **err);
+
 /* Makes a private certificate authority and a server certificate it
  * signs, for 127.0.0.1 and localhost, in @dir with openssl: ca.pem,
  * server.pem and server-key.pem. FALSE (the case skipped) when openssl

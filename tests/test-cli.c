@@ -34,22 +34,9 @@ run_snodo (const char * const *args,
            char              **out,
            char              **err)
 {
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *snodo = g_getenv ("SNODO_CLI");
+  int status = snodo_test_run_snodo (args, out, err);
 
-  g_assert_nonnull (snodo);
-  g_ptr_array_add (argv, (char *) snodo);
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) args[i]);
-  g_ptr_array_add (argv, NULL);
-  process = g_subprocess_newv ((const char * const *) argv->pdata,
-                               G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, out, err, &error));
-  g_assert_no_error (error);
-  if (!g_subprocess_get_if_exited (process) || g_subprocess_get_exit_status (process) != expected_status)
+  if (status != expected_status)
     g_error ("snodo %s: expected status %d; stderr: %s", args[0], expected_status, *err);
 }
 

@@ -143,38 +143,13 @@ test_client_database (Fixture       *fixture,
   snodo_test_close_client (client);
 }
 
-static int
-run_snodo_status (const char * const *args,
-                  char              **out,
-                  char              **err)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *snodo = g_getenv ("SNODO_CLI");
-
-  g_assert_nonnull (snodo);
-  g_ptr_array_add (argv, (char *) snodo);
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) args[i]);
-  g_ptr_array_add (argv, NULL);
-  process = g_subprocess_newv ((const char * const *) argv->pdata,
-                               G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, out, err, &error));
-  g_assert_no_error (error);
-  g_test_message ("snodo %s: %s", args[0], *err);
-  g_assert_true (g_subprocess_get_if_exited (process));
-  return g_subprocess_get_exit_status (process);
-}
-
 static void
 run_snodo (const char * const *args,
            int                 expected_status,
            char              **out,
            char              **err)
 {
-  g_assert_cmpint (run_snodo_status (args, out, err), ==, expected_status);
+  g_assert_cmpint (snodo_test_run_snodo (args, out, err), ==, expected_status);
 }
 
 static void
@@ -264,7 +239,7 @@ test_demo_reload (Fixture       *fixture,
     {
       g_clear_pointer (&out, g_free);
       g_clear_pointer (&err, g_free);
-      status = run_snodo_status ((const char *[]) { "list", "--http", fixture->uri, "--cacert", other_ca, NULL },
+      status = snodo_test_run_snodo ((const char *[]) { "list", "--http", fixture->uri, "--cacert", other_ca, NULL },
                                  &out, &err);
       if (status != 0)
         g_usleep (100 * G_TIME_SPAN_MILLISECOND);
