@@ -397,6 +397,7 @@ main (int   argc,
 
   status = g_application_run (app, argc, argv);
   g_clear_object (&cli.client);
+  snodo_telemetry_flush (2000);
   g_clear_pointer (&cli.params, json_object_unref);
   g_free (cli.method);
   g_free (cli.command);

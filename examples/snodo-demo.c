@@ -1487,6 +1487,8 @@ main (int   argc,
 
   status = g_application_run (app, argc, argv);
   g_clear_object (&demo.transport);
+  /* The spans of the last requests, when they are exported. */
+  snodo_telemetry_flush (2000);
 
   return status != 0 ? status : demo.status;
 }

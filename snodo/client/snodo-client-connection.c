@@ -38,6 +38,8 @@ typedef struct
    * URL elicitation (-32042). Owned. */
   JsonObject *params;
   gboolean envelope;
+  /* The request's span (snodo-client-trace.c), or NULL. */
+  SnodoSpan *span;
 } Pending;
 
 static void snodo_client_pump (SnodoClient *self);
@@ -88,6 +90,8 @@ pending_free (Pending *pending)
   g_clear_pointer (&pending->timeout, snodo_source_destroy_and_unref);
   g_clear_object (&pending->task);
   g_clear_pointer (&pending->params, json_object_unref);
+  if (G_UNLIKELY (pending->span != NULL))
+    snodo_client_trace_response (g_steal_pointer (&pending->span), NULL, "cancelled");
   g_free (pending->method);
   g_free (pending->key);
   g_free (pending);
@@ -387,6 +391,7 @@ snodo_client_send_request (SnodoClient  *self,
       if (JSON_NODE_HOLDS_OBJECT (meta))
         json_object_set_int_member (json_node_get_object (meta), "progressToken", pending->id);
     }
+  pending->span = snodo_client_trace_request (self, method, owned_params, pending->id);
   pending->params = json_object_ref (owned_params);
   pending->envelope = envelope;
   /* A legacy request without params sends none. */
@@ -457,6 +462,9 @@ snodo_client_handle_response (SnodoClient *self,
       g_debug ("A response to %s, which awaits none, is ignored", frame->key);
       return;
     }
+
+  if (G_UNLIKELY (pending->span != NULL))
+    snodo_client_trace_response (g_steal_pointer (&pending->span), message, NULL);
 
   if (json_object_has_member (message, "error"))
     {

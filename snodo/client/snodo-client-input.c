@@ -153,6 +153,7 @@ typedef struct
 {
   SnodoClient *client;
   JsonNode *id;
+  SnodoSpan *span;
 } Answer;
 
 static void
@@ -164,6 +165,20 @@ snodo_client_answer_cb (SnodoServerRequest *request,
 {
   Answer *answer = user_data;
 
+  if (G_UNLIKELY (answer->span != NULL))
+    {
+      g_autoptr(JsonObject) outcome = json_object_new ();
+
+      if (result == NULL)
+        {
+          JsonObject *error = json_object_new ();
+
+          json_object_set_int_member (error, "code", code);
+          json_object_set_string_member (error, "message", message);
+          json_object_set_object_member (outcome, "error", error);
+        }
+      snodo_client_trace_response (g_steal_pointer (&answer->span), outcome, NULL);
+    }
   snodo_client_send_response (answer->client, answer->id, result, code, message);
   g_object_unref (answer->client);
   json_node_unref (answer->id);
@@ -190,7 +205,18 @@ snodo_client_handle_server_request (SnodoClient *self,
   answer = g_new0 (Answer, 1);
   answer->client = g_object_ref (self);
   answer->id = json_node_copy (id);
+  answer->span = snodo_client_trace_server_request (method, params);
   request = snodo_server_request_new (method, params, snodo_client_answer_cb, answer);
+  if (G_UNLIKELY (answer->span != NULL))
+    {
+      /* What the application sends while it decides is part of it. */
+      SnodoSpan *span = answer->span;
+
+      snodo_trace_set_current (span);
+      snodo_client_ask (self, request);
+      snodo_trace_set_current (NULL);
+      return;
+    }
   snodo_client_ask (self, request);
 }
 

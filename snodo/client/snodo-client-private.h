@@ -5,6 +5,7 @@
 
 #include "snodo-client.h"
 #include "snodo-server-request.h"
+#include "snodo-telemetry-private.h"
 #include "snodo-wire-private.h"
 
 G_BEGIN_DECLS
@@ -287,5 +288,16 @@ gboolean    snodo_sse_parser_push          (SnodoSseParser       *parser,
                                             SnodoSseEventFunc     func,
                                             gpointer              user_data,
                                             GError              **error);
+
+/* Trace context and spans (snodo-client-trace.c). */
+SnodoSpan  *snodo_client_trace_request     (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params,
+                                            gint64                id);
+void        snodo_client_trace_response    (SnodoSpan            *span,
+                                            JsonObject           *message,
+                                            const char           *no_answer_type);
+SnodoSpan  *snodo_client_trace_server_request (const char        *method,
+                                               JsonObject        *params);
 
 G_END_DECLS

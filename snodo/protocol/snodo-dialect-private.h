@@ -198,6 +198,12 @@ typedef struct
   gsize       log_level_len;
   const char *progress_token;
   gsize       progress_token_len;
+  /* W3C trace context: the text of the strings, without quotes, when
+   * they are strings without escapes; else NULL. */
+  const char *traceparent;
+  gsize       traceparent_len;
+  const char *tracestate;
+  gsize       tracestate_len;
 } SnodoRequestMeta;
 
 /* snodo_frame_decode_deferring() with `_meta` deferred. */

@@ -348,6 +348,27 @@ request_meta_note (SnodoRequestMeta *meta,
       meta->progress_token = value;
       meta->progress_token_len = value_len;
     }
+  else if (IS_NAME ("traceparent") || IS_NAME ("tracestate"))
+    {
+      /* Printable ASCII only, which needs no escape: a string with one
+       * is no trace context and is left alone. */
+      gboolean plain_string = value_len >= 2 && value[0] == '"' && value[value_len - 1] == '"' &&
+                              memchr (value, '\\', value_len) == NULL;
+
+      const char *text = plain_string ? value + 1 : NULL;
+      gsize text_len = plain_string ? value_len - 2 : 0;
+
+      if (IS_NAME ("traceparent"))
+        {
+          meta->traceparent = text;
+          meta->traceparent_len = text_len;
+        }
+      else
+        {
+          meta->tracestate = text;
+          meta->tracestate_len = text_len;
+        }
+    }
 
 #undef IS_NAME
 }

@@ -444,6 +444,16 @@ snodo_invocation_request_input_async (SnodoInvocation     *self,
       return;
     }
 
+  if (G_UNLIKELY (self->span != NULL))
+    {
+      g_autoptr(JsonNode) traced = snodo_invocation_trace_params (self, params);
+
+      snodo_connection_request_input (self->connection, self->key, method, traced,
+                                      self->work ? snodo_work_get_cancellable (self->work) : NULL,
+                                      snodo_server_get_request_timeout (self->server),
+                                      g_steal_pointer (&task));
+      return;
+    }
   snodo_connection_request_input (self->connection, self->key, method, params,
                                   self->work ? snodo_work_get_cancellable (self->work) : NULL,
                                   snodo_server_get_request_timeout (self->server),

@@ -9,6 +9,7 @@
 #include "snodo-invocation.h"
 #include "snodo-protocol-private.h"
 #include "snodo-server.h"
+#include "snodo-telemetry-private.h"
 #include "snodo-work.h"
 
 G_BEGIN_DECLS
@@ -82,6 +83,10 @@ struct _SnodoInvocation
   /* Who the request comes from (the connection's when it was made), or
    * NULL without authorization. */
   SnodoAuthInfo      *auth;
+  /* The request's span (snodo-invocation-trace.c), or NULL: with one it
+   * brought a trace context or spans are exported. Set before the handler
+   * runs; taken under lock when the answer goes. */
+  SnodoSpan          *span;
 
   /* Who ended the invocation (atomic, set once): OPEN, ANSWERED by the
    * handler, or ENDED by Snodo (a deadline, a release without an answer,
@@ -129,6 +134,17 @@ void     snodo_invocation_end    (SnodoInvocation *self,
                                   const char      *message);
 /* Whether the request is neither answered nor cancelled. */
 gboolean snodo_invocation_is_live (SnodoInvocation *self);
+/* The span (snodo-invocation-trace.c). */
+void      snodo_invocation_start_span (SnodoInvocation *self);
+/* Ends it with the answer @line, or with no answer (@line NULL) as
+ * error.type @no_answer_type. */
+void      snodo_invocation_end_span   (SnodoInvocation *self,
+                                       GBytes          *line,
+                                       const char      *no_answer_type);
+/* @params with the child trace context in _meta (a copy), or a new
+ * reference to @params (nullable) when there is none. */
+JsonNode *snodo_invocation_trace_params (SnodoInvocation *self,
+                                         JsonNode        *params);
 /* Builds params from members left unbuilt, for code that reads params
  * whole. With the lock held. */
 void     snodo_invocation_build_params_locked (SnodoInvocation *self);

@@ -34,6 +34,16 @@ SnodoInvocation    *snodo_invocation_new             (SnodoServer        *server
                                                       JsonNode           *params,
                                                       SnodoJsonMembers   *members,
                                                       SnodoRequestMeta   *meta);
+/* Marks this thread as running @self's handler, for the trace context of
+ * client requests made from it; NULL when the handler returned. */
+void                snodo_invocation_enter_handler   (SnodoInvocation    *self);
+/* Whether the request has a span (snodo-invocation-trace.c). */
+gboolean            snodo_invocation_has_span        (SnodoInvocation    *self);
+/* Ends the span of a request refused before its handler ran, with the
+ * error it was answered. */
+void                snodo_invocation_refuse_span     (SnodoInvocation    *self,
+                                                      int                 code,
+                                                      const char         *message);
 /* The member @name of params (built or not); NULL when absent. */
 JsonNode           *snodo_invocation_get_param       (SnodoInvocation    *self,
                                                       const char         *name);

@@ -174,6 +174,10 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->progress_token, json_node_unref);
   g_clear_pointer (&self->required_capabilities, json_object_unref);
   g_clear_pointer (&self->pending_inputs, g_ptr_array_unref);
+  /* Refused before its handler ran (an unknown tool, arguments that do
+   * not fit): the error went without the invocation. */
+  if (G_UNLIKELY (self->span != NULL))
+    snodo_invocation_end_span (self, NULL, "refused");
   g_assert (self->deadline == NULL);
   g_mutex_clear (&self->lock);
   g_clear_object (&self->work);
@@ -261,6 +265,8 @@ snodo_invocation_new (SnodoServer        *server,
 
   snodo_request_meta_move (&self->meta, meta);
   self->progress_token = snodo_request_meta_dup_progress_token (&self->meta);
+  if (G_UNLIKELY (self->meta.traceparent != NULL) || G_UNLIKELY (snodo_telemetry_recording ()))
+    snodo_invocation_start_span (self);
   return self;
 }
 
@@ -470,6 +476,9 @@ void
 snodo_invocation_finish (SnodoInvocation *self,
                          GBytes          *line)
 {
+  if (G_UNLIKELY (self->span != NULL))
+    snodo_invocation_end_span (self, self->work != NULL && snodo_work_is_cancelled (self->work) ? NULL : line,
+                               "cancelled");
   if (self->work != NULL && snodo_work_is_cancelled (self->work))
     {
       /* A cancelled request gets no answer. */

@@ -52,6 +52,8 @@ G_DECLARE_FINAL_TYPE (SnodoInvocation, snodo_invocation, SNODO, INVOCATION, GObj
 SNODO_AVAILABLE_IN_ALL
 const char           *snodo_invocation_get_method           (SnodoInvocation *self);
 SNODO_AVAILABLE_IN_ALL
+char                 *snodo_invocation_dup_traceparent      (SnodoInvocation *self);
+SNODO_AVAILABLE_IN_ALL
 const char           *snodo_invocation_get_name             (SnodoInvocation *self);
 SNODO_AVAILABLE_IN_ALL
 JsonNode             *snodo_invocation_get_params           (SnodoInvocation *self);

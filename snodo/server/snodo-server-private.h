@@ -63,6 +63,9 @@ typedef struct
    * before. NULL for a transport without such streams. */
   void (*close_stream) (gpointer            transport,
                         const char         *related);
+  /* What spans say the transport is (OpenTelemetry's network.transport:
+   * "pipe", "tcp"), or NULL. */
+  const char *network_transport;
 } SnodoConnectionVTable;
 
 SnodoConnection *snodo_connection_new    (const SnodoConnectionVTable *vtable,

@@ -310,6 +310,8 @@ typedef struct
   SnodoCustomMethod *custom;
   /* The handler's deadline in milliseconds, or 0. */
   guint              timeout;
+  /* The invocation has a span: the handler runs with its context. */
+  gboolean           traced;
 } Call;
 
 static void
@@ -378,6 +380,7 @@ snodo_server_run_cb (SnodoWork *work,
   Call *call = user_data;
 
   SnodoInvocation *invocation = g_steal_pointer (&call->invocation);
+  gboolean traced = call->traced;
 
   snodo_invocation_set_work (invocation, work);
   snodo_invocation_start_deadline (invocation, call->timeout);
@@ -385,12 +388,16 @@ snodo_server_run_cb (SnodoWork *work,
   /* The handler gets the only reference, which answering takes away: once
    * everything outside Snodo has let go of an invocation that was never
    * answered, it answers with an error itself. */
+  if (G_UNLIKELY (traced))
+    snodo_invocation_enter_handler (invocation);
   if (call->tool != NULL)
     call->tool->func (invocation, call->tool->user_data);
   else if (call->custom != NULL)
     snodo_custom_method_run (call->custom, invocation);
   else
     method_funcs[call->method->id] (snodo_invocation_get_server (invocation), invocation);
+  if (G_UNLIKELY (traced))
+    snodo_invocation_enter_handler (NULL);
 }
 
 /* Answers at once in the request's dialect, without admitted work. */
@@ -505,6 +512,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
                                            frame->params_unbuilt ? &frame->params_members : NULL, &meta);
   snodo_invocation_set_input_answers (call->invocation, answers);
   snodo_invocation_set_unrequested_answers (call->invocation, unrequested);
+  call->traced = snodo_invocation_has_span (call->invocation);
 
   if (method->flags & SNODO_METHOD_FLAGS_TOOL_CALL)
     {
@@ -522,6 +530,8 @@ snodo_server_dispatch_request (SnodoServer     *self,
 
       if (message != NULL)
         {
+          if (G_UNLIKELY (call->traced))
+            snodo_invocation_refuse_span (call->invocation, SNODO_RPC_ERROR_INVALID_PARAMS, message);
           snodo_server_send_dialect_error (connection, dialect, frame->id,
                                            SNODO_RPC_ERROR_INVALID_PARAMS, message, NULL);
           call_free (call);

@@ -83,6 +83,7 @@ static const SnodoConnectionVTable http_connection_vtable = {
   .send = peer_send,
   .negotiated = peer_negotiated,
   .close_stream = snodo_http_resume_close_stream,
+  .network_transport = "tcp",
 };
 
 Peer *

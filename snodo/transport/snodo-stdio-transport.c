@@ -364,6 +364,7 @@ snodo_stdio_transport_negotiated (gpointer             transport,
 static const SnodoConnectionVTable stdio_connection_vtable = {
   .send = snodo_stdio_transport_send,
   .negotiated = snodo_stdio_transport_negotiated,
+  .network_transport = "pipe",
 };
 
 static void
