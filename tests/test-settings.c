@@ -558,10 +558,33 @@ test_keys (Fixture       *fixture,
   g_assert_null (resource_offered (fixture, "settings://" SCHEMA_ID "/volume"));
   g_assert_null (snodo_server_lookup_tool (fixture->pipe.server, SCHEMA_ID ".set-volume"));
 
+  /* A tool of a setter's name that is someone else's is left alone when
+   * the offer is taken back. */
+  {
+    g_autoptr(SnodoTool) mine = snodo_tool_new (SCHEMA_ID ".set-volume", "Not a setter");
+
+    g_assert_true (snodo_server_add_tool (fixture->pipe.server, mine, read_nothing_cb, NULL, NULL, &error));
+    g_assert_false (snodo_server_add_settings (fixture->pipe.server, fixture->settings,
+                                               (const char * const []) { "name", "volume", NULL },
+                                               SNODO_SETTINGS_FLAGS_WRITABLE, &error));
+    g_assert_nonnull (error);
+    g_clear_error (&error);
+    g_assert_cmpstr (snodo_tool_get_description (snodo_server_lookup_tool (fixture->pipe.server,
+                                                                           SCHEMA_ID ".set-volume")),
+                     ==, "Not a setter");
+    g_assert_null (snodo_server_lookup_tool (fixture->pipe.server, SCHEMA_ID ".set-name"));
+    g_assert_null (resource_offered (fixture, "settings://" SCHEMA_ID "/name"));
+    snodo_server_remove_tool (fixture->pipe.server, SCHEMA_ID ".set-volume");
+  }
+
+  /* A key of a type without a schema, named: read, not set. */
   g_assert_true (snodo_server_add_settings (fixture->pipe.server, fixture->settings,
-                                            (const char * const []) { "volume", NULL },
+                                            (const char * const []) { "volume", "extra", NULL },
                                             SNODO_SETTINGS_FLAGS_WRITABLE, &error));
   g_assert_no_error (error);
+  g_assert_nonnull (resource_offered (fixture, "settings://" SCHEMA_ID "/extra"));
+  g_assert_nonnull (snodo_server_lookup_tool (fixture->pipe.server, SCHEMA_ID ".set-volume"));
+  g_assert_null (snodo_server_lookup_tool (fixture->pipe.server, SCHEMA_ID ".set-extra"));
   g_assert_nonnull (resource_offered (fixture, "settings://" SCHEMA_ID "/volume"));
   g_assert_null (resource_offered (fixture, "settings://" SCHEMA_ID "/name"));
 

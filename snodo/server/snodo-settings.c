@@ -38,6 +38,7 @@ typedef struct
   GSettings       *settings;    /* owned */
   GSettingsSchema *schema;      /* owned */
   GHashTable      *uris;        /* key → its resource's URI, for the offered keys */
+  GHashTable      *tools;       /* the names of the setter tools offered */
   gulong           changed_id;
 } SettingsBinding;
 
@@ -73,6 +74,7 @@ settings_binding_free (gpointer data)
   g_object_unref (binding->settings);
   g_settings_schema_unref (binding->schema);
   g_hash_table_unref (binding->uris);
+  g_hash_table_unref (binding->tools);
   g_free (binding);
 }
 
@@ -251,8 +253,11 @@ settings_binding_offer_setter (SettingsBinding  *binding,
     if (!snodo_tool_set_input_schema (tool, schema, error))
       return FALSE;
   }
-  return snodo_server_add_tool (binding->server, tool, settings_binding_set_cb,
-                                settings_key_new (binding, name), settings_key_free, error);
+  if (!snodo_server_add_tool (binding->server, tool, settings_binding_set_cb,
+                              settings_key_new (binding, name), settings_key_free, error))
+    return FALSE;
+  g_hash_table_add (binding->tools, g_steal_pointer (&tool_name));
+  return TRUE;
 }
 
 static gboolean
@@ -263,6 +268,7 @@ settings_binding_offer (SettingsBinding     *binding,
 {
   g_autoptr(GSettingsSchemaKey) key = NULL;
   g_autoptr(SnodoResource) resource = NULL;
+  g_autoptr(GError) local = NULL;
   g_autofree char *uri = NULL;
   const char *summary;
   const char *about;
@@ -287,8 +293,16 @@ settings_binding_offer (SettingsBinding     *binding,
                                   settings_key_new (binding, name), settings_key_free, error))
     return FALSE;
   g_hash_table_insert (binding->uris, g_strdup (name), g_strdup (uri));
-  if ((flags & SNODO_SETTINGS_FLAGS_WRITABLE) != 0 && !settings_binding_offer_setter (binding, name, error))
-    return FALSE;
+  if ((flags & SNODO_SETTINGS_FLAGS_WRITABLE) != 0 && !settings_binding_offer_setter (binding, name, &local))
+    {
+      /* A type without a schema: read, not set. */
+      if (!g_error_matches (local, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA))
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      g_debug ("Setting “%s” is not offered as a tool: %s", name, local->message);
+    }
   return TRUE;
 }
 
@@ -320,15 +334,11 @@ settings_binding_withdraw (SettingsBinding *binding)
   gpointer uri;
 
   g_hash_table_iter_init (&iter, binding->uris);
-  while (g_hash_table_iter_next (&iter, &name, &uri))
-    {
-      g_autofree char *tool_name = g_strconcat (g_settings_schema_get_id (binding->schema), ".set-",
-                                                (const char *) name, NULL);
-
-      snodo_server_remove_resource (binding->server, uri);
-      if (snodo_server_lookup_tool (binding->server, tool_name) != NULL)
-        snodo_server_remove_tool (binding->server, tool_name);
-    }
+  while (g_hash_table_iter_next (&iter, NULL, &uri))
+    snodo_server_remove_resource (binding->server, uri);
+  g_hash_table_iter_init (&iter, binding->tools);
+  while (g_hash_table_iter_next (&iter, &name, NULL))
+    snodo_server_remove_tool (binding->server, name);
 }
 
 /**
@@ -385,6 +395,7 @@ snodo_server_add_settings (SnodoServer         *self,
   binding->settings = g_object_ref (settings);
   g_object_get (settings, "settings-schema", &binding->schema, NULL);
   binding->uris = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  binding->tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   if (keys != NULL)
     names = g_strdupv ((char **) keys);
@@ -400,12 +411,6 @@ snodo_server_add_settings (SnodoServer         *self,
 
       if (settings_binding_offer (binding, names[i], flags, &local))
         continue;
-      /* All the keys: one without a schema is not a tool, but is read. */
-      if (keys == NULL && g_error_matches (local, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA))
-        {
-          g_debug ("Setting “%s” is not offered as a tool: %s", names[i], local->message);
-          continue;
-        }
       settings_binding_withdraw (binding);
       settings_binding_free (binding);
       g_propagate_error (error, g_steal_pointer (&local));
