@@ -11,3 +11,9 @@
 int snodo_cli_actions (GApplication *app,
                        int           argc,
                        char        **argv);
+
+/* snodo servers [--config FORMAT] [ID…], with @config the format or NULL
+ * and @argv the IDs; the exit status. */
+int snodo_cli_servers (const char  *config,
+                       int          argc,
+                       char       **argv);

@@ -6,6 +6,7 @@
  *   snodo list [OPTION…] -- COMMAND [ARG…]
  *   snodo call [OPTION…] -- COMMAND [ARG…] METHOD [PARAMS-JSON]
  *   snodo actions BUS-NAME [OBJECT-PATH]
+ *   snodo servers [--config FORMAT] [ID…]
  *
  * The server is started with COMMAND and ended when snodo is done. Results
  * go to standard output; an error is one line on standard error and the
@@ -222,8 +223,15 @@ command_line_cb (GApplication            *app,
   argv = g_application_command_line_get_arguments (command_line, &argc);
   if (argc >= 2 && g_str_equal (argv[1], "actions"))
     return snodo_cli_actions (app, argc - 2, argv + 2);
+  if (argc >= 2 && g_str_equal (argv[1], "servers"))
+    {
+      const char *config = NULL;
+
+      g_variant_dict_lookup (options, "config", "&s", &config);
+      return snodo_cli_servers (config, argc - 2, argv + 2);
+    }
   if (argc < 2 || (!g_str_equal (argv[1], "list") && !g_str_equal (argv[1], "call")))
-    return usage_error ("the first argument must be list, call or actions");
+    return usage_error ("the first argument must be list, call, actions or servers");
   cli->command = g_strdup (argv[1]);
 
   g_variant_dict_lookup (options, "http", "&s", &uri);
@@ -372,6 +380,8 @@ main (int   argc,
       "With an https URL, trust the certificate authorities in this PEM file instead of the system's", "FILE" },
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How long to wait for each answer, in milliseconds, or 0 for ever (default 60000)", "MS" },
+    { "config", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "With servers, print a client configuration in FORMAT: claude-desktop, mcp-servers or vscode", "FORMAT" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GApplication) app = NULL;
@@ -383,14 +393,16 @@ main (int   argc,
   snodo_stdio_transport_log_to_stderr ();
 
   app = g_application_new ("org.snodo.Cli", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
-  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | actions BUS-NAME [OBJECT-PATH]");
+  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | actions BUS-NAME [OBJECT-PATH] | servers [--config FORMAT] [ID…]");
   g_application_set_option_context_summary (app,
     "Talks to a Model Context Protocol server that COMMAND starts, or to one at URL.\n"
     "\n"
     "  list   prints the server's tools, resources, resource templates and prompts\n"
     "  call   sends METHOD with PARAMS-JSON (an object) and prints the result as JSON\n"
     "  actions  serves the actions of the application that owns BUS-NAME on the session bus\n"
-    "           as an MCP server on standard input and output");
+    "           as an MCP server on standard input and output\n"
+    "  servers  lists the installed and running applications that offer MCP, or prints\n"
+    "           a client configuration of them with --config");
   g_application_add_main_option_entries (app, entries);
   cli.app = app;
   g_signal_connect (app, "command-line", G_CALLBACK (command_line_cb), &cli);

@@ -23,6 +23,7 @@
 # include "snodo-invocation.h"
 # include "snodo-server.h"
 # include "snodo-action-group.h"
+# include "snodo-settings.h"
 # include "snodo-stdio-transport.h"
 # include "snodo-resource.h"
 # include "snodo-resource-template.h"
