@@ -136,6 +136,8 @@ typedef struct
   /* A string "method", not built (or NULL: built). */
   const char       **method;
   char             **method_copy;
+  /* The input may be written to while it is read. */
+  gboolean           writable;
 } ReadTop;
 
 typedef struct
@@ -150,7 +152,20 @@ typedef struct
   GError    **error;
   /* A string held U+0000. */
   gboolean    has_nul;
+  /* The input may be written to while it is read (it is put back). */
+  gboolean    writable;
+  /* Set by the caller of snodo_json_reader_string() when a long string
+   * without escapes may be left in place instead of copied to the
+   * scratch buffer; then placed is where it starts (its closing quote
+   * ends it), NULL when it was copied. */
+  gboolean    may_place;
+  const char *placed;
 } Reader;
+
+/* A string at least this long and without escapes is built straight from
+ * a writable input (see snodo_json_reader_take_placed()): one copy of it,
+ * not two. */
+#define PLACED_MIN_BYTES 4096
 
 static gsize
 snodo_json_reader_offset (Reader     *reader,
@@ -242,6 +257,9 @@ snodo_json_reader_string (Reader  *reader,
 {
   const char *end = reader->end;
 
+  const char *first = reader->p;
+
+  reader->placed = NULL;
   if (out != NULL)
     {
       out->len = 0;
@@ -273,6 +291,14 @@ snodo_json_reader_string (Reader  *reader,
             p++;
           if (p < limit || p >= end)
             break;
+        }
+      if (reader->may_place && run == first && p < end && *p == '"' &&
+          (gsize) (p - run) >= PLACED_MIN_BYTES)
+        {
+          /* All of it is one run: left where it is. */
+          reader->placed = run;
+          reader->p = p + 1;
+          return TRUE;
         }
       if (p > run && out != NULL)
         {
@@ -385,6 +411,24 @@ snodo_json_reader_string (Reader  *reader,
           return snodo_json_reader_fail (reader, p + 1, _("invalid escape"));
         }
     }
+}
+
+/* A string node of the string snodo_json_reader_string() left in place:
+ * its closing quote becomes its NUL for as long as json-glib copies it. */
+static JsonNode *
+snodo_json_reader_take_placed (Reader *reader,
+                               gsize  *len)
+{
+  char *quote = (char *) reader->p - 1;
+  JsonNode *node;
+
+  g_assert (reader->writable && *quote == '"');
+  *len = (gsize) (quote - reader->placed);
+  *quote = '\0';
+  node = json_node_init_string (json_node_alloc (), reader->placed);
+  *quote = '"';
+  reader->placed = NULL;
+  return node;
 }
 
 /* Reads a number; *@out is its node, or with @out NULL the number is only
@@ -753,6 +797,8 @@ snodo_json_read_with (const char  *data,
   int slot = -1;
   gsize outer_len = outer != NULL ? strlen (outer) : 0;
   gsize inner_len = inner != NULL ? strlen (inner) : 0;
+  gboolean writable = flat_top != NULL && flat_top->writable;
+  gboolean ok;
   Reader reader;
 
   *out = NULL;
@@ -776,6 +822,9 @@ snodo_json_read_with (const char  *data,
   reader.name = name;
   reader.error = error;
   reader.has_nul = FALSE;
+  reader.writable = writable;
+  reader.may_place = FALSE;
+  reader.placed = NULL;
 
   for (;;)
     {
@@ -865,7 +914,14 @@ snodo_json_read_with (const char  *data,
               break;
             case '"':
               reader.p++;
-              if (!snodo_json_reader_string (&reader, skip_depth == 0 ? value : NULL))
+              /* Only a value built as a string node may stay in place. */
+              reader.may_place = reader.writable && skip_depth == 0 &&
+                                 !(top != NULL && top->flat &&
+                                   (slot == SNODO_JSON_TOP_JSONRPC ||
+                                    (slot == SNODO_JSON_TOP_METHOD && flat_top->method != NULL)));
+              ok = snodo_json_reader_string (&reader, skip_depth == 0 ? value : NULL);
+              reader.may_place = FALSE;
+              if (!ok)
                 goto fail;
               if (skip_depth == 0 && top != NULL && top->flat && slot == SNODO_JSON_TOP_JSONRPC)
                 *flat_top->jsonrpc_ok = value->len == 3 && memcmp (value->str, "2.0", 3) == 0;
@@ -883,6 +939,13 @@ snodo_json_read_with (const char  *data,
                       *flat_top->method = *flat_top->method_copy = g_strdup (value->str);
                       built += snodo_json_block_cost (value->len);
                     }
+                }
+              else if (skip_depth == 0 && reader.placed != NULL)
+                {
+                  gsize placed_len;
+
+                  node = snodo_json_reader_take_placed (&reader, &placed_len);
+                  built += COST_VALUE_NODE + snodo_json_block_cost (placed_len);
                 }
               else if (skip_depth == 0)
                 {
@@ -1320,6 +1383,7 @@ snodo_json_parse_deferring (const char  *data,
 gboolean
 snodo_json_parse_top (const char        *data,
                       gsize              len,
+                      gboolean           writable,
                       const char        *inner,
                       JsonNode         **root,
                       JsonNode          *members[SNODO_JSON_TOP_N_MEMBERS],
@@ -1335,7 +1399,7 @@ snodo_json_parse_top (const char        *data,
                       gsize             *size,
                       GError           **error)
 {
-  ReadTop top = { members, jsonrpc_ok, params, params_unbuilt, deferred_spans, method, method_copy };
+  ReadTop top = { members, jsonrpc_ok, params, params_unbuilt, deferred_spans, method, method_copy, writable };
 
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (root != NULL && members != NULL && jsonrpc_ok != NULL, FALSE);
