@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <gio/gio.h>
 #include <libsoup/soup.h>
 
@@ -100,17 +102,21 @@ reservation_free (gpointer data)
  * flattened copy beside them for a while). */
 typedef struct
 {
+  /* No announced length: what came so far (NULL once refused). */
   GByteArray *data;
   Reservation reservation;
-  /* The Content-Length, whose share of the budget was taken at once; 0
-   * for a body of no announced length. */
+  /* Else the Content-Length, whose share of the budget was taken at once,
+   * and its buffer (NULL once taken) with what came so far. */
   guint64     announced;
+  char       *fixed;
+  gsize       fixed_len;
 } Body;
 
 static void
 body_free (Body *body)
 {
   g_clear_pointer (&body->data, g_byte_array_unref);
+  g_free (body->fixed);
   body->reservation.budget->used -= body->reservation.bytes;
   g_rc_box_release (body->reservation.budget);
   g_free (body);
@@ -275,14 +281,18 @@ body_got_chunk_cb (SoupServerMessage *msg,
   const guint8 *data = g_bytes_get_data (chunk, &len);
   gboolean too_large;
 
-  if (body == NULL || body->data == NULL)
-    return;
-  if (body->announced > 0)
+  if (body != NULL && body->announced > 0)
     {
       /* libsoup reads no more than the length announced. */
-      g_byte_array_append (body->data, data, len);
+      if (body->fixed != NULL && len <= body->announced - body->fixed_len)
+        {
+          memcpy (body->fixed + body->fixed_len, data, len);
+          body->fixed_len += len;
+        }
       return;
     }
+  if (body == NULL || body->data == NULL)
+    return;
   too_large = body->data->len + len > self->max_body_bytes;
   if (too_large || !body_budget_take (body->reservation.budget, self->max_bodies_bytes, len))
     {
@@ -349,13 +359,13 @@ snodo_http_transport_early_cb (SoupServer        *server,
             soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
           return;
         }
-      if (length >= SNODO_HTTP_DECODE_OFF_LOOP_BYTES && length <= G_MAXUINT)
+      if (length >= SNODO_HTTP_DECODE_OFF_LOOP_BYTES)
         {
           /* Large: read into one buffer of its length (only what arrives
            * takes memory), which the decoder then reads in place and
            * lets go of before the request runs. */
           body = g_new0 (Body, 1);
-          body->data = g_byte_array_sized_new ((guint) length);
+          body->fixed = g_malloc (length);
           body->announced = length;
           body->reservation.budget = g_rc_box_acquire (self->body_budget);
           body->reservation.bytes = length;
@@ -495,7 +505,21 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                               _("Unsupported media type: the body must be application/json"));
       return;
     }
-  if (body != NULL)
+  if (body != NULL && body->announced > 0)
+    {
+      /* Accumulated by us, in a buffer of its length: taken from the
+       * message, which would keep it until it is answered, so that the
+       * request lets go of it once decoded. */
+      too_large = body->fixed == NULL;
+      if (!too_large)
+        {
+          len = body->fixed_len;
+          flat = g_bytes_new_take (g_steal_pointer (&body->fixed), len);
+          data = g_bytes_get_data (flat, NULL);
+          writable = TRUE;
+        }
+    }
+  else if (body != NULL)
     {
       /* Accumulated by us (see the early handler). */
       too_large = body->data == NULL;
