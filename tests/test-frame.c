@@ -799,8 +799,8 @@ test_deferred (void)
 
 /* The members of an object read from its text, without building it. */
 /* snodo_frame_decode_in_place() gives what the decoders of a read-only
- * text give, long strings without escapes included (built from the text
- * itself), and leaves the text as it was. */
+ * text give, long strings included (built from the text itself, with
+ * escapes or without). */
 static void
 test_in_place (void)
 {
@@ -810,6 +810,9 @@ test_in_place (void)
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"@\",\"params\":{\"a\":\"@\",\"_meta\":{\"k\":\"@\"}}}",
     "{\"jsonrpc\":\"@\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"@\"}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"@\\n@\",\"b\":\"@\\u0000\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"\\t@\\\"@\\u00e9@\\ud83d\\ude00@\\/\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"@\\n@\\x\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"@\\n@\\ud83d\"}}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,"
     "\"h\":8,\"i\":\"@\"},\"x\":\"@\"}",
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"@\"}]}}",
@@ -840,7 +843,6 @@ test_in_place (void)
           snodo_frame_decode_deferring (input, len, "_meta", &frame);
         snodo_frame_decode_in_place (copy, len, "_meta", lazy, &placed);
 
-        g_assert_cmpmem (copy, len, input, len);
         g_assert_cmpint (placed.kind, ==, frame.kind);
         g_assert_cmpint (placed.error_code, ==, frame.error_code);
         g_assert_cmpstr (placed.error_message, ==, frame.error_message);

@@ -209,8 +209,9 @@ void         snodo_dialect_decode                  (const char             *data
 void         snodo_dialect_decode_lazy             (const char             *data,
                                                     gsize                   len,
                                                     SnodoFrame             *frame);
-/* One of the two above (@lazy: the second) of a text the caller owns:
- * written to while it is read, and put back (snodo_frame_decode_in_place()). */
+/* One of the two above (@lazy: the second) of a text the caller owns and
+ * has no further use for: written over while it is read
+ * (snodo_frame_decode_in_place()). */
 void         snodo_dialect_decode_in_place         (char                   *data,
                                                     gsize                   len,
                                                     gboolean                lazy,

@@ -48,7 +48,7 @@ typedef struct
   /* The body: NULL once its request has its tree. */
   GBytes             *text;
   gsize               text_len;
-  /* text is the Decode's alone and may be written to while it is read. */
+  /* text is the Decode's alone, and may be written over as it is read. */
   gboolean            writable;
   gulong              finished_id;
   /* libsoup is done with the message (the client left). */
@@ -210,7 +210,8 @@ decode_done_cb (GObject      *source,
 
 /* Decodes @text, the body of @msg, off the main loop, then serves it (or
  * refuses it). @msg is paused until then. Takes @text; with @writable, no
- * one else holds it, and it is read in place (snodo_dialect_decode_in_place()). */
+ * one else holds it, and it is decoded in place, written over
+ * (snodo_dialect_decode_in_place()). */
 void
 snodo_http_decode_start (SnodoHttpTransport *self,
                          SoupServerMessage  *msg,

@@ -126,10 +126,10 @@ void      snodo_frame_decode_lazy        (const char  *data,
                                           const char  *deferred,
                                           SnodoFrame  *frame);
 /* snodo_frame_decode_deferring() (@lazy FALSE) or snodo_frame_decode_lazy()
- * (TRUE) of a text the caller owns and may let be written to: it is,
- * while it is read, and put back as it was before this returns. A long
- * string without escapes is then copied once into its node, not twice
- * (see snodo_json_parse_top()). */
+ * (TRUE) of a text the caller owns and has no further use for: it is
+ * written over while it is read, and what it holds afterwards is
+ * unspecified. A long string is then copied once into its node, not
+ * twice (see snodo_json_parse_top()). */
 void      snodo_frame_decode_in_place    (char        *data,
                                           gsize        len,
                                           const char  *deferred,

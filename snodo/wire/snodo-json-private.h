@@ -164,11 +164,11 @@ JsonNode *snodo_json_members_build  (const SnodoJsonMembers *members);
  * either: *@method is its value, a static string for the methods of MCP,
  * else *@method_copy, a copy (owned); members[METHOD] is then NULL. Both
  * are NULL when the last "method" is not a string, or there is none. */
-/* With @writable, @data is written to while it is read, each byte put
- * back before it returns: a long string without escapes is then built
- * from the text itself, not copied to a scratch buffer first (one copy of
- * it in memory beside the text, not two). Nothing else may read @data
- * meanwhile. */
+/* With @writable, @data is the reader's to write over, and what it holds
+ * afterwards is unspecified: a long string is then built from the text
+ * itself (decoded over itself when it has escapes), not copied to a
+ * scratch buffer first: one copy of it in memory beside the text, not
+ * two. Nothing else may read @data meanwhile. */
 gboolean  snodo_json_parse_top (const char        *data,
                                 gsize              len,
                                 gboolean           writable,

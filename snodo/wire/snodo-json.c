@@ -155,16 +155,18 @@ typedef struct
   /* The input may be written to while it is read (it is put back). */
   gboolean    writable;
   /* Set by the caller of snodo_json_reader_string() when a long string
-   * without escapes may be left in place instead of copied to the
-   * scratch buffer; then placed is where it starts (its closing quote
-   * ends it), NULL when it was copied. */
+   * may be left in the input instead of copied to the scratch buffer;
+   * then placed is where it starts (NULL when it was copied), placed_len
+   * its length, and placed_quote its closing quote, to be its NUL while
+   * it is copied, or NULL when a NUL ends it already. */
   gboolean    may_place;
   const char *placed;
+  gsize       placed_len;
+  char       *placed_quote;
 } Reader;
 
-/* A string at least this long and without escapes is built straight from
- * a writable input (see snodo_json_reader_take_placed()): one copy of it,
- * not two. */
+/* A string at least this long is built straight from a writable input
+ * (see snodo_json_reader_string()): one copy of it, not two. */
 #define PLACED_MIN_BYTES 4096
 
 static gsize
@@ -249,15 +251,40 @@ snodo_json_reader_hex4 (Reader   *reader,
   return TRUE;
 }
 
+/* Appends @len bytes of a string read: to @out, or with *@w set, at *@w
+ * in the input itself (see snodo_json_reader_string()). */
+static inline void
+snodo_json_reader_emit (GString     *out,
+                        char       **w,
+                        const char  *data,
+                        gsize        len)
+{
+  if (*w != NULL)
+    {
+      memmove (*w, data, len);
+      *w += len;
+    }
+  else if (out != NULL)
+    g_string_append_len (out, data, len);
+}
+
 /* Called with reader->p just after the opening quote; leaves it just after
- * the closing quote. With @out NULL the string is only checked. */
+ * the closing quote. With @out NULL the string is only checked.
+ *
+ * With reader->may_place, a long string is left in the input instead
+ * (reader->placed, placed_len): one without escapes as it is, its closing
+ * quote to be its NUL (placed_quote); one with escapes is decoded over
+ * itself once its first PLACED_MIN_BYTES are decoded (what is decoded is
+ * never longer than what it was read from, so the writing never passes
+ * the reading), and ends with a NUL written there. */
 static gboolean
 snodo_json_reader_string (Reader  *reader,
                           GString *out)
 {
   const char *end = reader->end;
-
   const char *first = reader->p;
+  /* Where the decoded string goes on in the input, once it does. */
+  char *w = NULL;
 
   reader->placed = NULL;
   if (out != NULL)
@@ -272,6 +299,8 @@ snodo_json_reader_string (Reader  *reader,
       const char *p = run;
       const char *escape;
       gunichar c;
+      char decoded[8];
+      gsize decoded_len;
 #ifdef SNODO_JSON_HAVE_BLOCKS
       int mask = 0;
 
@@ -297,10 +326,17 @@ snodo_json_reader_string (Reader  *reader,
         {
           /* All of it is one run: left where it is. */
           reader->placed = run;
+          reader->placed_len = (gsize) (p - run);
+          reader->placed_quote = (char *) p;
           reader->p = p + 1;
           return TRUE;
         }
-      if (p > run && out != NULL)
+      if (p > run && w != NULL)
+        {
+          memmove (w, run, (gsize) (p - run));
+          w += p - run;
+        }
+      else if (p > run && out != NULL)
         {
           gsize n = (gsize) (p - run);
 
@@ -338,44 +374,55 @@ snodo_json_reader_string (Reader  *reader,
       if (*p == '"')
         {
           reader->p = p + 1;
+          if (w != NULL)
+            {
+              *w = '\0';
+              reader->placed = first;
+              reader->placed_len = (gsize) (w - first);
+              reader->placed_quote = NULL;
+            }
           return TRUE;
         }
 
       if (*p != '\\')
         return snodo_json_reader_fail (reader, p, _("raw control character in a string"));
 
+      if (reader->may_place && w == NULL && out != NULL && out->len >= PLACED_MIN_BYTES)
+        {
+          /* Long, with escapes: what is decoded so far goes over what it
+           * was read from, and the rest is decoded after it. */
+          w = (char *) first;
+          memcpy (w, out->str, out->len);
+          w += out->len;
+        }
+
       escape = p;
       reader->p = p + 2;
       if (p + 1 >= end)
         return snodo_json_reader_fail (reader, p + 1, _("unexpected end of input"));
 
+      decoded_len = 1;
       switch (p[1])
         {
         case '"':
         case '\\':
         case '/':
-          if (out != NULL)
-            g_string_append_c (out, p[1]);
+          decoded[0] = p[1];
           break;
         case 'b':
-          if (out != NULL)
-            g_string_append_c (out, '\b');
+          decoded[0] = '\b';
           break;
         case 'f':
-          if (out != NULL)
-            g_string_append_c (out, '\f');
+          decoded[0] = '\f';
           break;
         case 'n':
-          if (out != NULL)
-            g_string_append_c (out, '\n');
+          decoded[0] = '\n';
           break;
         case 'r':
-          if (out != NULL)
-            g_string_append_c (out, '\r');
+          decoded[0] = '\r';
           break;
         case 't':
-          if (out != NULL)
-            g_string_append_c (out, '\t');
+          decoded[0] = '\t';
           break;
         case 'u':
           if (!snodo_json_reader_hex4 (reader, &c))
@@ -400,33 +447,36 @@ snodo_json_reader_string (Reader  *reader,
 
           if (c == 0)
             {
-              if (out != NULL)
-                g_string_append_len (out, "\xc0\x80", 2);
+              decoded[0] = '\xc0';
+              decoded[1] = '\x80';
+              decoded_len = 2;
               reader->has_nul = TRUE;
             }
-          else if (out != NULL)
-            g_string_append_unichar (out, c);
+          else
+            decoded_len = (gsize) g_unichar_to_utf8 (c, decoded);
           break;
         default:
           return snodo_json_reader_fail (reader, p + 1, _("invalid escape"));
         }
+      snodo_json_reader_emit (out, &w, decoded, decoded_len);
     }
 }
 
 /* A string node of the string snodo_json_reader_string() left in place:
- * its closing quote becomes its NUL for as long as json-glib copies it. */
+ * a closing quote becomes its NUL for as long as json-glib copies it. */
 static JsonNode *
 snodo_json_reader_take_placed (Reader *reader,
                                gsize  *len)
 {
-  char *quote = (char *) reader->p - 1;
   JsonNode *node;
 
-  g_assert (reader->writable && *quote == '"');
-  *len = (gsize) (quote - reader->placed);
-  *quote = '\0';
+  g_assert (reader->writable);
+  *len = reader->placed_len;
+  if (reader->placed_quote != NULL)
+    *reader->placed_quote = '\0';
   node = json_node_init_string (json_node_alloc (), reader->placed);
-  *quote = '"';
+  if (reader->placed_quote != NULL)
+    *reader->placed_quote = '"';
   reader->placed = NULL;
   return node;
 }

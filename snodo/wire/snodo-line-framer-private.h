@@ -29,7 +29,8 @@ G_BEGIN_DECLS
  * passed to the callback is not NUL-terminated and is valid only during the
  * call; the callback must not push to or finish the same framer. It is in
  * the chunk pushed or in the framer's own buffer: when the chunks pushed
- * are writable, the callback may write to the line while it runs. Once it
+ * are writable, the callback may write over the line (the framer does
+ * not read a line after delivering it). Once it
  * has taken what it needs of a line, the callback may call
  * snodo_line_framer_release_line(), after which the line is gone: a long
  * line's memory is then freed before the callback goes on with what it
