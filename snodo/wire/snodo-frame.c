@@ -180,7 +180,8 @@ snodo_frame_decode_in_place (char       *data,
 {
   g_return_if_fail (deferred != NULL);
 
-  snodo_frame_decode_with (data, len, TRUE, deferred, lazy, frame);
+  /* A shorter text has no string to build in place: read as any other. */
+  snodo_frame_decode_with (data, len, len >= SNODO_JSON_PLACED_MIN_BYTES, deferred, lazy, frame);
 }
 
 void

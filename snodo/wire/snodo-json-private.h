@@ -164,6 +164,10 @@ JsonNode *snodo_json_members_build  (const SnodoJsonMembers *members);
  * either: *@method is its value, a static string for the methods of MCP,
  * else *@method_copy, a copy (owned); members[METHOD] is then NULL. Both
  * are NULL when the last "method" is not a string, or there is none. */
+/* The shortest string that snodo_json_parse_top() builds from its text
+ * when that is writable. */
+#define SNODO_JSON_PLACED_MIN_BYTES 4096
+
 /* With @writable, @data is the reader's to write over, and what it holds
  * afterwards is unspecified: a long string is then built from the text
  * itself (decoded over itself when it has escapes), not copied to a

@@ -167,7 +167,7 @@ typedef struct
 
 /* A string at least this long is built straight from a writable input
  * (see snodo_json_reader_string()): one copy of it, not two. */
-#define PLACED_MIN_BYTES 4096
+#define PLACED_MIN_BYTES SNODO_JSON_PLACED_MIN_BYTES
 
 static gsize
 snodo_json_reader_offset (Reader     *reader,
