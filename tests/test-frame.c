@@ -798,6 +798,80 @@ test_deferred (void)
 }
 
 /* The members of an object read from its text, without building it. */
+/* snodo_frame_decode_in_place() gives what the decoders of a read-only
+ * text give, long strings included (built from the text itself, with
+ * escapes or without). */
+static void
+test_in_place (void)
+{
+  static const char * const templates[] = {
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"@\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":\"@\",\"method\":\"tools/call\",\"params\":{\"name\":\"@\",\"arguments\":{\"@\":[\"@\",\"@\"]}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"@\",\"params\":{\"a\":\"@\",\"_meta\":{\"k\":\"@\"}}}",
+    "{\"jsonrpc\":\"@\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"@\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"@\\n@\",\"b\":\"@\\u0000\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"\\t@\\\"@\\u00e9@\\ud83d\\ude00@\\/\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"@\\n@\\x\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"@\\n@\\ud83d\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,"
+    "\"h\":8,\"i\":\"@\"},\"x\":\"@\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"@\"}]}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"@",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"@\"}} x",
+    "[\"@\"]",
+  };
+  GString *plain = g_string_new (NULL);
+
+  /* Longer than the reader's threshold for building in place. */
+  for (guint i = 0; plain->len < 5000; i++)
+    g_string_append_c (plain, "abcdefghij\xc3\xa9 "[i % 13]);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (templates); i++)
+    for (int lazy = 0; lazy <= 1; lazy++)
+      {
+        g_auto(GStrv) parts = g_strsplit (templates[i], "@", -1);
+        g_autofree char *input = g_strjoinv (plain->str, parts);
+        g_autofree char *copy = g_strdup (input);
+        gsize len = strlen (input);
+        g_auto(SnodoFrame) frame = { 0, };
+        g_auto(SnodoFrame) placed = { 0, };
+
+        g_test_message ("template %" G_GSIZE_FORMAT ", lazy %d", i, lazy);
+        if (lazy)
+          snodo_frame_decode_lazy (input, len, "_meta", &frame);
+        else
+          snodo_frame_decode_deferring (input, len, "_meta", &frame);
+        snodo_frame_decode_in_place (copy, len, "_meta", lazy, &placed);
+
+        g_assert_cmpint (placed.kind, ==, frame.kind);
+        g_assert_cmpint (placed.error_code, ==, frame.error_code);
+        g_assert_cmpstr (placed.error_message, ==, frame.error_message);
+        g_assert_cmpstr (placed.key, ==, frame.key);
+        g_assert_cmpstr (placed.method, ==, frame.method);
+        g_assert_cmpint (placed.has_nul, ==, frame.has_nul);
+        g_assert_cmpuint (placed.size, ==, frame.size);
+        g_assert_cmpstr (placed.deferred, ==, frame.deferred);
+        g_assert_cmpint (placed.params_unbuilt, ==, frame.params_unbuilt);
+        if (snodo_frame_get_params (&frame) != NULL)
+          {
+            g_assert_nonnull (snodo_frame_get_params (&placed));
+            g_assert_true (json_node_equal (placed.params_node, frame.params_node));
+          }
+        else
+          g_assert_null (snodo_frame_get_params (&placed));
+        if (frame.message != NULL)
+          g_assert_true (json_node_equal (placed.message, frame.message));
+        if (frame.kind == SNODO_FRAME_REQUEST && i == 0)
+          {
+            JsonNode *arguments = snodo_frame_get_param (&placed, "arguments");
+
+            g_assert_cmpstr (json_object_get_string_member (json_node_get_object (arguments), "text"), ==,
+                             plain->str);
+          }
+      }
+  g_string_free (plain, TRUE);
+}
+
 static void
 test_member_iter (void)
 {
@@ -942,6 +1016,7 @@ main (int    argc,
   g_test_add_func ("/snodo/frame/response", test_response);
   g_test_add_func ("/snodo/frame/id-key", test_id_key);
   g_test_add_func ("/snodo/frame/deferred", test_deferred);
+  g_test_add_func ("/snodo/frame/in-place", test_in_place);
   g_test_add_func ("/snodo/frame/member-iter", test_member_iter);
   g_test_add_func ("/snodo/frame/encode-result", test_encode_result);
   g_test_add_func ("/snodo/frame/encode-result-tail", test_encode_result_tail);

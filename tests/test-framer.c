@@ -392,6 +392,73 @@ test_no_copy (void)
   recorder_clear (&rec);
 }
 
+typedef struct
+{
+  SnodoLineFramer *framer;
+  GPtrArray       *lines;
+  /* What the framer buffered when each line was released. */
+  GArray          *after_release;
+} Releaser;
+
+static void
+releaser_cb (SnodoLineFramerEvent  event,
+             const char           *line,
+             gsize                 len,
+             gpointer              user_data)
+{
+  Releaser *rel = user_data;
+  gsize buffered;
+
+  g_assert_cmpint (event, ==, SNODO_LINE_FRAMER_LINE);
+  g_ptr_array_add (rel->lines, g_strndup (line, len));
+  /* The line is the callback's to write over. */
+  memset ((char *) line, '#', len);
+  snodo_line_framer_release_line (rel->framer);
+  buffered = snodo_line_framer_get_buffered (rel->framer);
+  g_array_append_val (rel->after_release, buffered);
+}
+
+static void
+test_release_line (void)
+{
+  Releaser rel = { 0, };
+  g_autofree char *long_line = g_malloc (200000);
+  guint8 chunk[] = "short\nspread";
+  guint8 tail[] = " out\nnext\n";
+
+  g_test_summary ("A line released from its callback is gone from the framer's buffer at once, "
+                  "and what follows is framed as before");
+
+  memset (long_line, 'x', 200000);
+  rel.framer = snodo_line_framer_new (1000000);
+  rel.lines = g_ptr_array_new_with_free_func (g_free);
+  rel.after_release = g_array_new (FALSE, FALSE, sizeof (gsize));
+
+  /* A long line, spread over two chunks: held in the framer's buffer. */
+  snodo_line_framer_push (rel.framer, (const guint8 *) long_line, 150000, releaser_cb, &rel);
+  g_assert_cmpuint (snodo_line_framer_get_buffered (rel.framer), ==, 150000);
+  long_line[199999] = '\n';
+  snodo_line_framer_push (rel.framer, (const guint8 *) long_line + 150000, 50000, releaser_cb, &rel);
+  /* Lines inside one chunk, and one spread over two short chunks. */
+  snodo_line_framer_push (rel.framer, chunk, sizeof chunk - 1, releaser_cb, &rel);
+  snodo_line_framer_push (rel.framer, tail, sizeof tail - 1, releaser_cb, &rel);
+  snodo_line_framer_finish (rel.framer, releaser_cb, &rel);
+
+  g_assert_cmpuint (rel.lines->len, ==, 4);
+  g_assert_cmpuint (strlen (rel.lines->pdata[0]), ==, 199999);
+  g_assert_cmpuint (strspn (rel.lines->pdata[0], "x"), ==, 199999);
+  g_assert_cmpstr (rel.lines->pdata[1], ==, "short");
+  g_assert_cmpstr (rel.lines->pdata[2], ==, "spread out");
+  g_assert_cmpstr (rel.lines->pdata[3], ==, "next");
+  /* The long line's buffer is freed; a short one is kept for the next. */
+  g_assert_cmpuint (g_array_index (rel.after_release, gsize, 0), ==, 0);
+  g_assert_cmpuint (g_array_index (rel.after_release, gsize, 2), ==, 10);
+
+  g_ptr_array_unref (rel.lines);
+  g_array_unref (rel.after_release);
+  snodo_line_framer_free (rel.framer);
+}
+
 static void
 test_change_limit (void)
 {
@@ -445,6 +512,7 @@ main (int    argc,
   g_test_add_func ("/snodo/framer/finish", test_finish);
   g_test_add_func ("/snodo/framer/reuse-after-finish", test_reuse_after_finish);
   g_test_add_func ("/snodo/framer/no-copy", test_no_copy);
+  g_test_add_func ("/snodo/framer/release-line", test_release_line);
   g_test_add_func ("/snodo/framer/change-limit", test_change_limit);
   g_test_add_func ("/snodo/framer/limit-one", test_limit_one);
 

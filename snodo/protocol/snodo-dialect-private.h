@@ -215,6 +215,13 @@ void         snodo_dialect_decode                  (const char             *data
 void         snodo_dialect_decode_lazy             (const char             *data,
                                                     gsize                   len,
                                                     SnodoFrame             *frame);
+/* One of the two above (@lazy: the second) of a text the caller owns and
+ * has no further use for: written over while it is read
+ * (snodo_frame_decode_in_place()). */
+void         snodo_dialect_decode_in_place         (char                   *data,
+                                                    gsize                   len,
+                                                    gboolean                lazy,
+                                                    SnodoFrame             *frame);
 /* Reads the _meta of @frame's params: takes frame->deferred, or writes the
  * text of a _meta object the frame built. */
 void         snodo_request_meta_init               (SnodoRequestMeta       *meta,

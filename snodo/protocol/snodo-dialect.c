@@ -297,6 +297,15 @@ snodo_dialect_decode_lazy (const char *data,
   snodo_frame_decode_lazy (data, len, SNODO_META, frame);
 }
 
+void
+snodo_dialect_decode_in_place (char       *data,
+                               gsize       len,
+                               gboolean    lazy,
+                               SnodoFrame *frame)
+{
+  snodo_frame_decode_in_place (data, len, SNODO_META, lazy, frame);
+}
+
 /* Notes the member @name (its JSON text, with the quotes) of meta->text
  * when it is one of those the protocol reads. */
 static void

@@ -45,7 +45,11 @@ typedef struct
   SnodoHttpTransport *transport;
   SoupServerMessage  *msg;
   SnodoExecutor      *executor;
+  /* The body: NULL once its request has its tree. */
   GBytes             *text;
+  gsize               text_len;
+  /* text is the Decode's alone, and may be written over as it is read. */
+  gboolean            writable;
   gulong              finished_id;
   /* libsoup is done with the message (the client left). */
   guint               finished : 1;
@@ -74,10 +78,10 @@ decode_free (Decode *decode)
   if (self->listener != NULL && !decode->finished)
     snodo_http_listener_release (self->listener, decode->msg);
   /* The body, and a tree that was not handed on, go now. */
-  snodo_memory_give_back (g_bytes_get_size (decode->text) + decode->frame.size);
+  snodo_memory_give_back (decode->text_len + decode->frame.size);
   snodo_frame_clear (&decode->frame);
   g_clear_pointer (&decode->id, json_node_unref);
-  g_bytes_unref (decode->text);
+  g_clear_pointer (&decode->text, g_bytes_unref);
   g_object_unref (decode->executor);
   g_object_unref (decode->msg);
   g_object_unref (decode->transport);
@@ -127,7 +131,10 @@ decode_thread (GTask        *task,
       return;
     }
   decode->reserved = cost;
-  snodo_dialect_decode (data, len, &decode->frame);
+  if (decode->writable)
+    snodo_dialect_decode_in_place ((char *) data, len, FALSE, &decode->frame);
+  else
+    snodo_dialect_decode (data, len, &decode->frame);
   g_task_return_boolean (task, TRUE);
 }
 
@@ -165,7 +172,7 @@ decode_done_cb (GObject      *source,
   Decode *decode = user_data;
   SnodoHttpTransport *self = decode->transport;
   SoupServerMessage *msg = decode->msg;
-  gsize len = g_bytes_get_size (decode->text);
+  gsize len = decode->text_len;
 
   if (decode->finished || decode->stopped)
     {
@@ -193,17 +200,23 @@ decode_done_cb (GObject      *source,
       /* Submitting takes what the request really holds. */
       snodo_executor_release_live_bytes (decode->executor, decode->reserved);
       decode->reserved = 0;
+      /* The body goes before the request runs: beside its tree and its
+       * answer, it would be a third copy of a large message. */
+      g_clear_pointer (&decode->text, g_bytes_unref);
       snodo_http_transport_serve_post (self, msg, &decode->frame, len);
     }
   decode_free (decode);
 }
 
 /* Decodes @text, the body of @msg, off the main loop, then serves it (or
- * refuses it). @msg is paused until then. Takes @text. */
+ * refuses it). @msg is paused until then. Takes @text; with @writable, no
+ * one else holds it, and it is decoded in place, written over
+ * (snodo_dialect_decode_in_place()). */
 void
 snodo_http_decode_start (SnodoHttpTransport *self,
                          SoupServerMessage  *msg,
-                         GBytes             *text)
+                         GBytes             *text,
+                         gboolean            writable)
 {
   g_autoptr(GTask) task = NULL;
   Decode *decode = g_new0 (Decode, 1);
@@ -213,6 +226,8 @@ snodo_http_decode_start (SnodoHttpTransport *self,
   decode->msg = g_object_ref (msg);
   decode->executor = g_object_ref (self->executor);
   decode->text = text;
+  decode->text_len = g_bytes_get_size (text);
+  decode->writable = writable;
   g_queue_push_tail_link (&self->decodes, &decode->link);
   decode->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (decode_finished_cb), decode);
   /* Its connection is busy, not idle, while its body is decoded. */

@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <gio/gio.h>
 #include <libsoup/soup.h>
 
@@ -94,18 +96,27 @@ reservation_free (gpointer data)
   g_free (reservation);
 }
 
-/* A body of no announced length, accumulated by us, at most
- * max-body-bytes of it. */
+/* A body accumulated by us: one of no announced length, at most
+ * max-body-bytes of it; or a large one of announced length, into a
+ * buffer of that length (libsoup would keep it in chunks, and their
+ * flattened copy beside them for a while). */
 typedef struct
 {
+  /* No announced length: what came so far (NULL once refused). */
   GByteArray *data;
   Reservation reservation;
+  /* Else the Content-Length, whose share of the budget was taken at once,
+   * and its buffer (NULL once taken) with what came so far. */
+  guint64     announced;
+  char       *fixed;
+  gsize       fixed_len;
 } Body;
 
 static void
 body_free (Body *body)
 {
   g_clear_pointer (&body->data, g_byte_array_unref);
+  g_free (body->fixed);
   body->reservation.budget->used -= body->reservation.bytes;
   g_rc_box_release (body->reservation.budget);
   g_free (body);
@@ -270,6 +281,16 @@ body_got_chunk_cb (SoupServerMessage *msg,
   const guint8 *data = g_bytes_get_data (chunk, &len);
   gboolean too_large;
 
+  if (body != NULL && body->announced > 0)
+    {
+      /* libsoup reads no more than the length announced. */
+      if (body->fixed != NULL && len <= body->announced - body->fixed_len)
+        {
+          memcpy (body->fixed + body->fixed_len, data, len);
+          body->fixed_len += len;
+        }
+      return;
+    }
   if (body == NULL || body->data == NULL)
     return;
   too_large = body->data->len + len > self->max_body_bytes;
@@ -336,6 +357,21 @@ snodo_http_transport_early_cb (SoupServer        *server,
         {
           if (!snodo_http_refuse_body (self, msg, too_large))
             soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
+          return;
+        }
+      if (length >= SNODO_HTTP_DECODE_OFF_LOOP_BYTES)
+        {
+          /* Large: read into one buffer of its length (only what arrives
+           * takes memory), which the decoder then reads in place and
+           * lets go of before the request runs. */
+          body = g_new0 (Body, 1);
+          body->fixed = g_malloc (length);
+          body->announced = length;
+          body->reservation.budget = g_rc_box_acquire (self->body_budget);
+          body->reservation.bytes = length;
+          g_object_set_data_full (G_OBJECT (msg), "snodo-body", body, (GDestroyNotify) body_free);
+          soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
+          g_signal_connect_object (msg, "got-chunk", G_CALLBACK (body_got_chunk_cb), self, 0);
           return;
         }
       if (reservation_quark == 0)
@@ -448,6 +484,9 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
   const char *data = NULL;
   gsize len = 0;
   gboolean too_large;
+  /* flat is ours alone, and may be written to. */
+  gboolean writable = FALSE;
+  Body *body = g_object_get_data (G_OBJECT (msg), "snodo-body");
   const char *accept;
   const char *content_type;
   g_auto(SnodoFrame) frame = { 0, };
@@ -466,7 +505,39 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
                               _("Unsupported media type: the body must be application/json"));
       return;
     }
-  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH)
+  if (body != NULL && body->announced > 0)
+    {
+      /* Accumulated by us, in a buffer of its length: taken from the
+       * message, which would keep it until it is answered, so that the
+       * request lets go of it once decoded. */
+      too_large = body->fixed == NULL;
+      if (!too_large)
+        {
+          len = body->fixed_len;
+          flat = g_bytes_new_take (g_steal_pointer (&body->fixed), len);
+          data = g_bytes_get_data (flat, NULL);
+          writable = TRUE;
+        }
+    }
+  else if (body != NULL)
+    {
+      /* Accumulated by us (see the early handler). */
+      too_large = body->data == NULL;
+      if (!too_large)
+        {
+          data = (const char *) body->data->data;
+          len = body->data->len;
+          if (len >= SNODO_HTTP_DECODE_OFF_LOOP_BYTES)
+            {
+              /* Taken from the message, which would keep it until it is
+               * answered: the request lets go of it once decoded. */
+              flat = g_byte_array_free_to_bytes (g_steal_pointer (&body->data));
+              data = g_bytes_get_data (flat, &len);
+              writable = TRUE;
+            }
+        }
+    }
+  else if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH)
     {
       /* Accumulated by libsoup (see the early handler). */
       SoupMessageBody *request_body = soup_server_message_get_request_body (msg);
@@ -483,19 +554,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
         }
     }
   else
-    {
-      Body *body = g_object_get_data (G_OBJECT (msg), "snodo-body");
-
-      too_large = body == NULL || body->data == NULL;
-      if (!too_large)
-        {
-          data = (const char *) body->data->data;
-          len = body->data->len;
-          if (len >= SNODO_HTTP_DECODE_OFF_LOOP_BYTES)
-            flat = g_bytes_new_with_free_func (data, len, (GDestroyNotify) g_byte_array_unref,
-                                               g_byte_array_ref (body->data));
-        }
-    }
+    too_large = TRUE;
   if (too_large)
     {
       g_autofree char *message = body_too_large_message (self);
@@ -509,7 +568,7 @@ snodo_http_transport_handle_post (SnodoHttpTransport *self,
    * keeps its share of max-bodies-bytes until then. */
   if (len >= SNODO_HTTP_DECODE_OFF_LOOP_BYTES)
     {
-      snodo_http_decode_start (self, msg, g_steal_pointer (&flat));
+      snodo_http_decode_start (self, msg, g_steal_pointer (&flat), writable);
       return;
     }
   snodo_http_transport_release_body (msg);

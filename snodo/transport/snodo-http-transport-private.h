@@ -326,7 +326,8 @@ void      snodo_http_transport_release_body         (SoupServerMessage  *msg);
 
 void      snodo_http_decode_start                   (SnodoHttpTransport *self,
                                                      SoupServerMessage  *msg,
-                                                     GBytes             *text);
+                                                     GBytes             *text,
+                                                     gboolean            writable);
 void      snodo_http_decode_stop                    (SnodoHttpTransport *self);
 BodyBudget *snodo_http_body_budget_new              (void);
 void      snodo_http_body_budget_unref              (BodyBudget         *budget);

@@ -72,7 +72,13 @@ snodo_stdio_transport_line_cb (SnodoLineFramerEvent  event,
   if (self->debug_wire)
     snodo_stdio_transport_wire_log (self, "<<<", line, len);
 
-  snodo_dialect_decode_lazy (line, len, &frame);
+  /* The line is in the transport's read buffer or in the framer's, and
+   * nothing reads it after this: decoded in place (written over), then
+   * let go of before the request runs, so that a long line is not in
+   * memory beside its tree and its answer. */
+  snodo_dialect_decode_in_place ((char *) line, len, TRUE, &frame);
+  snodo_line_framer_release_line (self->framer);
+  line = NULL;
 
   switch (frame.kind)
     {

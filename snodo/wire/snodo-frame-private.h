@@ -125,6 +125,16 @@ void      snodo_frame_decode_lazy        (const char  *data,
                                           gsize        len,
                                           const char  *deferred,
                                           SnodoFrame  *frame);
+/* snodo_frame_decode_deferring() (@lazy FALSE) or snodo_frame_decode_lazy()
+ * (TRUE) of a text the caller owns and has no further use for: it is
+ * written over while it is read, and what it holds afterwards is
+ * unspecified. A long string is then copied once into its node, not
+ * twice (see snodo_json_parse_top()). */
+void      snodo_frame_decode_in_place    (char        *data,
+                                          gsize        len,
+                                          const char  *deferred,
+                                          gboolean     lazy,
+                                          SnodoFrame  *frame);
 /* params (built now if it was not); NULL when absent. */
 JsonObject *snodo_frame_get_params       (SnodoFrame  *frame);
 /* The member @name of params, built or not; NULL when absent. */

@@ -157,6 +157,7 @@ snodo_frame_get_param (SnodoFrame *frame,
 
 static void snodo_frame_decode_with (const char *data,
                                      gsize       len,
+                                     gboolean    writable,
                                      const char *deferred,
                                      gboolean    lazy,
                                      SnodoFrame *frame);
@@ -167,7 +168,20 @@ snodo_frame_decode_deferring (const char *data,
                               const char *deferred,
                               SnodoFrame *frame)
 {
-  snodo_frame_decode_with (data, len, deferred, FALSE, frame);
+  snodo_frame_decode_with (data, len, FALSE, deferred, FALSE, frame);
+}
+
+void
+snodo_frame_decode_in_place (char       *data,
+                             gsize       len,
+                             const char *deferred,
+                             gboolean    lazy,
+                             SnodoFrame *frame)
+{
+  g_return_if_fail (deferred != NULL);
+
+  /* A shorter text has no string to build in place: read as any other. */
+  snodo_frame_decode_with (data, len, len >= SNODO_JSON_PLACED_MIN_BYTES, deferred, lazy, frame);
 }
 
 void
@@ -178,12 +192,13 @@ snodo_frame_decode_lazy (const char *data,
 {
   g_return_if_fail (deferred != NULL);
 
-  snodo_frame_decode_with (data, len, deferred, TRUE, frame);
+  snodo_frame_decode_with (data, len, FALSE, deferred, TRUE, frame);
 }
 
 static void
 snodo_frame_decode_with (const char *data,
                          gsize       len,
+                         gboolean    writable,
                          const char *deferred,
                          gboolean    lazy,
                          SnodoFrame *frame)
@@ -225,7 +240,7 @@ snodo_frame_decode_with (const char *data,
     {
       /* The root object is not built: its members come apart. */
       members.owned = TRUE;
-      parsed = snodo_json_parse_top (data, len, deferred, &root, members.nodes, &jsonrpc_ok,
+      parsed = snodo_json_parse_top (data, len, writable, deferred, &root, members.nodes, &jsonrpc_ok,
                                      &method_str, &method_copy,
                                      lazy ? &frame->params_members : NULL, &frame->params_unbuilt,
                                      &deferred_offset, &deferred_len, &frame->deferred_spans,

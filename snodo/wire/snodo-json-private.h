@@ -164,8 +164,18 @@ JsonNode *snodo_json_members_build  (const SnodoJsonMembers *members);
  * either: *@method is its value, a static string for the methods of MCP,
  * else *@method_copy, a copy (owned); members[METHOD] is then NULL. Both
  * are NULL when the last "method" is not a string, or there is none. */
+/* The shortest string that snodo_json_parse_top() builds from its text
+ * when that is writable. */
+#define SNODO_JSON_PLACED_MIN_BYTES 4096
+
+/* With @writable, @data is the reader's to write over, and what it holds
+ * afterwards is unspecified: a long string is then built from the text
+ * itself (decoded over itself when it has escapes), not copied to a
+ * scratch buffer first: one copy of it in memory beside the text, not
+ * two. Nothing else may read @data meanwhile. */
 gboolean  snodo_json_parse_top (const char        *data,
                                 gsize              len,
+                                gboolean           writable,
                                 const char        *inner,
                                 JsonNode         **root,
                                 JsonNode          *members[SNODO_JSON_TOP_N_MEMBERS],

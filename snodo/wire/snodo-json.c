@@ -136,6 +136,8 @@ typedef struct
   /* A string "method", not built (or NULL: built). */
   const char       **method;
   char             **method_copy;
+  /* The input may be written to while it is read. */
+  gboolean           writable;
 } ReadTop;
 
 typedef struct
@@ -150,7 +152,22 @@ typedef struct
   GError    **error;
   /* A string held U+0000. */
   gboolean    has_nul;
+  /* The input may be written to while it is read (it is put back). */
+  gboolean    writable;
+  /* Set by the caller of snodo_json_reader_string() when a long string
+   * may be left in the input instead of copied to the scratch buffer;
+   * then placed is where it starts (NULL when it was copied), placed_len
+   * its length, and placed_quote its closing quote, to be its NUL while
+   * it is copied, or NULL when a NUL ends it already. */
+  gboolean    may_place;
+  const char *placed;
+  gsize       placed_len;
+  char       *placed_quote;
 } Reader;
+
+/* A string at least this long is built straight from a writable input
+ * (see snodo_json_reader_string()): one copy of it, not two. */
+#define PLACED_MIN_BYTES SNODO_JSON_PLACED_MIN_BYTES
 
 static gsize
 snodo_json_reader_offset (Reader     *reader,
@@ -234,14 +251,42 @@ snodo_json_reader_hex4 (Reader   *reader,
   return TRUE;
 }
 
+/* Appends @len bytes of a string read: to @out, or with *@w set, at *@w
+ * in the input itself (see snodo_json_reader_string()). */
+static inline void
+snodo_json_reader_emit (GString     *out,
+                        char       **w,
+                        const char  *data,
+                        gsize        len)
+{
+  if (*w != NULL)
+    {
+      memmove (*w, data, len);
+      *w += len;
+    }
+  else if (out != NULL)
+    g_string_append_len (out, data, len);
+}
+
 /* Called with reader->p just after the opening quote; leaves it just after
- * the closing quote. With @out NULL the string is only checked. */
+ * the closing quote. With @out NULL the string is only checked.
+ *
+ * With reader->may_place, a long string is left in the input instead
+ * (reader->placed, placed_len): one without escapes as it is, its closing
+ * quote to be its NUL (placed_quote); one with escapes is decoded over
+ * itself once its first PLACED_MIN_BYTES are decoded (what is decoded is
+ * never longer than what it was read from, so the writing never passes
+ * the reading), and ends with a NUL written there. */
 static gboolean
 snodo_json_reader_string (Reader  *reader,
                           GString *out)
 {
   const char *end = reader->end;
+  const char *first = reader->p;
+  /* Where the decoded string goes on in the input, once it does. */
+  char *w = NULL;
 
+  reader->placed = NULL;
   if (out != NULL)
     {
       out->len = 0;
@@ -254,6 +299,8 @@ snodo_json_reader_string (Reader  *reader,
       const char *p = run;
       const char *escape;
       gunichar c;
+      char decoded[8];
+      gsize decoded_len;
 #ifdef SNODO_JSON_HAVE_BLOCKS
       int mask = 0;
 
@@ -274,7 +321,22 @@ snodo_json_reader_string (Reader  *reader,
           if (p < limit || p >= end)
             break;
         }
-      if (p > run && out != NULL)
+      if (reader->may_place && run == first && p < end && *p == '"' &&
+          (gsize) (p - run) >= PLACED_MIN_BYTES)
+        {
+          /* All of it is one run: left where it is. */
+          reader->placed = run;
+          reader->placed_len = (gsize) (p - run);
+          reader->placed_quote = (char *) p;
+          reader->p = p + 1;
+          return TRUE;
+        }
+      if (p > run && w != NULL)
+        {
+          memmove (w, run, (gsize) (p - run));
+          w += p - run;
+        }
+      else if (p > run && out != NULL)
         {
           gsize n = (gsize) (p - run);
 
@@ -312,44 +374,55 @@ snodo_json_reader_string (Reader  *reader,
       if (*p == '"')
         {
           reader->p = p + 1;
+          if (w != NULL)
+            {
+              *w = '\0';
+              reader->placed = first;
+              reader->placed_len = (gsize) (w - first);
+              reader->placed_quote = NULL;
+            }
           return TRUE;
         }
 
       if (*p != '\\')
         return snodo_json_reader_fail (reader, p, _("raw control character in a string"));
 
+      if (reader->may_place && w == NULL && out != NULL && out->len >= PLACED_MIN_BYTES)
+        {
+          /* Long, with escapes: what is decoded so far goes over what it
+           * was read from, and the rest is decoded after it. */
+          w = (char *) first;
+          memcpy (w, out->str, out->len);
+          w += out->len;
+        }
+
       escape = p;
       reader->p = p + 2;
       if (p + 1 >= end)
         return snodo_json_reader_fail (reader, p + 1, _("unexpected end of input"));
 
+      decoded_len = 1;
       switch (p[1])
         {
         case '"':
         case '\\':
         case '/':
-          if (out != NULL)
-            g_string_append_c (out, p[1]);
+          decoded[0] = p[1];
           break;
         case 'b':
-          if (out != NULL)
-            g_string_append_c (out, '\b');
+          decoded[0] = '\b';
           break;
         case 'f':
-          if (out != NULL)
-            g_string_append_c (out, '\f');
+          decoded[0] = '\f';
           break;
         case 'n':
-          if (out != NULL)
-            g_string_append_c (out, '\n');
+          decoded[0] = '\n';
           break;
         case 'r':
-          if (out != NULL)
-            g_string_append_c (out, '\r');
+          decoded[0] = '\r';
           break;
         case 't':
-          if (out != NULL)
-            g_string_append_c (out, '\t');
+          decoded[0] = '\t';
           break;
         case 'u':
           if (!snodo_json_reader_hex4 (reader, &c))
@@ -374,17 +447,38 @@ snodo_json_reader_string (Reader  *reader,
 
           if (c == 0)
             {
-              if (out != NULL)
-                g_string_append_len (out, "\xc0\x80", 2);
+              decoded[0] = '\xc0';
+              decoded[1] = '\x80';
+              decoded_len = 2;
               reader->has_nul = TRUE;
             }
-          else if (out != NULL)
-            g_string_append_unichar (out, c);
+          else
+            decoded_len = (gsize) g_unichar_to_utf8 (c, decoded);
           break;
         default:
           return snodo_json_reader_fail (reader, p + 1, _("invalid escape"));
         }
+      snodo_json_reader_emit (out, &w, decoded, decoded_len);
     }
+}
+
+/* A string node of the string snodo_json_reader_string() left in place:
+ * a closing quote becomes its NUL for as long as json-glib copies it. */
+static JsonNode *
+snodo_json_reader_take_placed (Reader *reader,
+                               gsize  *len)
+{
+  JsonNode *node;
+
+  g_assert (reader->writable);
+  *len = reader->placed_len;
+  if (reader->placed_quote != NULL)
+    *reader->placed_quote = '\0';
+  node = json_node_init_string (json_node_alloc (), reader->placed);
+  if (reader->placed_quote != NULL)
+    *reader->placed_quote = '"';
+  reader->placed = NULL;
+  return node;
 }
 
 /* Reads a number; *@out is its node, or with @out NULL the number is only
@@ -753,6 +847,8 @@ snodo_json_read_with (const char  *data,
   int slot = -1;
   gsize outer_len = outer != NULL ? strlen (outer) : 0;
   gsize inner_len = inner != NULL ? strlen (inner) : 0;
+  gboolean writable = flat_top != NULL && flat_top->writable;
+  gboolean ok;
   Reader reader;
 
   *out = NULL;
@@ -776,6 +872,9 @@ snodo_json_read_with (const char  *data,
   reader.name = name;
   reader.error = error;
   reader.has_nul = FALSE;
+  reader.writable = writable;
+  reader.may_place = FALSE;
+  reader.placed = NULL;
 
   for (;;)
     {
@@ -865,7 +964,14 @@ snodo_json_read_with (const char  *data,
               break;
             case '"':
               reader.p++;
-              if (!snodo_json_reader_string (&reader, skip_depth == 0 ? value : NULL))
+              /* Only a value built as a string node may stay in place. */
+              reader.may_place = reader.writable && skip_depth == 0 &&
+                                 !(top != NULL && top->flat &&
+                                   (slot == SNODO_JSON_TOP_JSONRPC ||
+                                    (slot == SNODO_JSON_TOP_METHOD && flat_top->method != NULL)));
+              ok = snodo_json_reader_string (&reader, skip_depth == 0 ? value : NULL);
+              reader.may_place = FALSE;
+              if (!ok)
                 goto fail;
               if (skip_depth == 0 && top != NULL && top->flat && slot == SNODO_JSON_TOP_JSONRPC)
                 *flat_top->jsonrpc_ok = value->len == 3 && memcmp (value->str, "2.0", 3) == 0;
@@ -883,6 +989,13 @@ snodo_json_read_with (const char  *data,
                       *flat_top->method = *flat_top->method_copy = g_strdup (value->str);
                       built += snodo_json_block_cost (value->len);
                     }
+                }
+              else if (skip_depth == 0 && reader.placed != NULL)
+                {
+                  gsize placed_len;
+
+                  node = snodo_json_reader_take_placed (&reader, &placed_len);
+                  built += COST_VALUE_NODE + snodo_json_block_cost (placed_len);
                 }
               else if (skip_depth == 0)
                 {
@@ -1320,6 +1433,7 @@ snodo_json_parse_deferring (const char  *data,
 gboolean
 snodo_json_parse_top (const char        *data,
                       gsize              len,
+                      gboolean           writable,
                       const char        *inner,
                       JsonNode         **root,
                       JsonNode          *members[SNODO_JSON_TOP_N_MEMBERS],
@@ -1335,7 +1449,7 @@ snodo_json_parse_top (const char        *data,
                       gsize             *size,
                       GError           **error)
 {
-  ReadTop top = { members, jsonrpc_ok, params, params_unbuilt, deferred_spans, method, method_copy };
+  ReadTop top = { members, jsonrpc_ok, params, params_unbuilt, deferred_spans, method, method_copy, writable };
 
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (root != NULL && members != NULL && jsonrpc_ok != NULL, FALSE);

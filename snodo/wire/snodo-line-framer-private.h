@@ -27,7 +27,14 @@ G_BEGIN_DECLS
  * chunk is consumed whole by snodo_line_framer_push(). Complete lines inside a
  * chunk are delivered straight from the chunk without copying. The line
  * passed to the callback is not NUL-terminated and is valid only during the
- * call; the callback must not push to or finish the same framer.
+ * call; the callback must not push to or finish the same framer. It is in
+ * the chunk pushed or in the framer's own buffer: when the chunks pushed
+ * are writable, the callback may write over the line (the framer does
+ * not read a line after delivering it). Once it
+ * has taken what it needs of a line, the callback may call
+ * snodo_line_framer_release_line(), after which the line is gone: a long
+ * line's memory is then freed before the callback goes on with what it
+ * took, not after it returns.
  *
  * A change of max_line_bytes (at least 1) applies from the next line on.
  * After snodo_line_framer_finish() the framer is empty and can be reused.
@@ -59,6 +66,7 @@ void             snodo_line_framer_push               (SnodoLineFramer     *self
 void             snodo_line_framer_finish             (SnodoLineFramer     *self,
                                                        SnodoLineFramerFunc  func,
                                                        gpointer             user_data);
+void             snodo_line_framer_release_line       (SnodoLineFramer     *self);
 gsize            snodo_line_framer_get_buffered       (SnodoLineFramer     *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SnodoLineFramer, snodo_line_framer_free)

@@ -192,6 +192,22 @@ snodo_line_framer_finish (SnodoLineFramer     *self,
   snodo_line_framer_reset_line (self);
 }
 
+void
+snodo_line_framer_release_line (SnodoLineFramer *self)
+{
+  g_return_if_fail (self != NULL);
+
+  /* A line in the buffer is the whole of what is buffered; one from the
+   * chunk pushed is not the framer's to free. As at the end of a line, a
+   * small buffer is kept for the next. */
+  if (self->buffered > 0 && self->allocated > 64 * 1024)
+    {
+      g_clear_pointer (&self->buffer, g_free);
+      self->allocated = 0;
+      self->buffered = 0;
+    }
+}
+
 gsize
 snodo_line_framer_get_buffered (SnodoLineFramer *self)
 {
