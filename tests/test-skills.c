@@ -328,7 +328,8 @@ make_skills_dir (void)
   write_file (dir, "alpha/references/GUIDE.md", "A guide\n");
   write_file (dir, "alpha/scripts/run.py", "print('hi')\n");
   write_file (dir, "alpha/.hidden", "left out\n");
-  write_file (dir, "alpha/bin/data.bin", "\x01\x02\xff\x00\x03");
+  /* Not UTF-8: served as a blob. */
+  write_file (dir, "alpha/bin/data.bin", "\x01\x02\xff");
   write_skill (dir, "beta", "The second");
   /* Its name is not its directory's: left out. */
   write_file (dir, "gamma/SKILL.md", "---\nname: delta\ndescription: Misnamed\n---\n");
@@ -673,11 +674,147 @@ test_changes (void)
   remove_tree (dir);
 }
 
+/* ---- SnodoClient against snodo-demo --skills-dir ------------------------- */
+
+typedef struct
+{
+  gboolean             http;
+  SnodoProtocolVersion pinned;
+} Case;
+
+static gpointer
+finish (SnodoClient *client,
+        gpointer    (*func) (SnodoClient *, GAsyncResult *, GError **),
+        GAsyncResult **slot,
+        GError      **error)
+{
+  gpointer result = func (client, snodo_test_wait_result (slot), error);
+
+  g_clear_object (slot);
+  return result;
+}
+
+static void
+test_client (gconstpointer data)
+{
+  const Case *c = data;
+  g_autofree char *dir = make_skills_dir ();
+  g_autofree char *option = g_strdup_printf ("--skills-dir=%s", dir);
+  g_autoptr(GSubprocess) demo = NULL;
+  g_autoptr(SnodoClient) client = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) done = NULL;
+  g_autoptr(JsonArray) skills = NULL;
+  g_autoptr(JsonObject) alpha = NULL;
+  g_autoptr(GBytes) guide = NULL;
+  g_autoptr(GBytes) binary = NULL;
+  g_autoptr(JsonArray) children = NULL;
+  g_autofree char *uri = NULL;
+
+  if (c->http)
+    {
+      demo = snodo_test_demo_http_start ((const char *[]) { option, NULL }, &uri);
+      client = snodo_client_new_for_uri (uri, &error);
+    }
+  else
+    client = snodo_client_new_for_argv ((const char *[]) { g_getenv ("SNODO_DEMO"), option, NULL }, &error);
+  g_assert_no_error (error);
+  snodo_client_set_pinned_version (client, c->pinned);
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &done);
+  g_assert_true (snodo_client_connect_finish (client, snodo_test_wait_result (&done), &error));
+  g_assert_no_error (error);
+  g_clear_object (&done);
+  g_assert_true (json_object_has_member (json_object_get_object_member (snodo_client_get_server_capabilities (client),
+                                                                        "extensions"), SNODO_SKILLS_EXTENSION));
+
+  snodo_client_list_skills_async (client, NULL, snodo_test_store_result_cb, &done);
+  skills = finish (client, (gpointer) snodo_client_list_skills_finish, &done, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (skills), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (skills, 0), "uri"), ==,
+                   "skill://alpha/SKILL.md");
+
+  snodo_client_get_skill_async (client, "skill://alpha/SKILL.md", NULL, snodo_test_store_result_cb, &done);
+  alpha = finish (client, (gpointer) snodo_client_get_skill_finish, &done, &error);
+  g_assert_no_error (error);
+  g_assert_true (json_node_equal (json_object_get_member (alpha, "resources"),
+                                  json_object_get_member (json_array_get_object_element (skills, 0), "resources")));
+
+  snodo_client_read_skill_file_async (client, alpha, "skill://alpha/references/GUIDE.md", NULL,
+                                      snodo_test_store_result_cb, &done);
+  guide = finish (client, (gpointer) snodo_client_read_skill_file_finish, &done, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (guide, NULL), g_bytes_get_size (guide), "A guide\n", 8);
+  snodo_client_read_skill_file_async (client, alpha, "skill://alpha/bin/data.bin", NULL,
+                                      snodo_test_store_result_cb, &done);
+  binary = finish (client, (gpointer) snodo_client_read_skill_file_finish, &done, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (binary, NULL), g_bytes_get_size (binary), "\x01\x02\xff", 3);
+
+  /* A file the entry does not list, and content its digest does not
+   * match, are refused. */
+  snodo_client_read_skill_file_async (client, alpha, "skill://beta/SKILL.md", NULL, snodo_test_store_result_cb,
+                                      &done);
+  g_assert_null (finish (client, (gpointer) snodo_client_read_skill_file_finish, &done, &error));
+  g_assert_error (error, SNODO_ERROR, SNODO_ERROR_FAILED);
+  g_clear_error (&error);
+  {
+    JsonArray *resources = json_object_get_array_member (alpha, "resources");
+
+    for (guint i = 0; i < json_array_get_length (resources); i++)
+      json_object_set_string_member (json_array_get_object_element (resources, i), "digest",
+                                     "sha256:0000000000000000000000000000000000000000000000000000000000000000");
+  }
+  snodo_client_read_skill_file_async (client, alpha, "skill://alpha/references/GUIDE.md", NULL,
+                                      snodo_test_store_result_cb, &done);
+  g_assert_null (finish (client, (gpointer) snodo_client_read_skill_file_finish, &done, &error));
+  g_assert_error (error, SNODO_ERROR, SNODO_ERROR_FAILED);
+  g_clear_error (&error);
+
+  snodo_client_read_directory_async (client, "skill://alpha", NULL, snodo_test_store_result_cb, &done);
+  children = finish (client, (gpointer) snodo_client_read_directory_finish, &done, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (children), ==, 4);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (children, 1), "mimeType"), ==,
+                   "inode/directory");
+
+  snodo_client_get_skill_async (client, "skill://none/SKILL.md", NULL, snodo_test_store_result_cb, &done);
+  g_assert_null (finish (client, (gpointer) snodo_client_get_skill_finish, &done, &error));
+  g_assert_error (error, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_PARAMS);
+  g_clear_error (&error);
+
+  snodo_test_close_client (client);
+  if (demo != NULL)
+    snodo_test_demo_stop (demo);
+  remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
+  static const Case cases[] = {
+    { FALSE, SNODO_PROTOCOL_VERSION_UNKNOWN },
+    { FALSE, SNODO_PROTOCOL_VERSION_2025_11_25 },
+    { TRUE, SNODO_PROTOCOL_VERSION_UNKNOWN },
+    { TRUE, SNODO_PROTOCOL_VERSION_2025_11_25 },
+  };
+
   g_test_init (&argc, &argv, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = NULL;
+
+#if !SNODO_HAS_HTTP_TRANSPORT
+      if (cases[i].http)
+        continue;
+#endif
+      path = g_strdup_printf ("/skills/client/%s/%s", cases[i].http ? "http" : "stdio",
+                              cases[i].pinned == SNODO_PROTOCOL_VERSION_UNKNOWN
+                              ? "2026-07-28" : snodo_protocol_version_to_string (cases[i].pinned));
+      g_test_add_data_func (path, &cases[i], test_client);
+    }
 
   g_test_add_func ("/skills/frontmatter", test_frontmatter);
   g_test_add_func ("/skills/digest", test_digest);
