@@ -209,6 +209,7 @@ test_skill (void)
     static const char * const bad[] = {
       "no front matter", "---\nname: x\n---\n", "---\nname: Bad_Name\ndescription: d\n---\n",
       "---\nname: x\ndescription: \"\"\n---\n", "---\nname: x\ndescription: [a]\n---\n",
+      "---\nname: x\ndescription: d\nmetadata:\n  n: 1\n---\n", "---\nname: x\ndescription: d\nlicense: [a]\n---\n",
     };
 
     for (guint i = 0; i < G_N_ELEMENTS (bad); i++)

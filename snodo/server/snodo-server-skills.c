@@ -482,6 +482,9 @@ directory_read_cb (SnodoInvocation *invocation,
 
       json_object_set_string_member (object, "nextCursor", next);
     }
+  /* Not required of this result by the extension, but hosts (the
+   * TypeScript SDK) expect it as of resources/read. */
+  add_cache_hint (invocation, object);
   result = snodo_json_node_take_object (object);
   snodo_invocation_return_result (invocation, result);
 }

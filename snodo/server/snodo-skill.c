@@ -226,6 +226,50 @@ add_file (SnodoSkill  *self,
   return TRUE;
 }
 
+/* The optional fields of the Agent Skills specification have the types it
+ * gives them (hosts refuse skills whose do not): `license` a string,
+ * `compatibility` a string of at most 500 characters, `metadata` a map of
+ * strings. */
+static gboolean
+frontmatter_fits (JsonObject  *object,
+                  const char **why)
+{
+  JsonNode *license = json_object_get_member (object, "license");
+  JsonNode *compatibility = json_object_get_member (object, "compatibility");
+  JsonNode *metadata = json_object_get_member (object, "metadata");
+
+  if (license != NULL && !snodo_json_node_is_string (license))
+    {
+      *why = _("“license” must be a string");
+      return FALSE;
+    }
+  if (compatibility != NULL &&
+      (!snodo_json_node_is_string (compatibility) || g_utf8_strlen (json_node_get_string (compatibility), -1) > 500))
+    {
+      *why = _("“compatibility” must be a string of at most 500 characters");
+      return FALSE;
+    }
+  if (metadata != NULL)
+    {
+      JsonObjectIter iter;
+      JsonNode *value;
+
+      if (!JSON_NODE_HOLDS_OBJECT (metadata))
+        {
+          *why = _("“metadata” must map strings to strings");
+          return FALSE;
+        }
+      json_object_iter_init (&iter, json_node_get_object (metadata));
+      while (json_object_iter_next (&iter, NULL, &value))
+        if (!snodo_json_node_is_string (value))
+          {
+            *why = _("“metadata” must map strings to strings");
+            return FALSE;
+          }
+    }
+  return TRUE;
+}
+
 /**
  * snodo_skill_new:
  * @prefix: (nullable): where the skill sits in the server's skills,
@@ -237,7 +281,9 @@ add_file (SnodoSkill  *self,
  * Makes a skill of its `SKILL.md`, which must begin with YAML front matter
  * (between two `---` lines) whose `name` is a skill name of the Agent
  * Skills specification (lowercase letters, digits and single hyphens, at
- * most 64) and whose `description` is a string, not empty. Every field of
+ * most 64) and whose `description` is a string of 1 to 1024 characters;
+ * `license` and `compatibility`, if given, must be strings, and `metadata`
+ * a map of strings, as that specification says. Every field of
  * the front matter is served as it is written (see
  * [method@Snodo.Skill.get_frontmatter]).
  *
@@ -257,6 +303,7 @@ snodo_skill_new (const char  *prefix,
   const char *description;
   gsize size;
   const char *data;
+  const char *why = NULL;
 
   g_return_val_if_fail (skill_md != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -284,10 +331,17 @@ snodo_skill_new (const char  *prefix,
                            _("The front matter has no “name” of lowercase letters, digits and single hyphens"));
       return NULL;
     }
-  if (description == NULL || *description == '\0')
+  if (description == NULL || *description == '\0' || g_utf8_strlen (description, -1) > 1024)
     {
       g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
-                   _("The front matter of the skill “%s” has no “description”"), name);
+                   _("The front matter of the skill “%s” has no “description” of 1 to 1024 characters"), name);
+      return NULL;
+    }
+  if (!frontmatter_fits (object, &why))
+    {
+      g_set_error (error, SNODO_ERROR, SNODO_ERROR_INVALID_SCHEMA,
+                   _("The front matter of the skill “%s” does not fit the Agent Skills specification: %s"), name,
+                   why);
       return NULL;
     }
 
