@@ -605,11 +605,13 @@ test_methods (gconstpointer data)
   snodo_test_pipe_tear_down (&pipe);
 }
 
-/* A legacy client subscribed to a file: when the file changes on disk,
+/* A client subscribed to a file (resources/subscribe in the initialize
+ * era, subscriptions/listen in 2026-07-28): when the file changes on disk,
  * it is told the resource was updated and the list changed. */
 static void
-test_changes (void)
+test_changes (gconstpointer data)
 {
+  gboolean modern = GPOINTER_TO_INT (data);
   g_autofree char *dir = make_skills_dir ();
   g_autoptr(GFile) file = g_file_new_for_path (dir);
   SnodoServer *server = snodo_server_new ("test", "1");
@@ -622,15 +624,31 @@ test_changes (void)
   g_assert_no_error (error);
   snodo_test_pipe_set_up_for (&pipe, server);
   g_object_unref (server);
-  answer = call (&pipe, FALSE, "initialize",
-                 "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
-                 "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}");
-  snodo_test_get_result (answer);
-  g_clear_pointer (&answer, json_node_unref);
-  snodo_test_pipe_write (&pipe, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
-  answer = call (&pipe, FALSE, "resources/subscribe", "\"uri\":\"skill://alpha/references/GUIDE.md\"");
-  snodo_test_get_result (answer);
-  g_clear_pointer (&answer, json_node_unref);
+  if (modern)
+    {
+      g_autoptr(JsonNode) ack = NULL;
+
+      snodo_test_pipe_write (&pipe, "{\"jsonrpc\":\"2.0\",\"id\":\"listen\",\"method\":\"subscriptions/listen\","
+                             "\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                             "\"io.modelcontextprotocol/clientCapabilities\":{}},\"notifications\":{"
+                             "\"resourcesListChanged\":true,"
+                             "\"resourceSubscriptions\":[\"skill://alpha/references/GUIDE.md\"]}}}\n");
+      ack = snodo_test_pipe_read (&pipe);
+      g_assert_cmpstr (json_object_get_string_member (json_node_get_object (ack), "method"), ==,
+                       "notifications/subscriptions/acknowledged");
+    }
+  else
+    {
+      answer = call (&pipe, FALSE, "initialize",
+                     "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                     "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}");
+      snodo_test_get_result (answer);
+      g_clear_pointer (&answer, json_node_unref);
+      snodo_test_pipe_write (&pipe, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+      answer = call (&pipe, FALSE, "resources/subscribe", "\"uri\":\"skill://alpha/references/GUIDE.md\"");
+      snodo_test_get_result (answer);
+      g_clear_pointer (&answer, json_node_unref);
+    }
 
   write_file (dir, "alpha/references/GUIDE.md", "A better guide\n");
   write_skill (dir, "epsilon", "Came later");
@@ -653,7 +671,20 @@ test_changes (void)
    * with them. */
   while (snodo_server_lookup_skill (server, "skill://epsilon/SKILL.md") == NULL)
     g_main_context_iteration (NULL, TRUE);
-  answer = call (&pipe, FALSE, "resources/read", "\"uri\":\"skill://alpha/references/GUIDE.md\"");
+  /* Notifications of a second reading may come before the answer. */
+  snodo_test_pipe_write (&pipe, modern
+                         ? "{\"jsonrpc\":\"2.0\",\"id\":1000,\"method\":\"resources/read\",\"params\":{"
+                           "\"uri\":\"skill://alpha/references/GUIDE.md\",\"_meta\":{"
+                           "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                           "\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n"
+                         : "{\"jsonrpc\":\"2.0\",\"id\":1000,\"method\":\"resources/read\",\"params\":{"
+                           "\"uri\":\"skill://alpha/references/GUIDE.md\"}}\n");
+  do
+    {
+      g_clear_pointer (&answer, json_node_unref);
+      answer = snodo_test_pipe_read (&pipe);
+    }
+  while (json_object_get_int_member_with_default (json_node_get_object (answer), "id", -1) != 1000);
   {
     JsonObject *content = json_array_get_object_element (json_object_get_array_member (
       snodo_test_get_result (answer), "contents"), 0);
@@ -823,7 +854,8 @@ main (int   argc,
   g_test_add_func ("/skills/directory", test_directory);
   g_test_add_data_func ("/skills/methods/legacy", GINT_TO_POINTER (FALSE), test_methods);
   g_test_add_data_func ("/skills/methods/modern", GINT_TO_POINTER (TRUE), test_methods);
-  g_test_add_func ("/skills/changes", test_changes);
+  g_test_add_data_func ("/skills/changes/legacy", GINT_TO_POINTER (FALSE), test_changes);
+  g_test_add_data_func ("/skills/changes/modern", GINT_TO_POINTER (TRUE), test_changes);
 
   return g_test_run ();
 }
