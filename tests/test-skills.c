@@ -14,6 +14,9 @@
 
 #include <glib/gstdio.h>
 #include <snodo/snodo.h>
+#ifdef G_OS_UNIX
+# include <unistd.h>
+#endif
 
 #include "snodo-skill-private.h"
 #include "snodo-test-util.h"
