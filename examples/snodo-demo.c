@@ -1111,6 +1111,27 @@ demo_serve_http (GApplication            *app,
 }
 #endif
 
+/* Serves the skills of --skills-dir, if given (the Skills extension). */
+static gboolean
+demo_add_skills (GApplicationCommandLine *command_line,
+                 GVariantDict            *options,
+                 SnodoServer             *server)
+{
+  const char *dir = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_variant_dict_lookup (options, "skills-dir", "^&ay", &dir))
+    return TRUE;
+  file = g_application_command_line_create_file_for_arg (command_line, dir);
+  if (!snodo_server_add_skills_directory (server, file, NULL, &error))
+    {
+      g_application_command_line_printerr (command_line, "snodo-demo: --skills-dir: %s\n", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* The most a --request-state-secret-file may hold: a secret, not a file
  * read by mistake. */
 #define DEMO_SECRET_MAX_BYTES 4096
@@ -1310,7 +1331,8 @@ command_line_cb (GApplication            *app,
   if (versions != NULL)
     snodo_server_set_protocol_versions (server, (const char * const *) versions);
   if (!demo_set_secret (command_line, options, server) ||
-      !demo_set_bus (command_line, options, server))
+      !demo_set_bus (command_line, options, server) ||
+      !demo_add_skills (command_line, options, server))
     return 2;
   {
     const char *task_store = NULL;
@@ -1421,6 +1443,8 @@ main (int   argc,
     { "task-store", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Serve tasks, and the tool job, keeping them in memory or in files under "
       "$XDG_STATE_HOME/snodo-demo/tasks (file), where results survive a restart", "memory|file" },
+    { "skills-dir", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "Serve the skills of DIR (DIR/NAME/SKILL.md and the files beside it), read again when they change", "DIR" },
     { "request-state-secret-file", 0, 0, G_OPTION_ARG_FILENAME, NULL,
       "Protect the state of 2026-07-28 requests that need input with the secret in FILE "
       "(at least 32 bytes; the same for every instance serving the same clients)", "FILE" },

@@ -79,6 +79,7 @@ RUNS = [
     ('def echo(', 'stdio', (tool('echo', {'text': 'hello'}), '"text":"hello"')),
     ("'shout'", 'stdio', (tool('shout', {'text': 'hello'}), '"HELLO"')),
     ("'echo'", 'stdio', (tool('echo', {'text': 'hello'}), '"text":"hello"')),
+    ('Snodo.Skill.new', 'stdio', (call('skills/list', {}), '"uri":"skill://greeting/SKILL.md"')),
     ('StdioTransport.new_for_stdio(server)', 'stdio', (call('ping', {}), '"result":{}')),
 ]
 

@@ -21,6 +21,7 @@
 # include "snodo-local-bus.h"
 # include "snodo-task-store.h"
 # include "snodo-invocation.h"
+# include "snodo-skill.h"
 # include "snodo-server.h"
 # include "snodo-action-group.h"
 # include "snodo-settings.h"

@@ -42,7 +42,7 @@ static void
 test_names (void)
 {
   static const char * const refused[] = {
-    "tools/mine", "notifications/mine", "ping", "initialize", "server/discover", "tasks/anything",
+    "tools/mine", "skills/mine", "notifications/mine", "ping", "initialize", "server/discover", "tasks/anything",
     "io.modelcontextprotocol/x", "com.mcp/x", "noprefix", "a//b", "a/", "/a", "a b/c", "é/x", "",
   };
   g_autoptr(SnodoServer) server = snodo_server_new ("test", "1");

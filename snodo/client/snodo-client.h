@@ -169,6 +169,46 @@ JsonObject           *snodo_client_read_resource_finish    (SnodoClient         
                                                             GAsyncResult         *result,
                                                             GError              **error);
 SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_list_skills_async       (SnodoClient          *self,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+JsonArray            *snodo_client_list_skills_finish      (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_get_skill_async         (SnodoClient          *self,
+                                                            const char           *uri,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+JsonObject           *snodo_client_get_skill_finish        (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_read_skill_file_async   (SnodoClient          *self,
+                                                            JsonObject           *skill,
+                                                            const char           *uri,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+GBytes               *snodo_client_read_skill_file_finish  (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_read_directory_async    (SnodoClient          *self,
+                                                            const char           *uri,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+JsonArray            *snodo_client_read_directory_finish   (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
 void                  snodo_client_list_prompts_async      (SnodoClient          *self,
                                                             GCancellable         *cancellable,
                                                             GAsyncReadyCallback   callback,

@@ -49,7 +49,7 @@ snodo_custom_method_free (SnodoCustomMethod *self)
  * Snodo knows. */
 static const char * const mcp_namespaces[] = {
   "initialize", "ping", "notifications", "tools", "resources", "prompts", "completion", "logging",
-  "sampling", "roots", "elicitation", "tasks", "server", "subscriptions", NULL,
+  "sampling", "roots", "elicitation", "tasks", "server", "subscriptions", "skills", NULL,
 };
 
 static gboolean
@@ -119,6 +119,7 @@ check_method_name (const char  *name,
 static gboolean
 snodo_server_add_custom (SnodoServer           *self,
                          gboolean               notification,
+                         gboolean               builtin,
                          const char            *method,
                          JsonNode              *params_schema,
                          SnodoToolFunc          func,
@@ -132,7 +133,7 @@ snodo_server_add_custom (SnodoServer           *self,
   SnodoCustomMethod *entry;
   gboolean taken;
 
-  if (!check_method_name (method, error))
+  if (!builtin && !check_method_name (method, error))
     goto fail;
   if (params_schema != NULL)
     {
@@ -237,7 +238,21 @@ snodo_server_add_method (SnodoServer    *self,
   g_return_val_if_fail (func != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return snodo_server_add_custom (self, FALSE, method, params_schema, func, NULL, user_data, destroy, error);
+  return snodo_server_add_custom (self, FALSE, FALSE, method, params_schema, func, NULL, user_data, destroy, error);
+}
+
+/* A method of an extension the library serves itself, such as skills/list:
+ * served as an application's, though its name is MCP's. */
+gboolean
+snodo_server_add_builtin_method (SnodoServer    *self,
+                                 const char     *method,
+                                 JsonNode       *params_schema,
+                                 SnodoToolFunc   func,
+                                 gpointer        user_data,
+                                 GDestroyNotify  destroy,
+                                 GError        **error)
+{
+  return snodo_server_add_custom (self, FALSE, TRUE, method, params_schema, func, NULL, user_data, destroy, error);
 }
 
 /**
@@ -273,7 +288,7 @@ snodo_server_add_notification_handler (SnodoServer           *self,
   g_return_val_if_fail (func != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return snodo_server_add_custom (self, TRUE, method, params_schema, NULL, func, user_data, destroy, error);
+  return snodo_server_add_custom (self, TRUE, FALSE, method, params_schema, NULL, func, user_data, destroy, error);
 }
 
 void

@@ -113,6 +113,15 @@ gboolean      snodo_custom_method_check_params   (SnodoCustomMethod   *method,
                                                   GError             **error);
 void          snodo_custom_method_run            (SnodoCustomMethod   *method,
                                                   SnodoInvocation     *invocation);
+/* A method of an extension the library serves (snodo-server-skills.c),
+ * whose name is MCP's: not checked as an application's would be. */
+gboolean      snodo_server_add_builtin_method    (SnodoServer         *self,
+                                                  const char          *method,
+                                                  JsonNode            *params_schema,
+                                                  SnodoToolFunc        func,
+                                                  gpointer             user_data,
+                                                  GDestroyNotify       destroy,
+                                                  GError             **error);
 
 /* The server's bus state (snodo-server.c). */
 SnodoServerBus *snodo_server_get_bus_state       (SnodoServer     *self);

@@ -11,6 +11,7 @@
 
 #include "snodo-bus.h"
 #include "snodo-invocation.h"
+#include "snodo-skill.h"
 #include "snodo-task-store.h"
 #include "snodo-tool.h"
 #include "snodo-types.h"
@@ -293,6 +294,22 @@ JsonNode    *snodo_server_get_extension              (SnodoServer            *se
  * Since: 0.1
  */
 #define SNODO_APP_MIME_TYPE "text/html;profile=mcp-app"
+
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_add_skill                  (SnodoServer            *self,
+                                                      SnodoSkill             *skill,
+                                                      GError                **error);
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_remove_skill               (SnodoServer            *self,
+                                                      const char             *uri);
+SNODO_AVAILABLE_IN_ALL
+SnodoSkill  *snodo_server_lookup_skill               (SnodoServer            *self,
+                                                      const char             *uri);
+SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_add_skills_directory       (SnodoServer            *self,
+                                                      GFile                  *directory,
+                                                      const char             *prefix,
+                                                      GError                **error);
 
 SNODO_AVAILABLE_IN_ALL
 gboolean     snodo_server_add_app                    (SnodoServer            *self,

@@ -10,7 +10,8 @@
  *
  * Prints the endpoint's URI on standard output once it listens. The names
  * and contents below are the ones the suite's server scenarios call and
- * check; the fixture uses only Snodo's public API.
+ * check (with two skills for those of the Skills extension); the fixture
+ * uses only Snodo's public API.
  */
 
 #include "config.h"
@@ -1012,6 +1013,67 @@ add_prompt (SnodoServer     *server,
     g_error ("%s: %s", snodo_prompt_get_name (prompt), error->message);
 }
 
+/* The skills of the Skills extension's scenarios (sep-2640-*): one at the
+ * top, with files in a directory and a subdirectory, and one under a
+ * prefix. */
+static void
+add_skill (SnodoServer        *server,
+           const char         *prefix,
+           const char         *skill_md,
+           const char * const *files)
+{
+  g_autoptr(GBytes) text = g_bytes_new_static (skill_md, strlen (skill_md));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SnodoSkill) skill = snodo_skill_new (prefix, text, &error);
+
+  if (skill == NULL)
+    g_error ("skill: %s", error->message);
+  for (guint i = 0; files != NULL && files[i] != NULL; i += 2)
+    {
+      g_autoptr(GBytes) content = g_bytes_new_static (files[i + 1], strlen (files[i + 1]));
+
+      if (!snodo_skill_add_file (skill, files[i], content, NULL, &error))
+        g_error ("%s: %s", files[i], error->message);
+    }
+  if (!snodo_server_add_skill (server, skill, &error))
+    g_error ("%s: %s", snodo_skill_get_uri (skill), error->message);
+}
+
+static void
+fixture_add_skills (SnodoServer *server)
+{
+  static const char * const pdf_files[] = {
+    "templates/invoice.md", "# Invoice\n\nNumber, date, lines, total.\n",
+    "templates/regional/eu-invoice.md", "# EU invoice\n\nAdd the VAT number.\n",
+    "scripts/extract.py", "print('extract')\n",
+    NULL,
+  };
+
+  add_skill (server, NULL,
+             "---\n"
+             "name: pdf-processing\n"
+             "description: Extract, fill, and assemble PDF documents\n"
+             "license: Apache-2.0\n"
+             "metadata:\n"
+             "  version: \"2.1.0\"\n"
+             "---\n"
+             "\n"
+             "# PDF processing\n"
+             "\n"
+             "Choose the matching template from `templates/`.\n",
+             pdf_files);
+  add_skill (server, "acme/billing",
+             "---\n"
+             "name: refunds\n"
+             "description: >-\n"
+             "  Process customer refund requests\n"
+             "  per company policy\n"
+             "---\n"
+             "\n"
+             "# Refunds\n",
+             NULL);
+}
+
 static SnodoServer *
 fixture_server_new (void)
 {
@@ -1064,6 +1126,7 @@ fixture_server_new (void)
 
   snodo_server_set_completion_func (server, complete_cb, NULL, NULL);
   fixture_add_task_tools (server);
+  fixture_add_skills (server);
 
   return g_steal_pointer (&server);
 }

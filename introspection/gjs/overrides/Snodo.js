@@ -359,13 +359,15 @@ function _init() {
     wrapIn('get_prompt_async', [1]);
     wrapIn('complete_async', [0, 3]);
     wrapIn('listen_async', [0]);
+    wrapIn('read_skill_file_async', [0]);
     for (const name of ['get_capabilities', 'get_server_info', 'get_server_capabilities', 'request_finish',
         'call_tool_finish', 'get_prompt_finish', 'read_resource_finish', 'complete_finish', 'listen_finish',
-        'list_tools_finish', 'list_resources_finish', 'list_resource_templates_finish', 'list_prompts_finish'])
+        'list_tools_finish', 'list_resources_finish', 'list_resource_templates_finish', 'list_prompts_finish',
+        'list_skills_finish', 'get_skill_finish', 'read_directory_finish'])
         wrapOut(name);
     for (const name of ['connect', 'close', 'ping', 'request', 'call_tool', 'get_prompt', 'read_resource',
         'complete', 'listen', 'subscribe_resource', 'unsubscribe_resource', 'list_tools', 'list_resources',
-        'list_resource_templates', 'list_prompts'])
+        'list_resource_templates', 'list_prompts', 'list_skills', 'get_skill', 'read_skill_file', 'read_directory'])
         Gio._promisify(client, `${name}_async`, `${name}_finish`);
     const requestParams = Snodo.ServerRequest.prototype.get_params;
     Snodo.ServerRequest.prototype.get_params = function () {

@@ -451,6 +451,18 @@ class Client(Snodo.Client):
     def list_prompts_finish(self, result):
         return from_json_node(super().list_prompts_finish(result))
 
+    def list_skills_finish(self, result):
+        return from_json_node(super().list_skills_finish(result))
+
+    def get_skill_finish(self, result):
+        return from_json_node(super().get_skill_finish(result))
+
+    def read_skill_file_async(self, skill, uri, cancellable, callback, *user_data):
+        return super().read_skill_file_async(_object_or_none(skill), uri, cancellable, callback, *user_data)
+
+    def read_directory_finish(self, result):
+        return from_json_node(super().read_directory_finish(result))
+
     def complete_async(self, ref, argument, value, context_arguments, cancellable, callback, *user_data):
         return super().complete_async(_object_or_none(ref), argument, value, _object_or_none(context_arguments),
                                       cancellable, callback, *user_data)
