@@ -117,13 +117,14 @@ try:
         time.sleep(0.2)
     check('the calculator quit', not os.path.exists('/proc/%d' % pid))
 finally:
+    # xvfb-run ends its X server when its program ends, not on SIGTERM.
     if pid is not None and os.path.exists('/proc/%d' % pid):
         subprocess.run(['kill', str(pid)])
-    display.terminate()
     try:
         display.wait(20)
     except subprocess.TimeoutExpired:
-        display.kill()
+        display.terminate()
+        display.wait(20)
 
 print('1..%d' % count)
 sys.exit(1 if failed else 0)
