@@ -222,8 +222,10 @@ command_line_cb (GApplication            *app,
   argv = g_application_command_line_get_arguments (command_line, &argc);
   if (argc >= 2 && g_str_equal (argv[1], "actions"))
     return snodo_cli_actions (app, argc - 2, argv + 2);
+  if (argc >= 2 && g_str_equal (argv[1], "proxy"))
+    return snodo_cli_proxy (app, options, argc - 2, argv + 2);
   if (argc < 2 || (!g_str_equal (argv[1], "list") && !g_str_equal (argv[1], "call")))
-    return usage_error ("the first argument must be list, call or actions");
+    return usage_error ("the first argument must be list, call, proxy or actions");
   cli->command = g_strdup (argv[1]);
 
   g_variant_dict_lookup (options, "http", "&s", &uri);
@@ -383,12 +385,14 @@ main (int   argc,
   snodo_stdio_transport_log_to_stderr ();
 
   app = g_application_new ("org.snodo.Cli", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
-  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | actions BUS-NAME [OBJECT-PATH]");
+  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | proxy URL | proxy -- COMMAND [ARG…] | actions BUS-NAME [OBJECT-PATH]");
   g_application_set_option_context_summary (app,
     "Talks to a Model Context Protocol server that COMMAND starts, or to one at URL.\n"
     "\n"
     "  list   prints the server's tools, resources, resource templates and prompts\n"
     "  call   sends METHOD with PARAMS-JSON (an object) and prints the result as JSON\n"
+    "  proxy  serves, on standard input and output, the server at URL or that COMMAND starts:\n"
+    "         every message is forwarded to it, and its answers, notifications and requests back\n"
     "  actions  serves the actions of the application that owns BUS-NAME on the session bus\n"
     "           as an MCP server on standard input and output");
   g_application_add_main_option_entries (app, entries);
@@ -396,6 +400,8 @@ main (int   argc,
   g_signal_connect (app, "command-line", G_CALLBACK (command_line_cb), &cli);
 
   status = g_application_run (app, argc, argv);
+  if (status == 0)
+    status = snodo_cli_proxy_status ();
   g_clear_object (&cli.client);
   g_clear_pointer (&cli.params, json_object_unref);
   g_free (cli.method);
