@@ -451,6 +451,15 @@ proxy_refuse (Proxy    *proxy,
 }
 
 static void
+proxy_discarded_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  snodo_client_close_finish (SNODO_CLIENT (source), result, NULL);
+  g_object_unref (source);
+}
+
+static void
 proxy_connected_cb (GObject      *source,
                     GAsyncResult *result,
                     gpointer      user_data)
@@ -459,12 +468,18 @@ proxy_connected_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) initialize_id = g_steal_pointer (&proxy->initialize_id);
   GQueue waiting = G_QUEUE_INIT;
+  SnodoClient *failed = NULL;
   JsonNode *node;
 
   if (!snodo_client_connect_finish (SNODO_CLIENT (source), result, &error))
     {
       g_printerr ("snodo: %s\n", error->message);
       proxy_gone (proxy, error);
+      /* Ended; the client's next first message tries again, as a 2026-07-28
+       * client whose server/discover failed may send initialize. */
+      failed = g_steal_pointer (&proxy->client);
+      g_signal_handlers_disconnect_by_data (failed, proxy);
+      snodo_client_close_async (failed, NULL, proxy_discarded_cb, NULL);
     }
   else
     proxy->state = PROXY_READY;
@@ -502,6 +517,8 @@ proxy_connected_cb (GObject      *source,
       proxy_dispatch (proxy, node);
       json_node_unref (node);
     }
+  if (failed != NULL)
+    proxy->state = PROXY_NEW;
   proxy_maybe_finish (proxy);
 }
 

@@ -269,6 +269,20 @@ finally:
     server.kill()
     server.wait()
 forwarding_checks('stdio', ['--', demo])
+
+# A 2026-07-28 client whose probe fails, as the server speaks only the
+# initialize era, may then send initialize on the same connection.
+p = Proxy('--', demo, '--protocol-versions', '2025-11-25')
+answer = p.request(1, 'server/discover', {'_meta': ENVELOPE})
+check('a server of the initialize era: server/discover is an error',
+      answer is not None and 'error' in answer and answer['error']['code'] not in (-32020, -32021, -32022), answer)
+answer = p.initialize()
+check('a server of the initialize era: initialize afterwards is answered',
+      (answer or {}).get('result', {}).get('protocolVersion') == '2025-11-25', answer)
+answer = p.request(2, 'tools/call', {'name': 'echo', 'arguments': {'text': 'then'}})
+check('a server of the initialize era: and the connection serves',
+      (answer or {}).get('result', {}).get('content', [{}])[0].get('text') == 'then', answer)
+check('a server of the initialize era: the proxy ends with status 0', p.end() == 0)
 kill_checks()
 
 print('1..%d' % count)
