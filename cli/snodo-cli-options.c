@@ -69,7 +69,7 @@ snodo_cli_check_client_options (GVariantDict  *options,
   if (!http && (headers != NULL || token_file != NULL || ca_file != NULL))
     {
       g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                           "--header, --bearer-token-file and --cacert go with a server's URL (see snodo --help)");
+                           "--header, --bearer-token-file and --cacert go with --http or a proxy's URL (see snodo --help)");
       return FALSE;
     }
   if (g_variant_dict_lookup (options, "request-timeout", "&s", &timeout_string) &&

@@ -207,14 +207,7 @@ command_line_cb (GApplication            *app,
   g_autoptr(GPtrArray) server = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
   const char *version_string = NULL;
-  guint request_timeout = 0;
-  const char *timeout_string = NULL;
   const char *uri = NULL;
-  g_autofree const char **headers = NULL;
-  const char *token_file = NULL;
-  g_autofree char *token = NULL;
-  const char *ca_file = NULL;
-  g_autoptr(GTlsDatabase) ca_database = NULL;
   int argc;
   int i;
   int end;
@@ -263,49 +256,10 @@ command_line_cb (GApplication            *app,
     g_ptr_array_add (server, argv[i]);
   g_ptr_array_add (server, NULL);
 
-  if (g_variant_dict_lookup (options, "header", "^a&s", &headers))
-    for (guint h = 0; headers[h] != NULL; h++)
-      {
-        const char *colon = strchr (headers[h], ':');
-
-        if (colon == NULL || colon == headers[h])
-          return usage_error ("--header needs NAME: VALUE");
-      }
-  if (g_variant_dict_lookup (options, "bearer-token-file", "^&ay", &token_file))
+  if (!snodo_cli_check_client_options (options, uri != NULL, &error))
     {
-      g_autofree char *contents = NULL;
-
-      if (!g_file_get_contents (token_file, &contents, NULL, &error))
-        {
-          g_printerr ("snodo: %s\n", error->message);
-          return 1;
-        }
-      token = g_strdup (g_strstrip (contents));
-      if (*token == '\0' || strpbrk (token, "\r\n") != NULL)
-        {
-          g_printerr ("snodo: %s holds no token on one line\n", token_file);
-          return 1;
-        }
-    }
-  if (g_variant_dict_lookup (options, "cacert", "^&ay", &ca_file))
-    {
-      ca_database = g_tls_file_database_new (ca_file, &error);
-      if (ca_database == NULL)
-        {
-          g_printerr ("snodo: --cacert: %s\n", error->message);
-          return 1;
-        }
-    }
-  if (uri == NULL && (headers != NULL || token != NULL || ca_file != NULL))
-    return usage_error ("--header, --bearer-token-file and --cacert go with --http");
-
-  if (g_variant_dict_lookup (options, "request-timeout", "&s", &timeout_string))
-    {
-      guint64 value;
-
-      if (!g_ascii_string_to_unsigned (timeout_string, 10, 0, G_MAXUINT, &value, NULL))
-        return usage_error ("--request-timeout needs a number of milliseconds");
-      request_timeout = (guint) value;
+      g_printerr ("snodo: %s\n", error->message);
+      return g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE) ? 2 : 1;
     }
 
   if (uri != NULL)
@@ -317,21 +271,10 @@ command_line_cb (GApplication            *app,
       g_printerr ("snodo: %s\n", error->message);
       return 1;
     }
-  for (guint h = 0; headers != NULL && headers[h] != NULL; h++)
+  if (!snodo_cli_apply_client_options (cli->client, options, &error))
     {
-      const char *colon = strchr (headers[h], ':');
-      g_autofree char *name = g_strstrip (g_strndup (headers[h], colon - headers[h]));
-      g_autofree char *value = g_strstrip (g_strdup (colon + 1));
-
-      snodo_client_set_http_header (cli->client, name, value);
-    }
-  if (ca_database != NULL)
-    snodo_client_set_tls_database (cli->client, ca_database);
-  if (token != NULL)
-    {
-      g_autofree char *value = g_strconcat ("Bearer ", token, NULL);
-
-      snodo_client_set_http_header (cli->client, "Authorization", value);
+      g_printerr ("snodo: %s\n", error->message);
+      return 1;
     }
   if (g_variant_dict_lookup (options, "protocol-version", "&s", &version_string))
     {
@@ -348,8 +291,6 @@ command_line_cb (GApplication            *app,
         }
       snodo_client_set_pinned_version (cli->client, version);
     }
-  if (timeout_string != NULL)
-    snodo_client_set_request_timeout (cli->client, request_timeout);
 
   g_application_hold (app);
   snodo_client_connect_async (cli->client, NULL, cli_connected_cb, cli);
