@@ -24,6 +24,9 @@
  *   the local client under an id of the proxy's, and its answer handed
  *   back.
  *
+ * When the server speaks only the other era, snodo-proxy-eras.c maps
+ * between the two.
+ *
  * At the end of standard input the requests in flight are answered, the
  * remote connection is closed (a child server ends with it, and never
  * outlives the proxy: SnodoClient sees to that), and the proxy exits. */
@@ -47,82 +50,18 @@
 #endif
 
 #include "snodo-cli.h"
-
-/* The longest line of the local client that is read: the library's
- * default for a server's line. */
-#define PROXY_MAX_LINE_BYTES 2000000
-
-/* The envelope key that marks a 2026-07-28 request. */
-#define PROXY_VERSION_KEY "io.modelcontextprotocol/protocolVersion"
-#define PROXY_CAPABILITIES_KEY "io.modelcontextprotocol/clientCapabilities"
-#define SUBSCRIPTION_KEY "io.modelcontextprotocol/subscriptionId"
-
-typedef enum
-{
-  /* No remote connection yet: the first message decides its era. */
-  PROXY_NEW,
-  PROXY_CONNECTING,
-  PROXY_READY,
-  /* The remote connection ended or could not be made. */
-  PROXY_GONE,
-} ProxyState;
-
-typedef struct
-{
-  GApplication *app;
-  /* How to reach the remote server: a URL, or a command. Owned. */
-  char *uri;
-  GStrv argv;
-  /* Applied to each client made (headers, TLS, timeout). Owned. */
-  GVariantDict *options;
-  SnodoClient *client;
-  ProxyState state;
-  /* Why the remote connection is gone (PROXY_GONE). Owned. */
-  GError *gone;
-
-  GInputStream *input;
-  GDataInputStream *lines;
-  GOutputStream *output;
-  /* Lines waiting for the writer (GBytes), one write at a time. */
-  GQueue out;
-  gboolean writing;
-  /* Writing to the local client failed: nothing more is written. */
-  gboolean output_failed;
-
-  /* The local client's messages received while connecting (JsonNode). */
-  GQueue waiting;
-  /* The id of the local client's initialize, answered once connected. */
-  JsonNode *initialize_id;
-  /* The local client's requests in flight: id key -> Forward. */
-  GHashTable *forwards;
-  /* The server's requests asked of the local client: id key ->
-   * SnodoServerRequest (a reference). */
-  GHashTable *asks;
-  gint64 next_ask;
-
-  /* Standard input ended: no more reading; finish once all is answered. */
-  gboolean eof;
-  gboolean finishing;
-  gboolean released;
-  int status;
-} Proxy;
-
-typedef struct
-{
-  Proxy *proxy;
-  char *key;
-  JsonNode *id;
-  GCancellable *cancellable;
-} Forward;
+#include "snodo-proxy.h"
 
 static void proxy_read (Proxy *proxy);
 static void proxy_dispatch (Proxy *proxy, JsonNode *node);
-static void proxy_maybe_finish (Proxy *proxy);
+static void proxy_connect (Proxy *proxy, SnodoProtocolVersion version, JsonObject *capabilities);
+
 
 static void
 forward_free (Forward *forward)
 {
   g_free (forward->key);
+  g_free (forward->method);
   json_node_unref (forward->id);
   g_object_unref (forward->cancellable);
   g_free (forward);
@@ -130,7 +69,7 @@ forward_free (Forward *forward)
 
 /* The key of a JSON-RPC id, which tells 1 from "1"; NULL when @id is no
  * usable id. */
-static char *
+char *
 proxy_id_key (JsonNode *id)
 {
   if (id == NULL || JSON_NODE_TYPE (id) != JSON_NODE_VALUE)
@@ -142,7 +81,7 @@ proxy_id_key (JsonNode *id)
   return NULL;
 }
 
-static JsonObject *
+JsonObject *
 object_member (JsonObject *object,
                const char *name)
 {
@@ -151,7 +90,7 @@ object_member (JsonObject *object,
   return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
 }
 
-static const char *
+const char *
 string_member (JsonObject *object,
                const char *name)
 {
@@ -198,7 +137,7 @@ proxy_written_cb (GObject      *source,
 }
 
 /* Sends @message (taken) to the local client, as one line. */
-static void
+void
 proxy_send (Proxy      *proxy,
             JsonObject *message)
 {
@@ -224,7 +163,7 @@ proxy_send (Proxy      *proxy,
     }
 }
 
-static JsonObject *
+JsonObject *
 message_new (JsonNode *id)
 {
   JsonObject *message = json_object_new ();
@@ -235,7 +174,7 @@ message_new (JsonNode *id)
   return message;
 }
 
-static void
+void
 proxy_send_error (Proxy      *proxy,
                   JsonNode   *id,
                   int         code,
@@ -283,7 +222,7 @@ proxy_closed_cb (GObject      *source,
 /* Once standard input has ended and every request of the local client is
  * answered: closes the remote connection, writes what is left, and lets
  * the program end. */
-static void
+void
 proxy_maybe_finish (Proxy *proxy)
 {
   GHashTableIter iter;
@@ -299,6 +238,7 @@ proxy_maybe_finish (Proxy *proxy)
       while (g_hash_table_iter_next (&iter, NULL, &value))
         snodo_server_request_return_error (value, -32603, "The client of the proxy has gone");
       g_hash_table_remove_all (proxy->asks);
+      proxy_mapped_finish (proxy);
       if (proxy->client != NULL)
         {
           snodo_client_close_async (proxy->client, NULL, proxy_closed_cb, proxy);
@@ -351,6 +291,8 @@ proxy_notification_cb (SnodoClient *client,
         return;
       json_object_set_member (json_node_get_object (copy), "requestId", json_node_copy (forward->id));
     }
+  if (proxy->mapped && !proxy_mapped_notification (proxy, method, copy != NULL ? json_node_get_object (copy) : NULL))
+    return;
   meta = copy != NULL ? object_member (json_node_get_object (copy), "_meta") : NULL;
   forward = lookup_forward (proxy, meta, SUBSCRIPTION_KEY);
   if (forward != NULL)
@@ -372,7 +314,9 @@ proxy_server_request_cb (SnodoClient        *client,
   JsonObject *message;
   JsonObject *params = snodo_server_request_get_params (request);
 
-  if (proxy->eof)
+  /* A 2026-07-28 client is never asked: its server's question is refused,
+   * as by a client that does not handle it. */
+  if (proxy->eof || proxy->local_modern)
     return FALSE;
   json_node_set_int (id, ++proxy->next_ask);
   message = message_new (id);
@@ -471,10 +415,32 @@ proxy_connected_cb (GObject      *source,
   SnodoClient *failed = NULL;
   JsonNode *node;
 
-  if (!snodo_client_connect_finish (SNODO_CLIENT (source), result, &error))
+  if (!snodo_client_connect_finish (SNODO_CLIENT (source), result, &error) &&
+      !proxy->retried && (initialize_id != NULL || proxy->local_modern))
+    {
+      /* Perhaps the server speaks only the other era: the other side is
+       * set up in it, and the proxy maps. */
+      g_debug ("Setting up the other side failed (%s); trying the other era", error->message);
+      proxy->retried = TRUE;
+      failed = g_steal_pointer (&proxy->client);
+      g_signal_handlers_disconnect_by_data (failed, proxy);
+      snodo_client_close_async (failed, NULL, proxy_discarded_cb, NULL);
+      proxy->initialize_id = g_steal_pointer (&initialize_id);
+      proxy->state = PROXY_NEW;
+      proxy->mapped = TRUE;
+      proxy_connect (proxy, proxy->local_modern ? SNODO_PROTOCOL_VERSION_UNKNOWN : SNODO_PROTOCOL_VERSION_2026_07_28,
+                     proxy->local_capabilities);
+      if (proxy->state == PROXY_CONNECTING)
+        return;
+      initialize_id = g_steal_pointer (&proxy->initialize_id);
+      failed = NULL;
+      proxy->mapped = FALSE;
+    }
+  if (error != NULL)
     {
       g_printerr ("snodo: %s\n", error->message);
       proxy_gone (proxy, error);
+      proxy->mapped = FALSE;
       /* Ended; the client's next first message tries again, as a 2026-07-28
        * client whose server/discover failed may send initialize. */
       failed = g_steal_pointer (&proxy->client);
@@ -482,7 +448,11 @@ proxy_connected_cb (GObject      *source,
       snodo_client_close_async (failed, NULL, proxy_discarded_cb, NULL);
     }
   else
-    proxy->state = PROXY_READY;
+    {
+      proxy->state = PROXY_READY;
+      if (proxy->mapped)
+        proxy_mapped_start (proxy);
+    }
 
   if (initialize_id != NULL)
     {
@@ -492,12 +462,24 @@ proxy_connected_cb (GObject      *source,
           JsonObject *answer = json_object_new ();
           JsonObject *info = snodo_client_get_server_info (proxy->client);
           JsonObject *capabilities = snodo_client_get_server_capabilities (proxy->client);
+          g_autoptr(JsonNode) capabilities_copy = NULL;
           const char *instructions = snodo_client_get_instructions (proxy->client);
 
           json_object_set_string_member (answer, "protocolVersion",
-                                         snodo_protocol_version_to_string (snodo_client_get_protocol_version (proxy->client)));
-          json_object_set_object_member (answer, "capabilities",
-                                         capabilities != NULL ? json_object_ref (capabilities) : json_object_new ());
+                                         snodo_protocol_version_to_string (proxy->mapped ? proxy->local_version
+                                                                           : snodo_client_get_protocol_version (proxy->client)));
+          if (capabilities != NULL)
+            {
+              g_autoptr(JsonNode) original = json_node_init_object (json_node_alloc (), capabilities);
+
+              capabilities_copy = json_node_copy (original);
+            }
+          else
+            capabilities_copy = json_node_init_object (json_node_alloc (), json_object_new ());
+          /* Resources are not subscribed to through a server of 2026-07-28. */
+          if (proxy->mapped && object_member (json_node_get_object (capabilities_copy), "resources") != NULL)
+            json_object_remove_member (object_member (json_node_get_object (capabilities_copy), "resources"), "subscribe");
+          json_object_set_member (answer, "capabilities", g_steal_pointer (&capabilities_copy));
           json_object_set_object_member (answer, "serverInfo",
                                          info != NULL ? json_object_ref (info) : json_object_new ());
           if (instructions != NULL)
@@ -547,7 +529,7 @@ proxy_connect (Proxy                *proxy,
 
 /* The local side. */
 
-static void
+void
 proxy_forwarded_cb (GObject      *source,
                     GAsyncResult *result,
                     gpointer      user_data)
@@ -568,6 +550,8 @@ proxy_forwarded_cb (GObject      *source,
       json_object_iter_init (&iter, answer);
       while (json_object_iter_next (&iter, &name, &member))
         json_object_set_member (message, name, json_node_copy (member));
+      if (proxy->mapped)
+        proxy_mapped_answer (proxy, forward, message);
       proxy_send (proxy, message);
     }
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -577,11 +561,12 @@ proxy_forwarded_cb (GObject      *source,
   proxy_maybe_finish (proxy);
 }
 
-static void
-proxy_forward (Proxy      *proxy,
-               JsonNode   *id,
-               const char *method,
-               JsonObject *params)
+/* A request of the local client in flight, or NULL when its id is no
+ * good (and it has been answered so). */
+Forward *
+proxy_forward_new (Proxy      *proxy,
+                   JsonNode   *id,
+                   const char *method)
 {
   g_autofree char *key = proxy_id_key (id);
   Forward *forward;
@@ -589,19 +574,34 @@ proxy_forward (Proxy      *proxy,
   if (key == NULL)
     {
       proxy_send_error (proxy, NULL, -32600, "The request's id is neither a string nor an integer", NULL);
-      return;
+      return NULL;
     }
-  if (g_hash_table_contains (proxy->forwards, key))
+  if (g_hash_table_contains (proxy->forwards, key) ||
+      (proxy->listens != NULL && g_hash_table_contains (proxy->listens, key)))
     {
       proxy_send_error (proxy, id, -32600, "A request with this id is already in flight", NULL);
-      return;
+      return NULL;
     }
   forward = g_new0 (Forward, 1);
   forward->proxy = proxy;
   forward->key = g_steal_pointer (&key);
   forward->id = json_node_copy (id);
+  forward->method = g_strdup (method);
   forward->cancellable = g_cancellable_new ();
   g_hash_table_insert (proxy->forwards, forward->key, forward);
+  return forward;
+}
+
+static void
+proxy_forward (Proxy      *proxy,
+               JsonNode   *id,
+               const char *method,
+               JsonObject *params)
+{
+  Forward *forward = proxy_forward_new (proxy, id, method);
+
+  if (forward == NULL)
+    return;
   snodo_client_forward_async (proxy->client, forward->key, method, params, forward->cancellable, proxy_forwarded_cb, forward);
 }
 
@@ -628,7 +628,10 @@ proxy_request (Proxy      *proxy,
           if (version == SNODO_PROTOCOL_VERSION_UNKNOWN || snodo_protocol_version_is_stateless (version))
             version = SNODO_PROTOCOL_VERSION_2025_11_25;
           proxy->initialize_id = json_node_copy (id);
-          proxy_connect (proxy, version, object_member (params, "capabilities"));
+          proxy->local_version = version;
+          if (object_member (params, "capabilities") != NULL)
+            proxy->local_capabilities = json_object_ref (object_member (params, "capabilities"));
+          proxy_connect (proxy, version, proxy->local_capabilities);
           if (proxy->state == PROXY_GONE)
             {
               g_autoptr(JsonNode) initialize_id = g_steal_pointer (&proxy->initialize_id);
@@ -646,9 +649,17 @@ proxy_request (Proxy      *proxy,
           return;
         }
       if (string_member (meta, PROXY_VERSION_KEY) != NULL)
-        proxy_connect (proxy, SNODO_PROTOCOL_VERSION_2026_07_28, object_member (meta, PROXY_CAPABILITIES_KEY));
+        {
+          proxy->local_modern = TRUE;
+          if (object_member (meta, PROXY_CAPABILITIES_KEY) != NULL)
+            proxy->local_capabilities = json_object_ref (object_member (meta, PROXY_CAPABILITIES_KEY));
+          proxy_connect (proxy, SNODO_PROTOCOL_VERSION_2026_07_28, proxy->local_capabilities);
+        }
       else
-        proxy_connect (proxy, SNODO_PROTOCOL_VERSION_UNKNOWN, NULL);
+        {
+          proxy->retried = TRUE;
+          proxy_connect (proxy, SNODO_PROTOCOL_VERSION_UNKNOWN, NULL);
+        }
       if (proxy->state == PROXY_CONNECTING)
         g_queue_push_tail (&proxy->waiting, json_node_ref (node));
       else
@@ -665,7 +676,10 @@ proxy_request (Proxy      *proxy,
           proxy_send_error (proxy, id, -32600, "The connection is already initialized", NULL);
           return;
         }
-      proxy_forward (proxy, id, method, params);
+      if (proxy->mapped)
+        proxy_mapped_request (proxy, id, method, params);
+      else
+        proxy_forward (proxy, id, method, params);
       return;
 
     case PROXY_GONE:
@@ -698,8 +712,13 @@ proxy_notification (Proxy      *proxy,
        * 2026-07-28: by closing the answer's stream). */
       if (forward != NULL)
         g_cancellable_cancel (forward->cancellable);
+      else if (key != NULL && proxy->listens != NULL)
+        g_hash_table_remove (proxy->listens, key);
       return;
     }
+  /* Roots have no list changes in 2026-07-28. */
+  if (proxy->mapped && !proxy->local_modern && g_str_equal (method, "notifications/roots/list_changed"))
+    return;
   if (proxy->state == PROXY_READY)
     snodo_client_notify (proxy->client, method, params);
 }
@@ -856,6 +875,9 @@ proxy_free (Proxy *proxy)
   g_clear_pointer (&proxy->initialize_id, json_node_unref);
   g_clear_pointer (&proxy->forwards, g_hash_table_unref);
   g_clear_pointer (&proxy->asks, g_hash_table_unref);
+  g_clear_pointer (&proxy->listens, g_hash_table_unref);
+  g_clear_pointer (&proxy->local_capabilities, json_object_unref);
+  g_clear_object (&proxy->listen_cancellable);
   g_clear_pointer (&proxy->options, g_variant_dict_unref);
   g_clear_error (&proxy->gone);
   g_strfreev (proxy->argv);
@@ -916,6 +938,7 @@ snodo_cli_proxy (GApplication *app,
     proxy->argv = g_strdupv (argv + i);
   proxy->forwards = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) forward_free);
   proxy->asks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  proxy->listens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) listen_free);
 
 #ifdef G_OS_UNIX
   proxy->input = g_unix_input_stream_new (0, FALSE);

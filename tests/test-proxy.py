@@ -270,19 +270,96 @@ finally:
     server.wait()
 forwarding_checks('stdio', ['--', demo])
 
-# A 2026-07-28 client whose probe fails, as the server speaks only the
-# initialize era, may then send initialize on the same connection.
-p = Proxy('--', demo, '--protocol-versions', '2025-11-25')
-answer = p.request(1, 'server/discover', {'_meta': ENVELOPE})
-check('a server of the initialize era: server/discover is an error',
-      answer is not None and 'error' in answer and answer['error']['code'] not in (-32020, -32021, -32022), answer)
-answer = p.initialize()
-check('a server of the initialize era: initialize afterwards is answered',
-      (answer or {}).get('result', {}).get('protocolVersion') == '2025-11-25', answer)
-answer = p.request(2, 'tools/call', {'name': 'echo', 'arguments': {'text': 'then'}})
-check('a server of the initialize era: and the connection serves',
-      (answer or {}).get('result', {}).get('content', [{}])[0].get('text') == 'then', answer)
-check('a server of the initialize era: the proxy ends with status 0', p.end() == 0)
+def wait_for(p, predicate, timeout=10.0):
+    """The first message @predicate accepts, answering elicitations on the
+    way with accept; None if none comes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        message = p.read(deadline - time.monotonic())
+        if message is None:
+            return None
+        if predicate(message):
+            return message
+
+
+def era_checks():
+    # A 2026-07-28 client, a server of the initialize era only.
+    p = Proxy('--', demo, '--protocol-versions', '2025-11-25')
+    answer = p.request(1, 'server/discover', {'_meta': ENVELOPE})
+    result = (answer or {}).get('result', {})
+    check('2026-07-28 client, 2025 server: server/discover answered from the server\'s initialize',
+          result.get('supportedVersions') == ['2026-07-28'] and result.get('resultType') == 'complete' and
+          result.get('_meta', {}).get('io.modelcontextprotocol/serverInfo', {}).get('name') == 'snodo-demo' and
+          'tools' in result.get('capabilities', {}), answer)
+    answer = p.request(2, 'tools/call', {'name': 'version', 'arguments': {}, '_meta': ENVELOPE})
+    result = (answer or {}).get('result', {})
+    check('2026-07-28 client, 2025 server: a call is served in 2025-11-25 and answered as of 2026-07-28',
+          '2025-11-25' in json.dumps(result.get('content')) and result.get('resultType') == 'complete' and
+          'io.modelcontextprotocol/serverInfo' in result.get('_meta', {}), answer)
+    answer = p.request(3, 'tools/list', {'_meta': ENVELOPE})
+    result = (answer or {}).get('result', {})
+    check('2026-07-28 client, 2025 server: a list has the cache fields',
+          result.get('ttlMs') == 0 and result.get('cacheScope') == 'private' and result.get('tools'), answer)
+    answer = p.request(4, 'resources/read', {'uri': 'demo://nothing', '_meta': ENVELOPE})
+    check('2026-07-28 client, 2025 server: a resource not found is -32602',
+          (answer or {}).get('error', {}).get('code') == -32602, answer)
+    p.send({'jsonrpc': '2.0', 'id': 5, 'method': 'subscriptions/listen',
+            'params': {'notifications': {'toolsListChanged': True}, '_meta': ENVELOPE}})
+    ack = wait_for(p, lambda m: m.get('method') == 'notifications/subscriptions/acknowledged')
+    check('2026-07-28 client, 2025 server: subscriptions/listen is acknowledged under its id',
+          ack is not None and ack['params']['_meta'].get('io.modelcontextprotocol/subscriptionId') == 5 and
+          ack['params']['notifications'] == {'toolsListChanged': True}, ack)
+    p.send({'jsonrpc': '2.0', 'id': 6, 'method': 'tools/call', 'params': {'name': 'toggle', 'arguments': {},
+                                                                          '_meta': ENVELOPE}})
+    changed = wait_for(p, lambda m: m.get('method') == 'notifications/tools/list_changed')
+    check('2026-07-28 client, 2025 server: a list change comes on the subscription',
+          changed is not None and
+          changed.get('params', {}).get('_meta', {}).get('io.modelcontextprotocol/subscriptionId') == 5, changed)
+    t0 = time.monotonic()
+    status = p.end()
+    check('2026-07-28 client, 2025 server: at the end of input the proxy exits with status 0',
+          status == 0 and time.monotonic() - t0 < 5, status)
+
+    # An initialize-era client, a 2026-07-28 server only.
+    p = Proxy('--', demo, '--protocol-versions', '2026-07-28')
+    answer = p.request(0, 'initialize', {'protocolVersion': '2025-06-18', 'capabilities': {'elicitation': {}},
+                                         'clientInfo': {'name': 'test-proxy', 'version': '1'}})
+    result = (answer or {}).get('result', {})
+    check('2025 client, 2026-07-28 server: initialize answered with the version asked, no subscribe',
+          result.get('protocolVersion') == '2025-06-18' and
+          result.get('serverInfo', {}).get('name') == 'snodo-demo' and
+          'subscribe' not in result.get('capabilities', {}).get('resources', {}), answer)
+    p.send({'jsonrpc': '2.0', 'method': 'notifications/initialized'})
+    answer = p.request(1, 'ping')
+    check('2025 client, 2026-07-28 server: ping', (answer or {}).get('result') == {}, answer)
+    answer = p.request(2, 'tools/call', {'name': 'version', 'arguments': {}})
+    result = (answer or {}).get('result', {})
+    check('2025 client, 2026-07-28 server: a call is served in 2026-07-28 and answered as of 2025',
+          '2026-07-28' in json.dumps(result.get('content')) and 'resultType' not in result and
+          'io.modelcontextprotocol/serverInfo' not in result.get('_meta', {}), answer)
+    p.send({'jsonrpc': '2.0', 'id': 3, 'method': 'tools/call', 'params': {'name': 'ask', 'arguments': {}}})
+    asked = wait_for(p, lambda m: m.get('method') == 'elicitation/create' and 'id' in m)
+    if asked is not None:
+        p.send({'jsonrpc': '2.0', 'id': asked['id'], 'result': {'action': 'accept', 'content': {'confirm': True}}})
+    answer = p.answer(3)
+    check('2025 client, 2026-07-28 server: input_required is asked as elicitation/create, and the call completes',
+          asked is not None and 'confirmed' in json.dumps((answer or {}).get('result', {})), (asked, answer))
+    p.send({'jsonrpc': '2.0', 'id': 4, 'method': 'tools/call', 'params': {'name': 'toggle', 'arguments': {}}})
+    changed = wait_for(p, lambda m: m.get('method') == 'notifications/tools/list_changed')
+    check('2025 client, 2026-07-28 server: list changes come unasked',
+          changed is not None and
+          'io.modelcontextprotocol/subscriptionId' not in changed.get('params', {}).get('_meta', {}), changed)
+    answer = p.request(5, 'resources/subscribe', {'uri': 'demo://readme'})
+    check('2025 client, 2026-07-28 server: resources/subscribe is -32601, saying why',
+          (answer or {}).get('error', {}).get('code') == -32601 and
+          '2026-07-28' in answer['error'].get('message', ''), answer)
+    t0 = time.monotonic()
+    status = p.end()
+    check('2025 client, 2026-07-28 server: at the end of input the proxy exits with status 0',
+          status == 0 and time.monotonic() - t0 < 5, (status, p.process.stderr.read()[-2000:]))
+
+
+era_checks()
 kill_checks()
 
 print('1..%d' % count)

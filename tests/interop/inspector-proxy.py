@@ -6,7 +6,9 @@
 #
 # The MCP Inspector's command line (`mcp-inspector --cli`) against
 # `snodo proxy URL` (URL: a `snodo-demo --http 0` this script runs) and
-# `snodo proxy -- snodo-demo`, in the initialize era and in 2026-07-28:
+# `snodo proxy -- snodo-demo` (also one that speaks only 2025-11-25, or
+# only 2026-07-28, which the proxy maps), in the initialize era and in
+# 2026-07-28:
 # the tools listed, a call answered, the readme read, the prompt answered,
 # each in the era asked for (a 2026-07-28 result names the server in its
 # _meta; an initialize-era one does not). Output is TAP.
@@ -85,6 +87,9 @@ def run_checks(where, target):
 
 print('TAP version 13', flush=True)
 run_checks('to snodo-demo as a child', ['--', demo])
+# Between eras: each era against a server of the other only.
+run_checks('to a snodo-demo of 2025-11-25 only', ['--', demo, '--protocol-versions', '2025-11-25'])
+run_checks('to a snodo-demo of 2026-07-28 only', ['--', demo, '--protocol-versions', '2026-07-28'])
 server = subprocess.Popen([demo, '--http', '0'], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
 try:
     uri = server.stdout.readline().strip()
