@@ -1,8 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-
-#include "config.h"
-
-#include "snodo-proxy.h"
 /* Copyright 2026 The Snodo authors */
 
 /* snodo proxy, between eras.
@@ -27,6 +23,10 @@
  *   changes and resources/subscribe. Not mapped: what the server asks of
  *   the client, which a 2026-07-28 client is never asked (the server's
  *   question is refused). */
+
+#include "config.h"
+
+#include "snodo-proxy.h"
 
 static JsonObject *
 copy_object (JsonObject *object)
