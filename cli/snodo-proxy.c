@@ -228,16 +228,28 @@ proxy_maybe_finish (Proxy *proxy)
   GHashTableIter iter;
   gpointer value;
 
-  if (!proxy->eof || proxy->state == PROXY_CONNECTING || g_hash_table_size (proxy->forwards) > 0)
+  if (!proxy->eof)
+    return;
+  /* Nobody is left to answer what the server asks: a request in flight
+   * that waits for it may then end. */
+  if (g_hash_table_size (proxy->asks) > 0)
+    {
+      g_autoptr(GPtrArray) asks = g_ptr_array_new_with_free_func (g_object_unref);
+
+      /* Answering may end a request, and bring the proxy back here. */
+      g_hash_table_iter_init (&iter, proxy->asks);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        g_ptr_array_add (asks, g_object_ref (value));
+      g_hash_table_remove_all (proxy->asks);
+      for (guint i = 0; i < asks->len; i++)
+        if (!snodo_server_request_is_answered (g_ptr_array_index (asks, i)))
+          snodo_server_request_return_error (g_ptr_array_index (asks, i), -32603, "The client of the proxy has gone");
+    }
+  if (proxy->state == PROXY_CONNECTING || g_hash_table_size (proxy->forwards) > 0)
     return;
   if (!proxy->finishing)
     {
       proxy->finishing = TRUE;
-      /* Nobody is left to answer what the server asks. */
-      g_hash_table_iter_init (&iter, proxy->asks);
-      while (g_hash_table_iter_next (&iter, NULL, &value))
-        snodo_server_request_return_error (value, -32603, "The client of the proxy has gone");
-      g_hash_table_remove_all (proxy->asks);
       proxy_mapped_finish (proxy);
       if (proxy->client != NULL)
         {

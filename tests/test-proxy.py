@@ -360,6 +360,33 @@ def era_checks():
 
 
 era_checks()
+
+
+def eof_while_asking(label, target):
+    """The client ends its input while the server waits for its answer to
+    elicitation/create: the server is told no, its call ends, and so does
+    the proxy."""
+    p = Proxy(*target)
+    p.request(0, 'initialize', {'protocolVersion': '2025-11-25', 'capabilities': {'elicitation': {}},
+                                'clientInfo': {'name': 'test-proxy', 'version': '1'}})
+    p.send({'jsonrpc': '2.0', 'method': 'notifications/initialized'})
+    p.send({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {'name': 'ask', 'arguments': {}}})
+    asked = wait_for(p, lambda m: m.get('method') == 'elicitation/create' and 'id' in m)
+    t0 = time.monotonic()
+    status = p.end()
+    rest = []
+    while True:
+        message = p.read(1)
+        if message is None:
+            break
+        rest.append(message)
+    check('%s: the end of input while the server asks: the call is answered, exit status 0' % label,
+          asked is not None and status == 0 and time.monotonic() - t0 < 8 and
+          any(m.get('id') == 1 for m in rest), (asked, status, rest))
+
+
+eof_while_asking('2025 server', ['--', demo])
+eof_while_asking('2026-07-28 server', ['--', demo, '--protocol-versions', '2026-07-28'])
 kill_checks()
 
 print('1..%d' % count)
