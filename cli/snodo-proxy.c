@@ -803,11 +803,6 @@ proxy_line (Proxy      *proxy,
     length--;
   if (length == 0)
     return;
-  if (length >= PROXY_MAX_LINE_BYTES)
-    {
-      proxy_send_error (proxy, NULL, -32600, "The message is too long", NULL);
-      return;
-    }
   if (!g_utf8_validate (line, length, NULL) || !json_parser_load_from_data (parser, line, length, &error))
     {
       proxy_send_error (proxy, NULL, -32700, "Parse error", NULL);
@@ -822,6 +817,44 @@ proxy_line (Proxy      *proxy,
   proxy_dispatch (proxy, root);
 }
 
+/* Cuts the lines out of what has been read. A line longer than the limit
+ * is answered as too long and dropped as it comes, never held whole. */
+static void
+proxy_take_lines (Proxy *proxy)
+{
+  gsize start = 0;
+
+  while (!proxy->eof || proxy->pending->len > start)
+    {
+      const guint8 *data = proxy->pending->data + start;
+      gsize left = proxy->pending->len - start;
+      const guint8 *newline = memchr (data, '\n', left);
+
+      if (newline == NULL)
+        {
+          if (!proxy->eof)
+            break;
+          /* A last line without a newline at the end of input. */
+          newline = data + left;
+        }
+      if (proxy->dropping)
+        proxy->dropping = FALSE;
+      else
+        proxy_line (proxy, (const char *) data, newline - data);
+      start += (newline - data) + (newline < data + left ? 1 : 0);
+      if (proxy->pending->len <= start)
+        break;
+    }
+  g_byte_array_remove_range (proxy->pending, 0, MIN (start, proxy->pending->len));
+  if (proxy->pending->len >= PROXY_MAX_LINE_BYTES)
+    {
+      if (!proxy->dropping)
+        proxy_send_error (proxy, NULL, -32600, "The message is too long", NULL);
+      proxy->dropping = TRUE;
+      g_byte_array_set_size (proxy->pending, 0);
+    }
+}
+
 static void
 proxy_read_cb (GObject      *source,
                GAsyncResult *result,
@@ -829,29 +862,30 @@ proxy_read_cb (GObject      *source,
 {
   Proxy *proxy = user_data;
   g_autoptr(GError) error = NULL;
-  g_autofree char *line = NULL;
-  gsize length = 0;
+  g_autoptr(GBytes) chunk = NULL;
 
-  line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (source), result, &length, &error);
-  if (line == NULL)
+  chunk = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
+  if (proxy->eof)
+    return;
+  if (chunk == NULL || g_bytes_get_size (chunk) == 0)
     {
-      if (error != NULL && !proxy->eof)
+      if (error != NULL)
         g_printerr ("snodo: %s\n", error->message);
       proxy->eof = TRUE;
+      proxy_take_lines (proxy);
       proxy_maybe_finish (proxy);
       return;
     }
+  g_byte_array_append (proxy->pending, g_bytes_get_data (chunk, NULL), g_bytes_get_size (chunk));
+  proxy_take_lines (proxy);
   if (!proxy->eof)
-    {
-      proxy_line (proxy, line, length);
-      proxy_read (proxy);
-    }
+    proxy_read (proxy);
 }
 
 static void
 proxy_read (Proxy *proxy)
 {
-  g_data_input_stream_read_line_async (proxy->lines, G_PRIORITY_DEFAULT, NULL, proxy_read_cb, proxy);
+  g_input_stream_read_bytes_async (proxy->input, PROXY_READ_SIZE, G_PRIORITY_DEFAULT, NULL, proxy_read_cb, proxy);
 }
 
 #ifdef G_OS_UNIX
@@ -879,7 +913,7 @@ static void
 proxy_free (Proxy *proxy)
 {
   g_clear_object (&proxy->client);
-  g_clear_object (&proxy->lines);
+  g_clear_pointer (&proxy->pending, g_byte_array_unref);
   g_clear_object (&proxy->input);
   g_clear_object (&proxy->output);
   g_queue_clear_full (&proxy->out, (GDestroyNotify) g_bytes_unref);
@@ -934,6 +968,9 @@ snodo_cli_proxy (GApplication *app,
   http = i == 0 && (g_str_has_prefix (argv[i], "http://") || g_str_has_prefix (argv[i], "https://"));
   if (http && argc != 1)
     return proxy_usage_error ("proxy URL goes without a command");
+  /* The client's first message chooses the version. */
+  if (g_variant_dict_contains (options, "protocol-version"))
+    return proxy_usage_error ("--protocol-version does not go with proxy: the client's first message chooses the version");
   if (!snodo_cli_check_client_options (options, http, &error))
     {
       g_printerr ("snodo: %s\n", error->message);
@@ -963,9 +1000,7 @@ snodo_cli_proxy (GApplication *app,
 #else
 # error "No standard input and output streams for this platform"
 #endif
-  proxy->lines = g_data_input_stream_new (proxy->input);
-  g_data_input_stream_set_newline_type (proxy->lines, G_DATA_STREAM_NEWLINE_TYPE_LF);
-  g_filter_input_stream_set_close_base_stream (G_FILTER_INPUT_STREAM (proxy->lines), FALSE);
+  proxy->pending = g_byte_array_new ();
 
   g_application_hold (app);
   proxy_read (proxy);

@@ -15,6 +15,7 @@ G_BEGIN_DECLS
 /* The longest line of the local client that is read: the library's
  * default for a server's line. */
 #define PROXY_MAX_LINE_BYTES 2000000
+#define PROXY_READ_SIZE 65536
 
 /* The envelope key that marks a 2026-07-28 request. */
 #define PROXY_VERSION_KEY "io.modelcontextprotocol/protocolVersion"
@@ -45,7 +46,11 @@ typedef struct
   GError *gone;
 
   GInputStream *input;
-  GDataInputStream *lines;
+  /* What has been read of the line being read (at most
+   * PROXY_MAX_LINE_BYTES), and whether the rest of a line too long is
+   * being dropped. Owned. */
+  GByteArray *pending;
+  gboolean dropping;
   GOutputStream *output;
   /* Lines waiting for the writer (GBytes), one write at a time. */
   GQueue out;

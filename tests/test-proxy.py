@@ -143,6 +143,13 @@ def forwarding_checks(label, target):
     answer = p.read()
     check('%s: a line that is no JSON is -32700 with a null id' % label,
           answer is not None and answer.get('error', {}).get('code') == -32700 and answer.get('id') is None, answer)
+    p.send('{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"echo","arguments":{"text":"' +
+           'x' * 2100000 + '"}}}')
+    answer = p.read()
+    after = p.request(98, 'ping')
+    check('%s: a line over 2,000,000 bytes is -32600 with a null id, and the next one is served' % label,
+          answer is not None and answer.get('error', {}).get('code') == -32600 and answer.get('id') is None and
+          after is not None and after.get('result') == {}, (answer, after))
     p.send({'jsonrpc': '2.0', 'id': 8, 'method': 'tools/call',
             'params': {'name': 'progress', 'arguments': {'steps': 2}, '_meta': {'progressToken': 'mine'}}})
     tokens = []
