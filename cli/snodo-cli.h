@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <snodo/snodo.h>
 
 /* snodo actions BUS-NAME [OBJECT-PATH], with @argv its arguments after
  * "actions"; the exit status (0: serving, @app held until the client
@@ -17,3 +18,22 @@ int snodo_cli_actions (GApplication *app,
 int snodo_cli_servers (const char  *config,
                        int          argc,
                        char       **argv);
+/* snodo proxy URL | -- COMMAND [ARG…], with @argv its arguments after
+ * "proxy" (snodo-proxy.c); the exit status (0: serving, @app held until
+ * the local client leaves, then snodo_cli_proxy_status() says how it
+ * ended). */
+int snodo_cli_proxy        (GApplication *app,
+                            GVariantDict *options,
+                            int           argc,
+                            char        **argv);
+int snodo_cli_proxy_status (void);
+
+/* --header, --bearer-token-file, --cacert (only with @http) and
+ * --request-timeout (snodo-cli-options.c): checked, a usage error in
+ * G_OPTION_ERROR; then applied to a client made. */
+gboolean snodo_cli_check_client_options (GVariantDict  *options,
+                                         gboolean       http,
+                                         GError       **error);
+gboolean snodo_cli_apply_client_options (SnodoClient   *client,
+                                         GVariantDict  *options,
+                                         GError       **error);

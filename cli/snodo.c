@@ -208,14 +208,7 @@ command_line_cb (GApplication            *app,
   g_autoptr(GPtrArray) server = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
   const char *version_string = NULL;
-  guint request_timeout = 0;
-  const char *timeout_string = NULL;
   const char *uri = NULL;
-  g_autofree const char **headers = NULL;
-  const char *token_file = NULL;
-  g_autofree char *token = NULL;
-  const char *ca_file = NULL;
-  g_autoptr(GTlsDatabase) ca_database = NULL;
   int argc;
   int i;
   int end;
@@ -230,8 +223,10 @@ command_line_cb (GApplication            *app,
       g_variant_dict_lookup (options, "config", "&s", &config);
       return snodo_cli_servers (config, argc - 2, argv + 2);
     }
+  if (argc >= 2 && g_str_equal (argv[1], "proxy"))
+    return snodo_cli_proxy (app, options, argc - 2, argv + 2);
   if (argc < 2 || (!g_str_equal (argv[1], "list") && !g_str_equal (argv[1], "call")))
-    return usage_error ("the first argument must be list, call, actions or servers");
+    return usage_error ("the first argument must be list, call, proxy, actions or servers");
   cli->command = g_strdup (argv[1]);
 
   g_variant_dict_lookup (options, "http", "&s", &uri);
@@ -269,49 +264,10 @@ command_line_cb (GApplication            *app,
     g_ptr_array_add (server, argv[i]);
   g_ptr_array_add (server, NULL);
 
-  if (g_variant_dict_lookup (options, "header", "^a&s", &headers))
-    for (guint h = 0; headers[h] != NULL; h++)
-      {
-        const char *colon = strchr (headers[h], ':');
-
-        if (colon == NULL || colon == headers[h])
-          return usage_error ("--header needs NAME: VALUE");
-      }
-  if (g_variant_dict_lookup (options, "bearer-token-file", "^&ay", &token_file))
+  if (!snodo_cli_check_client_options (options, uri != NULL, &error))
     {
-      g_autofree char *contents = NULL;
-
-      if (!g_file_get_contents (token_file, &contents, NULL, &error))
-        {
-          g_printerr ("snodo: %s\n", error->message);
-          return 1;
-        }
-      token = g_strdup (g_strstrip (contents));
-      if (*token == '\0' || strpbrk (token, "\r\n") != NULL)
-        {
-          g_printerr ("snodo: %s holds no token on one line\n", token_file);
-          return 1;
-        }
-    }
-  if (g_variant_dict_lookup (options, "cacert", "^&ay", &ca_file))
-    {
-      ca_database = g_tls_file_database_new (ca_file, &error);
-      if (ca_database == NULL)
-        {
-          g_printerr ("snodo: --cacert: %s\n", error->message);
-          return 1;
-        }
-    }
-  if (uri == NULL && (headers != NULL || token != NULL || ca_file != NULL))
-    return usage_error ("--header, --bearer-token-file and --cacert go with --http");
-
-  if (g_variant_dict_lookup (options, "request-timeout", "&s", &timeout_string))
-    {
-      guint64 value;
-
-      if (!g_ascii_string_to_unsigned (timeout_string, 10, 0, G_MAXUINT, &value, NULL))
-        return usage_error ("--request-timeout needs a number of milliseconds");
-      request_timeout = (guint) value;
+      g_printerr ("snodo: %s\n", error->message);
+      return g_error_matches (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE) ? 2 : 1;
     }
 
   if (uri != NULL)
@@ -323,21 +279,10 @@ command_line_cb (GApplication            *app,
       g_printerr ("snodo: %s\n", error->message);
       return 1;
     }
-  for (guint h = 0; headers != NULL && headers[h] != NULL; h++)
+  if (!snodo_cli_apply_client_options (cli->client, options, &error))
     {
-      const char *colon = strchr (headers[h], ':');
-      g_autofree char *name = g_strstrip (g_strndup (headers[h], colon - headers[h]));
-      g_autofree char *value = g_strstrip (g_strdup (colon + 1));
-
-      snodo_client_set_http_header (cli->client, name, value);
-    }
-  if (ca_database != NULL)
-    snodo_client_set_tls_database (cli->client, ca_database);
-  if (token != NULL)
-    {
-      g_autofree char *value = g_strconcat ("Bearer ", token, NULL);
-
-      snodo_client_set_http_header (cli->client, "Authorization", value);
+      g_printerr ("snodo: %s\n", error->message);
+      return 1;
     }
   if (g_variant_dict_lookup (options, "protocol-version", "&s", &version_string))
     {
@@ -354,8 +299,6 @@ command_line_cb (GApplication            *app,
         }
       snodo_client_set_pinned_version (cli->client, version);
     }
-  if (timeout_string != NULL)
-    snodo_client_set_request_timeout (cli->client, request_timeout);
 
   g_application_hold (app);
   snodo_client_connect_async (cli->client, NULL, cli_connected_cb, cli);
@@ -393,12 +336,14 @@ main (int   argc,
   snodo_stdio_transport_log_to_stderr ();
 
   app = g_application_new ("org.snodo.Cli", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
-  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | actions BUS-NAME [OBJECT-PATH] | servers [--config FORMAT] [ID…]");
+  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | proxy URL | proxy -- COMMAND [ARG…] | actions BUS-NAME [OBJECT-PATH] | servers [--config FORMAT] [ID…]");
   g_application_set_option_context_summary (app,
     "Talks to a Model Context Protocol server that COMMAND starts, or to one at URL.\n"
     "\n"
     "  list   prints the server's tools, resources, resource templates and prompts\n"
     "  call   sends METHOD with PARAMS-JSON (an object) and prints the result as JSON\n"
+    "  proxy  serves, on standard input and output, the server at URL or that COMMAND starts:\n"
+    "         every message is forwarded to it, and its answers, notifications and requests back\n"
     "  actions  serves the actions of the application that owns BUS-NAME on the session bus\n"
     "           as an MCP server on standard input and output\n"
     "  servers  lists the installed and running applications that offer MCP, or prints\n"
@@ -408,6 +353,8 @@ main (int   argc,
   g_signal_connect (app, "command-line", G_CALLBACK (command_line_cb), &cli);
 
   status = g_application_run (app, argc, argv);
+  if (status == 0)
+    status = snodo_cli_proxy_status ();
   g_clear_object (&cli.client);
   snodo_telemetry_flush (2000);
   g_clear_pointer (&cli.params, json_object_unref);

@@ -7,7 +7,8 @@
  * keeps, a notification handler that is never answered, the request hooks
  * and the executor's admission, over real pipes; SnodoClient calling
  * snodo-demo's demo/info over stdio and HTTP in both eras, and receiving a
- * notification of the server's own; snodo-demo --print-server-json. */
+ * notification of the server's own; a request forwarded as it is
+ * (snodo_client_forward_async()); snodo-demo --print-server-json. */
 
 #include "config.h"
 
@@ -448,6 +449,117 @@ test_demo_info (gconstpointer data)
     snodo_test_demo_stop (demo);
 }
 
+static void
+count_progress_cb (SnodoClient *client,
+                   const char  *method,
+                   JsonObject  *params,
+                   gpointer     user_data)
+{
+  GPtrArray *tokens = user_data;
+
+  if (g_str_equal (method, "notifications/progress") && json_object_has_member (params, "progressToken"))
+    g_ptr_array_add (tokens, g_strdup (json_object_get_string_member (params, "progressToken")));
+}
+
+/* Forwards @text (params) as @method under @id; the whole answer. */
+static JsonObject *
+forward (SnodoClient *client,
+         const char  *id,
+         const char  *method,
+         const char  *text)
+{
+  g_autoptr(GAsyncResult) answered = NULL;
+  g_autoptr(JsonObject) params = text != NULL ? snodo_test_parse_object (text) : NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *answer;
+
+  snodo_client_forward_async (client, id, method, params, NULL, snodo_test_store_result_cb, &answered);
+  answer = snodo_client_forward_finish (client, snodo_test_wait_result (&answered), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (answer);
+  return answer;
+}
+
+/* snodo_client_forward_async(), what a proxy sends its client's requests
+ * with: the params as they are (the caller's envelope and progress token),
+ * the whole answer back, an error with its data, an input_required result
+ * as it is. */
+static void
+test_forward (gconstpointer data)
+{
+  const Case *c = data;
+  gboolean modern = c->pinned == SNODO_PROTOCOL_VERSION_UNKNOWN;
+  const char *envelope = modern ? ",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                                  "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}},"
+                                  "\"progressToken\":\"tok\"}"
+                                : ",\"_meta\":{\"progressToken\":\"tok\"}";
+  g_autoptr(GSubprocess) demo = NULL;
+  g_autoptr(SnodoClient) client = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) connected = NULL;
+  g_autoptr(GPtrArray) tokens = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *uri = NULL;
+  g_autofree char *text = NULL;
+
+  if (c->http)
+    {
+      demo = snodo_test_demo_http_start (NULL, &uri);
+      client = snodo_client_new_for_uri (uri, &error);
+    }
+  else
+    client = snodo_client_new_for_argv ((const char *[]) { g_getenv ("SNODO_DEMO"), NULL }, &error);
+  g_assert_no_error (error);
+  snodo_client_set_pinned_version (client, c->pinned);
+  g_signal_connect (client, "notification", G_CALLBACK (count_progress_cb), tokens);
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &connected);
+  g_assert_true (snodo_client_connect_finish (client, snodo_test_wait_result (&connected), &error));
+
+  {
+    g_autoptr(JsonObject) answer = NULL;
+
+    text = g_strdup_printf ("{\"x\":1%s}", envelope);
+    answer = forward (client, "a", "demo/missing", text);
+    g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (answer, "error"), "code"), ==, -32601);
+    g_assert_false (json_object_has_member (answer, "result"));
+    g_clear_pointer (&text, g_free);
+  }
+  {
+    g_autoptr(JsonObject) answer = NULL;
+
+    text = g_strdup_printf ("{\"name\":\"progress\",\"arguments\":{\"steps\":2}%s}", envelope);
+    answer = forward (client, "b", "tools/call", text);
+    g_assert_true (json_object_has_member (answer, "result"));
+    g_assert_cmpuint (tokens->len, ==, 2);
+    g_assert_cmpstr (g_ptr_array_index (tokens, 0), ==, "tok");
+    g_assert_cmpstr (g_ptr_array_index (tokens, 1), ==, "tok");
+    g_clear_pointer (&text, g_free);
+  }
+  if (modern)
+    {
+      g_autoptr(JsonObject) answer = NULL;
+      JsonObject *error_object;
+
+      text = g_strdup_printf ("{\"name\":\"ask\",\"arguments\":{}%s}", envelope);
+      answer = forward (client, "c", "tools/call", text);
+      /* Not answered by the client: the caller's client answers. */
+      g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (answer, "result"), "resultType"),
+                       ==, "input_required");
+      g_clear_pointer (&answer, json_object_unref);
+
+      answer = forward (client, "d", "tools/list",
+                        "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2099-01-01\","
+                        "\"io.modelcontextprotocol/clientCapabilities\":{}}}");
+      error_object = json_object_get_object_member (answer, "error");
+      g_assert_cmpint (json_object_get_int_member (error_object, "code"), ==, -32022);
+      g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (error_object, "data"), "requested"),
+                       ==, "2099-01-01");
+    }
+
+  snodo_test_close_client (client);
+  if (demo != NULL)
+    snodo_test_demo_stop (demo);
+}
+
 #if SNODO_HAS_HTTP_TRANSPORT
 /* POSTs @body to @uri with the 2026-07-28 version header and @mcp_method
  * (or none); returns the HTTP status and sets *@code to the JSON-RPC error
@@ -624,6 +736,11 @@ main (int   argc,
                                            cases[i].pinned == SNODO_PROTOCOL_VERSION_UNKNOWN
                                            ? "2026-07-28" : snodo_protocol_version_to_string (cases[i].pinned));
       g_test_add_data_func (notification_path, &cases[i], test_client_notification);
+      g_free (path);
+      path = g_strdup_printf ("/custom/forward/%s/%s", cases[i].http ? "http" : "stdio",
+                              cases[i].pinned == SNODO_PROTOCOL_VERSION_UNKNOWN
+                              ? "2026-07-28" : snodo_protocol_version_to_string (cases[i].pinned));
+      g_test_add_data_func (path, &cases[i], test_forward);
     }
 #if SNODO_HAS_HTTP_TRANSPORT
   g_test_add_func ("/custom/http-rules/2026-07-28", test_http_rules);

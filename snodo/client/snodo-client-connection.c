@@ -40,6 +40,12 @@ typedef struct
   gboolean envelope;
   /* The request's span (snodo-client-trace.c), or NULL. */
   SnodoSpan *span;
+  /* Forwarded as it is (snodo_client_forward_async()): no envelope or
+   * progress token added, and the task's result is the whole answer, a
+   * result of any type or an error. Its id is the caller's string, which
+   * never equals the client's own integer ids. */
+  gboolean raw;
+  char *raw_id;
 } Pending;
 
 static void snodo_client_pump (SnodoClient *self);
@@ -93,6 +99,7 @@ pending_free (Pending *pending)
   if (G_UNLIKELY (pending->span != NULL))
     snodo_client_trace_response (g_steal_pointer (&pending->span), NULL, "cancelled");
   g_free (pending->method);
+  g_free (pending->raw_id);
   g_free (pending->key);
   g_free (pending);
 }
@@ -264,7 +271,10 @@ snodo_client_send_cancelled (SnodoClient *self,
         return;
     }
 #endif
-  json_object_set_int_member (params, "requestId", pending->id);
+  if (pending->raw_id != NULL)
+    json_object_set_string_member (params, "requestId", pending->raw_id);
+  else
+    json_object_set_int_member (params, "requestId", pending->id);
   json_object_set_string_member (params, "reason", reason);
   snodo_client_send_notification (self, "notifications/cancelled", params);
 }
@@ -334,15 +344,18 @@ snodo_client_cancelled_cb (GCancellable *cancellable,
 }
 
 /* Sends @method with @params (taken; NULL for none) and completes @task
- * (taken) with the result's JsonObject. @timeout_ms 0: none. */
-void
-snodo_client_send_request (SnodoClient  *self,
-                           const char   *method,
-                           JsonObject   *params,
-                           gboolean      envelope,
-                           guint         timeout_ms,
-                           GCancellable *cancellable,
-                           GTask        *task)
+ * (taken) with the result's JsonObject, or with the whole answer when
+ * @raw. @timeout_ms 0: none. */
+static void
+snodo_client_send_request_full (SnodoClient  *self,
+                                const char   *raw_id,
+                                const char   *method,
+                                JsonObject   *params,
+                                gboolean      envelope,
+                                gboolean      raw,
+                                guint         timeout_ms,
+                                GCancellable *cancellable,
+                                GTask        *task)
 {
   g_autoptr(JsonObject) owned_params = params;
   g_autoptr(JsonNode) id = NULL;
@@ -371,15 +384,22 @@ snodo_client_send_request (SnodoClient  *self,
   pending->task = task;
 
   id = json_node_new (JSON_NODE_VALUE);
-  json_node_set_int (id, pending->id);
+  if (raw_id != NULL)
+    {
+      pending->raw_id = g_strdup (raw_id);
+      json_node_set_string (id, raw_id);
+    }
+  else
+    json_node_set_int (id, pending->id);
   pending->key = snodo_frame_id_key (id);
 
   if (owned_params == NULL)
     owned_params = json_object_new ();
   if (envelope)
     snodo_client_add_envelope (self, owned_params);
-  /* The request's id is its progress token: progress names the request. */
-  if (!g_str_equal (method, "initialize") && !g_str_equal (method, "server/discover") &&
+  /* The request's id is its progress token: progress names the request.
+   * A forwarded request keeps its sender's token. */
+  if (!raw && !g_str_equal (method, "initialize") && !g_str_equal (method, "server/discover") &&
       !g_str_equal (method, "ping"))
     {
       JsonNode *meta;
@@ -394,6 +414,7 @@ snodo_client_send_request (SnodoClient  *self,
   pending->span = snodo_client_trace_request (self, method, owned_params, pending->id);
   pending->params = json_object_ref (owned_params);
   pending->envelope = envelope;
+  pending->raw = raw;
   /* A legacy request without params sends none. */
   if (json_object_get_size (owned_params) > 0)
     params_node = snodo_json_node_take_object (json_object_ref (owned_params));
@@ -417,7 +438,58 @@ snodo_client_send_request (SnodoClient  *self,
     }
 
   snodo_client_send_message (self, snodo_frame_encode_request (id, method, params_node),
-                             pending->key, method, owned_params, envelope);
+                             pending->key, method, owned_params,
+                             raw ? snodo_protocol_version_is_stateless (self->protocol_version) : envelope);
+}
+
+void
+snodo_client_send_request (SnodoClient  *self,
+                           const char   *method,
+                           JsonObject   *params,
+                           gboolean      envelope,
+                           guint         timeout_ms,
+                           GCancellable *cancellable,
+                           GTask        *task)
+{
+  snodo_client_send_request_full (self, NULL, method, params, envelope, FALSE, timeout_ms, cancellable, task);
+}
+
+/* Entry: any state. Sends a request of the connected client as it is
+ * (see snodo_client_forward_async()) and completes @task (taken) with the
+ * whole answer: an object holding `result` or `error`; @params is taken. */
+void
+snodo_client_start_raw_request (SnodoClient  *self,
+                                const char   *id,
+                                const char   *method,
+                                JsonObject   *params,
+                                GCancellable *cancellable,
+                                GTask        *task)
+{
+  g_autoptr(JsonNode) id_node = json_node_init_string (json_node_alloc (), id);
+  g_autofree char *id_key = snodo_frame_id_key (id_node);
+
+  if (self->state != STATE_READY)
+    {
+      g_task_return_new_error (task, G_IO_ERROR,
+                               self->state == STATE_CLOSED ? G_IO_ERROR_CLOSED : G_IO_ERROR_NOT_CONNECTED,
+                               self->state == STATE_CLOSED ? _("The connection to the server is closed")
+                                                           : _("The client is not connected"));
+      g_object_unref (task);
+      if (params != NULL)
+        json_object_unref (params);
+      return;
+    }
+  if (snodo_client_is_pending (self, id_key))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                               _("A request with the id %s is already in flight"), id);
+      g_object_unref (task);
+      if (params != NULL)
+        json_object_unref (params);
+      return;
+    }
+  snodo_client_send_request_full (self, id, method, params, FALSE, TRUE, self->request_timeout,
+                                  cancellable, task);
 }
 
 /* Entry: any state. Sends a request of the connected client (the
@@ -465,6 +537,20 @@ snodo_client_handle_response (SnodoClient *self,
 
   if (G_UNLIKELY (pending->span != NULL))
     snodo_client_trace_response (g_steal_pointer (&pending->span), message, NULL);
+  if (pending->raw)
+    {
+      JsonObject *answer = json_object_new ();
+      const char *member = json_object_has_member (message, "error") ? "error" : "result";
+      JsonNode *node = json_object_get_member (message, member);
+
+      if (node != NULL)
+        json_object_set_member (answer, member, json_node_copy (node));
+      else
+        json_object_set_object_member (answer, "result", json_object_new ());
+      g_task_return_pointer (pending->task, answer, (GDestroyNotify) json_object_unref);
+      pending_free (pending);
+      return;
+    }
 
   if (json_object_has_member (message, "error"))
     {

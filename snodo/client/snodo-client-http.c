@@ -380,8 +380,17 @@ exchange_set_headers (Exchange   *exchange,
 
   if (stateless)
     {
-      soup_message_headers_replace (headers, "MCP-Protocol-Version",
-                                    snodo_protocol_version_to_string (SNODO_PROTOCOL_VERSION_2026_07_28));
+      JsonNode *meta = params != NULL ? json_object_get_member (params, "_meta") : NULL;
+      const char *version = meta != NULL && JSON_NODE_HOLDS_OBJECT (meta)
+                            ? snodo_json_object_get_string (json_node_get_object (meta),
+                                                            "io.modelcontextprotocol/protocolVersion")
+                            : NULL;
+
+      /* The version the body claims: a request forwarded as it is
+       * (snodo_client_forward_async()) keeps its own. */
+      if (version == NULL || !g_str_is_ascii (version) || strpbrk (version, "\r\n") != NULL)
+        version = snodo_protocol_version_to_string (SNODO_PROTOCOL_VERSION_2026_07_28);
+      soup_message_headers_replace (headers, "MCP-Protocol-Version", version);
       if (exchange->method != NULL)
         {
           const char *name_member = NULL;

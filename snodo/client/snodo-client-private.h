@@ -168,6 +168,12 @@ void        snodo_client_start_request     (SnodoClient          *self,
                                             JsonObject           *params,
                                             GCancellable         *cancellable,
                                             GTask                *task);
+void        snodo_client_start_raw_request (SnodoClient          *self,
+                                            const char           *id,
+                                            const char           *method,
+                                            JsonObject           *params,
+                                            GCancellable         *cancellable,
+                                            GTask                *task);
 void        snodo_client_stop              (SnodoClient          *self,
                                             const GError         *error);
 /* One message of the server, whole (an HTTP body or an SSE event's data). */

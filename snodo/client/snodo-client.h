@@ -106,6 +106,18 @@ JsonObject           *snodo_client_request_finish          (SnodoClient         
                                                             GAsyncResult         *result,
                                                             GError              **error);
 SNODO_AVAILABLE_IN_ALL
+void                  snodo_client_forward_async           (SnodoClient          *self,
+                                                            const char           *id,
+                                                            const char           *method,
+                                                            JsonObject           *params,
+                                                            GCancellable         *cancellable,
+                                                            GAsyncReadyCallback   callback,
+                                                            gpointer              user_data);
+SNODO_AVAILABLE_IN_ALL
+JsonObject           *snodo_client_forward_finish          (SnodoClient          *self,
+                                                            GAsyncResult         *result,
+                                                            GError              **error);
+SNODO_AVAILABLE_IN_ALL
 void                  snodo_client_notify                  (SnodoClient          *self,
                                                             const char           *method,
                                                             JsonObject           *params);

@@ -139,7 +139,8 @@ class Session {
 
     this.transport = new adapter.StdioClientTransport({
       command: demo,
-      args: [],
+      // The demo behind a proxy: its command line (proxy-contract.mjs).
+      args: process.env.SNODO_DEMO_ARGS ? JSON.parse(process.env.SNODO_DEMO_ARGS) : [],
       env: { ...process.env },
       stderr: 'inherit',
     });
