@@ -11,6 +11,7 @@
 #include "snodo-invocation.h"
 #include "snodo-invocation-internal.h"
 #include "snodo-invocation-private.h"
+#include "snodo-middleware-private.h"
 #include "snodo-protocol-private.h"
 #include "snodo-server.h"
 #include "snodo-server-internal.h"
@@ -164,6 +165,8 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->input_answers, json_object_unref);
   g_clear_pointer (&self->unrequested_answers, json_object_unref);
   g_clear_object (&self->task_run);
+  if (G_UNLIKELY (self->middleware != NULL))
+    snodo_middleware_chain_detach (g_steal_pointer (&self->middleware));
   if (G_UNLIKELY (self->hooked != NULL))
     {
       g_clear_pointer (&self->hooked->annotations, json_object_unref);
@@ -477,6 +480,9 @@ snodo_invocation_finish (SnodoInvocation *self,
       g_object_unref (self);
       return;
     }
+  /* A middleware waits for it (snodo-server-middleware.c). */
+  if (G_UNLIKELY (self->middleware != NULL) && snodo_middleware_chain_take (self->middleware, self, line))
+    return;
 
   /* The answer is decided: the client may reuse the id once it reads it,
    * which can be before the helper reports the write. */
@@ -520,7 +526,9 @@ snodo_invocation_claim (SnodoInvocation *self)
         g_critical ("The invocation of %s was answered twice", self->method);
       return FALSE;
     }
-  snodo_invocation_clear_deadline (self);
+  /* A middleware's deadline is the request's. */
+  if (G_LIKELY (self->middleware == NULL) || !snodo_middleware_chain_is_waiting (self->middleware))
+    snodo_invocation_clear_deadline (self);
   return TRUE;
 }
 

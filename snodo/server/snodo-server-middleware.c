@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright 2026 The Snodo authors */
+
+/* Middlewares: installing them, and running a request through those that
+ * apply to it, then its handler. A middleware's answer goes to the
+ * middleware before it (snodo_invocation_finish() hands it over through
+ * snodo_middleware_chain_take()), the outermost one's to the client. */
+
+#include "config.h"
+
+#include "snodo-answer-private.h"
+#include "snodo-invocation-internal.h"
+#include "snodo-middleware-private.h"
+#include "snodo-server.h"
+#include "snodo-server-internal.h"
+
+/* A middleware waiting for the answer of what comes after it. */
+typedef struct
+{
+  SnodoMiddlewareNext     *next;
+  SnodoMiddlewareDoneFunc  done;
+  gpointer                 user_data;
+  GDestroyNotify           destroy;
+} Waiting;
+
+struct _SnodoMiddlewareChain
+{
+  gatomicrefcount  ref_count;
+  /* The middlewares that apply (SnodoServerHook), outermost first;
+   * immutable. */
+  GPtrArray       *middlewares;
+  /* The handler, and its data (a reference of the chain's). */
+  void           (*handler) (gpointer         data,
+                             SnodoInvocation *invocation);
+  gpointer         data;
+  GDestroyNotify   data_unref;
+  /* Waiting, innermost last. Under lock: a handler may answer on a worker
+   * thread. */
+  GMutex           lock;
+  GPtrArray       *waiting;
+};
+
+static void
+waiting_free (Waiting *waiting)
+{
+  if (waiting->destroy != NULL)
+    waiting->destroy (waiting->user_data);
+  g_clear_object (&waiting->next);
+  g_free (waiting);
+}
+
+SnodoMiddlewareChain *
+snodo_middleware_chain_ref (SnodoMiddlewareChain *chain)
+{
+  g_atomic_ref_count_inc (&chain->ref_count);
+  return chain;
+}
+
+void
+snodo_middleware_chain_unref (SnodoMiddlewareChain *chain)
+{
+  if (!g_atomic_ref_count_dec (&chain->ref_count))
+    return;
+  g_ptr_array_unref (chain->middlewares);
+  g_ptr_array_unref (chain->waiting);
+  if (chain->data_unref != NULL)
+    chain->data_unref (chain->data);
+  g_mutex_clear (&chain->lock);
+  g_free (chain);
+}
+
+void
+snodo_middleware_chain_detach (SnodoMiddlewareChain *chain)
+{
+  g_autoptr(GPtrArray) waiting = NULL;
+
+  /* The closures may hold what holds the chain. */
+  g_mutex_lock (&chain->lock);
+  waiting = g_steal_pointer (&chain->waiting);
+  chain->waiting = g_ptr_array_new_with_free_func ((GDestroyNotify) waiting_free);
+  g_mutex_unlock (&chain->lock);
+  g_clear_pointer (&waiting, g_ptr_array_unref);
+  snodo_middleware_chain_unref (chain);
+}
+
+gboolean
+snodo_middleware_chain_is_waiting (SnodoMiddlewareChain *chain)
+{
+  gboolean waiting;
+
+  g_mutex_lock (&chain->lock);
+  waiting = chain->waiting->len > 0;
+  g_mutex_unlock (&chain->lock);
+  return waiting;
+}
+
+gboolean
+snodo_middleware_chain_wait (SnodoMiddlewareChain    *chain,
+                             SnodoInvocation         *invocation,
+                             SnodoMiddlewareNext     *next,
+                             SnodoMiddlewareDoneFunc  done,
+                             gpointer                 user_data,
+                             GDestroyNotify           destroy)
+{
+  Waiting *waiting;
+
+  /* Snodo ended the request, or it was cancelled: nothing to pass on. */
+  if (g_atomic_int_get (&invocation->returned) == RETURNED_ENDED ||
+      (invocation->work != NULL && snodo_work_is_cancelled (invocation->work)))
+    return FALSE;
+
+  waiting = g_new0 (Waiting, 1);
+  waiting->next = g_object_ref (next);
+  waiting->done = done;
+  waiting->user_data = user_data;
+  waiting->destroy = destroy;
+  g_mutex_lock (&chain->lock);
+  g_ptr_array_add (chain->waiting, waiting);
+  g_mutex_unlock (&chain->lock);
+  return TRUE;
+}
+
+gboolean
+snodo_middleware_chain_take (SnodoMiddlewareChain *chain,
+                             SnodoInvocation      *invocation,
+                             GBytes               *line)
+{
+  g_autoptr(SnodoAnswer) answer = NULL;
+  Waiting *waiting = NULL;
+
+  /* Snodo's own answer at a deadline goes to the client, past them all. */
+  if (g_atomic_int_get (&invocation->returned) == RETURNED_ENDED)
+    return FALSE;
+
+  g_mutex_lock (&chain->lock);
+  if (chain->waiting->len > 0)
+    waiting = g_ptr_array_steal_index (chain->waiting, chain->waiting->len - 1);
+  g_mutex_unlock (&chain->lock);
+  if (waiting == NULL)
+    return FALSE;
+
+  /* The middleware answers next: the request is open again for it (unless
+   * Snodo ends it first). */
+  g_atomic_int_compare_and_exchange (&invocation->returned, RETURNED_ANSWERED, RETURNED_OPEN);
+  answer = snodo_answer_new (line, invocation->id);
+  waiting->done (waiting->next, invocation, answer, waiting->user_data);
+  waiting_free (waiting);
+  return TRUE;
+}
+
+void
+snodo_middleware_chain_run (SnodoMiddlewareChain *chain,
+                            guint                 index,
+                            SnodoInvocation      *invocation)
+{
+  SnodoServerHook *middleware;
+  g_autoptr(SnodoMiddlewareNext) next = NULL;
+
+  if (index >= chain->middlewares->len)
+    {
+      chain->handler (chain->data, invocation);
+      return;
+    }
+  middleware = g_ptr_array_index (chain->middlewares, index);
+  next = snodo_middleware_next_new (chain, index + 1);
+  ((SnodoMiddlewareFunc) middleware->func) (invocation, next, middleware->user_data);
+}
+
+void
+snodo_server_run_middleware (SnodoServer     *self,
+                             SnodoInvocation *invocation,
+                             void           (*handler) (gpointer         data,
+                                                        SnodoInvocation *invocation),
+                             gpointer         data,
+                             gpointer       (*data_ref) (gpointer data),
+                             GDestroyNotify   data_unref)
+{
+  GPtrArray *installed = g_atomic_pointer_get (&snodo_server_get_hooks (self)->middleware);
+  g_autoptr(GPtrArray) middlewares = NULL;
+  SnodoMiddlewareChain *chain;
+  const char *method = snodo_invocation_get_method (invocation);
+
+  if (G_LIKELY (installed == NULL) || invocation->middleware != NULL)
+    {
+      handler (data, invocation);
+      return;
+    }
+
+  middlewares = g_ptr_array_new_with_free_func ((GDestroyNotify) snodo_server_hook_unref);
+  for (guint i = 0; i < installed->len; i++)
+    {
+      SnodoServerHook *middleware = g_ptr_array_index (installed, i);
+
+      if (middleware->method == NULL || g_str_equal (middleware->method, method))
+        g_ptr_array_add (middlewares, g_rc_box_acquire (middleware));
+    }
+  if (middlewares->len == 0)
+    {
+      handler (data, invocation);
+      return;
+    }
+
+  chain = g_new0 (SnodoMiddlewareChain, 1);
+  g_atomic_ref_count_init (&chain->ref_count);
+  chain->middlewares = g_steal_pointer (&middlewares);
+  chain->handler = handler;
+  chain->data = data_ref (data);
+  chain->data_unref = data_unref;
+  g_mutex_init (&chain->lock);
+  chain->waiting = g_ptr_array_new_with_free_func ((GDestroyNotify) waiting_free);
+  invocation->middleware = chain;
+  snodo_middleware_chain_run (chain, 0, invocation);
+}
+
+/**
+ * snodo_server_add_middleware:
+ * @self: a server
+ * @method: (nullable): the method it applies to, such as `tools/call`, or
+ *   %NULL for every request
+ * @func: (scope notified) (closure user_data) (destroy destroy): the
+ *   middleware
+ * @user_data: data for @func
+ * @destroy: (nullable): frees @user_data once the middleware is removed
+ *   and no request passes through it any more
+ *
+ * Installs a middleware: code that runs around the handler of every
+ * request of @method (of every request with %NULL), once the request is
+ * admitted, and decides what the client gets. It is given the request and
+ * what comes next, [class@Snodo.MiddlewareNext]. It may:
+ *
+ * - pass the request on with [method@Snodo.MiddlewareNext.call], now or
+ *   later, and receive the answer of the handler (or of the middlewares
+ *   installed after it) before it is written: pass it on with
+ *   [method@Snodo.Invocation.return_answer], replace it, or call again
+ *   (a retry);
+ * - answer itself with any `snodo_invocation_return_*()` function (a
+ *   cache, a refusal), and the handler does not run;
+ * - time the call, count it, log it.
+ *
+ * Middlewares run in the order they were installed, the first outermost;
+ * they see the requests a handler would run for (tools, resources,
+ * prompts, completion, the application's own methods, and the server's
+ * methods such as `tools/list` and `ping`), after the request hooks, the
+ * server's checks and admission, within the request's deadline
+ * ([property@Snodo.Server:handler-timeout]): at the deadline Snodo
+ * answers the client itself and what the middlewares answer later is
+ * dropped. The client receives one answer, whatever they do.
+ *
+ * A middleware runs where the handler would start: on the server's
+ * context, except for a tool that runs in a thread
+ * ([property@Snodo.Tool:run-in-thread]), where it runs on that worker
+ * thread (give such middlewares a @method other than `tools/call`, or
+ * write them in C). It must not block the context. The invocation it is
+ * given is its to answer, as a handler's is: passing it on hands it over.
+ * With no middleware installed, a request costs nothing more.
+ *
+ * Returns: the middleware's identifier (never 0), for
+ *   [method@Snodo.Server.remove_hook]
+ *
+ * Since: 0.1
+ */
+guint
+snodo_server_add_middleware (SnodoServer         *self,
+                             const char          *method,
+                             SnodoMiddlewareFunc  func,
+                             gpointer             user_data,
+                             GDestroyNotify       destroy)
+{
+  SnodoServerHook *middleware;
+
+  g_return_val_if_fail (SNODO_IS_SERVER (self), 0);
+  g_return_val_if_fail (func != NULL, 0);
+
+  middleware = g_rc_box_new0 (SnodoServerHook);
+  middleware->func = (gpointer) func;
+  middleware->user_data = user_data;
+  middleware->destroy = destroy;
+  middleware->method = g_strdup (method);
+  return snodo_server_hooks_add (self, &snodo_server_get_hooks (self)->middleware, middleware);
+}
