@@ -471,6 +471,72 @@ test_deadline (Fixture       *fixture,
   fixture_assert_one_answer_each (fixture);
 }
 
+/* Where things ran. */
+typedef struct
+{
+  GThread *main;
+  gboolean middleware_on_main;
+  gboolean done_on_main;
+  gboolean handler_on_main;
+} Threads;
+
+static void
+threaded_cb (SnodoInvocation *invocation,
+             gpointer         user_data)
+{
+  Threads *threads = user_data;
+
+  threads->handler_on_main = g_thread_self () == threads->main;
+  snodo_invocation_return_text (invocation, "from a thread");
+}
+
+static void
+threads_done_cb (SnodoMiddlewareNext *next,
+                 SnodoInvocation     *invocation,
+                 SnodoAnswer         *answer,
+                 gpointer             user_data)
+{
+  Threads *threads = user_data;
+
+  threads->done_on_main = g_thread_self () == threads->main;
+  snodo_invocation_return_answer (invocation, answer);
+}
+
+static void
+threads_middleware (SnodoInvocation     *invocation,
+                    SnodoMiddlewareNext *next,
+                    gpointer             user_data)
+{
+  Threads *threads = user_data;
+
+  threads->middleware_on_main = g_thread_self () == threads->main;
+  snodo_middleware_next_call (next, invocation, threads_done_cb, threads, NULL);
+}
+
+static void
+test_thread (Fixture       *fixture,
+             gconstpointer  data)
+{
+  g_autoptr(SnodoTool) tool = snodo_tool_new ("threaded", NULL);
+  Threads threads = { g_thread_self (), FALSE, FALSE, TRUE };
+  g_autofree char *text = NULL;
+
+  g_test_summary ("Around a tool that runs in a thread, the middleware and what it receives run on "
+                  "the server's context, the handler still on a worker thread");
+
+  snodo_tool_set_run_in_thread (tool, TRUE);
+  g_assert_true (snodo_server_add_tool (fixture->pipe.server, tool, threaded_cb, &threads, NULL, NULL));
+  fixture_start (fixture);
+  snodo_server_add_middleware (fixture->pipe.server, "tools/call", threads_middleware, &threads, NULL);
+
+  text = call_text (fixture, "\"name\":\"threaded\",\"arguments\":{}");
+  g_assert_cmpstr (text, ==, "from a thread");
+  g_assert_true (threads.middleware_on_main);
+  g_assert_true (threads.done_on_main);
+  g_assert_false (threads.handler_on_main);
+  fixture_assert_one_answer_each (fixture);
+}
+
 /* Answer hooks given a SnodoAnswer. */
 
 static void
@@ -576,6 +642,7 @@ main (int   argc,
     { "order", test_order },
     { "cache", test_cache },
     { "deadline", test_deadline },
+    { "thread", test_thread },
     { "view-hook", test_view_hook },
   };
 

@@ -150,6 +150,8 @@ snodo_invocation_finalize (GObject *object)
 {
   SnodoInvocation *self = SNODO_INVOCATION (object);
 
+  if (G_UNLIKELY (self->middleware != NULL))
+    snodo_middleware_chain_detach (g_steal_pointer (&self->middleware), self->connection->context);
   g_clear_object (&self->server);
   g_clear_pointer (&self->connection, snodo_connection_unref);
   g_clear_pointer (&self->stamp, snodo_stamp_unref);
@@ -165,8 +167,6 @@ snodo_invocation_finalize (GObject *object)
   g_clear_pointer (&self->input_answers, json_object_unref);
   g_clear_pointer (&self->unrequested_answers, json_object_unref);
   g_clear_object (&self->task_run);
-  if (G_UNLIKELY (self->middleware != NULL))
-    snodo_middleware_chain_detach (g_steal_pointer (&self->middleware));
   if (G_UNLIKELY (self->hooked != NULL))
     {
       g_clear_pointer (&self->hooked->annotations, json_object_unref);

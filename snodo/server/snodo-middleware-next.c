@@ -98,8 +98,6 @@ snodo_middleware_next_call (SnodoMiddlewareNext     *self,
 
   if (!snodo_middleware_chain_wait (self->chain, invocation, self, done, user_data, destroy))
     {
-      if (destroy != NULL)
-        destroy (user_data);
       g_object_unref (invocation);
       return;
     }

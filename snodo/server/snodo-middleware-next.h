@@ -35,8 +35,8 @@ G_DECLARE_FINAL_TYPE (SnodoMiddlewareNext, snodo_middleware_next, SNODO, MIDDLEW
  * ([method@Snodo.Invocation.return_answer]), with one of its own (any
  * `snodo_invocation_return_*()` function), or by calling @next again.
  *
- * It runs on the thread that answered: the server's context, unless the
- * handler is a tool that runs in a thread ([property@Snodo.Tool:run-in-thread]).
+ * It runs on the server's context, in a turn of its own, whatever thread
+ * answered.
  *
  * Since: 0.1
  */

@@ -25,14 +25,17 @@ gboolean              snodo_middleware_chain_take     (SnodoMiddlewareChain *cha
 /* Whether a middleware waits for the answer being made (then the
  * request's deadline keeps running). */
 gboolean              snodo_middleware_chain_is_waiting (SnodoMiddlewareChain *chain);
-/* The invocation is finalized: what waits is dropped. Takes @chain. */
-void                  snodo_middleware_chain_detach   (SnodoMiddlewareChain *chain);
+/* The invocation is finalized: what waits is dropped, from @context.
+ * Takes @chain. */
+void                  snodo_middleware_chain_detach   (SnodoMiddlewareChain *chain,
+                                                       GMainContext         *context);
 /* Runs level @index of @chain (a middleware, or the handler past the
  * last) with @invocation, whose reference it takes. */
 void                  snodo_middleware_chain_run      (SnodoMiddlewareChain *chain,
                                                        guint                 index,
                                                        SnodoInvocation      *invocation);
-/* Pushes what waits for the answer of the levels after @next's. */
+/* Pushes what waits for the answer of the levels after @next's; FALSE
+ * (and @done is only released) if the request ended. */
 gboolean              snodo_middleware_chain_wait     (SnodoMiddlewareChain    *chain,
                                                        SnodoInvocation         *invocation,
                                                        SnodoMiddlewareNext     *next,

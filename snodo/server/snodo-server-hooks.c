@@ -25,6 +25,8 @@ hook_clear (Hook *hook)
   if (hook->destroy != NULL)
     hook->destroy (hook->user_data);
   g_free (hook->method);
+  if (hook->middleware)
+    g_atomic_int_dec_and_test (&snodo_server_middlewares);
 }
 
 static void

@@ -62,7 +62,9 @@ typedef struct
   GDestroyNotify destroy;
   /* An answer hook given a SnodoAnswer rather than a tree. */
   gboolean       view;
-  /* A middleware's method, or NULL for all. */
+  /* A middleware (counted in snodo_server_middlewares while it lives),
+   * and its method, or NULL for all. */
+  gboolean       middleware;
   char          *method;
 } SnodoServerHook;
 
@@ -76,10 +78,16 @@ void          snodo_server_hooks_clear           (SnodoServerHooks *hooks);
 guint         snodo_server_hooks_add             (SnodoServer      *self,
                                                   GPtrArray       **hooks,
                                                   SnodoServerHook  *hook);
+/* How many middlewares are installed in the process, on any server: a
+ * request tests this before it looks for its server's. */
+extern gint   snodo_server_middlewares;
 /* Runs @invocation through the middlewares that apply to its method, then
- * @handler (snodo-server-middleware.c); without any, @handler alone. */
+ * @handler (snodo-server-middleware.c); without any, @handler alone. The
+ * middlewares run on the connection's context, each in a turn of its own,
+ * @handler in a thread of its own when @in_thread. */
 void          snodo_server_run_middleware        (SnodoServer     *self,
                                                   SnodoInvocation *invocation,
+                                                  gboolean         in_thread,
                                                   void           (*handler) (gpointer         data,
                                                                              SnodoInvocation *invocation),
                                                   gpointer         data,

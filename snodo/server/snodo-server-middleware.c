@@ -14,6 +14,8 @@
 #include "snodo-server.h"
 #include "snodo-server-internal.h"
 
+gint snodo_server_middlewares;
+
 /* A middleware waiting for the answer of what comes after it. */
 typedef struct
 {
@@ -34,10 +36,17 @@ struct _SnodoMiddlewareChain
                              SnodoInvocation *invocation);
   gpointer         data;
   GDestroyNotify   data_unref;
-  /* Waiting, innermost last. Under lock: a handler may answer on a worker
-   * thread. */
+  /* The handler is a run-in-thread tool's. */
+  gboolean         in_thread;
+  /* Where the middlewares run (the connection's, a reference). */
+  GMainContext    *context;
+  /* Waiting, innermost last; and those that received their answer (or
+   * were refused), released with the chain (see
+   * snodo_middleware_chain_detach()). Under lock: a handler may answer on
+   * a worker thread. */
   GMutex           lock;
   GPtrArray       *waiting;
+  GPtrArray       *finished;
 };
 
 static void
@@ -63,24 +72,61 @@ snodo_middleware_chain_unref (SnodoMiddlewareChain *chain)
     return;
   g_ptr_array_unref (chain->middlewares);
   g_ptr_array_unref (chain->waiting);
+  g_ptr_array_unref (chain->finished);
   if (chain->data_unref != NULL)
     chain->data_unref (chain->data);
+  g_main_context_unref (chain->context);
   g_mutex_clear (&chain->lock);
   g_free (chain);
 }
 
-void
-snodo_middleware_chain_detach (SnodoMiddlewareChain *chain)
+typedef struct
 {
-  g_autoptr(GPtrArray) waiting = NULL;
+  SnodoMiddlewareChain *chain;
+  GPtrArray            *waiting;
+  GPtrArray            *finished;
+} Released;
 
-  /* The closures may hold what holds the chain. */
+static void
+released_free (Released *released)
+{
+  g_ptr_array_unref (released->finished);
+  g_ptr_array_unref (released->waiting);
+  snodo_middleware_chain_unref (released->chain);
+  g_free (released);
+}
+
+static gboolean
+snodo_middleware_chain_released_cb (gpointer user_data)
+{
+  return G_SOURCE_REMOVE;
+}
+
+void
+snodo_middleware_chain_detach (SnodoMiddlewareChain *chain,
+                               GMainContext         *context)
+{
+  Released *released = g_new0 (Released, 1);
+  GSource *source;
+
+  /* The closures may hold what holds the chain. They are released from
+   * the context, never inside the call that was given them: GJS frees a
+   * closure released before the function it was passed to returns
+   * twice. */
   g_mutex_lock (&chain->lock);
-  waiting = g_steal_pointer (&chain->waiting);
+  released->chain = chain;
+  released->waiting = g_steal_pointer (&chain->waiting);
+  released->finished = g_steal_pointer (&chain->finished);
   chain->waiting = g_ptr_array_new_with_free_func ((GDestroyNotify) waiting_free);
+  chain->finished = g_ptr_array_new_with_free_func ((GDestroyNotify) waiting_free);
   g_mutex_unlock (&chain->lock);
-  g_clear_pointer (&waiting, g_ptr_array_unref);
-  snodo_middleware_chain_unref (chain);
+
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_static_name (source, "[snodo] middleware closures");
+  g_source_set_callback (source, snodo_middleware_chain_released_cb, released, (GDestroyNotify) released_free);
+  g_source_attach (source, context);
+  g_source_unref (source);
 }
 
 gboolean
@@ -104,20 +150,63 @@ snodo_middleware_chain_wait (SnodoMiddlewareChain    *chain,
 {
   Waiting *waiting;
 
-  /* Snodo ended the request, or it was cancelled: nothing to pass on. */
-  if (g_atomic_int_get (&invocation->returned) == RETURNED_ENDED ||
-      (invocation->work != NULL && snodo_work_is_cancelled (invocation->work)))
-    return FALSE;
+  gboolean ended;
 
   waiting = g_new0 (Waiting, 1);
   waiting->next = g_object_ref (next);
   waiting->done = done;
   waiting->user_data = user_data;
   waiting->destroy = destroy;
+
+  /* Snodo ended the request, or it was cancelled: nothing to pass on. */
+  ended = g_atomic_int_get (&invocation->returned) == RETURNED_ENDED ||
+          (invocation->work != NULL && snodo_work_is_cancelled (invocation->work));
   g_mutex_lock (&chain->lock);
-  g_ptr_array_add (chain->waiting, waiting);
+  g_ptr_array_add (ended ? chain->finished : chain->waiting, waiting);
   g_mutex_unlock (&chain->lock);
-  return TRUE;
+  return !ended;
+}
+
+typedef struct
+{
+  SnodoMiddlewareChain *chain;
+  Waiting              *waiting;
+  SnodoInvocation      *invocation;
+  SnodoAnswer          *answer;
+} Delivery;
+
+static void
+delivery_free (Delivery *delivery)
+{
+  /* Not delivered (the context went away): the invocation is let go of. */
+  if (delivery->waiting != NULL)
+    {
+      g_mutex_lock (&delivery->chain->lock);
+      g_ptr_array_add (delivery->chain->finished, g_steal_pointer (&delivery->waiting));
+      g_mutex_unlock (&delivery->chain->lock);
+    }
+  g_clear_object (&delivery->invocation);
+  snodo_answer_unref (delivery->answer);
+  snodo_middleware_chain_unref (delivery->chain);
+  g_free (delivery);
+}
+
+static gboolean
+snodo_middleware_chain_deliver_cb (gpointer user_data)
+{
+  Delivery *delivery = user_data;
+  Waiting *waiting = g_steal_pointer (&delivery->waiting);
+  SnodoInvocation *invocation = g_steal_pointer (&delivery->invocation);
+
+  /* Snodo ended the request meanwhile: its answer went out. */
+  if (g_atomic_int_get (&invocation->returned) == RETURNED_ENDED)
+    g_object_unref (invocation);
+  else
+    waiting->done (waiting->next, invocation, delivery->answer, waiting->user_data);
+  g_mutex_lock (&delivery->chain->lock);
+  g_ptr_array_add (delivery->chain->finished, waiting);
+  g_mutex_unlock (&delivery->chain->lock);
+  return G_SOURCE_REMOVE;
 }
 
 gboolean
@@ -125,8 +214,9 @@ snodo_middleware_chain_take (SnodoMiddlewareChain *chain,
                              SnodoInvocation      *invocation,
                              GBytes               *line)
 {
-  g_autoptr(SnodoAnswer) answer = NULL;
   Waiting *waiting = NULL;
+  Delivery *delivery;
+  GSource *source;
 
   /* Snodo's own answer at a deadline goes to the client, past them all. */
   if (g_atomic_int_get (&invocation->returned) == RETURNED_ENDED)
@@ -140,35 +230,109 @@ snodo_middleware_chain_take (SnodoMiddlewareChain *chain,
     return FALSE;
 
   /* The middleware answers next: the request is open again for it (unless
-   * Snodo ends it first). */
+   * Snodo ends it first). It receives the answer on the server's context,
+   * in a turn of its own, wherever and however deep the answer was made. */
   g_atomic_int_compare_and_exchange (&invocation->returned, RETURNED_ANSWERED, RETURNED_OPEN);
-  answer = snodo_answer_new (line, invocation->id);
-  waiting->done (waiting->next, invocation, answer, waiting->user_data);
-  waiting_free (waiting);
+  delivery = g_new0 (Delivery, 1);
+  delivery->chain = snodo_middleware_chain_ref (chain);
+  delivery->waiting = waiting;
+  delivery->invocation = invocation;
+  delivery->answer = snodo_answer_new (line, invocation->id);
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_static_name (source, "[snodo] middleware answer");
+  g_source_set_callback (source, snodo_middleware_chain_deliver_cb, delivery, (GDestroyNotify) delivery_free);
+  g_source_attach (source, invocation->connection->context);
+  g_source_unref (source);
   return TRUE;
 }
 
+typedef struct
+{
+  SnodoMiddlewareChain *chain;
+  guint                 index;
+  SnodoInvocation      *invocation;
+} Level;
+
+static void
+level_free (Level *level)
+{
+  /* Not run (the context went away): the invocation is let go of. */
+  g_clear_object (&level->invocation);
+  snodo_middleware_chain_unref (level->chain);
+  g_free (level);
+}
+
+static gboolean
+snodo_middleware_chain_level_cb (gpointer user_data)
+{
+  Level *level = user_data;
+  SnodoMiddlewareChain *chain = level->chain;
+  SnodoServerHook *middleware = g_ptr_array_index (chain->middlewares, level->index);
+  g_autoptr(SnodoMiddlewareNext) next = snodo_middleware_next_new (chain, level->index + 1);
+
+  ((SnodoMiddlewareFunc) middleware->func) (g_steal_pointer (&level->invocation), next, middleware->user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+snodo_middleware_chain_thread_cb (GTask        *task,
+                                  gpointer      source_object,
+                                  gpointer      task_data,
+                                  GCancellable *cancellable)
+{
+  Level *level = task_data;
+
+  level->chain->handler (level->chain->data, g_steal_pointer (&level->invocation));
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Each middleware runs in a turn of the context of its own (a middleware
+ * that passes on at once does not nest the next inside it, which GJS
+ * does not survive a few levels deep); the handler runs in the turn of
+ * the last, or in a thread. */
 void
 snodo_middleware_chain_run (SnodoMiddlewareChain *chain,
                             guint                 index,
                             SnodoInvocation      *invocation)
 {
-  SnodoServerHook *middleware;
-  g_autoptr(SnodoMiddlewareNext) next = NULL;
+  Level *level;
 
-  if (index >= chain->middlewares->len)
+  if (index >= chain->middlewares->len && !chain->in_thread)
     {
       chain->handler (chain->data, invocation);
       return;
     }
-  middleware = g_ptr_array_index (chain->middlewares, index);
-  next = snodo_middleware_next_new (chain, index + 1);
-  ((SnodoMiddlewareFunc) middleware->func) (invocation, next, middleware->user_data);
+
+  level = g_new0 (Level, 1);
+  level->chain = snodo_middleware_chain_ref (chain);
+  level->index = index;
+  level->invocation = invocation;
+  if (index >= chain->middlewares->len)
+    {
+      g_autoptr(GTask) task = g_task_new (NULL, NULL, NULL, NULL);
+
+      g_task_set_source_tag (task, snodo_middleware_chain_run);
+      g_task_set_name (task, "[snodo] handler after middlewares");
+      g_task_set_task_data (task, level, (GDestroyNotify) level_free);
+      g_task_run_in_thread (task, snodo_middleware_chain_thread_cb);
+    }
+  else
+    {
+      GSource *source = g_idle_source_new ();
+
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_static_name (source, "[snodo] middleware");
+      g_source_set_callback (source, snodo_middleware_chain_level_cb, level, (GDestroyNotify) level_free);
+      g_source_attach (source, chain->context);
+      g_source_unref (source);
+    }
 }
 
 void
 snodo_server_run_middleware (SnodoServer     *self,
                              SnodoInvocation *invocation,
+                             gboolean         in_thread,
                              void           (*handler) (gpointer         data,
                                                         SnodoInvocation *invocation),
                              gpointer         data,
@@ -206,8 +370,11 @@ snodo_server_run_middleware (SnodoServer     *self,
   chain->handler = handler;
   chain->data = data_ref (data);
   chain->data_unref = data_unref;
+  chain->in_thread = in_thread;
+  chain->context = g_main_context_ref (invocation->connection->context);
   g_mutex_init (&chain->lock);
   chain->waiting = g_ptr_array_new_with_free_func ((GDestroyNotify) waiting_free);
+  chain->finished = g_ptr_array_new_with_free_func ((GDestroyNotify) waiting_free);
   invocation->middleware = chain;
   snodo_middleware_chain_run (chain, 0, invocation);
 }
@@ -276,5 +443,7 @@ snodo_server_add_middleware (SnodoServer         *self,
   middleware->user_data = user_data;
   middleware->destroy = destroy;
   middleware->method = g_strdup (method);
+  middleware->middleware = TRUE;
+  g_atomic_int_inc (&snodo_server_middlewares);
   return snodo_server_hooks_add (self, &snodo_server_get_hooks (self)->middleware, middleware);
 }

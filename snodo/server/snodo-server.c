@@ -309,17 +309,23 @@ typedef struct
 } Call;
 
 static void
-call_clear (Call *call)
+call_free (Call *call)
 {
   g_clear_object (&call->invocation);
   g_clear_pointer (&call->tool, tool_entry_unref);
+  g_free (call);
 }
 
-/* Shared with the middlewares that run around its handler. */
-static void
-call_free (Call *call)
+/* What the middlewares around its handler keep of a call. */
+static gpointer
+call_copy (gpointer data)
 {
-  g_rc_box_release_full (call, (GDestroyNotify) call_clear);
+  Call *copy = g_memdup2 (data, sizeof (Call));
+
+  copy->invocation = NULL;
+  if (copy->tool != NULL)
+    tool_entry_ref (copy->tool);
+  return copy;
 }
 
 /* Serves one request; runs as work admitted by the executor. It answers
@@ -394,7 +400,6 @@ snodo_server_run_cb (SnodoWork *work,
 {
   Call *call = user_data;
   SnodoInvocation *invocation = g_steal_pointer (&call->invocation);
-  SnodoServer *server = snodo_invocation_get_server (invocation);
 
   snodo_invocation_set_work (invocation, work);
   snodo_invocation_start_deadline (invocation, call->timeout);
@@ -402,9 +407,10 @@ snodo_server_run_cb (SnodoWork *work,
   /* The handler gets the only reference, which answering takes away: once
    * everything outside Snodo has let go of an invocation that was never
    * answered, it answers with an error itself. */
-  if (G_UNLIKELY (server->hooks.middleware != NULL))
-    snodo_server_run_middleware (server, invocation, snodo_server_call_handler, call,
-                                 g_rc_box_acquire, (GDestroyNotify) call_free);
+  if (G_UNLIKELY (g_atomic_int_get (&snodo_server_middlewares) > 0))
+    snodo_server_run_middleware (snodo_invocation_get_server (invocation), invocation,
+                                 snodo_work_get_kind (work) == SNODO_WORK_KIND_BLOCKING,
+                                 snodo_server_call_handler, call, call_copy, (GDestroyNotify) call_free);
   else
     snodo_server_call_handler (call, invocation);
 }
@@ -511,7 +517,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
       return;
     }
 
-  call = g_rc_box_new0 (Call);
+  call = g_new0 (Call, 1);
   call->method = method;
   call->custom = custom;
   /* 2026-07-28 answers say what the server is when the request comes. */
