@@ -90,7 +90,9 @@ def serve():
         next_.call(inv, done)
     server.add_middleware(None, short)
 
-    # Innermost: retries once an answer that is an error.
+    # Innermost: retries once an answer that is an error (installed with the
+    # short form's decorator).
+    @server.middleware(method='tools/call')
     def retry(inv, next_):
         tries = [0]
 
@@ -102,7 +104,6 @@ def serve():
                 return
             inv.return_answer(answer)
         next_.call(inv, done)
-    server.add_middleware('tools/call', retry)
 
     def view(inv, answer):
         tree = answer.get_tree() if answer.is_error() else None
