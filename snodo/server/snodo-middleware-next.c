@@ -5,6 +5,7 @@
 
 #include "snodo-middleware-next.h"
 #include "snodo-answer-private.h"
+#include "snodo-base-private.h"
 #include "snodo-error.h"
 #include "snodo-wire-private.h"
 #include "snodo-invocation-internal.h"
@@ -150,7 +151,7 @@ snodo_invocation_return_answer (SnodoInvocation *self,
         line = snodo_frame_encode_result (self->id, result);
       else
         line = snodo_frame_encode_error (self->id, SNODO_RPC_ERROR_INTERNAL_ERROR,
-                                         "Internal error: an answer without result or error", NULL);
+                                         _("Internal error: an answer without result or error"), NULL);
     }
   snodo_invocation_finish (self, line);
 }

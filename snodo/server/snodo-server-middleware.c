@@ -413,11 +413,12 @@ snodo_server_run_middleware (SnodoServer     *self,
  * answers the client itself and what the middlewares answer later is
  * dropped. The client receives one answer, whatever they do.
  *
- * A middleware runs where the handler would start: on the server's
- * context, except for a tool that runs in a thread
- * ([property@Snodo.Tool:run-in-thread]), where it runs on that worker
- * thread (give such middlewares a @method other than `tools/call`, or
- * write them in C). It must not block the context. The invocation it is
+ * Each middleware runs on the server's context (where its transports
+ * run), in a main-loop turn of its own, and so does each
+ * [callback@Snodo.MiddlewareDoneFunc], whatever thread answered; the
+ * handler runs in the turn of the last middleware, or on a worker thread
+ * for a tool that runs in one ([property@Snodo.Tool:run-in-thread]).
+ * Middlewares must not block the context. The invocation a middleware is
  * given is its to answer, as a handler's is: passing it on hands it over.
  * With no middleware installed, a request costs nothing more.
  *
