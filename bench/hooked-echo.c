@@ -5,7 +5,12 @@
  *   hooked-echo            no hook installed
  *   hooked-echo --hooks    one request hook (reads the method and the tool
  *                          name, counts echo calls) and one answer hook
- *                          (counts answers that carry an error)
+ *                          given the answer as a tree (counts answers that
+ *                          carry an error)
+ *   hooked-echo --view-hooks   the same request hook, and the same answer
+ *                          hook given a SnodoAnswer (the line)
+ *   hooked-echo --middleware   one middleware on tools/call that passes
+ *                          the call on and the answer back
  *
  * Built by bench/hooks-cost against the library of a build directory.
  */
@@ -54,6 +59,32 @@ answer_hook (SnodoInvocation *invocation,
 }
 
 static void
+answer_view_hook (SnodoInvocation *invocation,
+                  SnodoAnswer     *answer,
+                  gpointer         user_data)
+{
+  if (snodo_answer_is_error (answer))
+    error_answers++;
+}
+
+static void
+passed_cb (SnodoMiddlewareNext *next,
+           SnodoInvocation     *invocation,
+           SnodoAnswer         *answer,
+           gpointer             user_data)
+{
+  snodo_invocation_return_answer (invocation, answer);
+}
+
+static void
+pass_middleware (SnodoInvocation     *invocation,
+                 SnodoMiddlewareNext *next,
+                 gpointer             user_data)
+{
+  snodo_middleware_next_call (next, invocation, passed_cb, NULL, NULL);
+}
+
+static void
 closed_cb (SnodoStdioTransport *transport,
            const GError        *error,
            GMainLoop           *loop)
@@ -85,6 +116,13 @@ main (int   argc,
       snodo_server_add_request_hook (server, request_hook, NULL, NULL);
       snodo_server_add_answer_hook (server, answer_hook, NULL, NULL);
     }
+  else if (argc > 1 && strcmp (argv[1], "--view-hooks") == 0)
+    {
+      snodo_server_add_request_hook (server, request_hook, NULL, NULL);
+      snodo_server_add_answer_view_hook (server, answer_view_hook, NULL, NULL);
+    }
+  else if (argc > 1 && strcmp (argv[1], "--middleware") == 0)
+    snodo_server_add_middleware (server, "tools/call", pass_middleware, NULL, NULL);
 
   transport = snodo_stdio_transport_new_for_stdio (server);
   g_signal_connect (transport, "closed", G_CALLBACK (closed_cb), loop);

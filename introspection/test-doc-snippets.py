@@ -63,6 +63,7 @@ RUNS = [
     ("'clock'", 'stdio', (call('resources/read', {'uri': 'ui://my-app/clock'}), 'The time')),
     ("'ask'", 'stdio', (tool('ask', {}), 'did not declare the capability')),
     ("'delete_everything'", 'stdio', (tool('delete_everything'), '-32001')),
+    ("'flaky_weather'", 'stdio', (tool('flaky_weather'), '"sunny"')),
     ('brand(', 'stdio', (call('tools/list', {}), '"title":"Notes: today"')),
     ('def add(', 'stdio', (tool('add', {'a': 2, 'b': 40}), '"42')),
     ("'add'", 'stdio', (tool('add', {'a': 2, 'b': 40}), '"42"')),

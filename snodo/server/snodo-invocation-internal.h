@@ -78,6 +78,9 @@ struct _SnodoInvocation
   /* What request hooks did, made by the first that did something (one
    * pointer, so that a server without hooks pays for nothing else). */
   SnodoHooked        *hooked;
+  /* The middlewares it passes through (snodo-server-middleware.c), or
+   * NULL when none applies: set before the first runs. */
+  struct _SnodoMiddlewareChain *middleware;
   /* The task it runs as (snodo-server-tasks.c), or NULL. */
   GObject            *task_run;
   /* Who the request comes from (the connection's when it was made), or

@@ -11,6 +11,7 @@
 #include "snodo-invocation.h"
 #include "snodo-invocation-internal.h"
 #include "snodo-invocation-private.h"
+#include "snodo-middleware-private.h"
 #include "snodo-protocol-private.h"
 #include "snodo-server.h"
 #include "snodo-server-internal.h"
@@ -149,6 +150,8 @@ snodo_invocation_finalize (GObject *object)
 {
   SnodoInvocation *self = SNODO_INVOCATION (object);
 
+  if (G_UNLIKELY (self->middleware != NULL))
+    snodo_middleware_chain_detach (g_steal_pointer (&self->middleware), self->connection->context);
   g_clear_object (&self->server);
   g_clear_pointer (&self->connection, snodo_connection_unref);
   g_clear_pointer (&self->stamp, snodo_stamp_unref);
@@ -486,6 +489,9 @@ snodo_invocation_finish (SnodoInvocation *self,
       g_object_unref (self);
       return;
     }
+  /* A middleware waits for it (snodo-server-middleware.c). */
+  if (G_UNLIKELY (self->middleware != NULL) && snodo_middleware_chain_take (self->middleware, self, line))
+    return;
 
   /* The answer is decided: the client may reuse the id once it reads it,
    * which can be before the helper reports the write. */
@@ -529,7 +535,9 @@ snodo_invocation_claim (SnodoInvocation *self)
         g_critical ("The invocation of %s was answered twice", self->method);
       return FALSE;
     }
-  snodo_invocation_clear_deadline (self);
+  /* A middleware's deadline is the request's. */
+  if (G_LIKELY (self->middleware == NULL) || !snodo_middleware_chain_is_waiting (self->middleware))
+    snodo_invocation_clear_deadline (self);
   return TRUE;
 }
 

@@ -46,8 +46,53 @@ typedef struct
 {
   GPtrArray *request;
   GPtrArray *answer;
+  /* Middlewares (snodo-server-middleware.c), outermost first. */
+  GPtrArray *middleware;
   guint      last_id;
 } SnodoServerHooks;
+
+/* One installed hook or middleware; shared by the arrays that hold it
+ * (GRcBox), and freed (its user data released) once the last has let
+ * go. */
+typedef struct
+{
+  guint          id;
+  gpointer       func;
+  gpointer       user_data;
+  GDestroyNotify destroy;
+  /* An answer hook given a SnodoAnswer rather than a tree. */
+  gboolean       view;
+  /* A middleware (counted in snodo_server_middlewares while it lives),
+   * and its method, or NULL for all. */
+  gboolean       middleware;
+  char          *method;
+} SnodoServerHook;
+
+void          snodo_server_hook_unref            (SnodoServerHook  *hook);
+/* Whether @func is native code, which may run on a worker thread, rather
+ * than a closure of a language binding (snodo-server-native.c). */
+gboolean      snodo_server_handler_is_native     (SnodoToolFunc    func);
+/* Frees what the server's hooks hold. */
+void          snodo_server_hooks_clear           (SnodoServerHooks *hooks);
+/* Installs @hook at the end of *@hooks (taking it) and gives it an id. */
+guint         snodo_server_hooks_add             (SnodoServer      *self,
+                                                  GPtrArray       **hooks,
+                                                  SnodoServerHook  *hook);
+/* How many middlewares are installed in the process, on any server: a
+ * request tests this before it looks for its server's. */
+extern gint   snodo_server_middlewares;
+/* Runs @invocation through the middlewares that apply to its method, then
+ * @handler (snodo-server-middleware.c); without any, @handler alone. The
+ * middlewares run on the connection's context, each in a turn of its own,
+ * @handler in a thread of its own when @in_thread. */
+void          snodo_server_run_middleware        (SnodoServer     *self,
+                                                  SnodoInvocation *invocation,
+                                                  gboolean         in_thread,
+                                                  void           (*handler) (gpointer         data,
+                                                                             SnodoInvocation *invocation),
+                                                  gpointer         data,
+                                                  gpointer       (*data_ref) (gpointer data),
+                                                  GDestroyNotify   data_unref);
 
 /* The server's hooks (snodo-server.c). */
 SnodoServerHooks *snodo_server_get_hooks         (SnodoServer     *self);

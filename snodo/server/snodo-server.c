@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright 2026 The Snodo authors */
 
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <string.h>
-#ifdef HAVE_DLADDR
-# include <dlfcn.h>
-#endif
 
 #include "snodo-base-private.h"
 #include "snodo-catalog-private.h"
@@ -322,6 +318,18 @@ call_free (Call *call)
   g_free (call);
 }
 
+/* What the middlewares around its handler keep of a call. */
+static gpointer
+call_copy (gpointer data)
+{
+  Call *copy = g_memdup2 (data, sizeof (Call));
+
+  copy->invocation = NULL;
+  if (copy->tool != NULL)
+    tool_entry_ref (copy->tool);
+  return copy;
+}
+
 /* Serves one request; runs as work admitted by the executor. It answers
  * through the invocation, now or later. */
 typedef void (*SnodoServerMethodFunc) (SnodoServer     *server,
@@ -373,21 +381,16 @@ snodo_server_offers (SnodoServer *self,
     }
 }
 
+/* Runs the handler of a Call with @invocation, whose reference it takes. */
 static void
-snodo_server_run_cb (SnodoWork *work,
-                     gpointer   user_data)
+snodo_server_call_handler (gpointer         data,
+                           SnodoInvocation *invocation)
 {
-  Call *call = user_data;
+  Call *call = data;
+  /* The handler runs in the request's trace context, if it has one:
+   * client requests it sends from here are children of its span. */
+  gboolean traced = call->traced && snodo_invocation_has_span (invocation);
 
-  SnodoInvocation *invocation = g_steal_pointer (&call->invocation);
-  gboolean traced = call->traced;
-
-  snodo_invocation_set_work (invocation, work);
-  snodo_invocation_start_deadline (invocation, call->timeout);
-
-  /* The handler gets the only reference, which answering takes away: once
-   * everything outside Snodo has let go of an invocation that was never
-   * answered, it answers with an error itself. */
   if (G_UNLIKELY (traced))
     snodo_invocation_enter_handler (invocation);
   if (call->tool != NULL)
@@ -398,6 +401,27 @@ snodo_server_run_cb (SnodoWork *work,
     method_funcs[call->method->id] (snodo_invocation_get_server (invocation), invocation);
   if (G_UNLIKELY (traced))
     snodo_invocation_enter_handler (NULL);
+}
+
+static void
+snodo_server_run_cb (SnodoWork *work,
+                     gpointer   user_data)
+{
+  Call *call = user_data;
+  SnodoInvocation *invocation = g_steal_pointer (&call->invocation);
+
+  snodo_invocation_set_work (invocation, work);
+  snodo_invocation_start_deadline (invocation, call->timeout);
+
+  /* The handler gets the only reference, which answering takes away: once
+   * everything outside Snodo has let go of an invocation that was never
+   * answered, it answers with an error itself. */
+  if (G_UNLIKELY (g_atomic_int_get (&snodo_server_middlewares) > 0))
+    snodo_server_run_middleware (snodo_invocation_get_server (invocation), invocation,
+                                 snodo_work_get_kind (work) == SNODO_WORK_KIND_BLOCKING,
+                                 snodo_server_call_handler, call, call_copy, (GDestroyNotify) call_free);
+  else
+    snodo_server_call_handler (call, invocation);
 }
 
 /* Answers at once in the request's dialect, without admitted work. */
@@ -700,8 +724,7 @@ snodo_server_finalize (GObject *object)
   g_clear_pointer (&self->tasks, snodo_server_tasks_free);
   snodo_server_custom_clear (&self->custom);
   snodo_server_identity_clear (&self->identity);
-  g_clear_pointer (&self->hooks.request, g_ptr_array_unref);
-  g_clear_pointer (&self->hooks.answer, g_ptr_array_unref);
+  snodo_server_hooks_clear (&self->hooks);
   g_clear_pointer (&self->catalog, snodo_catalog_free);
   g_clear_pointer (&self->connections, g_ptr_array_unref);
   g_clear_pointer (&self->protocol_versions, g_strfreev);
@@ -1127,31 +1150,6 @@ tool_name_is_valid (const char *name)
   return TRUE;
 }
 
-/* Whether @func is a function of a loaded program or library, as a C
- * handler is, rather than a closure that a language binding (PyGObject,
- * GJS) made at run time through libffi: such a handler must run on the
- * main context, never on a worker thread. */
-static gboolean
-handler_is_native (SnodoToolFunc func)
-{
-#ifdef HAVE_DLADDR
-  Dl_info info;
-
-  if (dladdr ((gpointer) func, &info) == 0 || info.dli_fname == NULL)
-    return FALSE;
-  if (strstr (info.dli_fname, "libffi") != NULL)
-    return FALSE;
-#elif defined(G_OS_WIN32)
-  g_autofree char *module = snodo_win32_module_of_address ((gconstpointer) func);
-
-  if (module == NULL)
-    return FALSE;
-  if (strstr (module, "libffi") != NULL)
-    return FALSE;
-#endif
-  return TRUE;
-}
-
 /**
  * snodo_server_add_tool:
  * @self: a server
@@ -1221,7 +1219,7 @@ snodo_server_add_tool (SnodoServer    *self,
                    _("A tool named “%s” is already registered"), name);
       return FALSE;
     }
-  if (snodo_tool_get_run_in_thread (tool) && !handler_is_native (func))
+  if (snodo_tool_get_run_in_thread (tool) && !snodo_server_handler_is_native (func))
     {
       if (destroy != NULL)
         destroy (user_data);
@@ -1239,7 +1237,7 @@ snodo_server_add_tool (SnodoServer    *self,
   entry->func = func;
   entry->user_data = user_data;
   entry->destroy = destroy;
-  entry->native = handler_is_native (func);
+  entry->native = snodo_server_handler_is_native (func);
 
   g_hash_table_insert (self->tools, g_strdup (name), entry);
   g_ptr_array_add (self->tool_order, entry);

@@ -10,8 +10,10 @@
 #include <gio/gio.h>
 
 #include "snodo-bus.h"
+#include "snodo-answer.h"
 #include "snodo-invocation.h"
 #include "snodo-skill.h"
+#include "snodo-middleware-next.h"
 #include "snodo-task-store.h"
 #include "snodo-tool.h"
 #include "snodo-types.h"
@@ -354,6 +356,22 @@ typedef void (*SnodoAnswerHookFunc) (SnodoInvocation *invocation,
                                      JsonNode        *answer,
                                      gpointer         user_data);
 
+/**
+ * SnodoAnswerViewHookFunc:
+ * @invocation: (transfer none): the request answered
+ * @answer: (transfer none): the JSON-RPC answer about to be written
+ * @user_data: the data given to [method@Snodo.Server.add_answer_view_hook]
+ *
+ * Sees one answer before it is written, on the server's context (see
+ * [method@Snodo.Server.add_answer_view_hook]). It must not keep
+ * @invocation or block; it may keep @answer.
+ *
+ * Since: 0.1
+ */
+typedef void (*SnodoAnswerViewHookFunc) (SnodoInvocation *invocation,
+                                         SnodoAnswer     *answer,
+                                         gpointer         user_data);
+
 SNODO_AVAILABLE_IN_ALL
 guint        snodo_server_add_request_hook           (SnodoServer            *self,
                                                       SnodoRequestHookFunc    func,
@@ -362,6 +380,34 @@ guint        snodo_server_add_request_hook           (SnodoServer            *se
 SNODO_AVAILABLE_IN_ALL
 guint        snodo_server_add_answer_hook            (SnodoServer            *self,
                                                       SnodoAnswerHookFunc     func,
+                                                      gpointer                user_data,
+                                                      GDestroyNotify          destroy);
+SNODO_AVAILABLE_IN_ALL
+guint        snodo_server_add_answer_view_hook       (SnodoServer            *self,
+                                                      SnodoAnswerViewHookFunc func,
+                                                      gpointer                user_data,
+                                                      GDestroyNotify          destroy);
+/**
+ * SnodoMiddlewareFunc:
+ * @invocation: (transfer full): the request, admitted, to answer or pass on
+ * @next: (transfer none): what comes after the middleware: the next
+ *   middleware, or the handler
+ * @user_data: the data given to [method@Snodo.Server.add_middleware]
+ *
+ * Runs around the handler of a request (see
+ * [method@Snodo.Server.add_middleware]): answers it, or passes it on with
+ * [method@Snodo.MiddlewareNext.call], now or later.
+ *
+ * Since: 0.1
+ */
+typedef void (*SnodoMiddlewareFunc) (SnodoInvocation     *invocation,
+                                     SnodoMiddlewareNext *next,
+                                     gpointer             user_data);
+
+SNODO_AVAILABLE_IN_ALL
+guint        snodo_server_add_middleware             (SnodoServer            *self,
+                                                      const char             *method,
+                                                      SnodoMiddlewareFunc     func,
                                                       gpointer                user_data,
                                                       GDestroyNotify          destroy);
 SNODO_AVAILABLE_IN_ALL

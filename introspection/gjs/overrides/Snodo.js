@@ -251,6 +251,63 @@ function _init() {
             }
         });
     };
+    const addAnswerViewHook = server.add_answer_view_hook;
+    server.add_answer_view_hook = function (func) {
+        return addAnswerViewHook.call(this, (invocation, answer) => {
+            try {
+                func(invocation, answer);
+            } catch (error) {
+                logError(error, 'Snodo: an answer hook failed');
+            }
+        });
+    };
+    // A middleware is given next as an object with call(invocation, done);
+    // what it or done throws before the request is passed on or answered
+    // is answered with -32603.
+    const addMiddleware = server.add_middleware;
+    server.add_middleware = function (method, func) {
+        return addMiddleware.call(this, method, (invocation, next) => {
+            const proxy = middlewareNext(next);
+            try {
+                func(invocation, proxy);
+            } catch (error) {
+                middlewareFailed(invocation, proxy, error);
+            }
+        });
+    };
+
+    function middlewareFailed(invocation, proxy, error) {
+        const message = `Internal error: a middleware failed: ${error}`;
+        logError(error, 'Snodo');
+        if (!proxy.passed && !invocation.get_answered())
+            invocation.return_error_literal(Snodo.rpc_error_quark(), Snodo.RpcError.INTERNAL_ERROR, message);
+    }
+    function middlewareNext(next) {
+        const proxy = {
+            passed: false,
+            call(invocation, done) {
+                proxy.passed = true;
+                next.call(invocation, (_next, inv, answer) => {
+                    proxy.passed = false;
+                    try {
+                        done(proxy, inv, answer);
+                    } catch (error) {
+                        middlewareFailed(inv, proxy, error);
+                    }
+                });
+            },
+        };
+        return proxy;
+    }
+
+    // An answer's tree and id as plain values.
+    const answerProto = Snodo.Answer.prototype;
+    for (const name of ['get_tree', 'get_id']) {
+        const original = answerProto[name];
+        answerProto[name] = function () {
+            return fromJsonNode(original.call(this));
+        };
+    }
 
     const invocation = Snodo.Invocation.prototype;
     for (const name of ['get_arguments', 'get_variables', 'get_params', 'dup_client_capabilities',

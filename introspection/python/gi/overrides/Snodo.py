@@ -230,9 +230,66 @@ class Server(Snodo.Server):
                 traceback.print_exc(file=sys.stderr)
         return super().add_answer_hook(hook, *user_data)
 
+    def add_answer_view_hook(self, func, *user_data):
+        """Installs @func(invocation, answer, *user_data), called with every
+        answer before it is written; @answer is a Snodo.Answer (the line,
+        is_error(), get_error_code(), get_id(), get_tree() parsed only if
+        called). What it raises is reported on stderr; the answer goes out."""
+        def hook(invocation, answer, *data):
+            try:
+                func(invocation, answer, *data)
+            except Exception:  # noqa: BLE001 - the answer is written all the same
+                sys.stderr.write('Snodo-WARNING: an answer hook failed\n')
+                traceback.print_exc(file=sys.stderr)
+        return super().add_answer_view_hook(hook, *user_data)
+
+    def add_middleware(self, method, func, *user_data):
+        """Installs @func(invocation, next, *user_data) around the handlers of
+        @method (None: every request). It answers the invocation itself, or
+        passes it on with next.call(invocation, done, *data), and then
+        done(next, invocation, answer, *data) answers it: with
+        invocation.return_answer(answer), another answer, or next.call()
+        again. What @func or done raise before the request is passed on or
+        answered is answered with error -32603 (traceback on stderr)."""
+        def middleware(invocation, next_, *data):
+            proxy = _MiddlewareNext(next_)
+            try:
+                func(invocation, proxy, *data)
+            except Exception as error:  # noqa: BLE001 - the request must be answered
+                _middleware_failed(invocation, proxy, error)
+        return super().add_middleware(method, middleware, *user_data)
+
 
 Server = override(Server)
 __all__.append('Server')
+
+
+class _MiddlewareNext:
+    """What a Python middleware is given as next: Snodo.MiddlewareNext, and
+    whether the request is passed on (then a failure of the middleware
+    leaves it to what comes next)."""
+
+    def __init__(self, next_):
+        self._next = next_
+        self.passed = False
+
+    def call(self, invocation, done, *user_data):
+        def finished(_next, inv, answer, *data):
+            self.passed = False
+            try:
+                done(self, inv, answer, *data)
+            except Exception as error:  # noqa: BLE001 - the request must be answered
+                _middleware_failed(inv, self, error)
+        self.passed = True
+        self._next.call(invocation, finished, *user_data)
+
+
+def _middleware_failed(invocation, proxy, error):
+    message = 'Internal error: a middleware failed: %s: %s' % (type(error).__name__, error)
+    sys.stderr.write('Snodo-WARNING: %s\n' % message)
+    traceback.print_exc(file=sys.stderr)
+    if not proxy.passed and not invocation.get_answered():
+        invocation.return_error_literal(Snodo.rpc_error_quark(), Snodo.RpcError.INTERNAL_ERROR, message)
 
 
 class Invocation(Snodo.Invocation):
@@ -299,6 +356,20 @@ class Invocation(Snodo.Invocation):
 
 
 Invocation = override(Invocation)
+
+
+class Answer(Snodo.Answer):
+    def get_tree(self):
+        """The answer parsed, as a dict (parsed on the first call)."""
+        return from_json_node(super().get_tree())
+
+    def get_id(self):
+        """The id of the request answered (int, str or None)."""
+        return from_json_node(super().get_id())
+
+
+Answer = override(Answer)
+__all__.append('Answer')
 __all__.append('Invocation')
 
 

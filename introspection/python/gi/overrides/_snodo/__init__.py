@@ -46,6 +46,15 @@ def _server_methods():
         """Adds a function as a prompt: @server.prompt()."""
         return functions.prompt(self, func, **options)
 
+    def middleware(self, func=None, *, method=None):
+        """Installs a function as a middleware (see Server.add_middleware):
+        @server.middleware, or @server.middleware(method='tools/call') for
+        one method's requests only. The function is returned unchanged."""
+        def install(f):
+            self.add_middleware(method, f)
+            return f
+        return install(func) if func is not None else install
+
     def set_mask_errors(self, mask):
         """Whether a function's failure (other than Snodo.ToolError) is
         answered without the exception's type and message."""
@@ -56,7 +65,7 @@ def _server_methods():
         return run.run(self, http, argv)
     run_.__name__ = 'run'
 
-    return {'tool': tool, 'resource': resource, 'prompt': prompt,
+    return {'tool': tool, 'resource': resource, 'prompt': prompt, 'middleware': middleware,
             'set_mask_errors': set_mask_errors, 'run': run_}
 
 
