@@ -479,12 +479,11 @@ void
 snodo_invocation_finish (SnodoInvocation *self,
                          GBytes          *line)
 {
-  if (G_UNLIKELY (self->span != NULL))
-    snodo_invocation_end_span (self, self->work != NULL && snodo_work_is_cancelled (self->work) ? NULL : line,
-                               "cancelled");
   if (self->work != NULL && snodo_work_is_cancelled (self->work))
     {
       /* A cancelled request gets no answer. */
+      if (G_UNLIKELY (self->span != NULL))
+        snodo_invocation_end_span (self, NULL, "cancelled");
       snodo_work_complete (self->work);
       g_object_unref (self);
       return;
@@ -492,6 +491,9 @@ snodo_invocation_finish (SnodoInvocation *self,
   /* A middleware waits for it (snodo-server-middleware.c). */
   if (G_UNLIKELY (self->middleware != NULL) && snodo_middleware_chain_take (self->middleware, self, line))
     return;
+  /* The answer that goes: the span ends with it. */
+  if (G_UNLIKELY (self->span != NULL))
+    snodo_invocation_end_span (self, line, NULL);
 
   /* The answer is decided: the client may reuse the id once it reads it,
    * which can be before the helper reports the write. */
