@@ -892,8 +892,10 @@ snodo_application_binding_constructed (GObject *object)
 
   G_OBJECT_CLASS (snodo_application_binding_parent_class)->constructed (object);
 
-  g_return_if_fail (G_IS_APPLICATION (self->application));
-  g_return_if_fail (SNODO_IS_SERVER (self->server));
+  /* Made bare (without an application or a server, as bindings may):
+   * attached to nothing, it serves nothing. */
+  if (self->application == NULL || self->server == NULL)
+    return;
 
   /* The application keeps the binding: the caller may drop its own
    * reference. */
