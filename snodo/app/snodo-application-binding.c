@@ -231,6 +231,7 @@ snodo_application_binding_name (void)
   return g_get_prgname () != NULL ? g_get_prgname () : "snodo";
 }
 
+#if SNODO_HAS_HTTP_TRANSPORT
 static gboolean
 snodo_application_binding_http_option_cb (const char  *name,
                                           const char  *value,
@@ -243,6 +244,7 @@ snodo_application_binding_http_option_cb (const char  *name,
   self->opt_http = g_strdup (value != NULL ? value : "");
   return TRUE;
 }
+#endif
 
 static void
 snodo_application_binding_add_options (SnodoApplicationBinding *self)
