@@ -3,8 +3,9 @@
 
 /*
  * gtk-notes: a GTK 4 application that lets an MCP client (an AI assistant)
- * read and edit the document it shows, over Streamable HTTP on the loopback
- * interface, from the application's own main loop.
+ * read and edit the document it shows, from the application's own main
+ * loop, through SnodoApplicationBinding: over Streamable HTTP on the
+ * loopback interface, or over standard input and output.
  *
  *   note://document          resource, text/plain: the text of the window,
  *                            as it is when read; subscribers are told when
@@ -14,11 +15,17 @@
  *                            replaces every occurrence of search; a tool
  *                            error if there is none
  *
- *   gtk-notes [--port PORT]  PORT 0 (the default) picks a free port
+ *   gtk-notes                 the window only: no MCP
+ *   gtk-notes --port PORT     serves HTTP on 127.0.0.1:PORT (0: any free
+ *                             port), as --mcp-http=127.0.0.1:PORT does
+ *   gtk-notes --mcp-stdio     serves on standard input and output; if
+ *                             gtk-notes is running already, it serves this
+ *                             connection with the window already open
+ *   gtk-notes --help-mcp      the binding's other options
  *
- * It prints the endpoint's URL (http://127.0.0.1:PORT/mcp) as the first
- * line on standard output. Closing the window, SIGINT or SIGTERM end it:
- * the requests in progress are answered, then it exits 0.
+ * Serving HTTP, it prints the endpoint's URL (http://127.0.0.1:PORT/mcp) as
+ * the first line on standard output. Closing the window, SIGINT or SIGTERM
+ * end it: the requests in progress are answered, then it exits 0.
  */
 
 #include <signal.h>
@@ -38,19 +45,18 @@ typedef struct
   /* Owned: the document. It outlives the window so that a read that comes
    * in while the application is closing is still answered. */
   GtkTextBuffer      *buffer;
-  /* Owned: what the application offers, and the endpoint serving it. NULL
-   * if listening failed. */
-  SnodoServer        *server;
-  SnodoHttpTransport *transport;
-  /* The port asked for with --port (0: any free port). */
-  int                 port;
+  /* Owned: what the application offers, and what serves it when the
+   * command line asks (the binding, which the application keeps too). */
+  SnodoServer             *server;
+  SnodoApplicationBinding *binding;
+  /* Owned, nullable: the HTTP endpoint, for the window to show. */
+  SnodoHttpTransport      *transport;
   /* The pending announcement that the document changed, or 0. */
-  guint               update_id;
-  guint               sigint_id;
-  guint               sigterm_id;
+  guint                    update_id;
+  guint                    sigint_id;
+  guint                    sigterm_id;
   /* Once set, nothing new starts: the endpoint is closing. */
-  gboolean            quitting;
-  int                 status;
+  gboolean                 quitting;
 } Notes;
 
 /* The arguments of the tools, as JSON Schemas. */
@@ -216,21 +222,9 @@ notes_add_to_server (Notes *notes)
 
 /* ---- Ending ---------------------------------------------------------------- */
 
-static void
-notes_transport_closed_cb (GObject      *object,
-                           GAsyncResult *result,
-                           gpointer      user_data)
-{
-  Notes *notes = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!snodo_http_transport_close_finish (SNODO_HTTP_TRANSPORT (object), result, &error))
-    g_warning ("Closing the MCP endpoint: %s", error->message);
-  g_application_release (G_APPLICATION (notes->app));
-}
-
-/* Closes the MCP endpoint: the requests in progress are answered first.
- * The application is held until that is done, after the window is gone. */
+/* Closes what serves MCP: the requests in progress are answered first. The
+ * binding holds the application until that is done, after the window is
+ * gone. */
 static void
 notes_quit (Notes *notes)
 {
@@ -240,11 +234,7 @@ notes_quit (Notes *notes)
   g_clear_handle_id (&notes->update_id, g_source_remove);
   g_clear_handle_id (&notes->sigint_id, g_source_remove);
   g_clear_handle_id (&notes->sigterm_id, g_source_remove);
-  if (notes->transport != NULL)
-    {
-      g_application_hold (G_APPLICATION (notes->app));
-      snodo_http_transport_close_async (notes->transport, NULL, notes_transport_closed_cb, notes);
-    }
+  snodo_application_binding_close (notes->binding);
 }
 
 static gboolean
@@ -269,50 +259,50 @@ notes_signal_cb (gpointer user_data)
 
 /* ---- The application ------------------------------------------------------ */
 
+/* --port PORT, as the binding's --mcp-http=127.0.0.1:PORT. */
 static int
 notes_handle_local_options_cb (GApplication *app,
                                GVariantDict *options,
                                Notes        *notes)
 {
-  if (g_variant_dict_lookup (options, "port", "i", &notes->port) &&
-      (notes->port < 0 || notes->port > G_MAXUINT16))
+  const char *port_text = NULL;
+  guint64 port = 0;
+
+  /* A string: GApplication drops an integer option whose value is 0. */
+  if (g_variant_dict_lookup (options, "port", "&s", &port_text))
     {
-      g_printerr ("gtk-notes: --port needs a port from 0 to 65535\n");
-      return 2;
+      g_autofree char *where = NULL;
+
+      if (!g_ascii_string_to_unsigned (port_text, 10, 0, G_MAXUINT16, &port, NULL))
+        {
+          g_printerr ("gtk-notes: --port needs a port from 0 to 65535\n");
+          return 2;
+        }
+      where = g_strdup_printf ("127.0.0.1:%u", (guint) port);
+      g_variant_dict_insert (options, "mcp-http", "s", where);
+      g_variant_dict_remove (options, "port");
     }
   return -1;
 }
 
-/* Once per process: the document, and the endpoint that serves it. */
+/* The endpoint, before it listens: kept for the window to show its URL. */
+static void
+notes_prepare_transport_cb (SnodoApplicationBinding *binding,
+                            GObject                 *transport,
+                            Notes                   *notes)
+{
+  if (SNODO_IS_HTTP_TRANSPORT (transport) && notes->transport == NULL)
+    notes->transport = g_object_ref (SNODO_HTTP_TRANSPORT (transport));
+}
+
+/* Once per process, in the primary instance: the document. */
 static void
 notes_startup_cb (GApplication *app,
                   Notes        *notes)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *uri = NULL;
-
   notes->buffer = gtk_text_buffer_new (NULL);
   gtk_text_buffer_set_text (notes->buffer, welcome_text, -1);
   g_signal_connect (notes->buffer, "changed", G_CALLBACK (notes_buffer_changed_cb), notes);
-
-  /* The server and transport are created here, on the main context GTK
-   * runs: every handler is called on it. */
-  notes->server = snodo_server_new ("gtk-notes", "1.0");
-  snodo_server_set_instructions (notes->server,
-                                 "The document the user is writing in Notes. Read " DOCUMENT_URI
-                                 " before you change it.");
-  notes_add_to_server (notes);
-
-  notes->transport = snodo_http_transport_new (notes->server);
-  if (!snodo_http_transport_listen_local (notes->transport, (guint16) notes->port, &error))
-    {
-      g_printerr ("gtk-notes: cannot serve MCP on port %d: %s\n", notes->port, error->message);
-      g_clear_object (&notes->transport);
-      notes->status = 1;
-      return;
-    }
-  uri = snodo_http_transport_dup_uri (notes->transport);
-  g_print ("%s\n", uri);
 
   notes->sigint_id = g_unix_signal_add (SIGINT, notes_signal_cb, notes);
   notes->sigterm_id = g_unix_signal_add (SIGTERM, notes_signal_cb, notes);
@@ -330,8 +320,6 @@ notes_activate_cb (GApplication *app,
   GtkWidget *view;
   GtkWidget *label;
 
-  if (notes->transport == NULL)
-    return;   /* startup failed: no window, the application ends */
   if (window != NULL)
     {
       gtk_window_present (window);
@@ -355,9 +343,10 @@ notes_activate_cb (GApplication *app,
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
   gtk_box_append (GTK_BOX (box), scrolled);
 
-  uri = snodo_http_transport_dup_uri (notes->transport);
+  if (notes->transport != NULL)
+    uri = snodo_http_transport_dup_uri (notes->transport);
   status = g_strdup_printf ("MCP: %s · resource %s · tools append_text, replace_text",
-                            uri, DOCUMENT_URI);
+                            uri != NULL ? uri : "gtk-notes --mcp-stdio", DOCUMENT_URI);
   label = gtk_label_new (status);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
@@ -383,25 +372,39 @@ main (int   argc,
   Notes notes = { NULL, };
   int status;
 
-  /* Each instance serves its own document on its own port: not unique. */
-  app = gtk_application_new ("org.snodo.examples.Notes", G_APPLICATION_NON_UNIQUE);
+  /* Unique: a second gtk-notes shows the window already open, and a
+   * second gtk-notes --mcp-stdio serves that window's document. */
+  app = gtk_application_new ("org.snodo.examples.Notes", G_APPLICATION_DEFAULT_FLAGS);
   notes.app = app;
   g_application_add_main_option (G_APPLICATION (app), "port", 'p', G_OPTION_FLAG_NONE,
-                                 G_OPTION_ARG_INT,
-                                 "The port to serve MCP on at 127.0.0.1 (default 0: any free port)",
+                                 G_OPTION_ARG_STRING,
+                                 "Serve MCP over HTTP on 127.0.0.1:PORT (0: any free port)",
                                  "PORT");
   g_signal_connect (app, "handle-local-options",
                     G_CALLBACK (notes_handle_local_options_cb), &notes);
   g_signal_connect (app, "startup", G_CALLBACK (notes_startup_cb), &notes);
   g_signal_connect (app, "activate", G_CALLBACK (notes_activate_cb), &notes);
 
+  /* The server is created here, on the main context GTK runs: every
+   * handler is called on it. */
+  notes.server = snodo_server_new ("gtk-notes", "1.0");
+  snodo_server_set_instructions (notes.server,
+                                 "The document the user is writing in Notes. Read " DOCUMENT_URI
+                                 " before you change it.");
+  notes_add_to_server (&notes);
+  notes.binding = snodo_application_binding_new (G_APPLICATION (app), notes.server);
+  g_signal_connect (notes.binding, "prepare-transport", G_CALLBACK (notes_prepare_transport_cb), &notes);
+
   status = g_application_run (G_APPLICATION (app), argc, argv);
+  if (status == 0)
+    status = snodo_application_binding_get_exit_status (notes.binding);
 
   g_clear_handle_id (&notes.update_id, g_source_remove);
   g_clear_handle_id (&notes.sigint_id, g_source_remove);
   g_clear_handle_id (&notes.sigterm_id, g_source_remove);
   g_clear_object (&notes.transport);
+  g_clear_object (&notes.binding);
   g_clear_object (&notes.server);
   g_clear_object (&notes.buffer);
-  return status != 0 ? status : notes.status;
+  return status;
 }

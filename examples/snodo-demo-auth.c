@@ -238,10 +238,9 @@ demo_auth_wanted (GVariantDict *options)
 }
 
 gboolean
-demo_auth_setup (GApplicationCommandLine  *command_line,
-                 GVariantDict             *options,
+demo_auth_setup (GVariantDict             *options,
                  SnodoServer              *server,
-                 SnodoHttpTransport       *transport,
+                 SnodoHttpAuthorization  **out_authorization,
                  DemoAuth                **out_auth)
 {
   g_autoptr(SnodoHttpAuthorization) authorization = NULL;
@@ -261,8 +260,7 @@ demo_auth_setup (GApplicationCommandLine  *command_line,
     {
       if (!demo_auth_wanted (options))
         return TRUE;
-      g_application_command_line_printerr (command_line,
-                                           "snodo-demo: --authorization-server, --resource, --required-scopes "
+      g_printerr ("snodo-demo: --authorization-server, --resource, --required-scopes "
                                            "and --tool-scope need --bearer-token-file\n");
       return FALSE;
     }
@@ -271,7 +269,7 @@ demo_auth_setup (GApplicationCommandLine  *command_line,
   tokens = demo_read_tokens (file, &error);
   if (tokens == NULL)
     {
-      g_application_command_line_printerr (command_line, "snodo-demo: %s\n", error->message);
+      g_printerr ("snodo-demo: %s\n", error->message);
       return FALSE;
     }
 
@@ -282,8 +280,7 @@ demo_auth_setup (GApplicationCommandLine  *command_line,
       if (uri == NULL || g_uri_get_host (uri) == NULL || g_uri_get_fragment (uri) != NULL ||
           (!g_str_equal (g_uri_get_scheme (uri), "http") && !g_str_equal (g_uri_get_scheme (uri), "https")))
         {
-          g_application_command_line_printerr (command_line,
-                                               "snodo-demo: --resource needs an http or https URL without a "
+          g_printerr ("snodo-demo: --resource needs an http or https URL without a "
                                                "fragment, not “%s”\n", resource);
           return FALSE;
         }
@@ -293,8 +290,7 @@ demo_auth_setup (GApplicationCommandLine  *command_line,
   if (!g_variant_dict_lookup (options, "authorization-server", "^a&s", &servers) || servers[0] == NULL ||
       servers[0][0] == '\0')
     {
-      g_application_command_line_printerr (command_line,
-                                           "snodo-demo: --bearer-token-file needs --authorization-server: "
+      g_printerr ("snodo-demo: --bearer-token-file needs --authorization-server: "
                                            "the metadata must name where clients get tokens\n");
       return FALSE;
     }
@@ -327,8 +323,7 @@ demo_auth_setup (GApplicationCommandLine  *command_line,
 
         if (colon == NULL || colon == tool_scopes[i] || colon[1] == '\0')
           {
-            g_application_command_line_printerr (command_line,
-                                                 "snodo-demo: --tool-scope needs TOOL:SCOPE, not “%s”\n",
+            g_printerr ("snodo-demo: --tool-scope needs TOOL:SCOPE, not “%s”\n",
                                                  tool_scopes[i]);
             return FALSE;
           }
@@ -351,7 +346,7 @@ demo_auth_setup (GApplicationCommandLine  *command_line,
   (*out_auth)->tokens = g_hash_table_ref (tokens);
   g_signal_connect_data (authorization, "validate-token", G_CALLBACK (validate_token_cb),
                          g_steal_pointer (&tokens), demo_tokens_free, 0);
-  snodo_http_transport_set_authorization (transport, authorization);
+  *out_authorization = g_steal_pointer (&authorization);
 
   whoami = snodo_tool_new ("whoami", "Says who the caller is: the principal and scopes of its bearer token");
   if (!snodo_tool_set_input_schema_from_string (whoami, "{\"type\":\"object\",\"properties\":{}}", &error) ||

@@ -16,14 +16,13 @@ gboolean demo_auth_wanted (GVariantDict            *options);
 /* The bearer tokens of --bearer-token-file, which a reload reads again. */
 typedef struct _DemoAuth DemoAuth;
 
-/* Protects @transport as the options say (and adds the tool whoami to
- * @server), with *@out_auth set to its tokens (left alone without
- * --bearer-token-file); FALSE, with one line on standard error, when they
- * are wrong. */
-gboolean    demo_auth_setup    (GApplicationCommandLine  *command_line,
-                                GVariantDict             *options,
+/* The authorization the options ask for (and adds the tool whoami to
+ * @server), in *@out_authorization, with *@out_auth set to its tokens (both
+ * left alone without --bearer-token-file); FALSE, with one line on standard
+ * error, when they are wrong. */
+gboolean    demo_auth_setup    (GVariantDict             *options,
                                 SnodoServer              *server,
-                                SnodoHttpTransport       *transport,
+                                SnodoHttpAuthorization  **out_authorization,
                                 DemoAuth                **out_auth);
 /* Reads the token file again: a new table of tokens, or NULL with @error
  * set; demo_auth_replace() makes it the one requests are checked with. */

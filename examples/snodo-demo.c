@@ -78,9 +78,6 @@
 # include <unistd.h>
 # include <glib-unix.h>
 #endif
-#ifdef G_OS_WIN32
-# include "snodo-demo-console.h"
-#endif
 
 #define BLOB_MAX_BYTES (64 * 1024 * 1024)
 /* The exit status when it cannot listen where it was asked to. */
@@ -89,9 +86,24 @@
 
 typedef struct
 {
-  GApplication         *app;
-  SnodoStdioTransport  *transport;
-  int                   status;
+  /* Not owned: main()'s. */
+  SnodoServer            *server;
+  /* Owned: the options, for the HTTP transport's limits. */
+  GVariantDict           *options;
+  /* The limits of the options, checked. */
+  guint64                 write_timeout;
+  guint64                 max_line_bytes;
+  guint64                 max_streams;
+  gint32                  max_running;
+  gint32                  max_queued;
+  gint64                  max_live_bytes;
+#if SNODO_HAS_HTTP_TRANSPORT
+  /* Owned, nullable: what --bearer-token-file and its options ask for. */
+  SnodoHttpAuthorization *authorization;
+  DemoAuth               *auth;
+  /* Owned, nullable: SIGHUP's reloading, while HTTP is served. */
+  DemoReload             *reload;
+#endif
 } Demo;
 
 /* Reads an argument of a JSON number type; integers and doubles both count. */
@@ -723,399 +735,169 @@ demo_server_new (void)
   return g_steal_pointer (&server);
 }
 
-static void
-closed_cb (SnodoStdioTransport *transport,
-           const GError        *error,
-           Demo                *demo)
-{
-  if (error != NULL)
-    {
-      g_printerr ("snodo-demo: %s\n", error->message);
-      demo->status = 1;
-    }
-  g_application_release (demo->app);
-}
-
-#ifdef G_OS_UNIX
-static gboolean
-signal_cb (gpointer data)
-{
-  Demo *demo = data;
-
-  if (demo->transport != NULL)
-    snodo_stdio_transport_close_async (demo->transport, NULL, NULL, NULL);
-  return G_SOURCE_CONTINUE;
-}
-#endif
-
 #if SNODO_HAS_HTTP_TRANSPORT
-/* --http, --http-address, --http-unix, or a socket from the service
- * manager: the same server over Streamable HTTP, until SIGINT or SIGTERM;
- * SIGHUP reloads the tokens and the certificate (snodo-demo-reload.c).
- * Prints where on standard output: the endpoint's URI, or for a Unix
- * socket http+unix://PATH/mcp with the path percent-encoded. */
-typedef struct
-{
-  GApplication       *app;
-  SnodoHttpTransport *transport;
-  guint               sigint_id;
-  guint               sigterm_id;
-  DemoReload         *reload;
-} DemoHttp;
-
-#if defined(G_OS_UNIX) || defined(G_OS_WIN32)
-static void
-demo_http_closed_cb (GObject      *object,
-                     GAsyncResult *result,
-                     gpointer      user_data)
-{
-  DemoHttp *http = user_data;
-
-  snodo_http_transport_close_finish (SNODO_HTTP_TRANSPORT (object), result, NULL);
-  g_application_release (http->app);
-  g_clear_pointer (&http->reload, demo_reload_free);
-  g_clear_object (&http->transport);
-  g_free (http);
-}
-
+/* Whether the service manager passed this process a socket (socket
+ * activation), which the binding serves over HTTP. */
 static gboolean
-demo_http_signal_cb (gpointer data)
-{
-  DemoHttp *http = data;
-
-  g_clear_handle_id (&http->sigint_id, g_source_remove);
-  g_clear_handle_id (&http->sigterm_id, g_source_remove);
-  snodo_http_transport_close_async (http->transport, NULL, demo_http_closed_cb, http);
-  return G_SOURCE_REMOVE;
-}
-#endif
-
-/* The listening socket systemd passed (socket activation, sd_listen_fds(3)):
- * LISTEN_PID names this process and LISTEN_FDS counts the descriptors from
- * 3 on. FALSE with @error set when they are there and unusable; TRUE
- * with *out_socket NULL when there are none. */
-static gboolean
-demo_take_listen_fds (GSocket **out_socket,
-                      GError  **error)
+demo_socket_passed (void)
 {
 #ifdef G_OS_UNIX
   const char *pid_text = g_getenv ("LISTEN_PID");
-  const char *fds_text = g_getenv ("LISTEN_FDS");
   guint64 pid = 0;
-  guint64 n = 0;
 
-  *out_socket = NULL;
-  if (pid_text == NULL || fds_text == NULL ||
-      !g_ascii_string_to_unsigned (pid_text, 10, 1, G_MAXINT, &pid, NULL) || (pid_t) pid != getpid ())
-    return TRUE;
-  /* Not for the processes this one would start. */
-  g_unsetenv ("LISTEN_PID");
-  g_unsetenv ("LISTEN_FDS");
-  g_unsetenv ("LISTEN_FDNAMES");
-  if (!g_ascii_string_to_unsigned (fds_text, 10, 0, G_MAXINT, &n, NULL) || n == 0)
-    return TRUE;
-  if (n > 1)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "LISTEN_FDS is %s: snodo-demo serves one socket", fds_text);
-      return FALSE;
-    }
-  fcntl (3, F_SETFD, FD_CLOEXEC);
-  *out_socket = g_socket_new_from_fd (3, error);
-  return *out_socket != NULL;
+  return pid_text != NULL && g_getenv ("LISTEN_FDS") != NULL &&
+         g_ascii_string_to_unsigned (pid_text, 10, 1, G_MAXINT, &pid, NULL) && (pid_t) pid == getpid ();
 #else
-  *out_socket = NULL;
-  return TRUE;
+  return FALSE;
 #endif
 }
 
-/* --http-unix-mode: permission bits in octal, such as 0660 or 660. */
-static gboolean
-demo_parse_unix_mode (const char *text,
-                      guint      *out_mode)
+/* The HTTP transport the binding made, before it listens: the demo's limits,
+ * authorization and reloading (SIGHUP reloads the tokens and the
+ * certificate: snodo-demo-reload.c). */
+static void
+demo_prepare_http (Demo               *demo,
+                   SnodoHttpTransport *transport)
 {
-  guint64 mode = 0;
+  const char *number = NULL;
+  const char *instance_id = NULL;
+  const char *certificate_file = NULL;
+  const char *key_file = NULL;
 
-  if (!g_ascii_string_to_unsigned (text, 8, 1, 0777, &mode, NULL))
-    return FALSE;
-  if (out_mode != NULL)
-    *out_mode = (guint) mode;
-  return TRUE;
+  demo_add_interrupt (demo->server);
+  snodo_http_transport_set_write_timeout (transport, (guint) demo->write_timeout);
+  snodo_http_transport_set_max_body_bytes (transport, demo->max_line_bytes);
+  /* Bodies of the largest size accepted are received, if one at a time. */
+  if (snodo_http_transport_get_max_bodies_bytes (transport) < demo->max_line_bytes)
+    snodo_http_transport_set_max_bodies_bytes (transport, demo->max_line_bytes);
+  /* Checked before. Every client of a demo may come from one address (the
+   * loopback): its bound follows max-streams unless given. */
+  if (g_variant_dict_lookup (demo->options, "max-streams", "&s", &number))
+    {
+      snodo_http_transport_set_max_streams (transport, (guint) g_ascii_strtoull (number, NULL, 10));
+      snodo_http_transport_set_max_streams_per_address (transport, (guint) g_ascii_strtoull (number, NULL, 10));
+    }
+  if (g_variant_dict_lookup (demo->options, "max-streams-per-address", "&s", &number))
+    snodo_http_transport_set_max_streams_per_address (transport, (guint) g_ascii_strtoull (number, NULL, 10));
+  if (g_variant_dict_lookup (demo->options, "get-stream-lifetime", "&s", &number))
+    snodo_http_transport_set_get_stream_lifetime (transport, (guint) g_ascii_strtoull (number, NULL, 10));
+  if (g_variant_dict_lookup (demo->options, "stream-retry", "&s", &number))
+    snodo_http_transport_set_stream_retry (transport, (guint) g_ascii_strtoull (number, NULL, 10));
+  if (g_variant_dict_lookup (demo->options, "instance-id", "&s", &instance_id))
+    snodo_http_transport_set_instance_id (transport, instance_id);
+  if (demo->authorization != NULL)
+    snodo_http_transport_set_authorization (transport, demo->authorization);
+
+  g_variant_dict_lookup (demo->options, "tls-certificate", "^&ay", &certificate_file);
+  g_variant_dict_lookup (demo->options, "tls-key", "^&ay", &key_file);
+  demo->reload = demo_reload_new (transport, g_steal_pointer (&demo->auth), certificate_file, key_file);
 }
 
-/* Where to serve HTTP, from the options and the environment: an address
- * or an inherited socket, or neither for standard input and output.
- * Returns FALSE, having said why, with the exit status in *status. */
+/* The demo's HTTP options, given to the binding under its names (--http=PORT
+ * and --http-address=ADDR make --mcp-http=ADDR:PORT), and checked; FALSE,
+ * having said why, when they are wrong. */
 static gboolean
-demo_http_where (GApplicationCommandLine  *command_line,
-                 GVariantDict             *options,
-                 GSocketAddress          **out_address,
-                 GSocket                 **out_socket,
-                 int                      *status)
+demo_http_options (Demo         *demo,
+                   GVariantDict *options)
 {
+  static const char *const same[][2] = {
+    { "http-unix", "mcp-unix" }, { "http-unix-mode", "mcp-unix-mode" }, { "http-unix-group", "mcp-unix-group" },
+    { "tls-certificate", "mcp-tls-certificate" }, { "tls-key", "mcp-tls-key" },
+    { "allowed-hosts", "mcp-allowed-hosts" }, { "allowed-origins", "mcp-allowed-origins" },
+  };
   const char *port_string = NULL;
   const char *address_string = NULL;
-  const char *unix_path = NULL;
-  const char *mode_string = NULL;
-  const char *group = NULL;
-  g_autoptr(GError) error = NULL;
+  const char *instance_id = NULL;
   guint64 port = 0;
+  gboolean http;
 
   g_variant_dict_lookup (options, "http", "&s", &port_string);
   g_variant_dict_lookup (options, "http-address", "&s", &address_string);
-  g_variant_dict_lookup (options, "http-unix", "^&ay", &unix_path);
-  *status = 2;
-
-  if (!demo_take_listen_fds (out_socket, &error))
-    {
-      g_application_command_line_printerr (command_line, "snodo-demo: %s\n", error->message);
-      *status = 1;
-      return FALSE;
-    }
-  if (*out_socket != NULL && (port_string != NULL || address_string != NULL || unix_path != NULL))
-    {
-      g_application_command_line_printerr (command_line,
-                                           "snodo-demo: a socket was passed (LISTEN_FDS): "
-                                           "--http, --http-address and --http-unix do not apply\n");
-      return FALSE;
-    }
-  if (unix_path != NULL)
-    {
-      if (port_string != NULL || address_string != NULL)
-        {
-          g_application_command_line_printerr (command_line,
-                                               "snodo-demo: --http-unix goes without --http and --http-address\n");
-          return FALSE;
-        }
-      if (unix_path[0] == '\0')
-        {
-          g_application_command_line_printerr (command_line, "snodo-demo: --http-unix needs a path\n");
-          return FALSE;
-        }
-      if (g_variant_dict_lookup (options, "http-unix-mode", "&s", &mode_string) &&
-          !demo_parse_unix_mode (mode_string, NULL))
-        {
-          g_application_command_line_printerr (command_line,
-                                               "snodo-demo: --http-unix-mode needs an octal mode from 1 to 0777, "
-                                               "such as 0660, not “%s”\n", mode_string);
-          return FALSE;
-        }
-      if (g_variant_dict_lookup (options, "http-unix-group", "&s", &group) && group[0] == '\0')
-        {
-          g_application_command_line_printerr (command_line, "snodo-demo: --http-unix-group needs a group\n");
-          return FALSE;
-        }
-      *out_address = g_unix_socket_address_new (unix_path);
-      return TRUE;
-    }
-  if (g_variant_dict_contains (options, "http-unix-mode") || g_variant_dict_contains (options, "http-unix-group"))
-    {
-      g_application_command_line_printerr (command_line,
-                                           "snodo-demo: --http-unix-mode and --http-unix-group go with --http-unix\n");
-      return FALSE;
-    }
   if (address_string != NULL && port_string == NULL)
     {
-      g_application_command_line_printerr (command_line, "snodo-demo: --http-address needs --http=PORT\n");
+      g_printerr ("snodo-demo: --http-address needs --http=PORT\n");
       return FALSE;
     }
   if (port_string != NULL)
     {
-      g_autoptr(GInetAddress) inet = NULL;
+      g_autofree char *where = NULL;
 
       /* A string: GApplication drops an integer option whose value is 0. */
       if (!g_ascii_string_to_unsigned (port_string, 10, 0, G_MAXUINT16, &port, NULL))
         {
-          g_application_command_line_printerr (command_line, "snodo-demo: --http needs a port from 0 to 65535\n");
+          g_printerr ("snodo-demo: --http needs a port from 0 to 65535\n");
           return FALSE;
         }
-      inet = g_inet_address_new_from_string (address_string != NULL ? address_string : "127.0.0.1");
-      if (inet == NULL)
-        {
-          g_application_command_line_printerr (command_line,
-                                               "snodo-demo: --http-address needs an IPv4 or IPv6 address, "
-                                               "not “%s”\n", address_string);
-          return FALSE;
-        }
-      *out_address = g_inet_socket_address_new (inet, (guint16) port);
+      if (address_string == NULL)
+        where = g_strdup_printf ("127.0.0.1:%u", (guint) port);
+      else if (strchr (address_string, ':') != NULL)
+        where = g_strdup_printf ("[%s]:%u", address_string, (guint) port);
+      else
+        where = g_strdup_printf ("%s:%u", address_string, (guint) port);
+      g_variant_dict_insert (options, "mcp-http", "s", where);
     }
-  return TRUE;
-}
-
-/* http+unix://PATH/mcp for a Unix socket, the endpoint's URI otherwise. */
-static char *
-demo_http_dup_where (SnodoHttpTransport *transport,
-                     GSocketAddress     *address,
-                     GSocket            *socket)
-{
-  g_autoptr(GSocketAddress) local = NULL;
-
-  if (snodo_http_transport_get_port (transport) != 0)
-    return snodo_http_transport_dup_uri (transport);
-  local = socket != NULL ? g_socket_get_local_address (socket, NULL) : g_object_ref (address);
-#ifdef G_OS_UNIX
-  if (G_IS_UNIX_SOCKET_ADDRESS (local))
+  for (guint i = 0; i < G_N_ELEMENTS (same); i++)
     {
-      g_autofree char *path = g_uri_escape_string (g_unix_socket_address_get_path (G_UNIX_SOCKET_ADDRESS (local)),
-                                                   NULL, FALSE);
+      g_autoptr(GVariant) value = g_variant_dict_lookup_value (options, same[i][0], NULL);
 
-      return g_strdup_printf ("http+unix://%s%s", path, snodo_http_transport_get_path (transport));
+      if (value != NULL)
+        g_variant_dict_insert_value (options, same[i][1], value);
     }
-#endif
-  return g_strdup ("?");
-}
 
-static int
-demo_serve_http (GApplication            *app,
-                 GApplicationCommandLine *command_line,
-                 GVariantDict            *options,
-                 SnodoServer             *server,
-                 GSocketAddress          *address,
-                 GSocket                 *socket,
-                 guint                    write_timeout,
-                 guint64                  max_body_bytes,
-                 gint32                   max_running,
-                 gint32                   max_queued,
-                 gint64                   max_live_bytes)
+  http = port_string != NULL || g_variant_dict_contains (options, "http-unix") || demo_socket_passed ();
+  if (g_variant_dict_lookup (options, "instance-id", "&s", &instance_id) &&
+      !snodo_http_transport_instance_id_is_valid (instance_id))
+    {
+      g_printerr ("snodo-demo: --instance-id needs 1 to %u letters, digits and “-”, not “%s”\n",
+                  (guint) SNODO_HTTP_INSTANCE_ID_MAX, instance_id);
+      return FALSE;
+    }
+  if (!http && (instance_id != NULL || demo_auth_wanted (options)))
+    {
+      g_printerr ("snodo-demo: --instance-id and --bearer-token-file are for HTTP: they need --http or "
+                  "--http-unix\n");
+      return FALSE;
+    }
+  return !http || demo_auth_setup (options, demo->server, &demo->authorization, &demo->auth);
+}
+#endif
+
+/* A transport the binding made, before it starts: the demo's limits. */
+static void
+demo_prepare_transport_cb (SnodoApplicationBinding *binding,
+                           GObject                 *transport,
+                           Demo                    *demo)
 {
-  DemoHttp *http = g_new0 (DemoHttp, 1);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *uri = NULL;
-  const char *certificate_file = NULL;
-  const char *key_file = NULL;
-  const char *instance_id = NULL;
-  /* Options whose comma-separated list is the transport property of the
-   * same name. */
-  static const char *const list_options[] = { "allowed-hosts", "allowed-origins" };
   SnodoExecutor *executor;
-  const char *number = NULL;
-  gboolean listening;
-  DemoAuth *auth = NULL;
 
-  http->app = app;
-  demo_add_interrupt (server);
-  http->transport = snodo_http_transport_new (server);
-  snodo_http_transport_set_write_timeout (http->transport, write_timeout);
-  snodo_http_transport_set_max_body_bytes (http->transport, max_body_bytes);
-  /* Bodies of the largest size accepted are received, if one at a time. */
-  if (snodo_http_transport_get_max_bodies_bytes (http->transport) < max_body_bytes)
-    snodo_http_transport_set_max_bodies_bytes (http->transport, max_body_bytes);
-  /* Checked by the caller. Every client of a demo may come from one
-   * address (the loopback): its bound follows max-streams unless given. */
-  if (g_variant_dict_lookup (options, "max-streams", "&s", &number))
+#if SNODO_HAS_HTTP_TRANSPORT
+  if (SNODO_IS_HTTP_TRANSPORT (transport))
     {
-      snodo_http_transport_set_max_streams (http->transport, (guint) g_ascii_strtoull (number, NULL, 10));
-      snodo_http_transport_set_max_streams_per_address (http->transport,
-                                                        (guint) g_ascii_strtoull (number, NULL, 10));
+      demo_prepare_http (demo, SNODO_HTTP_TRANSPORT (transport));
+      executor = snodo_http_transport_get_executor (SNODO_HTTP_TRANSPORT (transport));
     }
-  if (g_variant_dict_lookup (options, "max-streams-per-address", "&s", &number))
-    snodo_http_transport_set_max_streams_per_address (http->transport,
-                                                      (guint) g_ascii_strtoull (number, NULL, 10));
-  if (g_variant_dict_lookup (options, "get-stream-lifetime", "&s", &number))
-    snodo_http_transport_set_get_stream_lifetime (http->transport, (guint) g_ascii_strtoull (number, NULL, 10));
-  if (g_variant_dict_lookup (options, "stream-retry", "&s", &number))
-    snodo_http_transport_set_stream_retry (http->transport, (guint) g_ascii_strtoull (number, NULL, 10));
-  executor = snodo_http_transport_get_executor (http->transport);
-  if (max_running > 0)
-    snodo_executor_set_max_running (executor, (guint) max_running);
-  if (max_queued >= 0)
-    snodo_executor_set_max_queued (executor, (guint) max_queued);
-  if (max_live_bytes >= 0)
-    snodo_executor_set_max_live_bytes (executor, (guint64) max_live_bytes);
-
-  /* Checked by the caller. */
-  if (g_variant_dict_lookup (options, "instance-id", "&s", &instance_id))
-    snodo_http_transport_set_instance_id (http->transport, instance_id);
-  if (!demo_auth_setup (command_line, options, server, http->transport, &auth))
-    {
-      g_clear_object (&http->transport);
-      g_free (http);
-      return 2;
-    }
-
-  /* Checked by the caller. */
-  if (g_variant_dict_lookup (options, "http-unix-mode", "&s", &number))
-    {
-      guint mode = 0;
-
-      demo_parse_unix_mode (number, &mode);
-      snodo_http_transport_set_unix_socket_mode (http->transport, mode);
-    }
-  if (g_variant_dict_lookup (options, "http-unix-group", "&s", &number))
-    snodo_http_transport_set_unix_socket_group (http->transport, number);
-
-  g_variant_dict_lookup (options, "tls-certificate", "^&ay", &certificate_file);
-  g_variant_dict_lookup (options, "tls-key", "^&ay", &key_file);
-  if (certificate_file != NULL)
-    {
-      g_autoptr(GTlsCertificate) certificate = g_tls_certificate_new_from_files (certificate_file, key_file, &error);
-
-      if (certificate == NULL)
-        {
-          g_application_command_line_printerr (command_line, "snodo-demo: %s\n", error->message);
-          g_clear_pointer (&auth, demo_auth_free);
-          g_clear_object (&http->transport);
-          g_free (http);
-          return 1;
-        }
-      snodo_http_transport_set_tls_certificate (http->transport, certificate);
-    }
-
-  for (guint i = 0; i < G_N_ELEMENTS (list_options); i++)
-    {
-      const char *text = NULL;
-      g_auto(GStrv) items = NULL;
-      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-
-      if (!g_variant_dict_lookup (options, list_options[i], "&s", &text))
-        continue;
-      items = g_strsplit (text, ",", -1);
-      for (guint j = 0; items[j] != NULL; j++)
-        {
-          g_strstrip (items[j]);
-          if (items[j][0] != '\0')
-            g_strv_builder_add (builder, items[j]);
-        }
-      g_clear_pointer (&items, g_strfreev);
-      items = g_strv_builder_end (builder);
-      g_object_set (http->transport, list_options[i], items, NULL);
-    }
-
-  if (socket != NULL)
-    listening = snodo_http_transport_listen_socket (http->transport, socket, &error);
   else
-    listening = snodo_http_transport_listen (http->transport, address, &error);
-  if (!listening)
+#endif
     {
-      /* A status of its own: a service manager can tell "not there"
-       * (the port or socket is taken) from a failure while serving. */
-      g_application_command_line_printerr (command_line, "snodo-demo: %s\n", error->message);
-      g_clear_pointer (&auth, demo_auth_free);
-      g_clear_object (&http->transport);
-      g_free (http);
-      return DEMO_EXIT_CANNOT_LISTEN;
-    }
-  uri = demo_http_dup_where (http->transport, address, socket);
-  g_application_command_line_print (command_line, "%s\n", uri);
+      SnodoStdioTransport *stdio = SNODO_STDIO_TRANSPORT (transport);
 
-#ifdef G_OS_UNIX
-  http->sigint_id = g_unix_signal_add (SIGINT, demo_http_signal_cb, http);
-  http->sigterm_id = g_unix_signal_add (SIGTERM, demo_http_signal_cb, http);
-#endif
-#ifdef G_OS_WIN32
-  demo_console_stop_on_ctrl (demo_http_signal_cb, http);
-#endif
-  http->reload = demo_reload_new (http->transport, auth, certificate_file, key_file);
-  g_application_hold (app);
-  return 0;
+      snodo_stdio_transport_set_write_timeout (stdio, (guint) demo->write_timeout);
+      snodo_stdio_transport_set_max_line_bytes (stdio, demo->max_line_bytes);
+      snodo_stdio_transport_set_max_streams (stdio, (guint) demo->max_streams);
+      executor = snodo_stdio_transport_get_executor (stdio);
+    }
+  if (demo->max_running > 0)
+    snodo_executor_set_max_running (executor, (guint) demo->max_running);
+  if (demo->max_queued >= 0)
+    snodo_executor_set_max_queued (executor, (guint) demo->max_queued);
+  if (demo->max_live_bytes >= 0)
+    snodo_executor_set_max_live_bytes (executor, (guint64) demo->max_live_bytes);
 }
-#endif
 
 /* Serves the skills of --skills-dir, if given (the Skills extension). */
 static gboolean
-demo_add_skills (GApplicationCommandLine *command_line,
-                 GVariantDict            *options,
-                 SnodoServer             *server)
+demo_add_skills (GVariantDict *options,
+                 SnodoServer  *server)
 {
   const char *dir = NULL;
   g_autoptr(GFile) file = NULL;
@@ -1123,10 +905,10 @@ demo_add_skills (GApplicationCommandLine *command_line,
 
   if (!g_variant_dict_lookup (options, "skills-dir", "^&ay", &dir))
     return TRUE;
-  file = g_application_command_line_create_file_for_arg (command_line, dir);
+  file = g_file_new_for_commandline_arg (dir);
   if (!snodo_server_add_skills_directory (server, file, NULL, &error))
     {
-      g_application_command_line_printerr (command_line, "snodo-demo: --skills-dir: %s\n", error->message);
+      g_printerr ("snodo-demo: --skills-dir: %s\n", error->message);
       return FALSE;
     }
   return TRUE;
@@ -1139,8 +921,7 @@ demo_add_skills (GApplicationCommandLine *command_line,
 /* Gives @server the secret in --request-state-secret-file, if given: the
  * file's bytes, less one final line ending, at least 32 of them. */
 static gboolean
-demo_set_secret (GApplicationCommandLine *command_line,
-                 GVariantDict            *options,
+demo_set_secret (GVariantDict            *options,
                  SnodoServer             *server)
 {
   const char *file = NULL;
@@ -1155,14 +936,13 @@ demo_set_secret (GApplicationCommandLine *command_line,
   display = g_filename_display_name (file);
   if (!g_file_get_contents (file, &contents, &len, &error))
     {
-      g_application_command_line_printerr (command_line, "snodo-demo: --request-state-secret-file: %s\n",
+      g_printerr ("snodo-demo: --request-state-secret-file: %s\n",
                                            error->message);
       return FALSE;
     }
   if (len > DEMO_SECRET_MAX_BYTES)
     {
-      g_application_command_line_printerr (command_line,
-                                           "snodo-demo: --request-state-secret-file: “%s” has more than %u bytes: "
+      g_printerr ("snodo-demo: --request-state-secret-file: “%s” has more than %u bytes: "
                                            "it is not a secret\n", display, (guint) DEMO_SECRET_MAX_BYTES);
       return FALSE;
     }
@@ -1174,7 +954,7 @@ demo_set_secret (GApplicationCommandLine *command_line,
   memset (contents, 0, len);
   if (!snodo_server_set_request_state_secret (server, secret, &error))
     {
-      g_application_command_line_printerr (command_line, "snodo-demo: --request-state-secret-file: “%s”: %s\n",
+      g_printerr ("snodo-demo: --request-state-secret-file: “%s”: %s\n",
                                            display, error->message);
       return FALSE;
     }
@@ -1183,8 +963,7 @@ demo_set_secret (GApplicationCommandLine *command_line,
 
 /* Reads the option @name, if given, as a whole number from @min to @max. */
 static gboolean
-demo_get_number (GApplicationCommandLine *command_line,
-                 GVariantDict            *options,
+demo_get_number (GVariantDict            *options,
                  const char              *name,
                  guint64                  min,
                  guint64                  max,
@@ -1196,8 +975,7 @@ demo_get_number (GApplicationCommandLine *command_line,
     return TRUE;
   if (!g_ascii_string_to_unsigned (text, 10, min, max, out, NULL))
     {
-      g_application_command_line_printerr (command_line,
-                                           "snodo-demo: --%s needs a whole number from %" G_GUINT64_FORMAT
+      g_printerr ("snodo-demo: --%s needs a whole number from %" G_GUINT64_FORMAT
                                            " to %" G_GUINT64_FORMAT ", not “%s”\n",
                                            name, min, max, text);
       return FALSE;
@@ -1220,8 +998,7 @@ demo_bus_connected_cb (SnodoRedisBus *bus,
 /* Gives @server the bus of --redis, if given: FALSE if it is no Redis
  * URL (said on standard error). */
 static gboolean
-demo_set_bus (GApplicationCommandLine *command_line,
-              GVariantDict            *options,
+demo_set_bus (GVariantDict            *options,
               SnodoServer             *server)
 {
 #if SNODO_HAS_REDIS_BUS
@@ -1234,7 +1011,7 @@ demo_set_bus (GApplicationCommandLine *command_line,
   bus = snodo_redis_bus_new (url, NULL, &error);
   if (bus == NULL)
     {
-      g_application_command_line_printerr (command_line, "snodo-demo: --redis: %s\n", error->message);
+      g_printerr ("snodo-demo: --redis: %s\n", error->message);
       return FALSE;
     }
   g_signal_connect (bus, "notify::connected", G_CALLBACK (demo_bus_connected_cb), NULL);
@@ -1243,14 +1020,14 @@ demo_set_bus (GApplicationCommandLine *command_line,
   return TRUE;
 }
 
+/* The demo's options, read and checked before the binding's (which serves
+ * as they say): 2 when they are wrong. */
 static int
-command_line_cb (GApplication            *app,
-                 GApplicationCommandLine *command_line,
-                 Demo                    *demo)
+demo_handle_local_options_cb (GApplication *app,
+                              GVariantDict *options,
+                              Demo         *demo)
 {
-  GVariantDict *options = g_application_command_line_get_options_dict (command_line);
-  g_autoptr(SnodoServer) server = NULL;
-  SnodoExecutor *executor;
+  SnodoServer *server = demo->server;
   guint64 write_timeout = 5000;
   guint64 max_line_bytes = 2000000;
   guint64 value;
@@ -1267,37 +1044,37 @@ command_line_cb (GApplication            *app,
 
   /* The numbers are string options, read strictly: GApplication drops an
    * integer option whose value is 0, and reads "12abc" as 12. */
-  if (!demo_get_number (command_line, options, "write-timeout", 1, G_MAXUINT, &write_timeout) ||
-      !demo_get_number (command_line, options, "max-line-bytes", 2, G_MAXSSIZE, &max_line_bytes))
+  if (!demo_get_number (options, "write-timeout", 1, G_MAXUINT, &write_timeout) ||
+      !demo_get_number (options, "max-line-bytes", 2, G_MAXSSIZE, &max_line_bytes))
     return 2;
   if (g_variant_dict_contains (options, "max-running"))
     {
-      if (!demo_get_number (command_line, options, "max-running", 1, G_MAXINT32, &value))
+      if (!demo_get_number (options, "max-running", 1, G_MAXINT32, &value))
         return 2;
       max_running = (gint32) value;
     }
   if (g_variant_dict_contains (options, "max-queued"))
     {
-      if (!demo_get_number (command_line, options, "max-queued", 0, G_MAXINT32, &value))
+      if (!demo_get_number (options, "max-queued", 0, G_MAXINT32, &value))
         return 2;
       max_queued = (gint32) value;
     }
   if (g_variant_dict_contains (options, "max-live-bytes"))
     {
-      if (!demo_get_number (command_line, options, "max-live-bytes", 0, G_MAXINT64, &value))
+      if (!demo_get_number (options, "max-live-bytes", 0, G_MAXINT64, &value))
         return 2;
       max_live_bytes = (gint64) value;
     }
   if (g_variant_dict_contains (options, "max-streams") &&
-      !demo_get_number (command_line, options, "max-streams", 1, G_MAXUINT, &max_streams))
+      !demo_get_number (options, "max-streams", 1, G_MAXUINT, &max_streams))
     return 2;
-  if (!demo_get_number (command_line, options, "max-streams-per-address", 1, G_MAXUINT, &value))
+  if (!demo_get_number (options, "max-streams-per-address", 1, G_MAXUINT, &value))
     return 2;
-  if (!demo_get_number (command_line, options, "get-stream-lifetime", 0, G_MAXUINT / 1000, &value) ||
-      !demo_get_number (command_line, options, "stream-retry", 0, G_MAXINT32, &value))
+  if (!demo_get_number (options, "get-stream-lifetime", 0, G_MAXUINT / 1000, &value) ||
+      !demo_get_number (options, "stream-retry", 0, G_MAXINT32, &value))
     return 2;
-  if (!demo_get_number (command_line, options, "request-timeout", 1, G_MAXUINT, &request_timeout) ||
-      !demo_get_number (command_line, options, "handler-timeout", 0, G_MAXINT, &handler_timeout))
+  if (!demo_get_number (options, "request-timeout", 1, G_MAXUINT, &request_timeout) ||
+      !demo_get_number (options, "handler-timeout", 0, G_MAXINT, &handler_timeout))
     return 2;
   if (g_variant_dict_lookup (options, "protocol-versions", "&s", &versions_text))
     {
@@ -1305,34 +1082,24 @@ command_line_cb (GApplication            *app,
       for (guint i = 0; versions[i] != NULL; i++)
         if (snodo_protocol_version_from_string (versions[i]) == SNODO_PROTOCOL_VERSION_UNKNOWN)
           {
-            g_application_command_line_printerr (command_line,
-                                                 "snodo-demo: --protocol-versions: unknown version “%s”\n",
+            g_printerr ("snodo-demo: --protocol-versions: unknown version “%s”\n",
                                                  versions[i]);
             return 2;
           }
       if (versions[0] == NULL)
         {
-          g_application_command_line_printerr (command_line, "snodo-demo: --protocol-versions needs a version\n");
+          g_printerr ("snodo-demo: --protocol-versions needs a version\n");
           return 2;
         }
     }
 
-  server = demo_server_new ();
-  if (g_variant_dict_contains (options, "print-server-json"))
-    {
-      g_autoptr(JsonNode) server_json = snodo_server_dup_server_json (server, "io.github.snodo/snodo-demo", NULL);
-      g_autofree char *text = json_to_string (server_json, TRUE);
-
-      g_application_command_line_print (command_line, "%s\n", text);
-      return 0;
-    }
   snodo_server_set_request_timeout (server, (guint) request_timeout);
   snodo_server_set_handler_timeout (server, (guint) handler_timeout);
   if (versions != NULL)
     snodo_server_set_protocol_versions (server, (const char * const *) versions);
-  if (!demo_set_secret (command_line, options, server) ||
-      !demo_set_bus (command_line, options, server) ||
-      !demo_add_skills (command_line, options, server))
+  if (!demo_set_secret (options, server) ||
+      !demo_set_bus (options, server) ||
+      !demo_add_skills (options, server))
     return 2;
   {
     const char *task_store = NULL;
@@ -1341,69 +1108,30 @@ command_line_cb (GApplication            *app,
     if (g_variant_dict_lookup (options, "task-store", "&s", &task_store) &&
         !demo_add_tasks (server, task_store, &error))
       {
-        g_application_command_line_printerr (command_line, "snodo-demo: --task-store: %s\n", error->message);
+        g_printerr ("snodo-demo: --task-store: %s\n", error->message);
         return 2;
       }
   }
 #if SNODO_HAS_HTTP_TRANSPORT
-  {
-    g_autoptr(GSocketAddress) address = NULL;
-    g_autoptr(GSocket) socket = NULL;
-    gboolean has_certificate = g_variant_dict_contains (options, "tls-certificate");
-    gboolean has_key = g_variant_dict_contains (options, "tls-key");
-    const char *instance_id = NULL;
-    int status;
-
-    if (!demo_http_where (command_line, options, &address, &socket, &status))
-      return status;
-    if (has_certificate != has_key)
-      {
-        g_application_command_line_printerr (command_line,
-                                             "snodo-demo: --tls-certificate and --tls-key go together\n");
-        return 2;
-      }
-    if (g_variant_dict_lookup (options, "instance-id", "&s", &instance_id) &&
-        !snodo_http_transport_instance_id_is_valid (instance_id))
-      {
-        g_application_command_line_printerr (command_line,
-                                             "snodo-demo: --instance-id needs 1 to %u letters, digits "
-                                             "and “-”, not “%s”\n",
-                                             (guint) SNODO_HTTP_INSTANCE_ID_MAX, instance_id);
-        return 2;
-      }
-    if (address != NULL || socket != NULL)
-      return demo_serve_http (app, command_line, options, server, address, socket, (guint) write_timeout,
-                              (guint64) max_line_bytes, max_running, max_queued,
-                              max_live_bytes);
-    if (has_certificate || g_variant_dict_contains (options, "allowed-hosts") ||
-        g_variant_dict_contains (options, "allowed-origins") || instance_id != NULL ||
-        demo_auth_wanted (options))
-      {
-        g_application_command_line_printerr (command_line,
-                                             "snodo-demo: --tls-certificate, --allowed-hosts, "
-                                             "--allowed-origins, --instance-id and --bearer-token-file are for "
-                                             "HTTP: they need --http or --http-unix\n");
-        return 2;
-      }
-  }
+  if (!demo_http_options (demo, options))
+    return 2;
 #endif
-  demo->transport = snodo_stdio_transport_new_for_stdio (server);
-  snodo_stdio_transport_set_write_timeout (demo->transport, (guint) write_timeout);
-  snodo_stdio_transport_set_max_line_bytes (demo->transport, (guint64) max_line_bytes);
-  snodo_stdio_transport_set_max_streams (demo->transport, (guint) max_streams);
-  executor = snodo_stdio_transport_get_executor (demo->transport);
-  if (max_running > 0)
-    snodo_executor_set_max_running (executor, (guint) max_running);
-  if (max_queued >= 0)
-    snodo_executor_set_max_queued (executor, (guint) max_queued);
-  if (max_live_bytes >= 0)
-    snodo_executor_set_max_live_bytes (executor, (guint64) max_live_bytes);
 
-  g_signal_connect (demo->transport, "closed", G_CALLBACK (closed_cb), demo);
-  g_application_hold (app);
-  snodo_stdio_transport_start (demo->transport);
+  demo->options = g_variant_dict_ref (options);
+  demo->write_timeout = write_timeout;
+  demo->max_line_bytes = max_line_bytes;
+  demo->max_streams = max_streams;
+  demo->max_running = max_running;
+  demo->max_queued = max_queued;
+  demo->max_live_bytes = max_live_bytes;
+  return -1;
+}
 
-  return 0;
+static void
+demo_activate_cb (GApplication *app,
+                  gpointer      user_data)
+{
+  /* Nothing but serving, which the binding does. */
 }
 
 int
@@ -1438,8 +1166,6 @@ main (int   argc,
     { "protocol-versions", 0, 0, G_OPTION_ARG_STRING, NULL,
       "The protocol versions to serve, separated by commas (default all: 2025-06-18,2025-11-25,2026-07-28)",
       "LIST" },
-    { "print-server-json", 0, 0, G_OPTION_ARG_NONE, NULL,
-      "Print the server's server.json for the MCP Registry and exit", NULL },
     { "task-store", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Serve tasks, and the tool job, keeping them in memory or in files under "
       "$XDG_STATE_HOME/snodo-demo/tasks (file), where results survive a restart", "memory|file" },
@@ -1479,6 +1205,8 @@ main (int   argc,
     { NULL }
   };
   g_autoptr(GApplication) app = NULL;
+  g_autoptr(SnodoServer) server = NULL;
+  g_autoptr(SnodoApplicationBinding) binding = NULL;
   Demo demo = { 0, };
   int status;
 
@@ -1489,32 +1217,36 @@ main (int   argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
 
-#ifdef G_OS_UNIX
-  /* A closed standard output must be an output error, not a killed
-   * process. */
-  signal (SIGPIPE, SIG_IGN);
-#endif
-
-  app = g_application_new ("org.snodo.Demo", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
+  app = g_application_new ("org.snodo.Demo", G_APPLICATION_NON_UNIQUE);
   g_application_set_option_context_summary (app, "Serves a demonstration MCP server on standard input and output.");
   g_application_add_main_option_entries (app, entries);
 #if SNODO_HAS_HTTP_TRANSPORT
   g_application_add_main_option_entries (app, demo_auth_entries);
 #endif
-  demo.app = app;
-  g_signal_connect (app, "command-line", G_CALLBACK (command_line_cb), &demo);
+  g_signal_connect (app, "handle-local-options", G_CALLBACK (demo_handle_local_options_cb), &demo);
+  g_signal_connect (app, "activate", G_CALLBACK (demo_activate_cb), NULL);
 
-#ifdef G_OS_UNIX
-  g_unix_signal_add (SIGINT, signal_cb, &demo);
-  g_unix_signal_add (SIGTERM, signal_cb, &demo);
-#endif
+  /* The binding serves: standard input and output unless an option asks
+   * for HTTP, until their end or SIGINT/SIGTERM (the console's events on
+   * Windows); it prints where it listens, and --print-server-json. */
+  server = demo_server_new ();
+  demo.server = server;
+  binding = snodo_application_binding_new (app, server);
+  snodo_application_binding_set_registry_name (binding, "io.github.snodo/snodo-demo");
+  snodo_application_binding_set_stdio_by_default (binding, TRUE);
+  g_signal_connect (binding, "prepare-transport", G_CALLBACK (demo_prepare_transport_cb), &demo);
 
   status = g_application_run (app, argc, argv);
-  g_clear_object (&demo.transport);
+#if SNODO_HAS_HTTP_TRANSPORT
+  g_clear_pointer (&demo.reload, demo_reload_free);
+  g_clear_pointer (&demo.auth, demo_auth_free);
+  g_clear_object (&demo.authorization);
+#endif
+  g_clear_pointer (&demo.options, g_variant_dict_unref);
   /* The spans of the last requests, when they are exported. */
   snodo_telemetry_flush (2000);
 
-  return status != 0 ? status : demo.status;
+  return status != 0 ? status : snodo_application_binding_get_exit_status (binding);
 }
 
 /*

@@ -34,6 +34,7 @@
 # include "snodo-server-request.h"
 # include "snodo-client.h"
 # include "snodo-telemetry.h"
+# include "snodo-application-binding.h"
 # include "snodo-features.h"
 # if SNODO_HAS_HTTP_TRANSPORT
 #  include "snodo-event-store.h"

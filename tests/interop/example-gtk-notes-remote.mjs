@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Copyright 2026 The Snodo authors
+//
+// Serving from the running instance, with examples/gtk-notes.c: gtk-notes
+// runs with its window open (serving HTTP too, which the test uses to watch
+// its document); then the official TypeScript SDK client starts
+// `gtk-notes --mcp-stdio` as an assistant does. That second process hands
+// its standard input and output to the running instance, so the client
+// reads the text of the window already open and edits it, and the window's
+// document changes (read back over HTTP). Closing the client ends the
+// second process, leaving no orphan; SIGTERM then ends the application with
+// status 0. Run it on a display and a private session bus (the test runs
+// it under `dbus-run-session -- xvfb-run -a`). One line per check; exits 1
+// if one failed, 77 (skipped) if SNODO_EXAMPLE_SKIP says why it cannot run.
+//
+//   node tests/interop/example-gtk-notes-remote.mjs path/to/gtk-notes
+
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { format } from 'node:util';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+for (const name of ['log', 'info', 'debug', 'warn'])
+  console[name] = (...args) => process.stderr.write(format(...args) + '\n');
+
+if (process.env.SNODO_EXAMPLE_SKIP) {
+  process.stdout.write(`skipped: ${process.env.SNODO_EXAMPLE_SKIP}\n`);
+  process.exit(77);
+}
+
+const app = process.argv[2];
+if (!app) {
+  console.error('usage: example-gtk-notes-remote.mjs path/to/gtk-notes');
+  process.exit(2);
+}
+
+const DOCUMENT = 'note://document';
+const watchdog = setTimeout(() => {
+  process.stdout.write('Bail out! the whole run took longer than 100 s\n');
+  primary.kill('SIGKILL');
+  process.exit(1);
+}, 100000);
+
+const primary = spawn(app, ['--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const exited = new Promise((resolveExit) => primary.once('exit', (code, signal) => resolveExit({ code, signal })));
+const url = await new Promise((resolveUrl, reject) => {
+  const lines = createInterface({ input: primary.stdout });
+  lines.once('line', (line) => resolveUrl(new URL(line.trim())));
+  primary.once('exit', (code) => reject(new Error(`gtk-notes exited (${code}) before printing its URL`)));
+});
+
+let n = 0;
+let failed = 0;
+async function check(name, fn) {
+  n++;
+  try {
+    await fn();
+    process.stdout.write(`ok ${n} - ${name}\n`);
+  } catch (e) {
+    failed++;
+    process.stdout.write(`not ok ${n} - ${name}\n`);
+    for (const line of String(e?.stack ?? e).split('\n'))
+      process.stdout.write(`# ${line}\n`);
+  }
+}
+
+function expect(cond, message) {
+  if (!cond)
+    throw new Error(message);
+}
+
+async function readDocument(client) {
+  const { contents } = await client.readResource({ uri: DOCUMENT });
+  return contents[0].text;
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// The window's side: over HTTP, which also tells that the primary
+// instance's main loop runs (it is registered on the bus by then).
+const watcher = new ClientV1({ name: 'gtk-notes-watcher', version: '0.1.0' }, { capabilities: {} });
+await check('the running gtk-notes serves its window over HTTP', async () => {
+  await watcher.connect(new StreamableHTTPClientTransport(url));
+  expect((await readDocument(watcher)).startsWith('Welcome to Notes.\n'), 'the welcome text');
+});
+
+const ADDED = '\nAdded by a second gtk-notes --mcp-stdio\n';
+const client = new ClientV1({ name: 'gtk-notes-remote-test', version: '0.1.0' }, { capabilities: {} });
+const transport = new StdioClientTransport({ command: app, args: ['--mcp-stdio'], stderr: 'inherit',
+                                             env: { ...process.env } });
+let connected = false;
+await check('a client starts gtk-notes --mcp-stdio and connects', async () => {
+  await client.connect(transport);
+  connected = true;
+  expect(client.getServerVersion()?.name === 'gtk-notes', JSON.stringify(client.getServerVersion()));
+});
+
+if (connected) {
+  await check('it reads the text of the window already open', async () => {
+    const before = await readDocument(watcher);
+    const text = await readDocument(client);
+    expect(text === before, JSON.stringify(text));
+  });
+
+  await check('append_text edits the window already open', async () => {
+    const before = await readDocument(watcher);
+    const result = await client.callTool({ name: 'append_text', arguments: { text: ADDED } });
+    expect(!result.isError, JSON.stringify(result));
+    const after = await readDocument(watcher);
+    expect(after === before + ADDED, JSON.stringify(after));
+  });
+
+  await check('closing the client ends the second process, leaving no orphan', async () => {
+    const pid = transport.pid;
+    expect(pid && pid !== primary.pid, `pid ${pid}`);
+    await client.close();
+    const end = Date.now() + 10000;
+    while (alive(pid) && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(!alive(pid), `${pid} still runs`);
+    expect(alive(primary.pid), 'the running gtk-notes ended too');
+  });
+}
+
+await watcher.close();
+await check('SIGTERM ends gtk-notes with status 0', async () => {
+  primary.kill('SIGTERM');
+  const { code, signal } = await exited;
+  expect(code === 0, `code ${code}, signal ${signal}`);
+});
+
+clearTimeout(watchdog);
+process.stdout.write(`1..${n}\n`);
+process.exit(failed ? 1 : 0);
