@@ -29,6 +29,7 @@
 # include "snodo-prompt.h"
 # include "snodo-server-request.h"
 # include "snodo-client.h"
+# include "snodo-client-tasks.h"
 # include "snodo-features.h"
 # if SNODO_HAS_HTTP_TRANSPORT
 #  include "snodo-event-store.h"

@@ -46,8 +46,11 @@ snodo_client_add_envelope (SnodoClient *self,
     }
   json_object_set_string_member (meta, "io.modelcontextprotocol/protocolVersion",
                                  snodo_protocol_version_to_string (SNODO_PROTOCOL_VERSION_2026_07_28));
-  json_object_set_object_member (meta, "io.modelcontextprotocol/clientCapabilities",
-                                 snodo_client_dup_capabilities (self));
+  /* Capabilities already there are the request's own (such as the tasks
+   * extension, snodo-client-tasks.c). */
+  if (!json_object_has_member (meta, "io.modelcontextprotocol/clientCapabilities"))
+    json_object_set_object_member (meta, "io.modelcontextprotocol/clientCapabilities",
+                                   snodo_client_dup_capabilities (self));
   json_object_set_object_member (meta, "io.modelcontextprotocol/clientInfo",
                                  snodo_client_client_info ());
   if (self->log_level != NULL)

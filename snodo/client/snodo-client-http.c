@@ -391,6 +391,9 @@ exchange_set_headers (Exchange   *exchange,
             name_member = "name";
           else if (g_str_equal (exchange->method, "resources/read"))
             name_member = "uri";
+          /* The tasks extension routes its requests by task. */
+          else if (g_str_has_prefix (exchange->method, "tasks/"))
+            name_member = "taskId";
           if (name_member != NULL && params != NULL &&
               snodo_json_object_get_string (params, name_member) != NULL)
             {

@@ -187,7 +187,7 @@ snodo_client_list_page_cb (GObject      *source,
   g_task_return_pointer (task, json_array_ref (state->items), (GDestroyNotify) json_array_unref);
 }
 
-static void
+void
 snodo_client_list_async (SnodoClient         *self,
                          const char          *method,
                          const char          *member,
@@ -209,7 +209,7 @@ snodo_client_list_async (SnodoClient         *self,
   snodo_client_list_page (self, task, NULL);
 }
 
-static JsonArray *
+JsonArray *
 snodo_client_list_finish (SnodoClient   *self,
                           GAsyncResult  *result,
                           gpointer       source_tag,
@@ -935,6 +935,9 @@ snodo_client_listen_async (SnodoClient         *self,
     }
   params = json_object_new ();
   json_object_set_object_member (params, "notifications", snodo_client_copy_params (notifications));
+  /* Following tasks needs their extension (snodo-client-tasks.c). */
+  if (json_object_has_member (notifications, "taskIds"))
+    snodo_client_add_tasks_extension (self, params);
   /* A subscription lasts: no timeout. */
   snodo_client_send_request (self, "subscriptions/listen", params, TRUE, 0, cancellable, task);
 }

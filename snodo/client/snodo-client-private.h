@@ -29,6 +29,8 @@ G_BEGIN_DECLS
  * - snodo-client-input.c: what the server asks of the application
  *   (SnodoServerRequest, the server-request signal): its requests in the
  *   initialize era, the input_required round trip of 2026-07-28.
+ * - snodo-client-tasks.c: tasks (tools/call as a task, tasks/get,
+ *   the wait for a result, tasks/cancel, tasks/list, task-status).
  * - snodo-client-http.c: Streamable HTTP instead of a stream pair (a POST
  *   a message, the answers in JSON or SSE, the session and the GET stream
  *   of the initialize era, resumption, DELETE at the end), over
@@ -213,6 +215,36 @@ void        snodo_client_url_required      (SnodoClient          *self,
                                             GTask                *task,
                                             JsonArray            *elicitations,
                                             const char           *message);
+
+/* Gives @request to the application (the server-request signal); refuses
+ * it when nobody takes it. */
+void        snodo_client_ask               (SnodoClient          *self,
+                                            SnodoServerRequest   *request);
+
+/* snodo-client-methods.c: every page of @method, the items of @member. */
+void        snodo_client_list_async        (SnodoClient          *self,
+                                            const char           *method,
+                                            const char           *member,
+                                            gpointer              source_tag,
+                                            const char           *name,
+                                            GCancellable         *cancellable,
+                                            GAsyncReadyCallback   callback,
+                                            gpointer              user_data);
+JsonArray  *snodo_client_list_finish       (SnodoClient          *self,
+                                            GAsyncResult         *result,
+                                            gpointer              source_tag,
+                                            GError              **error);
+
+/* snodo-client-tasks.c */
+void        snodo_client_install_task_signal (GObjectClass       *klass);
+/* Emits task-status for a notification of a task's status. */
+void        snodo_client_task_notification (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params);
+/* 2026-07-28: declares the tasks extension in @params' _meta (the
+ * envelope keeps it). */
+void        snodo_client_add_tasks_extension (SnodoClient        *self,
+                                              JsonObject         *params);
 
 /* snodo-server-request.c */
 typedef void (*SnodoServerRequestFunc) (SnodoServerRequest *request,

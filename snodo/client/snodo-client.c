@@ -842,6 +842,7 @@ snodo_client_class_init (SnodoClientClass *klass)
    */
   snodo_client_install_input_signal (object_class);
   snodo_client_install_progress_signal (object_class);
+  snodo_client_install_task_signal (object_class);
 
   snodo_client_signals[SIGNAL_CLOSED] =
     g_signal_new ("closed",
