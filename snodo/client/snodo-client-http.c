@@ -108,6 +108,7 @@ snodo_client_http_new (SnodoClient  *self,
 {
   SnodoClientHttp *http;
   g_autoptr(GUri) uri = NULL;
+  g_autoptr(GSocketConnectable) connectable = NULL;
   const char *scheme;
 
   uri = g_uri_parse (self->uri, G_URI_FLAGS_ENCODED, error);
@@ -117,10 +118,23 @@ snodo_client_http_new (SnodoClient  *self,
       return NULL;
     }
   scheme = g_uri_get_scheme (uri);
-  if (g_ascii_strcasecmp (scheme, "http") != 0 && g_ascii_strcasecmp (scheme, "https") != 0)
+  if (g_ascii_strcasecmp (scheme, "http+unix") == 0)
+    {
+      g_autoptr(GUri) through = NULL;
+
+      /* snodo-client-unix.c */
+      if (!snodo_client_http_unix_uri (self->uri, &through, &connectable, error))
+        {
+          g_prefix_error (error, "%s: ", self->uri);
+          return NULL;
+        }
+      g_uri_unref (uri);
+      uri = g_steal_pointer (&through);
+    }
+  else if (g_ascii_strcasecmp (scheme, "http") != 0 && g_ascii_strcasecmp (scheme, "https") != 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   _("%s is not an http or https URI"), self->uri);
+                   _("%s is not an http, https or http+unix URI"), self->uri);
       return NULL;
     }
 
@@ -132,6 +146,8 @@ snodo_client_http_new (SnodoClient  *self,
   http->session = soup_session_new_with_options ("user-agent", "snodo/" PACKAGE_VERSION,
                                                  "max-conns-per-host", 16,
                                                  "max-conns", 32,
+                                                 /* NULL but for a Unix socket */
+                                                 "remote-connectable", connectable,
                                                  NULL);
   if (self->tls_database != NULL)
     soup_session_set_tls_database (http->session, self->tls_database);

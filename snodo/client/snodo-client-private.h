@@ -288,6 +288,13 @@ void        snodo_client_http_stop         (SnodoClient          *self);
 void        snodo_client_http_close        (SnodoClient          *self,
                                             GTask                *task);
 
+/* snodo-client-unix.c: for an http+unix:// @uri, the http:// URI to ask
+ * and the socket to connect to; FALSE with @error for a bad one. */
+gboolean    snodo_client_http_unix_uri     (const char           *uri,
+                                            GUri                **http_uri,
+                                            GSocketConnectable  **connectable,
+                                            GError              **error);
+
 /* snodo-client-sse.c */
 typedef gboolean (*SnodoSseEventFunc) (const char *event,
                                        const char *data,

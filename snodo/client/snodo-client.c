@@ -920,7 +920,10 @@ snodo_client_new_for_argv (const char * const  *argv,
 
 /**
  * snodo_client_new_for_uri:
- * @uri: the server's endpoint, an `http` or `https` URI
+ * @uri: the server's endpoint, an `http` or `https` URI, or an
+ *   `http+unix` URI whose host is the percent-encoded path of a Unix
+ *   socket (`http+unix://%2Frun%2Fapp.sock/mcp`, as a server listening
+ *   on a socket prints it; not on Windows)
  * @error: return location for a #GError
  *
  * Makes a client of the server at @uri, over Streamable HTTP (see the
