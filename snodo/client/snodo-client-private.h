@@ -31,6 +31,8 @@ G_BEGIN_DECLS
  *   initialize era, the input_required round trip of 2026-07-28.
  * - snodo-client-tasks.c: tasks (tools/call as a task, tasks/get,
  *   the wait for a result, tasks/cancel, tasks/list, task-status).
+ * - snodo-client-listen.c: a subscriptions/listen over HTTP sent again
+ *   when its stream is lost.
  * - snodo-client-http.c: Streamable HTTP instead of a stream pair (a POST
  *   a message, the answers in JSON or SSE, the session and the GET stream
  *   of the initialize era, resumption, DELETE at the end), over
@@ -286,6 +288,14 @@ void        snodo_client_http_listen       (SnodoClient          *self);
 void        snodo_client_http_stop         (SnodoClient          *self);
 /* Ends the session (DELETE) if there is one, then completes @task (taken). */
 void        snodo_client_http_close        (SnodoClient          *self,
+                                            GTask                *task);
+
+/* snodo-client-listen.c: subscriptions/listen with @params (taken, the
+ * envelope not added) over HTTP, sent again while its stream is lost;
+ * completes @task (taken). */
+void        snodo_client_listen_again      (SnodoClient          *self,
+                                            JsonObject           *params,
+                                            GCancellable         *cancellable,
                                             GTask                *task);
 
 /* snodo-client-unix.c: for an http+unix:// @uri, the http:// URI to ask
