@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <snodo/snodo.h>
 
 /* snodo actions BUS-NAME [OBJECT-PATH], with @argv its arguments after
  * "actions"; the exit status (0: serving, @app held until the client
@@ -11,3 +12,8 @@
 int snodo_cli_actions (GApplication *app,
                        int           argc,
                        char        **argv);
+
+/* snodo-elicit.c: whether standard input is a terminal; and answering
+ * the server's elicitation/create there (declares the capability). */
+gboolean snodo_cli_stdin_is_terminal (void);
+void     snodo_cli_elicit_install    (SnodoClient *client);

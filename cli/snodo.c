@@ -348,6 +348,10 @@ command_line_cb (GApplication            *app,
     }
   if (timeout_string != NULL)
     snodo_client_set_request_timeout (cli->client, request_timeout);
+  /* On a terminal the user answers the server's questions
+   * (snodo-elicit.c); otherwise none is declared. */
+  if (g_str_equal (cli->command, "call") && snodo_cli_stdin_is_terminal ())
+    snodo_cli_elicit_install (cli->client);
 
   g_application_hold (app);
   snodo_client_connect_async (cli->client, NULL, cli_connected_cb, cli);
