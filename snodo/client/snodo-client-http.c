@@ -138,6 +138,15 @@ snodo_client_http_new (SnodoClient  *self,
       return NULL;
     }
 
+  if (g_uri_get_path (uri)[0] == '\0')
+    {
+      /* http://host:port is its root: the request line needs a path. */
+      GUri *rooted = soup_uri_copy (uri, SOUP_URI_PATH, "/", SOUP_URI_NONE);
+
+      g_uri_unref (uri);
+      uri = rooted;
+    }
+
   http = g_new0 (SnodoClientHttp, 1);
   http->uri = g_steal_pointer (&uri);
   http->tool_params = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_strfreev);
