@@ -37,3 +37,7 @@ gboolean snodo_cli_check_client_options (GVariantDict  *options,
 gboolean snodo_cli_apply_client_options (SnodoClient   *client,
                                          GVariantDict  *options,
                                          GError       **error);
+/* snodo-elicit.c: whether standard input is a terminal; and answering
+ * the server's elicitation/create there (declares the capability). */
+gboolean snodo_cli_stdin_is_terminal (void);
+void     snodo_cli_elicit_install    (SnodoClient *client);

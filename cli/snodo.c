@@ -299,6 +299,10 @@ command_line_cb (GApplication            *app,
         }
       snodo_client_set_pinned_version (cli->client, version);
     }
+  /* On a terminal the user answers the server's questions
+   * (snodo-elicit.c); otherwise none is declared. */
+  if (g_str_equal (cli->command, "call") && snodo_cli_stdin_is_terminal ())
+    snodo_cli_elicit_install (cli->client);
 
   g_application_hold (app);
   snodo_client_connect_async (cli->client, NULL, cli_connected_cb, cli);
@@ -314,7 +318,7 @@ main (int   argc,
       "Speak only this protocol version: 2025-06-18, 2025-11-25 or 2026-07-28 (default: the newest the server speaks)",
       "VERSION" },
     { "http", 0, 0, G_OPTION_ARG_STRING, NULL,
-      "Talk to the server at URL over Streamable HTTP instead of starting one", "URL" },
+      "Talk to the server at URL (http, https, or http+unix for a Unix socket) over Streamable HTTP instead of starting one", "URL" },
     { "header", 'H', 0, G_OPTION_ARG_STRING_ARRAY, NULL,
       "With --http, send this header with every request (repeatable)", "'NAME: VALUE'" },
     { "bearer-token-file", 0, 0, G_OPTION_ARG_FILENAME, NULL,

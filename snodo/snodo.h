@@ -35,6 +35,7 @@
 # include "snodo-client.h"
 # include "snodo-telemetry.h"
 # include "snodo-application-binding.h"
+# include "snodo-client-tasks.h"
 # include "snodo-features.h"
 # if SNODO_HAS_HTTP_TRANSPORT
 #  include "snodo-event-store.h"

@@ -600,7 +600,9 @@ snodo_client_handle_response (SnodoClient *self,
       if (result_type != NULL && g_str_equal (result_type, "input_required") && pending->envelope)
         snodo_client_input_required (self, pending->method, pending->params, pending->cancellable,
                                      g_steal_pointer (&pending->task), result);
-      else if (result_type != NULL && !g_str_equal (result_type, "complete"))
+      else if (result_type != NULL && !g_str_equal (result_type, "complete") &&
+               !(g_str_equal (result_type, "task") &&
+                 g_object_get_data (G_OBJECT (pending->task), "snodo-takes-task") != NULL))
         g_task_return_new_error (pending->task, SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED,
                                  _("The server answered %s with a result of type %s, which this client does not handle"),
                                  pending->method, result_type);
@@ -669,6 +671,8 @@ snodo_client_handle_notification (SnodoClient *self,
                        snodo_json_object_get_string (params, "logger"),
                        json_object_get_member (params, "data"));
     }
+
+  snodo_client_task_notification (self, frame->method, params);
 
   g_signal_emit (self, snodo_client_signals[SIGNAL_NOTIFICATION], g_quark_from_string (frame->method),
                  frame->method, params);

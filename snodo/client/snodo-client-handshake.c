@@ -10,6 +10,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "snodo-client-private.h"
 
 #include "snodo-base-private.h"
@@ -46,8 +48,11 @@ snodo_client_add_envelope (SnodoClient *self,
     }
   json_object_set_string_member (meta, "io.modelcontextprotocol/protocolVersion",
                                  snodo_protocol_version_to_string (SNODO_PROTOCOL_VERSION_2026_07_28));
-  json_object_set_object_member (meta, "io.modelcontextprotocol/clientCapabilities",
-                                 snodo_client_dup_capabilities (self));
+  /* Capabilities already there are the request's own (such as the tasks
+   * extension, snodo-client-tasks.c). */
+  if (!json_object_has_member (meta, "io.modelcontextprotocol/clientCapabilities"))
+    json_object_set_object_member (meta, "io.modelcontextprotocol/clientCapabilities",
+                                   snodo_client_dup_capabilities (self));
   json_object_set_object_member (meta, "io.modelcontextprotocol/clientInfo",
                                  snodo_client_client_info ());
   if (self->log_level != NULL)
@@ -236,6 +241,20 @@ snodo_client_discover_cb (GObject      *source,
 
   /* An error of the 2026-07-28 era: a modern server that does not speak
    * our version, not one of the initialize era. */
+  if (error != NULL && error->domain == SNODO_RPC_ERROR && error->code == -32022 &&
+      strstr (error->message, modern) != NULL &&
+      g_object_get_data (G_OBJECT (task), "snodo-discover-again") == NULL)
+    {
+      GTask *request;
+
+      /* It named our version among those it supports: asked once more,
+       * with that version (a version it supports is the client's pick). */
+      g_object_set_data (G_OBJECT (task), "snodo-discover-again", GINT_TO_POINTER (TRUE));
+      request = g_task_new (self, NULL, snodo_client_discover_cb, g_object_ref (task));
+      snodo_client_send_request (self, "server/discover", NULL, TRUE,
+                                 self->request_timeout, g_task_get_cancellable (task), request);
+      return;
+    }
   if (error != NULL && error->domain == SNODO_RPC_ERROR &&
       (error->code == -32020 || error->code == -32021 || error->code == -32022))
     {

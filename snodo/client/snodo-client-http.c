@@ -108,6 +108,7 @@ snodo_client_http_new (SnodoClient  *self,
 {
   SnodoClientHttp *http;
   g_autoptr(GUri) uri = NULL;
+  g_autoptr(GSocketConnectable) connectable = NULL;
   const char *scheme;
 
   uri = g_uri_parse (self->uri, G_URI_FLAGS_ENCODED, error);
@@ -117,11 +118,33 @@ snodo_client_http_new (SnodoClient  *self,
       return NULL;
     }
   scheme = g_uri_get_scheme (uri);
-  if (g_ascii_strcasecmp (scheme, "http") != 0 && g_ascii_strcasecmp (scheme, "https") != 0)
+  if (g_ascii_strcasecmp (scheme, "http+unix") == 0)
+    {
+      g_autoptr(GUri) through = NULL;
+
+      /* snodo-client-unix.c */
+      if (!snodo_client_http_unix_uri (self->uri, &through, &connectable, error))
+        {
+          g_prefix_error (error, "%s: ", self->uri);
+          return NULL;
+        }
+      g_uri_unref (uri);
+      uri = g_steal_pointer (&through);
+    }
+  else if (g_ascii_strcasecmp (scheme, "http") != 0 && g_ascii_strcasecmp (scheme, "https") != 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   _("%s is not an http or https URI"), self->uri);
+                   _("%s is not an http, https or http+unix URI"), self->uri);
       return NULL;
+    }
+
+  if (g_uri_get_path (uri)[0] == '\0')
+    {
+      /* http://host:port is its root: the request line needs a path. */
+      GUri *rooted = soup_uri_copy (uri, SOUP_URI_PATH, "/", SOUP_URI_NONE);
+
+      g_uri_unref (uri);
+      uri = rooted;
     }
 
   http = g_new0 (SnodoClientHttp, 1);
@@ -132,6 +155,8 @@ snodo_client_http_new (SnodoClient  *self,
   http->session = soup_session_new_with_options ("user-agent", "snodo/" PACKAGE_VERSION,
                                                  "max-conns-per-host", 16,
                                                  "max-conns", 32,
+                                                 /* NULL but for a Unix socket */
+                                                 "remote-connectable", connectable,
                                                  NULL);
   if (self->tls_database != NULL)
     soup_session_set_tls_database (http->session, self->tls_database);
@@ -400,6 +425,9 @@ exchange_set_headers (Exchange   *exchange,
             name_member = "name";
           else if (g_str_equal (exchange->method, "resources/read"))
             name_member = "uri";
+          /* The tasks extension routes its requests by task. */
+          else if (g_str_has_prefix (exchange->method, "tasks/"))
+            name_member = "taskId";
           if (name_member != NULL && params != NULL &&
               snodo_json_object_get_string (params, name_member) != NULL)
             {

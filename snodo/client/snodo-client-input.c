@@ -131,7 +131,7 @@ snodo_client_install_input_signal (GObjectClass *klass)
 }
 
 /* Gives @request to the application; refuses it when nobody takes it. */
-static void
+void
 snodo_client_ask (SnodoClient        *self,
                   SnodoServerRequest *request)
 {

@@ -187,7 +187,7 @@ snodo_client_list_page_cb (GObject      *source,
   g_task_return_pointer (task, json_array_ref (state->items), (GDestroyNotify) json_array_unref);
 }
 
-static void
+void
 snodo_client_list_async (SnodoClient         *self,
                          const char          *method,
                          const char          *member,
@@ -209,7 +209,7 @@ snodo_client_list_async (SnodoClient         *self,
   snodo_client_list_page (self, task, NULL);
 }
 
-static JsonArray *
+JsonArray *
 snodo_client_list_finish (SnodoClient   *self,
                           GAsyncResult  *result,
                           gpointer       source_tag,
@@ -891,7 +891,16 @@ snodo_client_unsubscribe_resource_finish (SnodoClient   *self,
  * then each change; every one is emitted as
  * [signal@Snodo.Client::notification] and carries the subscription's id
  * (the request's) in `_meta["io.modelcontextprotocol/subscriptionId"]`.
- * The request timeout does not apply. Cancelling @cancellable ends the
+ * The request timeout does not apply.
+ *
+ * Over HTTP, a stream that is lost (the connection cut, the server
+ * restarted) does not end the subscription: the client sends the request
+ * again, at once and then after waits that grow to 5 seconds while the
+ * server cannot be reached (at most 10 attempts in a row that are not
+ * acknowledged). The new subscription has a new id, and the server
+ * acknowledges it again; changes made while no stream stood are not told,
+ * so an application that must not miss one fetches its lists again on
+ * each acknowledgement after the first. Cancelling @cancellable ends the
  * subscription (the client tells the server on stdio, and closes the
  * stream over HTTP): the operation then fails with %G_IO_ERROR_CANCELLED.
  * A server that ends it answers, and the operation returns that answer.
@@ -935,6 +944,17 @@ snodo_client_listen_async (SnodoClient         *self,
     }
   params = json_object_new ();
   json_object_set_object_member (params, "notifications", snodo_client_copy_params (notifications));
+  /* Following tasks needs their extension (snodo-client-tasks.c). */
+  if (json_object_has_member (notifications, "taskIds"))
+    snodo_client_add_tasks_extension (self, params);
+#if SNODO_HAS_HTTP_TRANSPORT
+  /* Over HTTP a lost stream is listened to again (snodo-client-listen.c). */
+  if (self->http != NULL)
+    {
+      snodo_client_listen_again (self, params, cancellable, task);
+      return;
+    }
+#endif
   /* A subscription lasts: no timeout. */
   snodo_client_send_request (self, "subscriptions/listen", params, TRUE, 0, cancellable, task);
 }

@@ -30,6 +30,10 @@ G_BEGIN_DECLS
  * - snodo-client-input.c: what the server asks of the application
  *   (SnodoServerRequest, the server-request signal): its requests in the
  *   initialize era, the input_required round trip of 2026-07-28.
+ * - snodo-client-tasks.c: tasks (tools/call as a task, tasks/get,
+ *   the wait for a result, tasks/cancel, tasks/list, task-status).
+ * - snodo-client-listen.c: a subscriptions/listen over HTTP sent again
+ *   when its stream is lost.
  * - snodo-client-http.c: Streamable HTTP instead of a stream pair (a POST
  *   a message, the answers in JSON or SSE, the session and the GET stream
  *   of the initialize era, resumption, DELETE at the end), over
@@ -221,6 +225,36 @@ void        snodo_client_url_required      (SnodoClient          *self,
                                             JsonArray            *elicitations,
                                             const char           *message);
 
+/* Gives @request to the application (the server-request signal); refuses
+ * it when nobody takes it. */
+void        snodo_client_ask               (SnodoClient          *self,
+                                            SnodoServerRequest   *request);
+
+/* snodo-client-methods.c: every page of @method, the items of @member. */
+void        snodo_client_list_async        (SnodoClient          *self,
+                                            const char           *method,
+                                            const char           *member,
+                                            gpointer              source_tag,
+                                            const char           *name,
+                                            GCancellable         *cancellable,
+                                            GAsyncReadyCallback   callback,
+                                            gpointer              user_data);
+JsonArray  *snodo_client_list_finish       (SnodoClient          *self,
+                                            GAsyncResult         *result,
+                                            gpointer              source_tag,
+                                            GError              **error);
+
+/* snodo-client-tasks.c */
+void        snodo_client_install_task_signal (GObjectClass       *klass);
+/* Emits task-status for a notification of a task's status. */
+void        snodo_client_task_notification (SnodoClient          *self,
+                                            const char           *method,
+                                            JsonObject           *params);
+/* 2026-07-28: declares the tasks extension in @params' _meta (the
+ * envelope keeps it). */
+void        snodo_client_add_tasks_extension (SnodoClient        *self,
+                                              JsonObject         *params);
+
 /* snodo-server-request.c */
 typedef void (*SnodoServerRequestFunc) (SnodoServerRequest *request,
                                         JsonObject         *result,
@@ -262,6 +296,21 @@ void        snodo_client_http_stop         (SnodoClient          *self);
 /* Ends the session (DELETE) if there is one, then completes @task (taken). */
 void        snodo_client_http_close        (SnodoClient          *self,
                                             GTask                *task);
+
+/* snodo-client-listen.c: subscriptions/listen with @params (taken, the
+ * envelope not added) over HTTP, sent again while its stream is lost;
+ * completes @task (taken). */
+void        snodo_client_listen_again      (SnodoClient          *self,
+                                            JsonObject           *params,
+                                            GCancellable         *cancellable,
+                                            GTask                *task);
+
+/* snodo-client-unix.c: for an http+unix:// @uri, the http:// URI to ask
+ * and the socket to connect to; FALSE with @error for a bad one. */
+gboolean    snodo_client_http_unix_uri     (const char           *uri,
+                                            GUri                **http_uri,
+                                            GSocketConnectable  **connectable,
+                                            GError              **error);
 
 /* snodo-client-sse.c */
 typedef gboolean (*SnodoSseEventFunc) (const char *event,

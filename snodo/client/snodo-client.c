@@ -842,6 +842,7 @@ snodo_client_class_init (SnodoClientClass *klass)
    */
   snodo_client_install_input_signal (object_class);
   snodo_client_install_progress_signal (object_class);
+  snodo_client_install_task_signal (object_class);
 
   snodo_client_signals[SIGNAL_CLOSED] =
     g_signal_new ("closed",
@@ -919,7 +920,10 @@ snodo_client_new_for_argv (const char * const  *argv,
 
 /**
  * snodo_client_new_for_uri:
- * @uri: the server's endpoint, an `http` or `https` URI
+ * @uri: the server's endpoint, an `http` or `https` URI, or an
+ *   `http+unix` URI whose host is the percent-encoded path of a Unix
+ *   socket (`http+unix://%2Frun%2Fapp.sock/mcp`, as a server listening
+ *   on a socket prints it; not on Windows)
  * @error: return location for a #GError
  *
  * Makes a client of the server at @uri, over Streamable HTTP (see the
