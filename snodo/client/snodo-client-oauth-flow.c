@@ -489,7 +489,11 @@ discover (Run                  *run,
     {
       const char *endpoint;
 
-      if (g_strcmp0 (snodo_json_object_get_string (run->metadata, "issuer"), issuer) != 0)
+      /* 2025-03-26, without resource metadata, had no issuer to check
+       * against: the metadata's is the one. */
+      if (prm == NULL && snodo_json_object_get_string (run->metadata, "issuer") != NULL)
+        state_set (run, "issuer", snodo_json_object_get_string (run->metadata, "issuer"));
+      else if (g_strcmp0 (snodo_json_object_get_string (run->metadata, "issuer"), issuer) != 0)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
                        _("The metadata of the authorization server %s names another issuer"), issuer);
