@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include <gio/gio.h>
+
 #include "snodo-client-oauth-private.h"
 
 #include "snodo-protocol-private.h"
@@ -250,6 +252,7 @@ gboolean
 snodo_oauth_uri_is_allowed (const char *uri)
 {
   g_autoptr(GUri) parsed = g_uri_parse (uri, G_URI_FLAGS_ENCODED, NULL);
+  g_autoptr(GInetAddress) address = NULL;
   const char *host;
 
   if (parsed == NULL || g_uri_get_host (parsed) == NULL)
@@ -260,8 +263,10 @@ snodo_oauth_uri_is_allowed (const char *uri)
     return FALSE;
   /* Plain HTTP only to this machine. */
   host = g_uri_get_host (parsed);
-  return g_ascii_strcasecmp (host, "localhost") == 0 || g_str_has_prefix (host, "127.") ||
-         g_str_equal (host, "::1") || g_str_equal (host, "[::1]");
+  if (g_ascii_strcasecmp (host, "localhost") == 0)
+    return TRUE;
+  address = g_inet_address_new_from_string (host);
+  return address != NULL && g_inet_address_get_is_loopback (address);
 }
 
 char *
