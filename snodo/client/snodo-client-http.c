@@ -100,6 +100,7 @@ typedef struct
   gboolean stateless;
   JsonObject *params;
   guint sign_ins;
+  guint sign_in_status;
 } Exchange;
 
 static void exchange_start (Exchange *exchange);
@@ -778,7 +779,8 @@ exchange_authorized_cb (GObject      *source,
       g_cancellable_set_error_if_cancelled (exchange->cancellable, &error))
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_prefix_error (&error, _("Signing in to %s failed: "), exchange->client->uri);
+        g_prefix_error (&error, _("The server at %s needs authorization (HTTP %u), and signing in failed: "),
+                        exchange->client->uri, exchange->sign_in_status);
       exchange_end (exchange, error);
       return;
     }
@@ -811,6 +813,7 @@ exchange_sign_in (Exchange *exchange,
       reason = SNODO_OAUTH_STEP_UP;
     }
   exchange->sign_ins++;
+  exchange->sign_in_status = status;
   g_input_stream_close (exchange->body, NULL, NULL);
   g_clear_pointer (&exchange->timer, snodo_source_destroy_and_unref);
   snodo_client_oauth_authorize_async (self->oauth, self->uri, reason, header, exchange->cancellable,

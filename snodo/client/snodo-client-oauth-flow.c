@@ -150,6 +150,15 @@ object_copy (JsonObject *object)
   return json_object_ref (json_node_get_object (copy));
 }
 
+static char *
+object_text (JsonObject *object)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_set_object (node, object);
+  return json_to_string (node, FALSE);
+}
+
 static const char *
 state_get (Run        *run,
            const char *name)
@@ -416,11 +425,18 @@ discover (Run                  *run,
   g_autofree char *issuer = NULL;
   g_autoptr(GUri) server = NULL;
 
+  /* The challenge's URL, when it names one, is the only one. */
   if (challenge->resource_metadata != NULL)
     {
       prm = fetch_metadata (run, challenge->resource_metadata, error);
       if (error != NULL && *error != NULL)
         return FALSE;
+      if (prm == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       _("Could not read the resource metadata at %s"), challenge->resource_metadata);
+          return FALSE;
+        }
     }
   urls = snodo_oauth_resource_metadata_urls (flow->server_uri);
   for (guint i = 0; prm == NULL && urls[i] != NULL; i++)
@@ -1128,6 +1144,7 @@ snodo_oauth_flow_run (SnodoOAuthFlow *flow,
   g_autoptr(GMainContext) context = g_main_context_new ();
   Run run = { flow, cancellable, NULL, NULL, NULL, FALSE, NULL };
   g_autoptr(JsonObject) stored = NULL;
+  g_autofree char *before = NULL;
   gboolean ok;
   int lock = -1;
 
@@ -1160,11 +1177,16 @@ snodo_oauth_flow_run (SnodoOAuthFlow *flow,
         flow->reason = SNODO_OAUTH_PREPARE;
     }
 
+  before = object_text (run.state);
   ok = sign_in (&run, error);
   if (ok)
     {
+      g_autofree char *after = object_text (run.state);
+
       flow->result = json_object_ref (run.state);
-      if (flow->store != NULL)
+      /* Stored when it changed (a lookup that found nothing stores
+       * nothing). */
+      if (flow->store != NULL && !g_str_equal (before, after))
         store_save (&run, flow->server_uri);
     }
   unlock_server (lock);
