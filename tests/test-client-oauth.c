@@ -184,7 +184,7 @@ browsed_cb (GObject      *source,
 }
 
 static gboolean
-authorize_cb (SnodoClientOAuth *oauth,
+authorize_cb (gpointer          oauth,
               const char       *url,
               Fixture          *fixture)
 {
@@ -699,6 +699,154 @@ test_plain_http (Fixture       *fixture,
   g_assert_cmpuint (fixture->n_authorizations, ==, 0);
 }
 
+/* ---- snodo call --http, as processes ------------------------------------ */
+
+typedef struct
+{
+  Fixture *fixture;
+  GSubprocess *process;
+  GDataInputStream *err;
+  GString *err_text;
+  GMemoryOutputStream *out;
+  gboolean err_done;
+  gboolean out_done;
+  gboolean exited;
+} Cli;
+
+static void
+cli_err_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Cli *cli = user_data;
+  g_autofree char *line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (source), result,
+                                                                      NULL, NULL);
+  const char *at;
+
+  if (line == NULL)
+    {
+      cli->err_done = TRUE;
+      return;
+    }
+  g_string_append_printf (cli->err_text, "%s\n", line);
+  /* The browser signs in at the URL it printed. */
+  at = strstr (line, " at http");
+  if (g_str_has_prefix (line, "snodo: sign in to ") && at != NULL)
+    authorize_cb (NULL, at + strlen (" at "), cli->fixture);
+  g_data_input_stream_read_line_async (cli->err, G_PRIORITY_DEFAULT, NULL, cli_err_cb, cli);
+}
+
+static void
+cli_out_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Cli *cli = user_data;
+
+  g_output_stream_splice_finish (G_OUTPUT_STREAM (source), result, NULL);
+  cli->out_done = TRUE;
+}
+
+static void
+cli_exited_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Cli *cli = user_data;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  cli->exited = TRUE;
+}
+
+static void
+cli_start (Cli        *cli,
+           Fixture    *fixture,
+           const char *tool)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                                                       G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autofree char *params = g_strdup_printf ("{\"name\":\"%s\",\"arguments\":{}}", tool);
+  g_autoptr(GError) error = NULL;
+
+  memset (cli, 0, sizeof *cli);
+  cli->fixture = fixture;
+  g_subprocess_launcher_unsetenv (launcher, "DISPLAY");
+  g_subprocess_launcher_unsetenv (launcher, "WAYLAND_DISPLAY");
+  g_subprocess_launcher_setenv (launcher, "XDG_RUNTIME_DIR", fixture->state_dir, TRUE);
+  cli->process = g_subprocess_launcher_spawn (launcher, &error, g_getenv ("SNODO_CLI"), "call", "--http",
+                                              fixture->uri, "--no-browser", "--credentials-dir",
+                                              fixture->state_dir, "tools/call", params, NULL);
+  g_assert_no_error (error);
+  cli->err = g_data_input_stream_new (g_subprocess_get_stderr_pipe (cli->process));
+  cli->err_text = g_string_new (NULL);
+  cli->out = G_MEMORY_OUTPUT_STREAM (g_memory_output_stream_new_resizable ());
+  g_data_input_stream_read_line_async (cli->err, G_PRIORITY_DEFAULT, NULL, cli_err_cb, cli);
+  g_output_stream_splice_async (G_OUTPUT_STREAM (cli->out), g_subprocess_get_stdout_pipe (cli->process),
+                                G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, G_PRIORITY_DEFAULT, NULL, cli_out_cb, cli);
+  g_subprocess_wait_async (cli->process, NULL, cli_exited_cb, cli);
+}
+
+/* Waits for the process; asserts it printed the tool's result. */
+static void
+cli_finish (Cli *cli)
+{
+  g_autofree char *out = NULL;
+
+  while (!cli->err_done || !cli->out_done || !cli->exited)
+    g_main_context_iteration (NULL, TRUE);
+  out = g_strndup (g_memory_output_stream_get_data (cli->out), g_memory_output_stream_get_data_size (cli->out));
+  if (g_subprocess_get_exit_status (cli->process) != 0)
+    g_printerr ("%s", cli->err_text->str);
+  g_assert_cmpint (g_subprocess_get_exit_status (cli->process), ==, 0);
+  g_assert_nonnull (strstr (out, "echoed"));
+  g_clear_object (&cli->process);
+  g_clear_object (&cli->err);
+  g_clear_object (&cli->out);
+  g_string_free (cli->err_text, TRUE);
+}
+
+static void
+test_cli (Fixture       *fixture,
+          gconstpointer  data)
+{
+  Cli first;
+  Cli second;
+
+  g_test_summary ("snodo call --http prints the sign-in URL, signs in when it is followed, and stores "
+                  "the result: the next run does not sign in, nor does a run started at the same time");
+  if (g_getenv ("SNODO_CLI") == NULL)
+    {
+      g_test_skip ("SNODO_CLI is not set");
+      return;
+    }
+  cli_start (&first, fixture, "echo");
+  cli_finish (&first);
+  g_assert_cmpuint (fixture->n_authorizations, ==, 1);
+  cli_start (&first, fixture, "echo");
+  cli_finish (&first);
+  g_assert_cmpuint (fixture->n_authorizations, ==, 1);
+
+  /* Signed out at the server: two processes at once sign in once. */
+  g_hash_table_remove_all (fixture->tokens);
+  {
+    g_autoptr(GDir) dir = g_dir_open (fixture->state_dir, 0, NULL);
+    const char *name;
+
+    while ((name = g_dir_read_name (dir)) != NULL)
+      if (g_str_has_suffix (name, ".json"))
+        {
+          g_autofree char *path = g_build_filename (fixture->state_dir, name, NULL);
+
+          g_unlink (path);
+        }
+  }
+  cli_start (&first, fixture, "echo");
+  cli_start (&second, fixture, "echo");
+  cli_finish (&first);
+  cli_finish (&second);
+  g_assert_cmpuint (fixture->n_authorizations, ==, 2);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -715,6 +863,7 @@ main (int    argc,
   g_test_add ("/snodo/client-oauth/step-up", Fixture, NULL, fixture_setup, test_step_up, fixture_teardown);
   g_test_add ("/snodo/client-oauth/state-forged", Fixture, NULL, fixture_setup, test_state_forged,
               fixture_teardown);
+  g_test_add ("/snodo/client-oauth/cli", Fixture, NULL, fixture_setup, test_cli, fixture_teardown);
   g_test_add ("/snodo/client-oauth/plain-http", Fixture, "http://192.0.2.1/", fixture_setup, test_plain_http,
               fixture_teardown);
   return g_test_run ();

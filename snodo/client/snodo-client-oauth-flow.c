@@ -1172,8 +1172,7 @@ snodo_oauth_flow_run (SnodoOAuthFlow *flow,
        * refreshed if it must. */
       json_object_unref (run.state);
       run.state = g_steal_pointer (&stored);
-      if (flow->reason == SNODO_OAUTH_UNAUTHORIZED && state_get (&run, "access_token") != NULL &&
-          flow->state != NULL)
+      if (flow->reason == SNODO_OAUTH_UNAUTHORIZED && state_get (&run, "access_token") != NULL)
         flow->reason = SNODO_OAUTH_PREPARE;
     }
 
