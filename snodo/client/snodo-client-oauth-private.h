@@ -104,6 +104,9 @@ gboolean        snodo_client_oauth_emit_authorize (SnodoClientOAuth *self,
                                                    const char       *url);
 void            snodo_oauth_flow_unhandled (SnodoOAuthFlow *flow);
 
+/* The Secret Service store, with libsecret (snodo-credential-store-secret.c). */
+SnodoCredentialStore *snodo_credential_store_new_secret (void);
+
 /* Used by snodo-client-http.c. */
 char           *snodo_client_oauth_dup_access_token (SnodoClientOAuth    *self);
 gboolean        snodo_client_oauth_wants_prepare    (SnodoClientOAuth    *self);

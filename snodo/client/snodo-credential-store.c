@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "snodo-credential-store.h"
+#include "snodo-client-oauth-private.h"
 
 #include "snodo-base-private.h"
 
