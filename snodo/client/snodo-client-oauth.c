@@ -560,6 +560,8 @@ snodo_client_oauth_set_client (SnodoClientOAuth *self,
  * snodo_client_oauth_get_client_id: (get-property client-id)
  * @self: a [class@Snodo.ClientOAuth]
  *
+ * Gets the client id registered beforehand.
+ *
  * Returns: (nullable): the client id registered beforehand
  */
 const char *
@@ -592,6 +594,8 @@ snodo_client_oauth_set_client_metadata_url (SnodoClientOAuth *self,
 /**
  * snodo_client_oauth_get_client_metadata_url: (get-property client-metadata-url)
  * @self: a [class@Snodo.ClientOAuth]
+ *
+ * Gets the URL of the client's Client ID Metadata Document.
  *
  * Returns: (nullable): the URL of the client's Client ID Metadata Document
  */
@@ -628,6 +632,8 @@ snodo_client_oauth_set_client_credentials (SnodoClientOAuth *self,
  * snodo_client_oauth_get_client_credentials: (get-property client-credentials)
  * @self: a [class@Snodo.ClientOAuth]
  *
+ * Gets whether the client signs in as itself.
+ *
  * Returns: whether the client credentials grant is used
  */
 gboolean
@@ -660,6 +666,8 @@ snodo_client_oauth_set_scope (SnodoClientOAuth *self,
 /**
  * snodo_client_oauth_get_scope: (get-property scope)
  * @self: a [class@Snodo.ClientOAuth]
+ *
+ * Gets the scopes asked for besides the server's.
  *
  * Returns: (nullable): the scopes asked for besides the server's
  */
@@ -695,6 +703,8 @@ snodo_client_oauth_set_redirect_port (SnodoClientOAuth *self,
  * snodo_client_oauth_get_redirect_port: (get-property redirect-port)
  * @self: a [class@Snodo.ClientOAuth]
  *
+ * Gets the port set for the loopback redirect listener.
+ *
  * Returns: the port set for the redirect listener, or 0
  */
 guint
@@ -729,6 +739,8 @@ snodo_client_oauth_set_open_browser (SnodoClientOAuth *self,
  * snodo_client_oauth_get_open_browser: (get-property open-browser)
  * @self: a [class@Snodo.ClientOAuth]
  *
+ * Gets whether the sign-in URL opens in the user's browser.
+ *
  * Returns: whether the sign-in URL opens in the user's browser
  */
 gboolean
@@ -762,6 +774,8 @@ snodo_client_oauth_set_store (SnodoClientOAuth     *self,
 /**
  * snodo_client_oauth_get_store: (get-property store)
  * @self: a [class@Snodo.ClientOAuth]
+ *
+ * Gets where sign-ins are kept.
  *
  * Returns: (transfer none) (nullable): the credential store
  */
@@ -820,6 +834,8 @@ snodo_client_set_oauth (SnodoClient      *client,
 /**
  * snodo_client_get_oauth:
  * @client: a [class@Snodo.Client]
+ *
+ * Gets the sign-in of @client, if any.
  *
  * Returns: (transfer none) (nullable): the client's sign-in
  */

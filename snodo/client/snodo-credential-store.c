@@ -312,6 +312,8 @@ snodo_credential_store_lookup_async (SnodoCredentialStore *self,
  * @result: the result
  * @error: return location for an error
  *
+ * Finishes [method@Snodo.CredentialStore.lookup_async].
+ *
  * Returns: (transfer full) (nullable): the blob, or %NULL (without an
  *   error when there is none)
  */
@@ -358,6 +360,8 @@ snodo_credential_store_store_async (SnodoCredentialStore *self,
  * @result: the result
  * @error: return location for an error
  *
+ * Finishes [method@Snodo.CredentialStore.store_async].
+ *
  * Returns: whether the blob was stored
  */
 gboolean
@@ -399,6 +403,8 @@ snodo_credential_store_clear_async (SnodoCredentialStore *self,
  * @self: a [iface@Snodo.CredentialStore]
  * @result: the result
  * @error: return location for an error
+ *
+ * Finishes [method@Snodo.CredentialStore.clear_async].
  *
  * Returns: whether the blob was forgotten (or there was none)
  */
