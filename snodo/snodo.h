@@ -42,6 +42,8 @@
 #  include "snodo-http-transport.h"
 #  include "snodo-auth-request.h"
 #  include "snodo-http-authorization.h"
+#  include "snodo-credential-store.h"
+#  include "snodo-client-oauth.h"
 # endif
 # if SNODO_HAS_REDIS_BUS
 #  include "snodo-redis-bus.h"

@@ -24,6 +24,7 @@
 #include <libsoup/soup.h>
 
 #include "snodo-client-private.h"
+#include "snodo-client-oauth-private.h"
 
 #include "snodo-base-private.h"
 #include "snodo-wire-private.h"
@@ -38,6 +39,8 @@
 /* The deadline of what no request timeout bounds: a notification, a
  * response, the DELETE at the end. */
 #define HTTP_DEADLINE_MS          30000
+/* How often one message signs in again (a 401 or 403 each time). */
+#define HTTP_MAX_SIGN_INS         3
 
 struct _SnodoClientHttp
 {
@@ -92,6 +95,12 @@ typedef struct
   gboolean replayed;
   /* The session the POST was sent in, or NULL. Owned. */
   char *session;
+  /* A POST's era and parameters, to send it again after signing in
+   * (snodo-client-oauth.c), and how often it did. Owned. */
+  gboolean stateless;
+  JsonObject *params;
+  guint sign_ins;
+  guint sign_in_status;
 } Exchange;
 
 static void exchange_start (Exchange *exchange);
@@ -456,6 +465,18 @@ exchange_set_headers (Exchange   *exchange,
         soup_message_headers_replace (headers, "Last-Event-ID", exchange->parser.last_event_id);
     }
 
+  if (self->oauth != NULL)
+    {
+      g_autofree char *token = snodo_client_oauth_dup_access_token (self->oauth);
+
+      if (token != NULL)
+        {
+          g_autofree char *bearer = g_strconcat ("Bearer ", token, NULL);
+
+          soup_message_headers_replace (headers, "Authorization", bearer);
+        }
+    }
+
   /* The application's own, Authorization among them, last: they win. */
   g_hash_table_iter_init (&iter, self->http_headers);
   while (g_hash_table_iter_next (&iter, &name, &value))
@@ -543,6 +564,7 @@ exchange_free (Exchange *exchange)
   if (self->http != NULL)
     self->http->replay = g_list_remove (self->http->replay, exchange);
   g_clear_pointer (&exchange->line, g_bytes_unref);
+  g_clear_pointer (&exchange->params, json_object_unref);
   g_free (exchange->session);
   g_free (exchange->key);
   g_free (exchange->method);
@@ -777,6 +799,64 @@ exchange_read_cb (GObject      *source,
 
 static void http_replay_later (SnodoClient *self,
                                Exchange    *exchange);
+static void exchange_post (Exchange   *exchange,
+                           gboolean    stateless,
+                           JsonObject *params);
+
+/* Signed in again (or not) after a 401 or 403: the message goes again. */
+static void
+exchange_authorized_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  Exchange *exchange = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!snodo_client_oauth_authorize_finish (SNODO_CLIENT_OAUTH (source), result, &error) ||
+      g_cancellable_set_error_if_cancelled (exchange->cancellable, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_prefix_error (&error, _("The server at %s needs authorization (HTTP %u), and signing in failed: "),
+                        exchange->client->uri, exchange->sign_in_status);
+      exchange_end (exchange, error);
+      return;
+    }
+  exchange_reset (exchange);
+  if (exchange->kind == EXCHANGE_POST)
+    exchange_post (exchange, exchange->stateless, exchange->params);
+  else
+    exchange_start (exchange);
+}
+
+/* A 401, or a 403 for want of a scope, with a sign-in to try: TRUE when
+ * it started. */
+static gboolean
+exchange_sign_in (Exchange *exchange,
+                  guint     status)
+{
+  SnodoClient *self = exchange->client;
+  const char *header;
+  g_auto(SnodoOAuthChallenge) challenge = { NULL, };
+  SnodoOAuthReason reason = SNODO_OAUTH_UNAUTHORIZED;
+
+  if (self->oauth == NULL || exchange->sign_ins >= HTTP_MAX_SIGN_INS)
+    return FALSE;
+  header = soup_message_headers_get_one (soup_message_get_response_headers (exchange->message), "WWW-Authenticate");
+  if (status == SOUP_STATUS_FORBIDDEN)
+    {
+      if (!snodo_oauth_parse_challenge (header, &challenge) ||
+          g_strcmp0 (challenge.error, "insufficient_scope") != 0)
+        return FALSE;
+      reason = SNODO_OAUTH_STEP_UP;
+    }
+  exchange->sign_ins++;
+  exchange->sign_in_status = status;
+  g_input_stream_close (exchange->body, NULL, NULL);
+  g_clear_pointer (&exchange->timer, snodo_source_destroy_and_unref);
+  snodo_client_oauth_authorize_async (self->oauth, self->uri, reason, header, exchange->cancellable,
+                                      exchange_authorized_cb, exchange);
+  return TRUE;
+}
 
 static void
 exchange_sent_cb (GObject      *source,
@@ -821,6 +901,9 @@ exchange_sent_cb (GObject      *source,
       SOUP_STATUS_IS_SUCCESSFUL (status))
     self->http->session_id = g_strdup (session_id);
 
+  if ((status == SOUP_STATUS_UNAUTHORIZED || status == SOUP_STATUS_FORBIDDEN) &&
+      exchange_sign_in (exchange, status))
+    return;
   if (status == SOUP_STATUS_UNAUTHORIZED)
     {
       g_autofree char *metadata = resource_metadata (soup_message_headers_get_one (headers, "WWW-Authenticate"));
@@ -896,6 +979,37 @@ exchange_sent_cb (GObject      *source,
                                    exchange->cancellable, exchange_read_cb, exchange);
 }
 
+/* Before a message, the stored sign-in looked up or refreshed. */
+static void
+exchange_prepared_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  Exchange *exchange = user_data;
+  SnodoClient *self = exchange->client;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *token = NULL;
+
+  if (!snodo_client_oauth_authorize_finish (SNODO_CLIENT_OAUTH (source), result, &error))
+    g_debug ("Preparing the sign-in to %s: %s", self->uri, error->message);
+  if (g_cancellable_is_cancelled (exchange->cancellable) || self->state == STATE_CLOSED)
+    {
+      g_autoptr(GError) cancelled = g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
+
+      exchange_end (exchange, cancelled);
+      return;
+    }
+  token = snodo_client_oauth_dup_access_token (self->oauth);
+  if (token != NULL && !g_hash_table_contains (self->http_headers, "Authorization"))
+    {
+      g_autofree char *value = g_strconcat ("Bearer ", token, NULL);
+
+      soup_message_headers_replace (soup_message_get_request_headers (exchange->message), "Authorization", value);
+    }
+  soup_session_send_async (self->http->session, exchange->message, G_PRIORITY_DEFAULT,
+                           exchange->cancellable, exchange_sent_cb, exchange);
+}
+
 static void
 exchange_send (Exchange *exchange)
 {
@@ -910,6 +1024,12 @@ exchange_send (Exchange *exchange)
       g_source_set_static_name (exchange->timer, "[snodo] client HTTP deadline");
       g_source_set_callback (exchange->timer, exchange_deadline_cb, exchange, NULL);
       g_source_attach (exchange->timer, self->context);
+    }
+  if (self->oauth != NULL && snodo_client_oauth_wants_prepare (self->oauth))
+    {
+      snodo_client_oauth_authorize_async (self->oauth, self->uri, SNODO_OAUTH_PREPARE, NULL, exchange->cancellable,
+                                          exchange_prepared_cb, exchange);
+      return;
     }
   soup_session_send_async (self->http->session, exchange->message, G_PRIORITY_DEFAULT,
                            exchange->cancellable, exchange_sent_cb, exchange);
@@ -947,6 +1067,9 @@ exchange_post (Exchange   *exchange,
                gboolean    stateless,
                JsonObject *params)
 {
+  exchange->stateless = stateless;
+  if (params != NULL && exchange->params == NULL)
+    exchange->params = json_object_ref (params);
   exchange->message = soup_message_new_from_uri ("POST", exchange->client->http->uri);
   exchange_set_headers (exchange, stateless, params);
   soup_message_set_request_body_from_bytes (exchange->message, "application/json", exchange->line);
@@ -1061,6 +1184,8 @@ snodo_client_http_stop (SnodoClient *self)
 {
   g_autoptr(GList) waiting = NULL;
 
+  if (self->oauth != NULL)
+    snodo_client_oauth_abandon (self->oauth);
   for (GList *l = self->http->exchanges; l != NULL; l = l->next)
     {
       Exchange *exchange = l->data;

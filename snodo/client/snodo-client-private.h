@@ -76,6 +76,9 @@ struct _SnodoClient
   /* The certificate authorities HTTPS trusts, or NULL for the system's.
    * Owned. */
   GTlsDatabase *tls_database;
+  /* The sign-in the HTTP side consults (snodo-client-oauth.c), or NULL.
+   * Owned. */
+  struct _SnodoClientOAuth *oauth;
   SnodoClientHttp *http;
 
   ClientState state;

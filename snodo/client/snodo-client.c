@@ -404,6 +404,7 @@ snodo_client_finalize (GObject *object)
   g_clear_pointer (&self->uri, g_free);
   g_clear_pointer (&self->http_headers, g_hash_table_unref);
   g_clear_object (&self->tls_database);
+  g_clear_object (&self->oauth);
   g_clear_pointer (&self->context, g_main_context_unref);
 
   G_OBJECT_CLASS (snodo_client_parent_class)->finalize (object);
