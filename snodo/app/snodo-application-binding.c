@@ -23,6 +23,7 @@
 #include "snodo-app-private.h"
 #include "snodo-base-private.h"
 #include "snodo-stdio-transport.h"
+#include "snodo-telemetry.h"
 #if SNODO_HAS_HTTP_TRANSPORT
 # include "snodo-http-transport.h"
 #endif
@@ -740,6 +741,9 @@ snodo_application_binding_shutdown_cb (GApplication            *application,
                                        SnodoApplicationBinding *self)
 {
   snodo_application_binding_unexport (self);
+  /* The spans of the last requests, when they are exported
+   * (snodo_telemetry_flush(): at once when they are not). */
+  snodo_telemetry_flush (2000);
 }
 
 /* ---- Stopping on a signal ------------------------------------------------ */
