@@ -710,8 +710,14 @@ snodo_application_binding_handle_local_options_cb (GApplication            *appl
   if (o.stdio)
     {
       /* GLib writes debug and info messages to standard output by
-       * default: here it carries the protocol. */
+       * default: here it carries the protocol. On Unix the transport
+       * points standard output at standard error while it serves
+       * (protect-stdout), which works whatever threads the application
+       * started already, where GLib's switch to standard error would
+       * not; elsewhere Snodo's own log writer does it. */
+#ifndef G_OS_UNIX
       snodo_stdio_transport_log_to_stderr ();
+#endif
       if (!http && snodo_application_binding_hand_over (self, &status))
         return status;
     }

@@ -44,25 +44,27 @@ log_writer_stderr (GLogLevelFlags   log_level,
  * for a program whose standard output carries the protocol. GLib's default
  * writer sends debug and informational messages to standard output.
  *
- * Call it early in `main()`, before anything logs. On Unix this is
- * `g_log_writer_default_set_use_stderr (TRUE)`; on Windows, where that call
- * cannot work (a thread always exists before `main()`), it installs a log
- * writer of its own, once.
+ * Call it early in `main()`, before anything logs or starts a thread; a
+ * second call does nothing. On Unix this is
+ * `g_log_writer_default_set_use_stderr (TRUE)`, which GLib refuses once a
+ * thread exists; on Windows, where that call cannot work (a thread always
+ * exists before `main()`), it installs a log writer of its own.
  *
  * Since: 0.1
  */
 void
 snodo_stdio_transport_log_to_stderr (void)
 {
-#ifdef G_OS_WIN32
   static gsize installed = 0;
 
+  /* Once: a second call, after threads exist, would fail on Unix. */
   if (g_once_init_enter (&installed))
     {
+#ifdef G_OS_WIN32
       g_log_set_writer_func (log_writer_stderr, NULL, NULL);
+#else
+      g_log_writer_default_set_use_stderr (TRUE);
+#endif
       g_once_init_leave (&installed, 1);
     }
-#else
-  g_log_writer_default_set_use_stderr (TRUE);
-#endif
 }
