@@ -375,6 +375,12 @@ test_uri_template_match (void)
     { "t://f/{a}x", "t://f/%zzx", NULL },
     { "t://f/{a}{b}", "t://f/%41%00", NULL },
     { "t://f/{a}{b}", "t://f/%E2%82%AC%E2%82%AC", "{\"a\":\"\u20ac\",\"b\":\"\u20ac\"}" },
+    /* A variable the template also cuts with a prefix takes no list or
+     * map, which could not expand (found by fuzz-uri-template). */
+    { "t://h{?var*}", "t://h?ids=1&ids=2", "{\"var\":{\"ids\":\"2\"}}" },
+    { "t://h{?var:1,var*}", "t://h?ids=1&ids=2", NULL },
+    { "t://h{/seg*}{?var:1,var*}", "t://h/a/b?ids=1&ids=2", NULL },
+    { "t://h{?var:1,var*}", "t://h?var=a", "{\"var\":\"a\"}" },
   };
 
   g_test_summary ("Matching reverses level-1 expansion: literals as they are, variables as non-empty "

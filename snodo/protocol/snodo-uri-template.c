@@ -1030,6 +1030,20 @@ snodo_uri_template_match_counted (SnodoUriTemplate *self,
         return NULL;
     }
 
+  /* A variable the template also cuts with a prefix cannot expand as a
+   * list or map (RFC 6570, 2.4.1): such values are no match. */
+  for (guint i = 0; i < self->uses->len; i++)
+    {
+      VarSpec *spec = g_ptr_array_index (self->uses, i);
+      JsonNode *node;
+
+      if (spec->prefix == 0)
+        continue;
+      node = json_object_get_member (variables, spec->name);
+      if (node != NULL && JSON_NODE_TYPE (node) != JSON_NODE_VALUE)
+        return NULL;
+    }
+
   return g_steal_pointer (&variables);
 }
 
