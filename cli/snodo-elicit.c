@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #ifdef G_OS_UNIX
 # include <unistd.h>
 #endif

@@ -62,6 +62,7 @@ servers_find_bus_name (GPtrArray  *servers,
   return NULL;
 }
 
+#ifdef HAVE_GIO_DESKTOP_APP_INFO
 /* The command of an [X-Snodo Mcp] Exec= line: inside Flatpak (the exported
  * desktop file says X-Flatpak=APP-ID), run in the sandbox with flatpak run. */
 static GStrv
@@ -92,8 +93,6 @@ servers_command (const char  *exec,
   g_strv_builder_unref (builder);
   return command;
 }
-
-#ifdef HAVE_GIO_DESKTOP_APP_INFO
 static void
 servers_add_installed (GPtrArray *servers)
 {
