@@ -228,6 +228,15 @@ void        snodo_client_url_required      (SnodoClient          *self,
                                             JsonArray            *elicitations,
                                             const char           *message);
 
+/* The method and params (%NULL for none) of @requests' input request
+ * @key (2026-07-28 inputRequests); FALSE when it is not a request, with
+ * *@error set unless it was already. */
+gboolean    snodo_client_input_request_get (JsonObject           *requests,
+                                            const char           *key,
+                                            const char          **method,
+                                            JsonObject          **params,
+                                            GError              **error);
+
 /* Gives @request to the application (the server-request signal); refuses
  * it when nobody takes it. */
 void        snodo_client_ask               (SnodoClient          *self,

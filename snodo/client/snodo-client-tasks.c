@@ -507,10 +507,8 @@ result_ask_inputs (GTask      *task,
   state->outstanding = 1;
   for (GList *l = keys; l != NULL; l = l->next)
     {
-      JsonNode *node = json_object_get_member (json_node_get_object (requests), l->data);
-      JsonObject *input_request = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-      const char *method = input_request != NULL ? snodo_json_object_get_string (input_request, "method") : NULL;
-      JsonNode *params = input_request != NULL ? json_object_get_member (input_request, "params") : NULL;
+      const char *method;
+      JsonObject *params;
       g_autoptr(SnodoServerRequest) request = NULL;
       ResultInput *input;
 
@@ -518,20 +516,14 @@ result_ask_inputs (GTask      *task,
         continue;
       g_hash_table_add (state->asked, g_strdup (l->data));
       asked = TRUE;
-      if (method == NULL || (params != NULL && !JSON_NODE_HOLDS_OBJECT (params)))
-        {
-          if (state->input_error == NULL)
-            state->input_error = g_error_new (SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED,
-                                              _("The server's input request %s is not a request"),
-                                              (const char *) l->data);
-          continue;
-        }
+      if (!snodo_client_input_request_get (json_node_get_object (requests), l->data, &method, &params,
+                                           &state->input_error))
+        continue;
       input = g_new0 (ResultInput, 1);
       input->task = task;
       input->key = g_strdup (l->data);
       state->outstanding++;
-      request = snodo_server_request_new (method, params != NULL ? json_node_get_object (params) : NULL,
-                                          result_input_answered_cb, input);
+      request = snodo_server_request_new (method, params, result_input_answered_cb, input);
       snodo_client_ask (self, request);
     }
   if (!asked)
