@@ -46,18 +46,6 @@ snodo_client_task_finish (SnodoClient   *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-gboolean
-snodo_client_task_finish_boolean (SnodoClient   *self,
-                                  GAsyncResult  *result,
-                                  gpointer       source_tag,
-                                  GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 /* One request whose result is the caller's. */
 static void
 snodo_client_simple_async (SnodoClient         *self,
@@ -227,15 +215,15 @@ snodo_client_list_page_cb (GObject      *source,
 }
 
 void
-snodo_client_list_uri_async (SnodoClient         *self,
-                             const char          *method,
-                             const char          *member,
-                             const char          *uri,
-                             gpointer             source_tag,
-                             const char          *name,
-                             GCancellable        *cancellable,
-                             GAsyncReadyCallback  callback,
-                             gpointer             user_data)
+snodo_client_list_async (SnodoClient         *self,
+                         const char          *method,
+                         const char          *member,
+                         const char          *uri,
+                         gpointer             source_tag,
+                         const char          *name,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
 {
   GTask *task = snodo_client_task_new (self, source_tag, name, cancellable, callback, user_data);
   ListState *state = g_new0 (ListState, 1);
@@ -246,19 +234,6 @@ snodo_client_list_uri_async (SnodoClient         *self,
   state->items = json_array_new ();
   g_task_set_task_data (task, state, (GDestroyNotify) list_state_free);
   snodo_client_list_page (self, task, NULL);
-}
-
-void
-snodo_client_list_async (SnodoClient         *self,
-                         const char          *method,
-                         const char          *member,
-                         gpointer             source_tag,
-                         const char          *name,
-                         GCancellable        *cancellable,
-                         GAsyncReadyCallback  callback,
-                         gpointer             user_data)
-{
-  snodo_client_list_uri_async (self, method, member, NULL, source_tag, name, cancellable, callback, user_data);
 }
 
 JsonArray *
@@ -343,7 +318,7 @@ snodo_client_list_tools_async (SnodoClient         *self,
   g_return_if_fail (SNODO_IS_CLIENT (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  snodo_client_list_async (self, "tools/list", "tools", snodo_client_list_tools_async, G_STRFUNC,
+  snodo_client_list_async (self, "tools/list", "tools", NULL, snodo_client_list_tools_async, G_STRFUNC,
                            cancellable, callback, user_data);
 }
 
@@ -459,7 +434,7 @@ snodo_client_list_resources_async (SnodoClient         *self,
   g_return_if_fail (SNODO_IS_CLIENT (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  snodo_client_list_async (self, "resources/list", "resources", snodo_client_list_resources_async,
+  snodo_client_list_async (self, "resources/list", "resources", NULL, snodo_client_list_resources_async,
                            G_STRFUNC, cancellable, callback, user_data);
 }
 
@@ -507,7 +482,7 @@ snodo_client_list_resource_templates_async (SnodoClient         *self,
   g_return_if_fail (SNODO_IS_CLIENT (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  snodo_client_list_async (self, "resources/templates/list", "resourceTemplates",
+  snodo_client_list_async (self, "resources/templates/list", "resourceTemplates", NULL,
                            snodo_client_list_resource_templates_async, G_STRFUNC,
                            cancellable, callback, user_data);
 }
@@ -609,7 +584,7 @@ snodo_client_list_prompts_async (SnodoClient         *self,
   g_return_if_fail (SNODO_IS_CLIENT (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  snodo_client_list_async (self, "prompts/list", "prompts", snodo_client_list_prompts_async,
+  snodo_client_list_async (self, "prompts/list", "prompts", NULL, snodo_client_list_prompts_async,
                            G_STRFUNC, cancellable, callback, user_data);
 }
 

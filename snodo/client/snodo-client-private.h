@@ -255,25 +255,13 @@ gpointer    snodo_client_task_finish       (SnodoClient          *self,
                                             GAsyncResult         *result,
                                             gpointer              source_tag,
                                             GError              **error);
-gboolean    snodo_client_task_finish_boolean (SnodoClient        *self,
-                                              GAsyncResult       *result,
-                                              gpointer            source_tag,
-                                              GError            **error);
 
 /* snodo-client-methods.c: every page of @method, the items of @member;
  * with @uri (not %NULL) in each page's params too. */
-void        snodo_client_list_uri_async    (SnodoClient          *self,
-                                            const char           *method,
-                                            const char           *member,
-                                            const char           *uri,
-                                            gpointer              source_tag,
-                                            const char           *name,
-                                            GCancellable         *cancellable,
-                                            GAsyncReadyCallback   callback,
-                                            gpointer              user_data);
 void        snodo_client_list_async        (SnodoClient          *self,
                                             const char           *method,
                                             const char           *member,
+                                            const char           *uri,
                                             gpointer              source_tag,
                                             const char           *name,
                                             GCancellable         *cancellable,

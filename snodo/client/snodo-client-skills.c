@@ -39,8 +39,8 @@ snodo_client_list_skills_async (SnodoClient         *self,
   g_return_if_fail (SNODO_IS_CLIENT (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  snodo_client_list_uri_async (self, "skills/list", "skills", NULL, snodo_client_list_skills_async, G_STRFUNC,
-                               cancellable, callback, user_data);
+  snodo_client_list_async (self, "skills/list", "skills", NULL, snodo_client_list_skills_async, G_STRFUNC,
+                           cancellable, callback, user_data);
 }
 
 /**
@@ -91,8 +91,8 @@ snodo_client_read_directory_async (SnodoClient         *self,
   g_return_if_fail (uri != NULL);
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  snodo_client_list_uri_async (self, "resources/directory/read", "resources", uri,
-                               snodo_client_read_directory_async, G_STRFUNC, cancellable, callback, user_data);
+  snodo_client_list_async (self, "resources/directory/read", "resources", uri, snodo_client_read_directory_async,
+                           G_STRFUNC, cancellable, callback, user_data);
 }
 
 /**

@@ -249,7 +249,8 @@ snodo_client_call_tool_as_task_async (SnodoClient         *self,
   g_return_if_fail (name != NULL);
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  task = snodo_client_task_new (self, snodo_client_call_tool_as_task_async, G_STRFUNC, cancellable, callback, user_data);
+  task = snodo_client_task_new (self, snodo_client_call_tool_as_task_async, G_STRFUNC, cancellable, callback,
+                                user_data);
   /* snodo-client-connection.c takes a result of type "task" for it. */
   g_object_set_data (G_OBJECT (task), "snodo-takes-task", GINT_TO_POINTER (TRUE));
   if (refuse_unsupported (self, task, "tools/call (task)", TRUE))
@@ -642,11 +643,6 @@ forward_cb (GObject      *source,
   answer = g_task_propagate_pointer (G_TASK (result), &error);
   if (answer == NULL)
     g_task_return_error (task, error);
-  else if (source_tag == snodo_client_cancel_task_async)
-    {
-      json_object_unref (answer);
-      g_task_return_boolean (task, TRUE);
-    }
   else if (source_tag == snodo_client_list_tasks_async)
     g_task_return_pointer (task, answer, (GDestroyNotify) json_array_unref);
   else
@@ -767,8 +763,7 @@ snodo_client_cancel_task_async (SnodoClient         *self,
   task = snodo_client_task_new (self, snodo_client_cancel_task_async, G_STRFUNC, cancellable, callback, user_data);
   if (refuse_unsupported (self, task, "tasks/cancel", TRUE))
     return;
-  tasks_request (self, "tasks/cancel", task_id_params (task_id), self->request_timeout, cancellable,
-                 g_task_new (self, NULL, forward_cb, task));
+  tasks_request (self, "tasks/cancel", task_id_params (task_id), self->request_timeout, cancellable, task);
 }
 
 /**
@@ -788,9 +783,12 @@ snodo_client_cancel_task_finish (SnodoClient   *self,
                                  GAsyncResult  *result,
                                  GError       **error)
 {
+  g_autoptr(JsonObject) answer = NULL;
+
   g_return_val_if_fail (SNODO_IS_CLIENT (self), FALSE);
 
-  return snodo_client_task_finish_boolean (self, result, snodo_client_cancel_task_async, error);
+  answer = snodo_client_task_finish (self, result, snodo_client_cancel_task_async, error);
+  return answer != NULL;
 }
 
 /**
@@ -821,7 +819,7 @@ snodo_client_list_tasks_async (SnodoClient         *self,
   task = snodo_client_task_new (self, snodo_client_list_tasks_async, G_STRFUNC, cancellable, callback, user_data);
   if (refuse_unsupported (self, task, "tasks/list", FALSE))
     return;
-  snodo_client_list_async (self, "tasks/list", "tasks", snodo_client_list_tasks_async, G_STRFUNC,
+  snodo_client_list_async (self, "tasks/list", "tasks", NULL, snodo_client_list_tasks_async, G_STRFUNC,
                            cancellable, forward_cb, task);
 }
 
