@@ -341,6 +341,29 @@ round_answered_cb (SnodoServerRequest *request,
   g_free (input);
 }
 
+gboolean
+snodo_client_input_request_get (JsonObject  *requests,
+                                const char  *key,
+                                const char **method,
+                                JsonObject **params,
+                                GError     **error)
+{
+  JsonNode *node = json_object_get_member (requests, key);
+  JsonObject *input_request = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+  JsonNode *params_node = input_request != NULL ? json_object_get_member (input_request, "params") : NULL;
+
+  *method = input_request != NULL ? snodo_json_object_get_string (input_request, "method") : NULL;
+  if (*method == NULL || (params_node != NULL && !JSON_NODE_HOLDS_OBJECT (params_node)))
+    {
+      if (*error == NULL)
+        *error = g_error_new (SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED,
+                              _("The server's input request %s is not a request"), key);
+      return FALSE;
+    }
+  *params = params_node != NULL ? json_node_get_object (params_node) : NULL;
+  return TRUE;
+}
+
 /* @result is an input_required answer to @method with @params (as sent);
  * asks the application, then sends it again; completes @task (taken). */
 void
@@ -391,30 +414,21 @@ snodo_client_input_required (SnodoClient  *self,
     keys = json_object_get_members (json_node_get_object (requests));
   for (GList *l = keys; l != NULL; l = l->next)
     {
-      JsonNode *node = json_object_get_member (json_node_get_object (requests), l->data);
-      JsonObject *input_request = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-      const char *input_method = input_request != NULL ? snodo_json_object_get_string (input_request, "method") : NULL;
-      JsonNode *input_params = input_request != NULL ? json_object_get_member (input_request, "params") : NULL;
+      const char *input_method;
+      JsonObject *input_params;
       g_autoptr(SnodoServerRequest) request = NULL;
       RoundInput *input;
 
       round->has_inputs = TRUE;
-      if (input_method == NULL || (input_params != NULL && !JSON_NODE_HOLDS_OBJECT (input_params)))
-        {
-          if (round->error == NULL)
-            round->error = g_error_new (SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED,
-                                        _("The server's input request %s is not a request"),
-                                        (const char *) l->data);
-          continue;
-        }
+      if (!snodo_client_input_request_get (json_node_get_object (requests), l->data, &input_method, &input_params,
+                                           &round->error))
+        continue;
       input = g_new0 (RoundInput, 1);
       input->round = round;
       input->key = g_strdup (l->data);
       round->refs++;
       round->outstanding++;
-      request = snodo_server_request_new (input_method,
-                                          input_params != NULL ? json_node_get_object (input_params) : NULL,
-                                          round_answered_cb, input);
+      request = snodo_server_request_new (input_method, input_params, round_answered_cb, input);
       snodo_client_ask (self, request);
     }
 

@@ -19,6 +19,33 @@
 /* The server's Implementation in a 2026-07-28 result's _meta. */
 #define CLIENT_META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
 
+GTask *
+snodo_client_task_new (SnodoClient         *self,
+                       gpointer             source_tag,
+                       const char          *name,
+                       GCancellable        *cancellable,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_name (task, name);
+  return task;
+}
+
+gpointer
+snodo_client_task_finish (SnodoClient   *self,
+                          GAsyncResult  *result,
+                          gpointer       source_tag,
+                          GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 /* One request whose result is the caller's. */
 static void
 snodo_client_simple_async (SnodoClient         *self,
@@ -30,10 +57,8 @@ snodo_client_simple_async (SnodoClient         *self,
                            GAsyncReadyCallback  callback,
                            gpointer             user_data)
 {
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  GTask *task = snodo_client_task_new (self, source_tag, name, cancellable, callback, user_data);
 
-  g_task_set_source_tag (task, source_tag);
-  g_task_set_name (task, name);
   snodo_client_start_request (self, method, params, cancellable, task);
 }
 
@@ -93,10 +118,7 @@ snodo_client_simple_finish (SnodoClient   *self,
                             gpointer       source_tag,
                             GError       **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
-
-  return snodo_client_plain_result (g_task_propagate_pointer (G_TASK (result), error));
+  return snodo_client_plain_result (snodo_client_task_finish (self, result, source_tag, error));
 }
 
 typedef struct
@@ -104,6 +126,8 @@ typedef struct
   /* The list's method and the member of its result that holds the items. */
   const char *method;
   const char *member;
+  /* The directory read (resources/directory/read), or NULL. Owned. */
+  char *uri;
   /* The items of the pages so far. Owned. */
   JsonArray *items;
   guint pages;
@@ -112,6 +136,7 @@ typedef struct
 static void
 list_state_free (ListState *state)
 {
+  g_free (state->uri);
   g_clear_pointer (&state->items, json_array_unref);
   g_free (state);
 }
@@ -129,6 +154,8 @@ snodo_client_list_page (SnodoClient *self,
   JsonObject *params = json_object_new ();
   GTask *request;
 
+  if (state->uri != NULL)
+    json_object_set_string_member (params, "uri", state->uri);
   if (cursor != NULL)
     json_object_set_string_member (params, "cursor", cursor);
   request = g_task_new (self, NULL, snodo_client_list_page_cb, task);
@@ -191,19 +218,19 @@ void
 snodo_client_list_async (SnodoClient         *self,
                          const char          *method,
                          const char          *member,
+                         const char          *uri,
                          gpointer             source_tag,
                          const char          *name,
                          GCancellable        *cancellable,
                          GAsyncReadyCallback  callback,
                          gpointer             user_data)
 {
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  GTask *task = snodo_client_task_new (self, source_tag, name, cancellable, callback, user_data);
   ListState *state = g_new0 (ListState, 1);
 
-  g_task_set_source_tag (task, source_tag);
-  g_task_set_name (task, name);
   state->method = method;
   state->member = member;
+  state->uri = g_strdup (uri);
   state->items = json_array_new ();
   g_task_set_task_data (task, state, (GDestroyNotify) list_state_free);
   snodo_client_list_page (self, task, NULL);
@@ -215,10 +242,7 @@ snodo_client_list_finish (SnodoClient   *self,
                           gpointer       source_tag,
                           GError       **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return snodo_client_task_finish (self, result, source_tag, error);
 }
 
 /**
@@ -294,7 +318,7 @@ snodo_client_list_tools_async (SnodoClient         *self,
   g_return_if_fail (SNODO_IS_CLIENT (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  snodo_client_list_async (self, "tools/list", "tools", snodo_client_list_tools_async, G_STRFUNC,
+  snodo_client_list_async (self, "tools/list", "tools", NULL, snodo_client_list_tools_async, G_STRFUNC,
                            cancellable, callback, user_data);
 }
 
@@ -410,7 +434,7 @@ snodo_client_list_resources_async (SnodoClient         *self,
   g_return_if_fail (SNODO_IS_CLIENT (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  snodo_client_list_async (self, "resources/list", "resources", snodo_client_list_resources_async,
+  snodo_client_list_async (self, "resources/list", "resources", NULL, snodo_client_list_resources_async,
                            G_STRFUNC, cancellable, callback, user_data);
 }
 
@@ -458,7 +482,7 @@ snodo_client_list_resource_templates_async (SnodoClient         *self,
   g_return_if_fail (SNODO_IS_CLIENT (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  snodo_client_list_async (self, "resources/templates/list", "resourceTemplates",
+  snodo_client_list_async (self, "resources/templates/list", "resourceTemplates", NULL,
                            snodo_client_list_resource_templates_async, G_STRFUNC,
                            cancellable, callback, user_data);
 }
@@ -560,7 +584,7 @@ snodo_client_list_prompts_async (SnodoClient         *self,
   g_return_if_fail (SNODO_IS_CLIENT (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  snodo_client_list_async (self, "prompts/list", "prompts", snodo_client_list_prompts_async,
+  snodo_client_list_async (self, "prompts/list", "prompts", NULL, snodo_client_list_prompts_async,
                            G_STRFUNC, cancellable, callback, user_data);
 }
 
@@ -925,9 +949,7 @@ snodo_client_listen_async (SnodoClient         *self,
   g_return_if_fail (notifications != NULL);
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, snodo_client_listen_async);
-  g_task_set_name (task, G_STRFUNC);
+  task = snodo_client_task_new (self, snodo_client_listen_async, G_STRFUNC, cancellable, callback, user_data);
   if (self->state == STATE_READY && !snodo_protocol_version_is_stateless (self->protocol_version))
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
@@ -978,10 +1000,8 @@ snodo_client_listen_finish (SnodoClient   *self,
                             GError       **error)
 {
   g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == snodo_client_listen_async, NULL);
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return snodo_client_task_finish (self, result, snodo_client_listen_async, error);
 }
 
 /**

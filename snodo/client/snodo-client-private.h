@@ -228,15 +228,40 @@ void        snodo_client_url_required      (SnodoClient          *self,
                                             JsonArray            *elicitations,
                                             const char           *message);
 
+/* The method and params (%NULL for none) of @requests' input request
+ * @key (2026-07-28 inputRequests); FALSE when it is not a request, with
+ * *@error set unless it was already. */
+gboolean    snodo_client_input_request_get (JsonObject           *requests,
+                                            const char           *key,
+                                            const char          **method,
+                                            JsonObject          **params,
+                                            GError              **error);
+
 /* Gives @request to the application (the server-request signal); refuses
  * it when nobody takes it. */
 void        snodo_client_ask               (SnodoClient          *self,
                                             SnodoServerRequest   *request);
 
-/* snodo-client-methods.c: every page of @method, the items of @member. */
+/* snodo-client-methods.c: a GTask of the client's for a public async
+ * function (@source_tag, named @name), and its result checked and taken
+ * for the matching finish function. */
+GTask      *snodo_client_task_new          (SnodoClient          *self,
+                                            gpointer              source_tag,
+                                            const char           *name,
+                                            GCancellable         *cancellable,
+                                            GAsyncReadyCallback   callback,
+                                            gpointer              user_data);
+gpointer    snodo_client_task_finish       (SnodoClient          *self,
+                                            GAsyncResult         *result,
+                                            gpointer              source_tag,
+                                            GError              **error);
+
+/* snodo-client-methods.c: every page of @method, the items of @member;
+ * with @uri (not %NULL) in each page's params too. */
 void        snodo_client_list_async        (SnodoClient          *self,
                                             const char           *method,
                                             const char           *member,
+                                            const char           *uri,
                                             gpointer              source_tag,
                                             const char           *name,
                                             GCancellable         *cancellable,

@@ -15,115 +15,6 @@
 #include "snodo-base-private.h"
 #include "snodo-wire-private.h"
 
-/* A server that pages forever is not followed forever. */
-#define SKILLS_MAX_PAGES 10000
-
-typedef struct
-{
-  const char *method;
-  const char *member;
-  /* The directory read, or NULL for skills/list. */
-  char       *uri;
-  JsonArray  *items;
-  guint       pages;
-} Pages;
-
-static void
-pages_free (Pages *pages)
-{
-  g_free (pages->uri);
-  g_clear_pointer (&pages->items, json_array_unref);
-  g_free (pages);
-}
-
-static void pages_cb (GObject      *source,
-                      GAsyncResult *result,
-                      gpointer      user_data);
-
-static void
-pages_next (SnodoClient *self,
-            GTask       *task,
-            const char  *cursor)
-{
-  Pages *pages = g_task_get_task_data (task);
-  JsonObject *params = json_object_new ();
-
-  if (pages->uri != NULL)
-    json_object_set_string_member (params, "uri", pages->uri);
-  if (cursor != NULL)
-    json_object_set_string_member (params, "cursor", cursor);
-  snodo_client_start_request (self, pages->method, params, g_task_get_cancellable (task),
-                              g_task_new (self, NULL, pages_cb, task));
-}
-
-static void
-pages_cb (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  SnodoClient *self = SNODO_CLIENT (source);
-  g_autoptr(GTask) task = user_data;
-  Pages *pages = g_task_get_task_data (task);
-  g_autoptr(JsonObject) page = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonNode *items;
-  JsonNode *next;
-
-  page = g_task_propagate_pointer (G_TASK (result), &error);
-  if (page == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  items = json_object_get_member (page, pages->member);
-  if (items == NULL || !JSON_NODE_HOLDS_ARRAY (items))
-    {
-      g_task_return_new_error (task, SNODO_RPC_ERROR, SNODO_RPC_ERROR_INVALID_REQUEST,
-                               _("The server answered %s without the array %s"), pages->method, pages->member);
-      return;
-    }
-  for (guint i = 0; i < json_array_get_length (json_node_get_array (items)); i++)
-    json_array_add_element (pages->items, json_array_dup_element (json_node_get_array (items), i));
-  next = json_object_get_member (page, "nextCursor");
-  if (snodo_json_node_is_string (next))
-    {
-      if (++pages->pages >= SKILLS_MAX_PAGES)
-        {
-          g_task_return_new_error (task, SNODO_ERROR, SNODO_ERROR_FAILED,
-                                   _("The server answered %s with more than %u pages"), pages->method,
-                                   SKILLS_MAX_PAGES);
-          return;
-        }
-      pages_next (self, g_steal_pointer (&task), json_node_get_string (next));
-      return;
-    }
-  g_task_return_pointer (task, json_array_ref (pages->items), (GDestroyNotify) json_array_unref);
-}
-
-static void
-pages_start (SnodoClient         *self,
-             const char          *method,
-             const char          *member,
-             const char          *uri,
-             gpointer             source_tag,
-             const char          *name,
-             GCancellable        *cancellable,
-             GAsyncReadyCallback  callback,
-             gpointer             user_data)
-{
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Pages *pages = g_new0 (Pages, 1);
-
-  g_task_set_source_tag (task, source_tag);
-  g_task_set_name (task, name);
-  pages->method = method;
-  pages->member = member;
-  pages->uri = g_strdup (uri);
-  pages->items = json_array_new ();
-  g_task_set_task_data (task, pages, (GDestroyNotify) pages_free);
-  pages_next (self, task, NULL);
-}
-
 /**
  * snodo_client_list_skills_async:
  * @self: a connected client
@@ -148,8 +39,8 @@ snodo_client_list_skills_async (SnodoClient         *self,
   g_return_if_fail (SNODO_IS_CLIENT (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  pages_start (self, "skills/list", "skills", NULL, snodo_client_list_skills_async, G_STRFUNC, cancellable,
-               callback, user_data);
+  snodo_client_list_async (self, "skills/list", "skills", NULL, snodo_client_list_skills_async, G_STRFUNC,
+                           cancellable, callback, user_data);
 }
 
 /**
@@ -171,10 +62,8 @@ snodo_client_list_skills_finish (SnodoClient   *self,
                                  GError       **error)
 {
   g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == snodo_client_list_skills_async, NULL);
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return snodo_client_task_finish (self, result, snodo_client_list_skills_async, error);
 }
 
 /**
@@ -202,8 +91,8 @@ snodo_client_read_directory_async (SnodoClient         *self,
   g_return_if_fail (uri != NULL);
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  pages_start (self, "resources/directory/read", "resources", uri, snodo_client_read_directory_async, G_STRFUNC,
-               cancellable, callback, user_data);
+  snodo_client_list_async (self, "resources/directory/read", "resources", uri, snodo_client_read_directory_async,
+                           G_STRFUNC, cancellable, callback, user_data);
 }
 
 /**
@@ -226,10 +115,8 @@ snodo_client_read_directory_finish (SnodoClient   *self,
                                     GError       **error)
 {
   g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == snodo_client_read_directory_async, NULL);
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return snodo_client_task_finish (self, result, snodo_client_read_directory_async, error);
 }
 
 static void
@@ -286,9 +173,7 @@ snodo_client_get_skill_async (SnodoClient         *self,
   g_return_if_fail (uri != NULL);
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, snodo_client_get_skill_async);
-  g_task_set_name (task, G_STRFUNC);
+  task = snodo_client_task_new (self, snodo_client_get_skill_async, G_STRFUNC, cancellable, callback, user_data);
   params = json_object_new ();
   json_object_set_string_member (params, "uri", uri);
   snodo_client_start_request (self, "skills/get", params, cancellable, g_task_new (self, NULL, get_skill_cb, task));
@@ -312,10 +197,8 @@ snodo_client_get_skill_finish (SnodoClient   *self,
                                GError       **error)
 {
   g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == snodo_client_get_skill_async, NULL);
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return snodo_client_task_finish (self, result, snodo_client_get_skill_async, error);
 }
 
 typedef struct
@@ -432,9 +315,7 @@ snodo_client_read_skill_file_async (SnodoClient         *self,
   g_return_if_fail (uri != NULL);
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, snodo_client_read_skill_file_async);
-  g_task_set_name (task, G_STRFUNC);
+  task = snodo_client_task_new (self, snodo_client_read_skill_file_async, G_STRFUNC, cancellable, callback, user_data);
   resources = json_object_get_member (skill, "resources");
   if (resources != NULL && JSON_NODE_HOLDS_ARRAY (resources))
     for (guint i = 0; i < json_array_get_length (json_node_get_array (resources)) && expected == NULL; i++)
@@ -484,8 +365,6 @@ snodo_client_read_skill_file_finish (SnodoClient   *self,
                                      GError       **error)
 {
   g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == snodo_client_read_skill_file_async, NULL);
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return snodo_client_task_finish (self, result, snodo_client_read_skill_file_async, error);
 }

@@ -249,9 +249,8 @@ snodo_client_call_tool_as_task_async (SnodoClient         *self,
   g_return_if_fail (name != NULL);
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, snodo_client_call_tool_as_task_async);
-  g_task_set_name (task, G_STRFUNC);
+  task = snodo_client_task_new (self, snodo_client_call_tool_as_task_async, G_STRFUNC, cancellable, callback,
+                                user_data);
   /* snodo-client-connection.c takes a result of type "task" for it. */
   g_object_set_data (G_OBJECT (task), "snodo-takes-task", GINT_TO_POINTER (TRUE));
   if (refuse_unsupported (self, task, "tools/call (task)", TRUE))
@@ -302,10 +301,8 @@ snodo_client_call_tool_as_task_finish (SnodoClient   *self,
   JsonNode *inner;
 
   g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == snodo_client_call_tool_as_task_async, NULL);
 
-  answer = plain_result (g_task_propagate_pointer (G_TASK (result), error));
+  answer = plain_result (snodo_client_task_finish (self, result, snodo_client_call_tool_as_task_async, error));
   if (answer == NULL)
     return NULL;
   /* 2025-11-25: CreateTaskResult is {task}. */
@@ -340,9 +337,7 @@ snodo_client_get_task_async (SnodoClient         *self,
   g_return_if_fail (task_id != NULL);
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, snodo_client_get_task_async);
-  g_task_set_name (task, G_STRFUNC);
+  task = snodo_client_task_new (self, snodo_client_get_task_async, G_STRFUNC, cancellable, callback, user_data);
   if (refuse_unsupported (self, task, "tasks/get", TRUE))
     return;
   tasks_request (self, "tasks/get", task_id_params (task_id), self->request_timeout, cancellable, task);
@@ -371,10 +366,8 @@ snodo_client_get_task_finish (SnodoClient   *self,
                               GError       **error)
 {
   g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == snodo_client_get_task_async, NULL);
 
-  return plain_result (g_task_propagate_pointer (G_TASK (result), error));
+  return plain_result (snodo_client_task_finish (self, result, snodo_client_get_task_async, error));
 }
 
 /* Waiting for the result. */
@@ -515,10 +508,8 @@ result_ask_inputs (GTask      *task,
   state->outstanding = 1;
   for (GList *l = keys; l != NULL; l = l->next)
     {
-      JsonNode *node = json_object_get_member (json_node_get_object (requests), l->data);
-      JsonObject *input_request = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-      const char *method = input_request != NULL ? snodo_json_object_get_string (input_request, "method") : NULL;
-      JsonNode *params = input_request != NULL ? json_object_get_member (input_request, "params") : NULL;
+      const char *method;
+      JsonObject *params;
       g_autoptr(SnodoServerRequest) request = NULL;
       ResultInput *input;
 
@@ -526,20 +517,14 @@ result_ask_inputs (GTask      *task,
         continue;
       g_hash_table_add (state->asked, g_strdup (l->data));
       asked = TRUE;
-      if (method == NULL || (params != NULL && !JSON_NODE_HOLDS_OBJECT (params)))
-        {
-          if (state->input_error == NULL)
-            state->input_error = g_error_new (SNODO_ERROR, SNODO_ERROR_INPUT_REQUIRED,
-                                              _("The server's input request %s is not a request"),
-                                              (const char *) l->data);
-          continue;
-        }
+      if (!snodo_client_input_request_get (json_node_get_object (requests), l->data, &method, &params,
+                                           &state->input_error))
+        continue;
       input = g_new0 (ResultInput, 1);
       input->task = task;
       input->key = g_strdup (l->data);
       state->outstanding++;
-      request = snodo_server_request_new (method, params != NULL ? json_node_get_object (params) : NULL,
-                                          result_input_answered_cb, input);
+      request = snodo_server_request_new (method, params, result_input_answered_cb, input);
       snodo_client_ask (self, request);
     }
   if (!asked)
@@ -643,18 +628,23 @@ result_poll (GTask *task)
                  g_task_new (self, NULL, result_got_cb, task));
 }
 
+/* The answer of a request made for a public function's @user_data (its
+ * task, taken), given to that task as its finish function takes it. */
 static void
-result_legacy_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+forward_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
 {
   GTask *task = user_data;
-  JsonObject *answer;
+  gpointer source_tag = g_task_get_source_tag (task);
+  gpointer answer;
   GError *error = NULL;
 
   answer = g_task_propagate_pointer (G_TASK (result), &error);
   if (answer == NULL)
     g_task_return_error (task, error);
+  else if (source_tag == snodo_client_list_tasks_async)
+    g_task_return_pointer (task, answer, (GDestroyNotify) json_array_unref);
   else
     g_task_return_pointer (task, answer, (GDestroyNotify) json_object_unref);
   g_object_unref (task);
@@ -698,16 +688,14 @@ snodo_client_get_task_result_async (SnodoClient         *self,
   g_return_if_fail (task_id != NULL);
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, snodo_client_get_task_result_async);
-  g_task_set_name (task, G_STRFUNC);
+  task = snodo_client_task_new (self, snodo_client_get_task_result_async, G_STRFUNC, cancellable, callback, user_data);
   if (refuse_unsupported (self, task, "tasks/result", TRUE))
     return;
   if (self->state != STATE_READY || !client_is_modern (self))
     {
       /* It waits for the end: no timeout. */
       tasks_request (self, "tasks/result", task_id_params (task_id), 0, cancellable,
-                     g_task_new (self, NULL, result_legacy_cb, task));
+                     g_task_new (self, NULL, forward_cb, task));
       return;
     }
   state = g_new0 (ResultState, 1);
@@ -739,27 +727,8 @@ snodo_client_get_task_result_finish (SnodoClient   *self,
                                      GError       **error)
 {
   g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == snodo_client_get_task_result_async, NULL);
 
-  return plain_result (g_task_propagate_pointer (G_TASK (result), error));
-}
-
-static void
-cancel_done_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  GTask *task = user_data;
-  g_autoptr(JsonObject) answer = NULL;
-  GError *error = NULL;
-
-  answer = g_task_propagate_pointer (G_TASK (result), &error);
-  if (answer == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-  g_object_unref (task);
+  return plain_result (snodo_client_task_finish (self, result, snodo_client_get_task_result_async, error));
 }
 
 /**
@@ -791,13 +760,10 @@ snodo_client_cancel_task_async (SnodoClient         *self,
   g_return_if_fail (task_id != NULL);
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, snodo_client_cancel_task_async);
-  g_task_set_name (task, G_STRFUNC);
+  task = snodo_client_task_new (self, snodo_client_cancel_task_async, G_STRFUNC, cancellable, callback, user_data);
   if (refuse_unsupported (self, task, "tasks/cancel", TRUE))
     return;
-  tasks_request (self, "tasks/cancel", task_id_params (task_id), self->request_timeout, cancellable,
-                 g_task_new (self, NULL, cancel_done_cb, task));
+  tasks_request (self, "tasks/cancel", task_id_params (task_id), self->request_timeout, cancellable, task);
 }
 
 /**
@@ -817,28 +783,12 @@ snodo_client_cancel_task_finish (SnodoClient   *self,
                                  GAsyncResult  *result,
                                  GError       **error)
 {
+  g_autoptr(JsonObject) answer = NULL;
+
   g_return_val_if_fail (SNODO_IS_CLIENT (self), FALSE);
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == snodo_client_cancel_task_async, FALSE);
 
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-static void
-list_done_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  GTask *task = user_data;
-  JsonArray *tasks;
-  GError *error = NULL;
-
-  tasks = snodo_client_list_finish (SNODO_CLIENT (source), result, snodo_client_list_tasks_async, &error);
-  if (tasks == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, tasks, (GDestroyNotify) json_array_unref);
-  g_object_unref (task);
+  answer = snodo_client_task_finish (self, result, snodo_client_cancel_task_async, error);
+  return answer != NULL;
 }
 
 /**
@@ -866,13 +816,11 @@ snodo_client_list_tasks_async (SnodoClient         *self,
   g_return_if_fail (SNODO_IS_CLIENT (self));
   g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, snodo_client_list_tasks_async);
-  g_task_set_name (task, G_STRFUNC);
+  task = snodo_client_task_new (self, snodo_client_list_tasks_async, G_STRFUNC, cancellable, callback, user_data);
   if (refuse_unsupported (self, task, "tasks/list", FALSE))
     return;
-  snodo_client_list_async (self, "tasks/list", "tasks", snodo_client_list_tasks_async, G_STRFUNC,
-                           cancellable, list_done_cb, task);
+  snodo_client_list_async (self, "tasks/list", "tasks", NULL, snodo_client_list_tasks_async, G_STRFUNC,
+                           cancellable, forward_cb, task);
 }
 
 /**
@@ -894,8 +842,6 @@ snodo_client_list_tasks_finish (SnodoClient   *self,
                                 GError       **error)
 {
   g_return_val_if_fail (SNODO_IS_CLIENT (self), NULL);
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == snodo_client_list_tasks_async, NULL);
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return snodo_client_task_finish (self, result, snodo_client_list_tasks_async, error);
 }
