@@ -489,6 +489,9 @@ static void
 notes_startup_cb (GApplication *app,
                   Notes        *notes)
 {
+  const char *wrap_accels[] = { "<Alt>z", NULL };
+  const char *clear_accels[] = { "<Control><Shift>k", NULL };
+
   notes->buffer = gtk_text_buffer_new (NULL);
   gtk_text_buffer_set_text (notes->buffer, welcome_text, -1);
   g_signal_connect (notes->buffer, "changed", G_CALLBACK (notes_buffer_changed_cb), notes);
@@ -506,13 +509,8 @@ notes_startup_cb (GApplication *app,
       notes_apply_font_size (notes);
     }
 
-  {
-    const char *wrap_accels[] = { "<Alt>z", NULL };
-    const char *clear_accels[] = { "<Control><Shift>k", NULL };
-
-    gtk_application_set_accels_for_action (notes->app, "app.wrap", wrap_accels);
-    gtk_application_set_accels_for_action (notes->app, "app.clear", clear_accels);
-  }
+  gtk_application_set_accels_for_action (notes->app, "app.wrap", wrap_accels);
+  gtk_application_set_accels_for_action (notes->app, "app.clear", clear_accels);
 
   notes->sigint_id = g_unix_signal_add (SIGINT, notes_signal_cb, notes);
   notes->sigterm_id = g_unix_signal_add (SIGTERM, notes_signal_cb, notes);
