@@ -15,6 +15,24 @@
  *                            replaces every occurrence of search; a tool
  *                            error if there is none
  *
+ * Its actions, which shortcuts activate too, are tools (see
+ * snodo_server_add_action_group()):
+ *
+ *   app.insert-text {parameter}
+ *                            inserts text at the cursor
+ *   app.wrap                 turns word wrapping on or off (Alt+Z); its
+ *                            state is the resource action:app.wrap
+ *   app.clear                empties the document (Ctrl+Shift+K), keeping
+ *                            its text for app.restore
+ *   app.restore              puts the cleared text back; enabled, and so
+ *                            offered, only after app.clear
+ *
+ * With its GSettings schema (org.snodo.examples.Notes, found through
+ * GSETTINGS_SCHEMA_DIR when not installed), its font size is the resource
+ * settings://org.snodo.examples.Notes/font-size, which the tool
+ * org.snodo.examples.Notes.set-font-size sets (see
+ * snodo_server_add_settings()). Without the schema it runs without settings.
+ *
  *   gtk-notes                 the window only: no MCP
  *   gtk-notes --port PORT     serves HTTP on 127.0.0.1:PORT (0: any free
  *                             port), as --mcp-http=127.0.0.1:PORT does
@@ -35,6 +53,7 @@
 #include <snodo/snodo.h>
 
 #define DOCUMENT_URI "note://document"
+#define SETTINGS_SCHEMA "org.snodo.examples.Notes"
 /* Typing sends one "updated" per pause, not one per key. */
 #define UPDATE_DELAY_MS 250
 
@@ -45,6 +64,14 @@ typedef struct
   /* Owned: the document. It outlives the window so that a read that comes
    * in while the application is closing is still answered. */
   GtkTextBuffer      *buffer;
+  /* Not owned, nullable: the text view of the window, while it is open. */
+  GtkTextView        *view;
+  /* Owned, nullable: the preferences, when the schema is installed, and
+   * the style that applies the font size. */
+  GSettings          *settings;
+  GtkCssProvider     *css;
+  /* Owned, nullable: the text app.clear took out, for app.restore. */
+  char               *cleared;
   /* Owned: what the application offers, and what serves it when the
    * command line asks (the binding, which the application keeps too). */
   SnodoServer             *server;
@@ -220,6 +247,167 @@ notes_add_to_server (Notes *notes)
     g_error ("replace_text: %s", error->message);
 }
 
+/* ---- The actions ---------------------------------------------------------- */
+
+/* Action handlers run on the main context too, whether a shortcut or an MCP
+ * client activated them. */
+static void
+notes_insert_text_cb (GSimpleAction *action,
+                      GVariant      *parameter,
+                      gpointer       user_data)
+{
+  Notes *notes = user_data;
+
+  gtk_text_buffer_begin_user_action (notes->buffer);
+  gtk_text_buffer_insert_at_cursor (notes->buffer, g_variant_get_string (parameter, NULL), -1);
+  gtk_text_buffer_end_user_action (notes->buffer);
+}
+
+static void
+notes_apply_wrap (Notes *notes)
+{
+  GAction *wrap = g_action_map_lookup_action (G_ACTION_MAP (notes->app), "wrap");
+  g_autoptr(GVariant) state = g_action_get_state (wrap);
+
+  if (notes->view != NULL)
+    gtk_text_view_set_wrap_mode (notes->view,
+                                 g_variant_get_boolean (state) ? GTK_WRAP_WORD_CHAR : GTK_WRAP_NONE);
+}
+
+/* Activating app.wrap without a parameter toggles it (GSimpleAction does
+ * that for a boolean state); a new state lands here. */
+static void
+notes_change_wrap_cb (GSimpleAction *action,
+                      GVariant      *value,
+                      gpointer       user_data)
+{
+  g_simple_action_set_state (action, value);
+  notes_apply_wrap (user_data);
+}
+
+static void
+notes_set_restore_enabled (Notes    *notes,
+                           gboolean  enabled)
+{
+  GAction *restore = g_action_map_lookup_action (G_ACTION_MAP (notes->app), "restore");
+
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (restore), enabled);
+}
+
+static void
+notes_clear_cb (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       user_data)
+{
+  Notes *notes = user_data;
+
+  g_free (notes->cleared);
+  notes->cleared = notes_dup_text (notes);
+  gtk_text_buffer_set_text (notes->buffer, "", 0);
+  notes_set_restore_enabled (notes, TRUE);
+}
+
+static void
+notes_restore_cb (GSimpleAction *action,
+                  GVariant      *parameter,
+                  gpointer       user_data)
+{
+  Notes *notes = user_data;
+  g_autofree char *text = g_steal_pointer (&notes->cleared);
+
+  if (text != NULL)
+    gtk_text_buffer_set_text (notes->buffer, text, -1);
+  notes_set_restore_enabled (notes, FALSE);
+}
+
+static void
+notes_add_actions (Notes *notes)
+{
+  const GActionEntry entries[] = {
+    { "insert-text", notes_insert_text_cb, "s", NULL, NULL, { 0 } },
+    { "wrap", NULL, NULL, "true", notes_change_wrap_cb, { 0 } },
+    { "clear", notes_clear_cb, NULL, NULL, NULL, { 0 } },
+    { "restore", notes_restore_cb, NULL, NULL, NULL, { 0 } },
+  };
+
+  g_action_map_add_action_entries (G_ACTION_MAP (notes->app), entries, G_N_ELEMENTS (entries),
+                                   notes);
+  notes_set_restore_enabled (notes, FALSE);
+}
+
+/* The actions as tools, described for the assistant; app.restore comes
+ * and goes as it is enabled. */
+static void
+notes_add_actions_to_server (Notes *notes)
+{
+  const char *allowed[] = { "insert-text", "wrap", "clear", "restore", NULL };
+  g_autoptr(GError) error = NULL;
+  GVariant *hints = g_variant_new_parsed (
+    "{'insert-text': {'title': <'Insert text'>,"
+    "                 'description': <'Inserts text at the cursor of the document'>,"
+    "                 'parameter-description': <'The text to insert'>},"
+    " 'wrap': {'title': <'Wrap lines'>,"
+    "          'description': <'Turns word wrapping on or off; the state is action:app.wrap'>},"
+    " 'clear': {'title': <'Clear'>,"
+    "           'description': <'Empties the document; app.restore puts its text back'>},"
+    " 'restore': {'title': <'Restore'>,"
+    "             'description': <'Puts back the text the last app.clear took out'>}}");
+
+  if (!snodo_server_add_action_group (notes->server, G_ACTION_GROUP (notes->app), "app", allowed,
+                                      hints, NULL, &error))
+    g_error ("actions: %s", error->message);
+}
+
+/* ---- The preferences ------------------------------------------------------- */
+
+static void
+notes_apply_font_size (Notes *notes)
+{
+  g_autofree char *css = NULL;
+
+  if (notes->settings == NULL || notes->css == NULL)
+    return;
+  css = g_strdup_printf ("textview.notes { font-size: %dpt; }",
+                         g_settings_get_int (notes->settings, "font-size"));
+#if GTK_CHECK_VERSION (4, 12, 0)
+  gtk_css_provider_load_from_string (notes->css, css);
+#else
+  gtk_css_provider_load_from_data (notes->css, css, -1);
+#endif
+}
+
+static void
+notes_font_size_changed_cb (GSettings  *settings,
+                            const char *key,
+                            Notes      *notes)
+{
+  notes_apply_font_size (notes);
+}
+
+/* The settings, if the schema is installed (or in GSETTINGS_SCHEMA_DIR):
+ * an example must run from its build directory too. */
+static void
+notes_add_settings (Notes *notes)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (source != NULL)
+    schema = g_settings_schema_source_lookup (source, SETTINGS_SCHEMA, TRUE);
+  if (schema == NULL)
+    {
+      g_printerr ("gtk-notes: the GSettings schema %s is not installed: running without settings\n",
+                  SETTINGS_SCHEMA);
+      return;
+    }
+
+  notes->settings = g_settings_new_full (schema, NULL, NULL);
+  if (!snodo_server_add_settings (notes->server, notes->settings, NULL,
+                                  SNODO_SETTINGS_FLAGS_WRITABLE, &error))
+    g_error ("settings: %s", error->message);
+}
+
 /* ---- Ending ---------------------------------------------------------------- */
 
 /* Closes what serves MCP: the requests in progress are answered first. The
@@ -295,14 +483,34 @@ notes_prepare_transport_cb (SnodoApplicationBinding *binding,
     notes->transport = g_object_ref (SNODO_HTTP_TRANSPORT (transport));
 }
 
-/* Once per process, in the primary instance: the document. */
+/* Once per process, in the primary instance: the document, and the
+ * actions as tools. */
 static void
 notes_startup_cb (GApplication *app,
                   Notes        *notes)
 {
+  const char *wrap_accels[] = { "<Alt>z", NULL };
+  const char *clear_accels[] = { "<Control><Shift>k", NULL };
+
   notes->buffer = gtk_text_buffer_new (NULL);
   gtk_text_buffer_set_text (notes->buffer, welcome_text, -1);
   g_signal_connect (notes->buffer, "changed", G_CALLBACK (notes_buffer_changed_cb), notes);
+  /* Once registered: an application lists its actions only then. */
+  notes_add_actions_to_server (notes);
+
+  if (notes->settings != NULL)
+    {
+      notes->css = gtk_css_provider_new ();
+      gtk_style_context_add_provider_for_display (gdk_display_get_default (),
+                                                  GTK_STYLE_PROVIDER (notes->css),
+                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+      g_signal_connect (notes->settings, "changed::font-size",
+                        G_CALLBACK (notes_font_size_changed_cb), notes);
+      notes_apply_font_size (notes);
+    }
+
+  gtk_application_set_accels_for_action (notes->app, "app.wrap", wrap_accels);
+  gtk_application_set_accels_for_action (notes->app, "app.clear", clear_accels);
 
   notes->sigint_id = g_unix_signal_add (SIGINT, notes_signal_cb, notes);
   notes->sigterm_id = g_unix_signal_add (SIGTERM, notes_signal_cb, notes);
@@ -335,7 +543,10 @@ notes_activate_cb (GApplication *app,
   scrolled = gtk_scrolled_window_new ();
   gtk_widget_set_vexpand (scrolled, TRUE);
   view = gtk_text_view_new_with_buffer (notes->buffer);
-  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
+  gtk_widget_add_css_class (view, "notes");
+  notes->view = GTK_TEXT_VIEW (view);
+  g_object_add_weak_pointer (G_OBJECT (view), (gpointer *) &notes->view);
+  notes_apply_wrap (notes);
   gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 12);
   gtk_text_view_set_right_margin (GTK_TEXT_VIEW (view), 12);
   gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 12);
@@ -345,8 +556,10 @@ notes_activate_cb (GApplication *app,
 
   if (notes->transport != NULL)
     uri = snodo_http_transport_dup_uri (notes->transport);
-  status = g_strdup_printf ("MCP: %s · resource %s · tools append_text, replace_text",
-                            uri != NULL ? uri : "gtk-notes --mcp-stdio", DOCUMENT_URI);
+  status = g_strdup_printf ("MCP: %s · resource %s · tools append_text, replace_text, "
+                            "app.insert-text, app.wrap, app.clear, app.restore%s",
+                            uri != NULL ? uri : "gtk-notes --mcp-stdio", DOCUMENT_URI,
+                            notes->settings != NULL ? ", " SETTINGS_SCHEMA ".set-font-size" : "");
   label = gtk_label_new (status);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
@@ -392,6 +605,8 @@ main (int   argc,
                                  "The document the user is writing in Notes. Read " DOCUMENT_URI
                                  " before you change it.");
   notes_add_to_server (&notes);
+  notes_add_actions (&notes);
+  notes_add_settings (&notes);
   notes.binding = snodo_application_binding_new (G_APPLICATION (app), notes.server);
   g_signal_connect (notes.binding, "prepare-transport", G_CALLBACK (notes_prepare_transport_cb), &notes);
 
@@ -406,5 +621,8 @@ main (int   argc,
   g_clear_object (&notes.binding);
   g_clear_object (&notes.server);
   g_clear_object (&notes.buffer);
+  g_clear_object (&notes.css);
+  g_clear_object (&notes.settings);
+  g_clear_pointer (&notes.cleared, g_free);
   return status;
 }

@@ -9,7 +9,12 @@
 // reads the text of the window already open and edits it, and the window's
 // document changes (read back over HTTP). Closing the client ends the
 // second process, leaving no orphan; SIGTERM then ends the application with
-// status 0. Run it on a display and a private session bus (the test runs
+// status 0. Through that second process the client also uses the
+// application's actions as tools (app.insert-text with a string parameter,
+// the stateful app.wrap and its state resource, app.restore offered only
+// after app.clear, followed through notifications/tools/list_changed), and
+// its GSettings key font-size: read, subscribed to, set by its tool, a
+// value out of range refused. Run it on a display and a private session bus (the test runs
 // it under `dbus-run-session -- xvfb-run -a`). One line per check; exits 1
 // if one failed, 77 (skipped) if SNODO_EXAMPLE_SKIP says why it cannot run.
 //
@@ -21,6 +26,8 @@ import { format } from 'node:util';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema,
+         ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 for (const name of ['log', 'info', 'debug', 'warn'])
   console[name] = (...args) => process.stderr.write(format(...args) + '\n');
@@ -37,6 +44,9 @@ if (!app) {
 }
 
 const DOCUMENT = 'note://document';
+const WRAP = 'action:app.wrap';
+const FONT_SIZE = 'settings://org.snodo.examples.Notes/font-size';
+const SET_FONT_SIZE = 'org.snodo.examples.Notes.set-font-size';
 const watchdog = setTimeout(() => {
   process.stdout.write('Bail out! the whole run took longer than 100 s\n');
   primary.kill('SIGKILL');
@@ -97,6 +107,36 @@ const ADDED = '\nAdded by a second gtk-notes --mcp-stdio\n';
 const client = new ClientV1({ name: 'gtk-notes-remote-test', version: '0.1.0' }, { capabilities: {} });
 const transport = new StdioClientTransport({ command: app, args: ['--mcp-stdio'], stderr: 'inherit',
                                              env: { ...process.env } });
+// What the server sent: resources/updated by URI, and list_changed.
+const updated = [];
+let listChanged = 0;
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+  updated.push(notification.params.uri);
+});
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+  listChanged++;
+});
+
+async function until(cond, what, ms = 10000) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end)
+      throw new Error(`no ${what} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function toolsByName() {
+  const { tools } = await client.listTools();
+  return new Map(tools.map((tool) => [tool.name, tool]));
+}
+
+async function readText(uri) {
+  const { contents } = await client.readResource({ uri });
+  expect(contents[0].mimeType === 'application/json', JSON.stringify(contents));
+  return contents[0].text;
+}
+
 let connected = false;
 await check('a client starts gtk-notes --mcp-stdio and connects', async () => {
   await client.connect(transport);
@@ -117,6 +157,74 @@ if (connected) {
     expect(!result.isError, JSON.stringify(result));
     const after = await readDocument(watcher);
     expect(after === before + ADDED, JSON.stringify(after));
+  });
+
+  await check('tools/list shows the actions and the setter with the mapped schemas', async () => {
+    const tools = await toolsByName();
+    const insert = tools.get('app.insert-text');
+    expect(insert, `no app.insert-text in ${[...tools.keys()]}`);
+    expect(insert.description === 'Inserts text at the cursor of the document', insert.description);
+    expect(insert.inputSchema.properties?.parameter?.type === 'string', JSON.stringify(insert.inputSchema));
+    expect(JSON.stringify(insert.inputSchema.required) === '["parameter"]', JSON.stringify(insert.inputSchema));
+    for (const name of ['app.wrap', 'app.clear']) {
+      const tool = tools.get(name);
+      expect(tool, `no ${name}`);
+      expect(Object.keys(tool.inputSchema.properties ?? {}).length === 0, JSON.stringify(tool.inputSchema));
+    }
+    expect(!tools.has('app.restore'), 'app.restore is offered while it is disabled');
+    const value = tools.get(SET_FONT_SIZE)?.inputSchema?.properties?.value;
+    expect(value?.type === 'integer' && value.minimum === 6 && value.maximum === 72 && value.default === 14,
+           JSON.stringify(value));
+  });
+
+  await check('app.insert-text inserts its string parameter in the window already open', async () => {
+    const before = await readDocument(watcher);
+    const INSERTED = '[inserted by app.insert-text]';
+    const result = await client.callTool({ name: 'app.insert-text', arguments: { parameter: INSERTED } });
+    expect(!result.isError, JSON.stringify(result));
+    const after = await readDocument(client);
+    expect(after.length === before.length + INSERTED.length && after.includes(INSERTED), JSON.stringify(after));
+    expect(await readDocument(watcher) === after, 'the window shows another text');
+  });
+
+  await check('app.wrap: its state resource is read, subscribed to, and follows a call', async () => {
+    expect(await readText(WRAP) === 'true', 'wrapping is on at first');
+    await client.subscribeResource({ uri: WRAP });
+    const result = await client.callTool({ name: 'app.wrap', arguments: {} });
+    expect(!result.isError, JSON.stringify(result));
+    await until(() => updated.includes(WRAP), `resources/updated for ${WRAP}`);
+    expect(await readText(WRAP) === 'false', 'the call toggled it off');
+  });
+
+  await check('app.restore appears after app.clear, with tools/list_changed, and restores', async () => {
+    const before = await readDocument(watcher);
+    const seen = listChanged;
+    const result = await client.callTool({ name: 'app.clear', arguments: {} });
+    expect(!result.isError, JSON.stringify(result));
+    expect(await readDocument(watcher) === '', 'the window is not empty');
+    await until(() => listChanged > seen, 'notifications/tools/list_changed');
+    expect((await toolsByName()).has('app.restore'), 'app.restore is not offered once enabled');
+    const seenAgain = listChanged;
+    const restored = await client.callTool({ name: 'app.restore', arguments: {} });
+    expect(!restored.isError, JSON.stringify(restored));
+    expect(await readDocument(watcher) === before, 'the text is not back');
+    await until(() => listChanged > seenAgain, 'notifications/tools/list_changed when it is disabled again');
+    expect(!(await toolsByName()).has('app.restore'), 'app.restore is still offered');
+  });
+
+  await check('the font-size setting is read, subscribed to and set through its tool', async () => {
+    expect(await readText(FONT_SIZE) === '14', 'the default');
+    await client.subscribeResource({ uri: FONT_SIZE });
+    const result = await client.callTool({ name: SET_FONT_SIZE, arguments: { value: 20 } });
+    expect(!result.isError, JSON.stringify(result));
+    await until(() => updated.includes(FONT_SIZE), `resources/updated for ${FONT_SIZE}`);
+    expect(await readText(FONT_SIZE) === '20', 'the value set');
+  });
+
+  await check('a font size out of range is refused, the key left as it was', async () => {
+    const result = await client.callTool({ name: SET_FONT_SIZE, arguments: { value: 100 } });
+    expect(result.isError === true, JSON.stringify(result));
+    expect(await readText(FONT_SIZE) === '20', 'the key changed');
   });
 
   await check('closing the client ends the second process, leaving no orphan', async () => {
