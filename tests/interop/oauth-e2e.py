@@ -3,7 +3,7 @@
 # Copyright 2026 The Snodo authors
 """`snodo call --http` signing in with a real authorization server.
 
-    oauth-e2e.py NODE OIDC-PROVIDER-SCRIPT SNODO SNODO-DEMO
+    oauth-e2e.py NODE OIDC-PROVIDER-SCRIPT SNODO SNODO-DEMO [--secret-service]
 
 oidc-provider.mjs (oidc-provider from npm) issues the tokens;
 snodo-demo --http=0 requires them (mcp:read for every request, mcp:tools
@@ -14,7 +14,11 @@ follows the redirect to the loopback URI snodo listens on. Checked: the
 first call signs in (dynamic registration, PKCE, resource indicator), the
 second reuses the stored token, a call once the access token is about to
 expire refreshes it, a tool that needs another scope steps up, and two
-calls started at once sign in once. Output is TAP on stdout.
+calls started at once sign in once. Sign-ins are kept in files
+(--credentials-dir), or with --secret-service in the Secret Service
+(snodo's default store when built with libsecret): a gnome-keyring-daemon
+unlocked on the session bus, which must be a private one
+(dbus-run-session). Output is TAP on stdout.
 """
 
 import html
@@ -37,7 +41,14 @@ ACCESS_TOKEN_TTL = 70
 FRESH_FOR = ACCESS_TOKEN_TTL - 60
 
 node, provider_script, snodo, demo = sys.argv[1:5]
+secret_service = sys.argv[5:] == ['--secret-service']
 tmp = tempfile.mkdtemp(prefix='snodo-oauth-e2e-')
+# The cross-process lock is in the runtime directory; the keyring's files
+# in the data directory.
+env = dict(os.environ, HOME=tmp, XDG_RUNTIME_DIR=os.path.join(tmp, 'run'), XDG_DATA_HOME=os.path.join(tmp, 'data'),
+           XDG_CONFIG_HOME=os.path.join(tmp, 'config'))
+os.mkdir(env['XDG_RUNTIME_DIR'], 0o700)
+keyring = os.path.join(env['XDG_DATA_HOME'], 'keyrings', 'login.keyring')
 token_file = os.path.join(tmp, 'tokens')
 credentials = os.path.join(tmp, 'credentials')
 with open(token_file, 'w') as f:
@@ -66,6 +77,19 @@ installed = os.path.join(os.path.dirname(os.path.abspath(provider_script)), 'nod
 if not os.path.isfile(installed):
     bail(f'{installed} is missing: run `npm ci --prefix tests/interop`')
 
+if secret_service:
+    if 'DBUS_SESSION_BUS_ADDRESS' not in os.environ:
+        bail('--secret-service needs a private session bus: run under dbus-run-session')
+    daemon = shutil.which('gnome-keyring-daemon')
+    if daemon is None:
+        bail('gnome-keyring-daemon is missing (Debian: gnome-keyring)')
+    # It forks a daemon that lives as long as the bus.
+    subprocess.run([daemon, '--unlock', '--components=secrets'], input='password', text=True, env=env,
+                   stdout=subprocess.DEVNULL, check=True, timeout=30)
+    print('# sign-ins are kept by gnome-keyring-daemon (the Secret Service)', flush=True)
+else:
+    print('# sign-ins are kept in files (--credentials-dir)', flush=True)
+
 provider = subprocess.Popen([node, provider_script, token_file, str(ACCESS_TOKEN_TTL)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 issuer = provider.stdout.readline().strip()
@@ -73,10 +97,10 @@ if not issuer.startswith('http://127.0.0.1:'):
     bail(f'oidc-provider did not start (it printed “{issuer}”)')
 print(f'# issuer {issuer}', flush=True)
 
-demo_proc = subprocess.Popen([demo, '--http=0', f'--bearer-token-file={token_file}',
-                              f'--authorization-server={issuer}', '--required-scopes=mcp:read',
-                              '--tool-scope=whoami:mcp:tools'],
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+demo_argv = [demo, '--http=0', f'--bearer-token-file={token_file}', f'--authorization-server={issuer}',
+             '--required-scopes=mcp:read', '--tool-scope=whoami:mcp:tools']
+demo_proc = subprocess.Popen(demo_argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+demo2_proc = None
 url = demo_proc.stdout.readline().strip()
 if not url.startswith('http://'):
     bail(f'snodo-demo did not start (it printed “{url}”)')
@@ -86,7 +110,9 @@ provider.stdin.flush()
 
 
 def cleanup():
-    for p in (demo_proc, provider):
+    for p in (demo_proc, demo2_proc, provider):
+        if p is None:
+            continue
         p.terminate()
         try:
             p.wait(10)
@@ -141,10 +167,12 @@ def browse(authorization_url):
 SIGN_IN = re.compile(r'^snodo: sign in to \S+ at (\S+)$', re.M)
 
 
-def start_call(tool, arguments):
-    return subprocess.Popen([snodo, 'call', f'--http={url}', '--no-browser', f'--credentials-dir={credentials}',
+def start_call(tool, arguments, server=None):
+    store = [] if secret_service else [f'--credentials-dir={credentials}']
+    return subprocess.Popen([snodo, 'call', f'--http={server or url}', '--no-browser', *store,
                              'tools/call', json.dumps({'name': tool, 'arguments': arguments})],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
 
 
 def run_call(tool, arguments):
@@ -195,6 +223,8 @@ def result_text(out):
 
 
 try:
+    keyring_size = os.path.getsize(keyring) if secret_service else 0
+
     # 1. The first call signs in.
     status, out, err, urls, errors = run_call('echo', {'text': 'first'})
     signed_in_by = time.monotonic()
@@ -207,7 +237,11 @@ try:
     check('the first call succeeds with the token', status == 0 and 'first' in (result_text(out) or ''),
           f'status {status}', out, err)
     stored = os.listdir(credentials) if os.path.isdir(credentials) else []
-    check('the sign-in is stored in --credentials-dir', len(stored) > 0, stored)
+    if secret_service:
+        check('the sign-in is stored in the keyring, not in files',
+              not stored and os.path.getsize(keyring) > keyring_size, stored, os.path.getsize(keyring))
+    else:
+        check('the sign-in is stored in --credentials-dir', len(stored) > 0, stored)
     check('the first call got one access token, from the authorization code', issued_grants() == ['authorization_code'],
           issued_grants())
 
@@ -246,10 +280,14 @@ try:
           and {'mcp:read', 'mcp:tools'} <= set(who.get('scopes', [])),
           f'status {status}', out, err, *errors)
 
-    # 5. Two calls started at once, without credentials: one sign-in.
-    shutil.rmtree(credentials)
+    # 5. Two calls started at once to a server not signed in to yet (a
+    # second snodo-demo, which the provider now reloads): one sign-in.
+    demo2_proc = subprocess.Popen(demo_argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    url2 = demo2_proc.stdout.readline().strip()
+    provider.stdin.write(f'{demo2_proc.pid}\n')
+    provider.stdin.flush()
     issued_before = issued_grants()
-    procs = [start_call('echo', {'text': f'together {i}'}) for i in range(2)]
+    procs = [start_call('echo', {'text': f'together {i}'}, url2) for i in range(2)]
     outcomes = [None, None]
 
     def finish(i):
