@@ -743,6 +743,7 @@ test_client (gconstpointer data)
   g_autoptr(JsonObject) alpha = NULL;
   g_autoptr(GBytes) guide = NULL;
   g_autoptr(GBytes) binary = NULL;
+  g_autoptr(GBytes) skill_md = NULL;
   g_autoptr(JsonArray) children = NULL;
   g_autofree char *uri = NULL;
 
@@ -785,6 +786,39 @@ test_client (gconstpointer data)
   binary = finish (client, (gpointer) snodo_client_read_skill_file_finish, &done, &error);
   g_assert_no_error (error);
   g_assert_cmpmem (g_bytes_get_data (binary, NULL), g_bytes_get_size (binary), "\x01\x02\xff", 3);
+
+  /* The SKILL.md is checked against the entry's front matter too: as
+   * served, it passes; once the entry says another description than the
+   * file's (its digest and size still right), it is refused. */
+  snodo_client_read_skill_file_async (client, alpha, "skill://alpha/SKILL.md", NULL, snodo_test_store_result_cb,
+                                      &done);
+  skill_md = finish (client, (gpointer) snodo_client_read_skill_file_finish, &done, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (skill_md);
+  {
+    g_autoptr(JsonObject) tampered = json_object_ref (alpha);
+    JsonObject *frontmatter = json_object_get_object_member (tampered, "frontmatter");
+    g_autofree char *description = g_strdup (json_object_get_string_member (frontmatter, "description"));
+
+    json_object_set_string_member (frontmatter, "description", "Another description");
+    snodo_client_read_skill_file_async (client, tampered, "skill://alpha/SKILL.md", NULL,
+                                        snodo_test_store_result_cb, &done);
+    g_assert_null (finish (client, (gpointer) snodo_client_read_skill_file_finish, &done, &error));
+    g_assert_error (error, SNODO_ERROR, SNODO_ERROR_FAILED);
+    g_clear_error (&error);
+    /* A field the file has and the entry lacks is a discrepancy too. */
+    json_object_set_string_member (frontmatter, "description", description);
+    json_object_remove_member (frontmatter, "name");
+    snodo_client_read_skill_file_async (client, tampered, "skill://alpha/SKILL.md", NULL,
+                                        snodo_test_store_result_cb, &done);
+    g_assert_null (finish (client, (gpointer) snodo_client_read_skill_file_finish, &done, &error));
+    g_assert_error (error, SNODO_ERROR, SNODO_ERROR_FAILED);
+    g_clear_error (&error);
+  }
+  g_clear_pointer (&alpha, json_object_unref);
+  snodo_client_get_skill_async (client, "skill://alpha/SKILL.md", NULL, snodo_test_store_result_cb, &done);
+  alpha = finish (client, (gpointer) snodo_client_get_skill_finish, &done, &error);
+  g_assert_no_error (error);
 
   /* A file the entry does not list, and content its digest does not
    * match, are refused. */

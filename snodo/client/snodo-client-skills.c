@@ -13,6 +13,7 @@
 #include "snodo-client-private.h"
 
 #include "snodo-base-private.h"
+#include "snodo-protocol-private.h"
 #include "snodo-wire-private.h"
 
 /**
@@ -203,9 +204,11 @@ snodo_client_get_skill_finish (SnodoClient   *self,
 
 typedef struct
 {
-  char    *uri;
-  char    *digest;
-  gint64   size;
+  char     *uri;
+  char     *digest;
+  gint64    size;
+  /* For the skill's SKILL.md: the front matter of its entry. */
+  JsonNode *frontmatter;
 } Expected;
 
 static void
@@ -213,6 +216,7 @@ expected_free (Expected *expected)
 {
   g_free (expected->uri);
   g_free (expected->digest);
+  g_clear_pointer (&expected->frontmatter, json_node_unref);
   g_free (expected);
 }
 
@@ -275,6 +279,20 @@ read_file_cb (GObject      *source,
                                  "differ): get the skill again"), expected->uri);
       return;
     }
+  if (expected->frontmatter != NULL)
+    {
+      gsize length;
+      const char *data = g_bytes_get_data (bytes, &length);
+      g_autoptr(JsonNode) frontmatter = snodo_skill_parse_frontmatter (data != NULL ? data : "", length, NULL);
+
+      if (frontmatter == NULL || !json_node_equal (frontmatter, expected->frontmatter))
+        {
+          g_task_return_new_error (task, SNODO_ERROR, SNODO_ERROR_FAILED,
+                                   _("The front matter of %s is not what the skill's entry says: get the skill "
+                                     "again"), expected->uri);
+          return;
+        }
+    }
   g_task_return_pointer (task, g_steal_pointer (&bytes), (GDestroyNotify) g_bytes_unref);
 }
 
@@ -291,7 +309,10 @@ read_file_cb (GObject      *source,
  * Reads a file of a skill (`resources/read`) and checks it against the
  * entry, as the Skills extension asks of hosts: the file must be listed in
  * the entry's `resources`, and its content must have the size and the
- * SHA-256 digest listed. Content that does not is never returned: get the
+ * SHA-256 digest listed; the skill's `SKILL.md` must moreover have the
+ * entry's `frontmatter`, field by field, in its YAML front matter (a
+ * `SKILL.md` whose front matter cannot be read fails too). Content that
+ * does not is never returned: get the
  * skill's entry again ([method@Snodo.Client.get_skill_async]), which
  * changes what a user approved.
  *
@@ -332,6 +353,11 @@ snodo_client_read_skill_file_async (SnodoClient         *self,
         expected->uri = g_strdup (uri);
         expected->digest = g_strdup (snodo_json_object_get_string (resource, "digest"));
         expected->size = json_node_get_int (size);
+        /* The SKILL.md itself: its front matter must be the entry's too. */
+        if (g_strcmp0 (snodo_json_object_get_string (skill, "uri"), uri) == 0 &&
+            json_object_get_member (skill, "frontmatter") != NULL &&
+            JSON_NODE_HOLDS_OBJECT (json_object_get_member (skill, "frontmatter")))
+          expected->frontmatter = json_node_copy (json_object_get_member (skill, "frontmatter"));
       }
   if (expected == NULL)
     {

@@ -5,40 +5,23 @@
 
 #include <json-glib/json-glib.h>
 
+#include "snodo-protocol-private.h"
 #include "snodo-skill.h"
 
 G_BEGIN_DECLS
 
 /*
  * Inside the server folder: what the skills of snodo-server-skills.c ask of
- * SnodoSkill (snodo-skill.c), and the front matter parser
- * (snodo-skill-frontmatter.c), kept apart so that it can be tested alone.
+ * SnodoSkill (snodo-skill.c). The front matter parser, the digest and the
+ * name check are the protocol layer's (snodo-skill-frontmatter.c), since
+ * clients use them too.
  */
 
 /* The limits on what is read of a skill (introspection/skills.md). */
 #define SNODO_SKILL_MAX_FILES        512
 #define SNODO_SKILL_MAX_BYTES        (16 * 1024 * 1024)
-#define SNODO_SKILL_MAX_FRONTMATTER  (64 * 1024)
 #define SNODO_SKILL_MAX_DEPTH        16
 #define SNODO_SKILLS_MAX_PER_DIRECTORY 1024
-
-/* The front matter of a SKILL.md: the YAML block between its first line,
- * `---`, and the next `---` (or `...`) line, as a JSON object (a subset of
- * YAML 1.2 with the core schema: block mappings and sequences, plain,
- * quoted and block scalars, one-line flow collections, comments). NULL,
- * with @error set, when there is none or it is not of that subset. */
-JsonNode    *snodo_skill_parse_frontmatter (const char  *text,
-                                            gsize        length,
-                                            GError     **error);
-
-/* `sha256:` and the 64 lowercase hexadecimal digits of the digest of
- * @bytes. */
-char        *snodo_skill_digest            (GBytes      *bytes);
-
-/* Whether @name is a skill name of the Agent Skills specification: 1 to 64
- * lowercase letters, digits and hyphens, neither first nor last, never two
- * in a row. */
-gboolean     snodo_skill_name_is_valid     (const char  *name);
 
 /* The files of a skill, in the order of its entry: relative paths. */
 const char * const *snodo_skill_get_file_paths (SnodoSkill *self,

@@ -10,8 +10,13 @@
  * lists the tools and calls them (the calls MCP_CONFORMANCE_CONTEXT names
  * in toolCalls, else every tool listed, with a value for each required
  * argument), accepting an elicitation with the defaults of its schema;
- * then closes. Exit status 0 when every
- * step worked. */
+ * then closes. In the Skills scenarios (sep-2640-client-*) it lists the
+ * skills instead and, except in sep-2640-client-no-prefetch, where it only
+ * lists them, loads each as a host would when a skill is needed: its
+ * SKILL.md read and checked against the entry, then its other files, each
+ * checked; a skill whose SKILL.md fails the check is not loaded further.
+ * Exit status 0 when every step worked (a check failing is the client
+ * doing its part). */
 
 #include "config.h"
 
@@ -162,6 +167,97 @@ call_tool (SnodoClient *client,
   return TRUE;
 }
 
+static GBytes *
+read_skill_file (SnodoClient *client,
+                 JsonObject  *skill,
+                 const char  *uri,
+                 GError     **error)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  Wait wait = { loop, NULL };
+  GBytes *bytes;
+
+  snodo_client_read_skill_file_async (client, skill, uri, NULL, done_cb, &wait);
+  bytes = snodo_client_read_skill_file_finish (client, wait_for (&wait), error);
+  g_clear_object (&wait.result);
+  return bytes;
+}
+
+/* Loads @skill: its SKILL.md first, checked, then each other file it
+ * lists, checked, unless SKILL.md failed. FALSE only when the server did
+ * not answer as a server must. */
+static gboolean
+load_skill (SnodoClient *client,
+            JsonObject  *skill)
+{
+  const char *uri = json_object_get_string_member_with_default (skill, "uri", "");
+  JsonNode *resources = json_object_get_member (skill, "resources");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+
+  bytes = read_skill_file (client, skill, uri, &error);
+  if (bytes == NULL)
+    {
+      printf ("skill %s not loaded: %s\n", uri, error->message);
+      return error->domain != SNODO_RPC_ERROR;
+    }
+  printf ("skill %s: SKILL.md of %" G_GSIZE_FORMAT " bytes, checked\n", uri, g_bytes_get_size (bytes));
+  for (guint i = 0; resources != NULL && JSON_NODE_HOLDS_ARRAY (resources) &&
+                    i < json_array_get_length (json_node_get_array (resources)); i++)
+    {
+      JsonNode *node = json_array_get_element (json_node_get_array (resources), i);
+      const char *file = JSON_NODE_HOLDS_OBJECT (node)
+                         ? json_object_get_string_member_with_default (json_node_get_object (node), "uri", "") : "";
+      g_autoptr(GBytes) content = NULL;
+
+      if (g_str_equal (file, uri))
+        continue;
+      content = read_skill_file (client, skill, file, &error);
+      if (content == NULL)
+        {
+          printf ("skill %s: %s not loaded: %s\n", uri, file, error->message);
+          if (error->domain == SNODO_RPC_ERROR)
+            return FALSE;
+          g_clear_error (&error);
+          continue;
+        }
+      printf ("skill %s: %s of %" G_GSIZE_FORMAT " bytes, checked\n", uri, file, g_bytes_get_size (content));
+    }
+  return TRUE;
+}
+
+/* The Skills scenarios: lists the skills, and loads each when @load (not
+ * in sep-2640-client-no-prefetch, which watches that nothing is read
+ * before a skill is needed). */
+static gboolean
+use_skills (SnodoClient *client,
+            gboolean     load)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  Wait wait = { loop, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) skills = NULL;
+  gboolean ok = TRUE;
+
+  snodo_client_list_skills_async (client, NULL, done_cb, &wait);
+  skills = snodo_client_list_skills_finish (client, wait_for (&wait), &error);
+  g_clear_object (&wait.result);
+  if (skills == NULL)
+    {
+      g_printerr ("snodo-conformance-client: skills/list: %s\n", error->message);
+      return FALSE;
+    }
+  printf ("%u skills listed\n", json_array_get_length (skills));
+  for (guint i = 0; load && i < json_array_get_length (skills); i++)
+    {
+      JsonNode *node = json_array_get_element (skills, i);
+
+      if (JSON_NODE_HOLDS_OBJECT (node) && !load_skill (client, json_node_get_object (node)))
+        ok = FALSE;
+    }
+  return ok;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -212,6 +308,12 @@ main (int   argc,
     }
   g_clear_object (&wait.result);
   printf ("connected, protocol %s\n", snodo_protocol_version_to_string (snodo_client_get_protocol_version (client)));
+
+  if (scenario != NULL && g_str_has_prefix (scenario, "sep-2640-client-"))
+    {
+      ok = use_skills (client, !g_str_equal (scenario, "sep-2640-client-no-prefetch"));
+      goto close;
+    }
 
   snodo_client_list_tools_async (client, NULL, done_cb, &wait);
   tools = snodo_client_list_tools_finish (client, wait_for (&wait), &error);
@@ -264,6 +366,7 @@ main (int   argc,
         }
     }
 
+close:
   snodo_client_close_async (client, NULL, done_cb, &wait);
   if (!snodo_client_close_finish (client, wait_for (&wait), &error))
     {

@@ -9,7 +9,7 @@
 
 #include "snodo-base-private.h"
 #include "snodo-error.h"
-#include "snodo-skill-private.h"
+#include "snodo-skill-frontmatter-private.h"
 
 /*
  * The front matter of a SKILL.md, read as the subset of YAML 1.2 that skill
