@@ -86,18 +86,29 @@ set_headers (SnodoClient *self,
 }
 
 static void
+legacy_body_closed_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  g_input_stream_close_finish (G_INPUT_STREAM (source), result, NULL);
+}
+
+static void
 legacy_posted_cb (GObject      *source,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
   Post *post = user_data;
   SnodoClient *self = post->client;
-  g_autoptr(GBytes) body = NULL;
+  g_autoptr(GInputStream) body = NULL;
   g_autoptr(GError) error = NULL;
   guint status;
 
-  /* The answer says only whether the message was taken: 202 or 200. */
-  body = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &error);
+  /* The answer says only whether the message was taken: 202 or 200. Its
+   * body, if any, is skipped, not kept. */
+  body = soup_session_send_finish (SOUP_SESSION (source), result, &error);
+  if (body != NULL)
+    g_input_stream_close_async (body, G_PRIORITY_DEFAULT, NULL, legacy_body_closed_cb, NULL);
   if (body == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -127,8 +138,8 @@ legacy_send (SnodoClientLegacy *legacy,
   post->message = soup_message_new_from_uri ("POST", legacy->endpoint);
   set_headers (legacy->client, post->message);
   soup_message_set_request_body_from_bytes (post->message, "application/json", line);
-  soup_session_send_and_read_async (legacy->session, post->message, G_PRIORITY_DEFAULT,
-                                    legacy->cancellable, legacy_posted_cb, post);
+  soup_session_send_async (legacy->session, post->message, G_PRIORITY_DEFAULT,
+                           legacy->cancellable, legacy_posted_cb, post);
 }
 
 void
