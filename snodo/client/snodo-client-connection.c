@@ -49,7 +49,6 @@ typedef struct
 } Pending;
 
 static void snodo_client_pump (SnodoClient *self);
-static void snodo_client_fail (SnodoClient *self, const GError *error);
 
 static guint request_progress_signal;
 
@@ -873,7 +872,7 @@ snodo_client_stop (SnodoClient  *self,
 }
 
 /* Entry: any state. A failure of the connection. */
-static void
+void
 snodo_client_fail (SnodoClient  *self,
                    const GError *error)
 {

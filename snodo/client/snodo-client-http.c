@@ -24,6 +24,7 @@
 #include <libsoup/soup.h>
 
 #include "snodo-client-private.h"
+#include "snodo-client-legacy-sse.h"
 #include "snodo-client-oauth-private.h"
 
 #include "snodo-base-private.h"
@@ -59,6 +60,9 @@ struct _SnodoClientHttp
    * to send again in the new session. */
   gboolean reinitializing;
   GList *replay;
+  /* A server that refused the initialize POST and speaks the HTTP+SSE
+   * transport of 2024-11-05 instead (snodo-client-legacy-sse.c). Owned. */
+  SnodoClientLegacy *legacy;
 };
 
 typedef enum
@@ -218,6 +222,7 @@ snodo_client_http_free (SnodoClientHttp *http)
 {
   /* Every exchange holds a reference on the client: none is left. */
   g_list_free (g_steal_pointer (&http->exchanges));
+  g_clear_pointer (&http->legacy, snodo_client_legacy_free);
   g_clear_object (&http->session);
   g_clear_pointer (&http->uri, g_uri_unref);
   g_clear_pointer (&http->session_id, g_free);
@@ -939,6 +944,22 @@ exchange_sent_cb (GObject      *source,
       exchange_end (exchange, error);
       return;
     }
+  if ((status == SOUP_STATUS_BAD_REQUEST || status == SOUP_STATUS_NOT_FOUND ||
+       status == SOUP_STATUS_METHOD_NOT_ALLOWED) &&
+      exchange->kind == EXCHANGE_POST && g_strcmp0 (exchange->method, "initialize") == 0 &&
+      self->state == STATE_CONNECTING && self->http->session_id == NULL && self->http->legacy == NULL &&
+      snodo_client_is_pending (self, exchange->key))
+    {
+      /* A server of 2024-11-05's HTTP+SSE transport, maybe: its GET
+       * stream names where the initialize goes. */
+      g_input_stream_close (exchange->body, NULL, NULL);
+      exchange->json = g_byte_array_new ();
+      error = exchange_status_error (exchange, status);
+      self->http->legacy = snodo_client_legacy_new (self, self->http->session, self->http->uri,
+                                                    exchange->line, exchange->key, error);
+      exchange_free (exchange);
+      return;
+    }
   if (status == SOUP_STATUS_NOT_FOUND && exchange->session != NULL && !is_stateless (self) &&
       exchange->kind == EXCHANGE_POST && exchange->method != NULL && !exchange->replayed &&
       !g_str_equal (exchange->method, "initialize"))
@@ -1149,6 +1170,11 @@ snodo_client_http_post (SnodoClient *self,
 {
   Exchange *exchange;
 
+  if (self->http->legacy != NULL)
+    {
+      snodo_client_legacy_post (self->http->legacy, line, key);
+      return;
+    }
   exchange = exchange_new (self, EXCHANGE_POST, key, method);
   exchange->line = line;
   /* While a new session starts, what is not its initialize waits. */
@@ -1176,6 +1202,9 @@ snodo_client_http_abandon (SnodoClient *self,
 void
 snodo_client_http_listen (SnodoClient *self)
 {
+  /* The HTTP+SSE transport has its stream already. */
+  if (self->http->legacy != NULL)
+    return;
   exchange_start (exchange_new (self, EXCHANGE_LISTEN, NULL, "GET"));
 }
 
@@ -1186,6 +1215,8 @@ snodo_client_http_stop (SnodoClient *self)
 
   if (self->oauth != NULL)
     snodo_client_oauth_abandon (self->oauth);
+  if (self->http->legacy != NULL)
+    snodo_client_legacy_stop (self->http->legacy);
   for (GList *l = self->http->exchanges; l != NULL; l = l->next)
     {
       Exchange *exchange = l->data;
@@ -1198,6 +1229,12 @@ snodo_client_http_stop (SnodoClient *self)
     }
   for (GList *l = waiting; l != NULL; l = l->next)
     exchange_free (l->data);
+}
+
+SnodoClientLegacy *
+snodo_client_http_get_legacy (SnodoClient *self)
+{
+  return self->http->legacy;
 }
 
 /* Closing: the DELETE of the session. */

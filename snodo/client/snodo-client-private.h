@@ -295,6 +295,11 @@ SnodoServerRequest *snodo_server_request_new (const char             *method,
                                               SnodoServerRequestFunc  func,
                                               gpointer                user_data);
 
+/* snodo-client-connection.c: a failure of the connection, which ends it
+ * (the closed signal). */
+void        snodo_client_fail              (SnodoClient          *self,
+                                            const GError         *error);
+
 /* snodo-client-http.c */
 SnodoClientHttp *snodo_client_http_new     (SnodoClient          *self,
                                             GError              **error);

@@ -191,6 +191,19 @@
  *   with DELETE. When the server ended the session (HTTP 404), the
  *   client starts another (`initialize` again, with the version spoken)
  *   and sends the request again in it, once; the GET stream follows.
+ * - A server of the older HTTP+SSE transport (protocol version
+ *   2024-11-05's) refuses the `initialize` POST with HTTP 400, 404 or 405;
+ *   the client then opens a GET event stream at the URL, waits for its
+ *   `endpoint` event (a URL relative to the server's, on the same origin),
+ *   POSTs every message there and reads every answer and message of the
+ *   server from the stream, whose events are bounded like the others'.
+ *   The stream is the session: when it ends the connection does
+ *   ([signal@Snodo.Client::closed]), and closing the client closes it.
+ *   The version agreed is still one the client speaks: a server that
+ *   answers `initialize` with 2024-11-05 fails the handshake, whose error
+ *   names the version. Sign-ins of [class@Snodo.ClientOAuth] are not
+ *   tried on this transport; the headers of
+ *   [method@Snodo.Client.set_http_header] go with every request.
  *
  * [method@Snodo.Client.set_http_header] adds headers of the
  * application's, such as `Authorization: Bearer TOKEN`. An answer of HTTP

@@ -6,7 +6,8 @@
  * sdk-stdio-server.mjs on SDK v1 (initialize era) and on SDK v2
  * (serveStdio, both eras); over Streamable HTTP sdk-http-server.mjs on
  * SDK v1 (sessions, resumable SSE) and on SDK v2 (createMcpHandler, both
- * eras); all from tests/interop/node_modules. */
+ * eras); over the older HTTP+SSE transport sdk-sse-server.mjs on SDK v1;
+ * all from tests/interop/node_modules. */
 
 #include "config.h"
 
@@ -418,7 +419,7 @@ http_peer_start (HttpPeer   *peer,
 
   g_assert_nonnull (node);
   g_assert_nonnull (dir);
-  script = g_build_filename (dir, "sdk-http-server.mjs", NULL);
+  script = g_build_filename (dir, g_str_equal (which, "sse") ? "sdk-sse-server.mjs" : "sdk-http-server.mjs", NULL);
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   /* The SDK's packages are found from the script's folder. */
   g_subprocess_launcher_set_cwd (launcher, dir);
@@ -510,6 +511,48 @@ test_http_peer (gconstpointer data)
   http_peer_stop (&peer);
 }
 
+/* sdk-sse-server.mjs: the older HTTP+SSE transport (SDK v1's
+ * SSEServerTransport), which the client falls back to. */
+static void
+test_sse_peer (void)
+{
+  HttpPeer peer = { 0, };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SnodoClient) client = NULL;
+  g_autoptr(GAsyncResult) connected = NULL;
+  g_autoptr(GAsyncResult) r1 = NULL;
+  g_autoptr(GAsyncResult) r2 = NULL;
+  g_autoptr(GAsyncResult) closed = NULL;
+  g_autoptr(JsonArray) tools = NULL;
+  g_autoptr(JsonObject) echoed = NULL;
+  g_autoptr(JsonObject) echo_args = snodo_test_parse_object ("{\"text\":\"grüß dich über SSE\"}");
+  g_autofree char *text = NULL;
+
+  http_peer_start (&peer, "sse");
+  client = snodo_client_new_for_uri (peer.uri, &error);
+  g_assert_no_error (error);
+  snodo_client_connect_async (client, NULL, snodo_test_store_result_cb, &connected);
+  g_assert_true (snodo_client_connect_finish (client, snodo_test_wait_result (&connected), &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (snodo_client_get_protocol_version (client), ==, SNODO_PROTOCOL_VERSION_2025_11_25);
+  g_assert_cmpstr (json_object_get_string_member (snodo_client_get_server_info (client), "name"), ==, "sdk-v1-sse");
+
+  snodo_client_list_tools_async (client, NULL, snodo_test_store_result_cb, &r1);
+  snodo_client_call_tool_async (client, "echo", echo_args, NULL, snodo_test_store_result_cb, &r2);
+  tools = snodo_client_list_tools_finish (client, snodo_test_wait_result (&r1), &error);
+  g_assert_no_error (error);
+  g_assert_true (array_has_name (tools, "echo"));
+  echoed = snodo_client_call_tool_finish (client, snodo_test_wait_result (&r2), &error);
+  g_assert_no_error (error);
+  text = snodo_test_first_text (echoed);
+  g_assert_cmpstr (text, ==, "grüß dich über SSE");
+
+  snodo_client_close_async (client, NULL, snodo_test_store_result_cb, &closed);
+  g_assert_true (snodo_client_close_finish (client, snodo_test_wait_result (&closed), &error));
+  g_assert_no_error (error);
+  http_peer_stop (&peer);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -524,6 +567,7 @@ main (int   argc,
   g_test_add_data_func ("/snodo/client-interop/ts-v2/2025-11-25", "v2-legacy", test_peer);
 #if SNODO_HAS_HTTP_TRANSPORT
   g_test_add_data_func ("/snodo/client-interop/http/ts-v1", "v1", test_http_peer);
+  g_test_add_func ("/snodo/client-interop/http/ts-v1-sse", test_sse_peer);
   g_test_add_data_func ("/snodo/client-interop/http/ts-v2", "v2", test_http_peer);
   g_test_add_data_func ("/snodo/client-interop/http/ts-v2/2025-11-25", "v2-legacy", test_http_peer);
 #endif
