@@ -741,10 +741,13 @@ proxy_response (Proxy      *proxy,
                 JsonObject *message)
 {
   g_autofree char *key = proxy_id_key (id);
+  g_autofree char *stored_key = NULL;
   g_autoptr(SnodoServerRequest) request = NULL;
   JsonObject *error;
 
-  if (key == NULL || !g_hash_table_steal_extended (proxy->asks, key, NULL, (gpointer *) &request))
+  /* Stolen, the table's key is ours to free. */
+  if (key == NULL ||
+      !g_hash_table_steal_extended (proxy->asks, key, (gpointer *) &stored_key, (gpointer *) &request))
     return;
   error = object_member (message, "error");
   if (error != NULL)
