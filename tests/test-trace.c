@@ -139,7 +139,11 @@ test_encode (void)
   span->start_ns = G_GINT64_CONSTANT (1700000000000000000);
   span->end_ns = G_GINT64_CONSTANT (1700000000000001000);
   span->attributes = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (span->attributes, g_memdup2 ("gen_ai.tool.name\0{\"stringValue\":\"echo\"}", 41));
+  {
+    static const char pair[] = "gen_ai.tool.name\0{\"stringValue\":\"echo\"}";
+
+    g_ptr_array_add (span->attributes, g_memdup2 (pair, sizeof pair));
+  }
   span->error = TRUE;
   span->status_message = g_strdup ("Invalid params");
   g_ptr_array_add (spans, span);
