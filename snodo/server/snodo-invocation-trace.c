@@ -75,17 +75,39 @@ read_members (const char  *text,
     }
 }
 
-/* Ends the span with the answer @line (NULL: none was sent). */
-void
-snodo_invocation_end_span (SnodoInvocation *self,
-                           GBytes          *line,
-                           const char      *no_answer_type)
+/* A JSON-RPC error answer: its code as rpc.response.status_code and
+ * error.type, its message as the status. */
+static void
+set_rpc_error (SnodoSpan  *span,
+               gint64      code,
+               const char *message)
+{
+  g_autofree char *code_text = g_strdup_printf ("%" G_GINT64_FORMAT, code);
+
+  snodo_span_set_string (span, "rpc.response.status_code", code_text);
+  snodo_span_set_error (span, code_text, message);
+}
+
+/* Takes the span under lock; NULL when it was taken already. */
+static SnodoSpan *
+take_span (SnodoInvocation *self)
 {
   SnodoSpan *span;
 
   g_mutex_lock (&self->lock);
   span = g_steal_pointer (&self->span);
   g_mutex_unlock (&self->lock);
+  return span;
+}
+
+/* Ends the span with the answer @line (NULL: none was sent). */
+void
+snodo_invocation_end_span (SnodoInvocation *self,
+                           GBytes          *line,
+                           const char      *no_answer_type)
+{
+  SnodoSpan *span = take_span (self);
+
   if (span == NULL)
     return;
   if (snodo_span_is_recording (span))
@@ -122,12 +144,9 @@ snodo_invocation_end_span (SnodoInvocation *self,
                 {
                   gint64 code = 0;
                   g_autofree char *message = NULL;
-                  g_autofree char *code_text = NULL;
 
                   read_members (value, value_len, &code, &message, NULL);
-                  code_text = g_strdup_printf ("%" G_GINT64_FORMAT, code);
-                  snodo_span_set_string (span, "rpc.response.status_code", code_text);
-                  snodo_span_set_error (span, code_text, message);
+                  set_rpc_error (span, code, message);
                 }
               else if (self->tool_call && name_len == 8 && memcmp (name, "\"result\"", 8) == 0 &&
                        value[0] == '{')
@@ -190,10 +209,13 @@ snodo_invocation_refuse_span (SnodoInvocation *self,
                               int              code,
                               const char      *message)
 {
-  g_autoptr(JsonNode) id = json_node_init_int (json_node_alloc (), 0);
-  g_autoptr(GBytes) line = snodo_frame_encode_error (id, code, message, NULL);
+  SnodoSpan *span = take_span (self);
 
-  snodo_invocation_end_span (self, line, NULL);
+  if (span == NULL)
+    return;
+  if (snodo_span_is_recording (span))
+    set_rpc_error (span, code, message);
+  snodo_span_end (span);
 }
 
 gboolean

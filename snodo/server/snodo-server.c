@@ -306,8 +306,6 @@ typedef struct
   SnodoCustomMethod *custom;
   /* The handler's deadline in milliseconds, or 0. */
   guint              timeout;
-  /* The invocation has a span: the handler runs with its context. */
-  gboolean           traced;
 } Call;
 
 static void
@@ -389,7 +387,7 @@ snodo_server_call_handler (gpointer         data,
   Call *call = data;
   /* The handler runs in the request's trace context, if it has one:
    * client requests it sends from here are children of its span. */
-  gboolean traced = call->traced && snodo_invocation_has_span (invocation);
+  gboolean traced = snodo_invocation_has_span (invocation);
 
   if (G_UNLIKELY (traced))
     snodo_invocation_enter_handler (invocation);
@@ -536,7 +534,6 @@ snodo_server_dispatch_request (SnodoServer     *self,
                                            frame->params_unbuilt ? &frame->params_members : NULL, &meta);
   snodo_invocation_set_input_answers (call->invocation, answers);
   snodo_invocation_set_unrequested_answers (call->invocation, unrequested);
-  call->traced = snodo_invocation_has_span (call->invocation);
 
   if (method->flags & SNODO_METHOD_FLAGS_TOOL_CALL)
     {
@@ -554,7 +551,7 @@ snodo_server_dispatch_request (SnodoServer     *self,
 
       if (message != NULL)
         {
-          if (G_UNLIKELY (call->traced))
+          if (G_UNLIKELY (snodo_invocation_has_span (call->invocation)))
             snodo_invocation_refuse_span (call->invocation, SNODO_RPC_ERROR_INVALID_PARAMS, message);
           snodo_server_send_dialect_error (connection, dialect, frame->id,
                                            SNODO_RPC_ERROR_INVALID_PARAMS, message, NULL);

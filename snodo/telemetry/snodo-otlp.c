@@ -88,7 +88,7 @@ parse_pairs (const char *text,
 
   for (guint i = 0; items[i] != NULL; i++)
     {
-      char *equal = strchr (items[i], '=');
+      char *equal;
       g_autofree char *key = NULL;
       char *value;
 
