@@ -326,6 +326,31 @@ test_cancel (Fixture       *fixture,
   g_assert_no_error (error);
 }
 
+/* Capabilities that declare the tasks extension (or, in 2025-11-25, the
+ * tasks capability) for every request: a plain call still gets the tool's
+ * result, not a task it would not wait for. */
+static void
+test_plain_call (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autoptr(JsonObject) capabilities = snodo_test_parse_object (
+    "{\"elicitation\":{},\"tasks\":{\"requests\":{\"tools\":{\"call\":{}}}},"
+    "\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}");
+  g_autoptr(JsonObject) args = snodo_test_parse_object ("{\"steps\":2,\"step_ms\":1,\"ask\":false}");
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+
+  snodo_client_set_capabilities (fixture->client, capabilities);
+  snodo_client_call_tool_async (fixture->client, "job", args, NULL, snodo_test_store_result_cb, &result);
+  answer = snodo_client_call_tool_finish (fixture->client, snodo_test_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (answer);
+  g_assert_false (json_object_has_member (answer, "task"));
+  g_assert_true (json_object_has_member (answer, "content"));
+  g_assert_false (json_object_get_boolean_member_with_default (answer, "isError", FALSE));
+}
+
 /* 2025-06-18 has no tasks. */
 static void
 test_no_tasks (Fixture       *fixture,
@@ -369,6 +394,11 @@ main (int   argc,
 
       g_test_add (result_path, Fixture, &cases[i], fixture_set_up, test_result, fixture_tear_down);
       g_test_add (cancel_path, Fixture, &cases[i], fixture_set_up, test_cancel, fixture_tear_down);
+      {
+        g_autofree char *plain_path = g_strdup_printf ("/client-tasks/%s/%s/plain-call", transport, version);
+
+        g_test_add (plain_path, Fixture, &cases[i], fixture_set_up, test_plain_call, fixture_tear_down);
+      }
       if (cases[i].version == SNODO_PROTOCOL_VERSION_2026_07_28)
         {
           g_autofree char *listen_path = g_strdup_printf ("/client-tasks/%s/%s/listen", transport, version);

@@ -49,10 +49,18 @@ snodo_client_add_envelope (SnodoClient *self,
   json_object_set_string_member (meta, "io.modelcontextprotocol/protocolVersion",
                                  snodo_protocol_version_to_string (SNODO_PROTOCOL_VERSION_2026_07_28));
   /* Capabilities already there are the request's own (such as the tasks
-   * extension, snodo-client-tasks.c). */
+   * extension, snodo-client-tasks.c). Otherwise the client's, without the
+   * tasks extension: declared, it lets the server answer with a task, and
+   * only the requests of the tasks API take one. */
   if (!json_object_has_member (meta, "io.modelcontextprotocol/clientCapabilities"))
-    json_object_set_object_member (meta, "io.modelcontextprotocol/clientCapabilities",
-                                   snodo_client_dup_capabilities (self));
+    {
+      JsonObject *capabilities = snodo_client_dup_capabilities (self);
+      JsonNode *extensions = json_object_get_member (capabilities, "extensions");
+
+      if (extensions != NULL && JSON_NODE_HOLDS_OBJECT (extensions))
+        json_object_remove_member (json_node_get_object (extensions), "io.modelcontextprotocol/tasks");
+      json_object_set_object_member (meta, "io.modelcontextprotocol/clientCapabilities", capabilities);
+    }
   json_object_set_object_member (meta, "io.modelcontextprotocol/clientInfo",
                                  snodo_client_client_info ());
   if (self->log_level != NULL)

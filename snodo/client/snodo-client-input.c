@@ -56,6 +56,12 @@ snodo_client_get_capabilities (SnodoClient *self)
  * [method@Snodo.Client.connect_async]; in 2026-07-28 a change applies to
  * the next requests.
  *
+ * In 2026-07-28 the `io.modelcontextprotocol/tasks` extension is declared
+ * only on the requests of the tasks API
+ * ([method@Snodo.Client.call_tool_as_task_async] and the methods on a
+ * task), whatever these capabilities say: it lets a server answer with a
+ * task, which a plain call would not wait for.
+ *
  * Since: 0.1
  */
 void
