@@ -44,9 +44,7 @@
 # include <gio/gunixinputstream.h>
 # include <gio/gunixoutputstream.h>
 #elif defined(G_OS_WIN32)
-# include <windows.h>
-# include <gio/gwin32inputstream.h>
-# include <gio/gwin32outputstream.h>
+# include "snodo-stdio-win32-private.h"
 #endif
 
 #include "snodo-cli.h"
@@ -998,8 +996,8 @@ snodo_cli_proxy (GApplication *app,
   g_unix_signal_add (SIGTERM, proxy_signal_cb, proxy);
   g_unix_signal_add (SIGINT, proxy_signal_cb, proxy);
 #elif defined(G_OS_WIN32)
-  proxy->input = g_win32_input_stream_new (GetStdHandle (STD_INPUT_HANDLE), FALSE);
-  proxy->output = g_win32_output_stream_new (GetStdHandle (STD_OUTPUT_HANDLE), FALSE);
+  proxy->input = snodo_win32_stdin_stream_new ();
+  proxy->output = snodo_win32_stdout_stream_new ();
 #else
 # error "No standard input and output streams for this platform"
 #endif

@@ -19,7 +19,13 @@
 #include <gio/gwin32inputstream.h>
 #include <gio/gwin32outputstream.h>
 
-#include "snodo-base-private.h"
+/* The snodo program builds this file in too, for its proxy, with
+ * SNODO_STDIO_WIN32_IN_PROGRAM: the library does not export it. */
+#ifdef SNODO_STDIO_WIN32_IN_PROGRAM
+# include <glib/gi18n.h>
+#else
+# include "snodo-base-private.h"
+#endif
 #include "snodo-stdio-win32-private.h"
 
 typedef struct
