@@ -5,12 +5,14 @@
  * whose tokens are checked at a fake introspection endpoint (a SoupServer
  * in this process), both through real sockets. Active and inactive tokens,
  * the audience, expiry, the scopes a handler sees, an endpoint that fails
- * (503, never 401), and the cache (a hit, and its bound). */
+ * (503, never 401), and the cache (a hit, and its bound); and snodo-demo
+ * --token-introspection as a real process against the same endpoint. */
 
 #include "config.h"
 
 #include <string.h>
 
+#include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
 #include "snodo-http-authorization.h"
@@ -34,6 +36,7 @@ typedef enum
   ENDPOINT_ERROR,
   ENDPOINT_HUGE,
   ENDPOINT_NOT_JSON,
+  ENDPOINT_HANG,
 } EndpointMode;
 
 typedef struct
@@ -43,6 +46,8 @@ typedef struct
   SnodoHttpAuthorization *authorization;
   SoupSession            *session;
   char                   *uri;
+  /* The audience of the fake endpoint's tokens: uri, or a snodo-demo's. */
+  const char             *audience;
 
   /* The fake introspection endpoint. */
   SoupServer             *endpoint;
@@ -56,6 +61,8 @@ typedef struct
   /* What the tool's handler saw. */
   char                   *seen_principal;
   char                  **seen_scopes;
+  /* The body of the last answer. */
+  char                   *body;
 } Fixture;
 
 /* ---- The fake introspection endpoint ------------------------------------ */
@@ -71,24 +78,24 @@ answer_for (Fixture    *fixture,
   if (g_str_equal (token, "good"))
     return g_strdup_printf ("{\"active\":true,\"sub\":\"ada\",\"client_id\":\"cli\",\"aud\":\"%s\","
                             "\"scope\":\"read  write\",\"exp\":%" G_GINT64_FORMAT ",\"token_type\":\"Bearer\"}",
-                            fixture->uri, now + 3600);
+                            fixture->audience, now + 3600);
   if (g_str_equal (token, "aud-array"))
     return g_strdup_printf ("{\"active\":true,\"username\":\"bob\",\"aud\":[\"https://other.example/mcp\",\"%s/\"],"
-                            "\"scope\":\"read\"}", fixture->uri);
+                            "\"scope\":\"read\"}", fixture->audience);
   if (g_str_equal (token, "client-only"))
-    return g_strdup_printf ("{\"active\":true,\"client_id\":\"service\",\"aud\":\"%s\"}", fixture->uri);
+    return g_strdup_printf ("{\"active\":true,\"client_id\":\"service\",\"aud\":\"%s\"}", fixture->audience);
   if (g_str_equal (token, "other-audience"))
     return g_strdup ("{\"active\":true,\"sub\":\"ada\",\"aud\":\"https://other.example/mcp\",\"scope\":\"read\"}");
   if (g_str_equal (token, "no-audience"))
     return g_strdup ("{\"active\":true,\"sub\":\"ada\",\"scope\":\"read\"}");
   if (g_str_equal (token, "expired"))
     return g_strdup_printf ("{\"active\":true,\"sub\":\"ada\",\"aud\":\"%s\",\"exp\":%" G_GINT64_FORMAT "}",
-                            fixture->uri, now - 5);
+                            fixture->audience, now - 5);
   if (g_str_equal (token, "refresh"))
     return g_strdup_printf ("{\"active\":true,\"sub\":\"ada\",\"aud\":\"%s\",\"token_type\":\"refresh_token\"}",
-                            fixture->uri);
+                            fixture->audience);
   if (g_str_has_prefix (token, "many-"))
-    return g_strdup_printf ("{\"active\":true,\"sub\":\"%s\",\"aud\":\"%s\"}", token, fixture->uri);
+    return g_strdup_printf ("{\"active\":true,\"sub\":\"%s\",\"aud\":\"%s\"}", token, fixture->audience);
   /* "inactive", and any other. */
   return NULL;
 }
@@ -165,6 +172,10 @@ endpoint_cb (SoupServer        *server,
         soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_TAKE, huge, len);
         return;
       }
+    case ENDPOINT_HANG:
+      /* Never answered (until the endpoint goes). */
+      soup_server_message_pause (msg);
+      return;
     case ENDPOINT_NOT_JSON:
       soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
       soup_server_message_set_response (msg, "text/html", SOUP_MEMORY_STATIC, "<html>", 6);
@@ -227,6 +238,7 @@ fixture_setup (Fixture       *fixture,
   g_assert_true (snodo_http_transport_listen (fixture->transport, address, &error));
   g_assert_no_error (error);
   fixture->uri = snodo_http_transport_dup_uri (fixture->transport);
+  fixture->audience = fixture->uri;
   fixture->session = soup_session_new ();
 }
 
@@ -264,6 +276,7 @@ fixture_teardown (Fixture       *fixture,
   g_free (fixture->uri);
   g_free (fixture->seen_principal);
   g_strfreev (fixture->seen_scopes);
+  g_free (fixture->body);
 }
 
 typedef struct
@@ -284,16 +297,21 @@ send_and_read_cb (GObject      *object,
   state->done = TRUE;
 }
 
-/* POSTs a tools/call of echo with @token; the status, and the challenge's
- * error in *@challenge_error (nullable; NULL without one). */
+/* POSTs a tools/call of @tool (without arguments) to @uri with @token;
+ * the status, the body in fixture->body, and the challenge's error in
+ * *@challenge_error (nullable; NULL without one). */
 static guint
-call_echo (Fixture     *fixture,
+call_tool (Fixture     *fixture,
+           const char  *uri,
+           const char  *tool,
            const char  *token,
            char       **challenge_error)
 {
-  g_autoptr(SoupMessage) msg = soup_message_new ("POST", fixture->uri);
+  g_autoptr(SoupMessage) msg = soup_message_new ("POST", uri);
   SoupMessageHeaders *headers = soup_message_get_request_headers (msg);
-  g_autoptr(GBytes) body = g_bytes_new_static (ECHO, strlen (ECHO));
+  g_autofree char *text = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                                           "{\"name\":\"%s\",\"arguments\":{}," ENVELOPE "}}", tool);
+  g_autoptr(GBytes) body = g_bytes_new (text, strlen (text));
   g_autofree char *authorization = g_strconcat ("Bearer ", token, NULL);
   ReadState state = { 0, };
   const char *challenge;
@@ -303,12 +321,14 @@ call_echo (Fixture     *fixture,
   soup_message_headers_replace (headers, "Accept", "application/json, text/event-stream");
   soup_message_headers_replace (headers, "MCP-Protocol-Version", "2026-07-28");
   soup_message_headers_replace (headers, "Mcp-Method", "tools/call");
-  soup_message_headers_replace (headers, "Mcp-Name", "echo");
+  soup_message_headers_replace (headers, "Mcp-Name", tool);
   soup_message_headers_replace (headers, "Authorization", authorization);
   soup_message_set_request_body_from_bytes (msg, "application/json", body);
   soup_session_send_and_read_async (fixture->session, msg, G_PRIORITY_DEFAULT, NULL, send_and_read_cb, &state);
   g_assert_true (snodo_test_wait_for (&state.done, 20000));
   g_assert_no_error (state.error);
+  g_free (fixture->body);
+  fixture->body = g_strndup (g_bytes_get_data (state.bytes, NULL), g_bytes_get_size (state.bytes));
   g_bytes_unref (state.bytes);
 
   challenge = soup_message_headers_get_one (soup_message_get_response_headers (msg), "WWW-Authenticate");
@@ -324,6 +344,14 @@ call_echo (Fixture     *fixture,
         }
     }
   return soup_message_get_status (msg);
+}
+
+static guint
+call_echo (Fixture     *fixture,
+           const char  *token,
+           char       **challenge_error)
+{
+  return call_tool (fixture, fixture->uri, "echo", token, challenge_error);
 }
 
 /* Asserts that @token is refused: 401 invalid_token, nothing served. */
@@ -423,6 +451,30 @@ test_endpoint_fails (Fixture       *fixture,
 }
 
 static void
+test_endpoint_hangs (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  gint64 start;
+  gint64 elapsed;
+
+  g_test_summary ("An introspection endpoint that never answers: 503 after validation-timeout (1 s), "
+                  "and the next request is checked again");
+
+  snodo_http_authorization_set_validation_timeout (fixture->authorization, 1);
+  fixture->endpoint_mode = ENDPOINT_HANG;
+  start = g_get_monotonic_time ();
+  g_assert_cmpuint (call_echo (fixture, "good", NULL), ==, SOUP_STATUS_SERVICE_UNAVAILABLE);
+  elapsed = g_get_monotonic_time () - start;
+  g_assert_cmpint (elapsed, >=, 900 * 1000);
+  g_assert_cmpint (elapsed, <, 10 * G_USEC_PER_SEC);
+  g_assert_null (fixture->seen_principal);
+
+  fixture->endpoint_mode = ENDPOINT_ANSWER;
+  g_assert_cmpuint (call_echo (fixture, "good", NULL), ==, SOUP_STATUS_OK);
+  g_assert_cmpstr (fixture->seen_principal, ==, "ada");
+}
+
+static void
 test_cache (Fixture       *fixture,
             gconstpointer  data)
 {
@@ -481,6 +533,113 @@ test_endpoint_allowed (void)
   g_assert_null (snodo_http_authorization_get_introspection_endpoint (authorization));
 }
 
+/* ---- snodo-demo --token-introspection ------------------------------------ */
+
+static void
+test_demo (Fixture       *fixture,
+           gconstpointer  data)
+{
+  g_autofree char *tmpdir = g_dir_make_tmp ("snodo-introspect-XXXXXX", NULL);
+  g_autofree char *secret_file = g_build_filename (tmpdir, "secret", NULL);
+  g_autofree char *endpoint_option = g_strconcat ("--token-introspection=", fixture->endpoint_uri, NULL);
+  g_autofree char *secret_option = g_strconcat ("--introspection-client-secret-file=", secret_file, NULL);
+  const char *args[] = { "--authorization-server=http://127.0.0.1:1", endpoint_option,
+                         "--introspection-client-id=" CLIENT_ID, secret_option, NULL };
+  g_autoptr(GSubprocess) demo = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *demo_uri = NULL;
+  g_autofree char *error = NULL;
+  JsonObject *structured;
+
+  g_test_summary ("snodo-demo --token-introspection checks tokens at the endpoint with its client id and "
+                  "the secret of its file: whoami answers the token's principal and scopes; a token "
+                  "for another audience is refused; an endpoint that fails, 503");
+
+  g_assert_true (g_file_set_contents (secret_file, CLIENT_SECRET "\n", -1, NULL));
+  demo = snodo_test_demo_http_start (args, &demo_uri);
+  fixture->audience = demo_uri;
+
+  g_assert_cmpuint (call_tool (fixture, demo_uri, "whoami", "good", NULL), ==, SOUP_STATUS_OK);
+  node = snodo_test_parse (fixture->body);
+  structured = json_object_get_object_member (json_object_get_object_member (json_node_get_object (node),
+                                                                             "result"), "structuredContent");
+  g_assert_cmpstr (json_object_get_string_member (structured, "principal"), ==, "ada");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (structured, "scopes")), ==, 2);
+  g_assert_cmpuint (fixture->n_introspections, ==, 1);
+  g_assert_cmpuint (fixture->n_bad_introspections, ==, 0);
+
+  /* Tokens for the in-process transport are not for the demo. */
+  fixture->audience = fixture->uri;
+  g_assert_cmpuint (call_tool (fixture, demo_uri, "whoami", "aud-array", &error), ==, SOUP_STATUS_UNAUTHORIZED);
+  g_assert_cmpstr (error, ==, "invalid_token");
+  g_clear_pointer (&error, g_free);
+  g_assert_cmpuint (call_tool (fixture, demo_uri, "whoami", "inactive", &error), ==, SOUP_STATUS_UNAUTHORIZED);
+  g_assert_cmpstr (error, ==, "invalid_token");
+  g_clear_pointer (&error, g_free);
+
+  fixture->endpoint_mode = ENDPOINT_ERROR;
+  g_assert_cmpuint (call_tool (fixture, demo_uri, "whoami", "client-only", &error), ==,
+                    SOUP_STATUS_SERVICE_UNAVAILABLE);
+  g_assert_null (error);
+
+  snodo_test_demo_stop (demo);
+  g_unlink (secret_file);
+  g_rmdir (tmpdir);
+}
+
+static void
+test_demo_options (void)
+{
+  const char *path = g_getenv ("SNODO_DEMO");
+  g_autofree char *tmpdir = g_dir_make_tmp ("snodo-introspect-XXXXXX", NULL);
+  g_autofree char *secret_file = g_build_filename (tmpdir, "secret", NULL);
+  g_autofree char *empty_file = g_build_filename (tmpdir, "empty", NULL);
+  g_autofree char *secret_option = g_strconcat ("--introspection-client-secret-file=", secret_file, NULL);
+  g_autofree char *empty_option = g_strconcat ("--introspection-client-secret-file=", empty_file, NULL);
+  struct
+  {
+    const char *options[3];
+    const char *message;
+  } cases[] = {
+    { { "--token-introspection=https://as.example/introspect", "--introspection-client-id=x", NULL },
+      "--token-introspection needs --introspection-client-id and --introspection-client-secret-file" },
+    { { "--token-introspection=https://as.example/introspect", secret_option, NULL },
+      "--token-introspection needs --introspection-client-id" },
+    { { "--token-introspection=http://as.example/introspect", "--introspection-client-id=x", secret_option },
+      "neither HTTPS nor on this machine" },
+    { { "--token-introspection=https://as.example/introspect", "--introspection-client-id=x", empty_option },
+      "holds no secret" },
+    { { "--introspection-client-id=x", secret_option, NULL },
+      "need --bearer-token-file or --token-introspection" },
+  };
+
+  g_test_summary ("snodo-demo refuses incomplete or unsafe introspection options with one line on stderr "
+                  "and exit 2, never printing the secret");
+
+  g_assert_true (g_file_set_contents (secret_file, "the-client-secret\n", -1, NULL));
+  g_assert_true (g_file_set_contents (empty_file, "\n", -1, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GSubprocess) process = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *err = NULL;
+
+      process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
+                                  path, "--http=0", "--authorization-server=https://as.example",
+                                  cases[i].options[0], cases[i].options[1], cases[i].options[2], NULL);
+      g_assert_no_error (error);
+      g_assert_true (g_subprocess_communicate_utf8 (process, NULL, NULL, NULL, &err, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 2);
+      g_assert_nonnull (strstr (err, cases[i].message));
+      g_assert_null (strstr (err, "the-client-secret"));
+      g_assert_cmpint (strchr (err, '\n') - err + 1, ==, strlen (err));
+    }
+  g_unlink (secret_file);
+  g_unlink (empty_file);
+  g_rmdir (tmpdir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -491,7 +650,11 @@ main (int   argc,
   g_test_add ("/snodo/http/introspect/refused", Fixture, NULL, fixture_setup, test_refused, fixture_teardown);
   g_test_add ("/snodo/http/introspect/endpoint-fails", Fixture, NULL, fixture_setup, test_endpoint_fails,
               fixture_teardown);
+  g_test_add ("/snodo/http/introspect/endpoint-hangs", Fixture, NULL, fixture_setup, test_endpoint_hangs,
+              fixture_teardown);
   g_test_add ("/snodo/http/introspect/cache", Fixture, NULL, fixture_setup, test_cache, fixture_teardown);
+  g_test_add ("/snodo/http/introspect/demo", Fixture, NULL, fixture_setup, test_demo, fixture_teardown);
+  g_test_add_func ("/snodo/http/introspect/demo/options", test_demo_options);
   g_test_add_func ("/snodo/http/introspect/endpoint-allowed", test_endpoint_allowed);
 
   return g_test_run ();
