@@ -119,6 +119,9 @@ endpoint_cb (SoupServer        *server,
   char *answer;
 
   fixture->n_introspections++;
+  /* libsoup before 3.3 leaks a kept-alive connection that its client
+   * closes (see snodo-http-listener.c): one connection a request. */
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
   /* RFC 6749 §2.3.1: Basic with the form-encoded id and secret. */
   if (authorization != NULL && g_str_has_prefix (authorization, "Basic "))
     {
@@ -269,8 +272,12 @@ fixture_teardown (Fixture       *fixture,
   g_clear_object (&fixture->server);
   if (fixture->endpoint != NULL)
     {
-      soup_server_disconnect (fixture->endpoint);
-      g_clear_object (&fixture->endpoint);
+      /* The introspection's connections closed with the authorization:
+       * the endpoint hears of it before it goes. */
+      gboolean never = FALSE;
+
+      snodo_test_wait_for (&never, 200);
+      g_assert_finalize_object (fixture->endpoint);
     }
   g_free (fixture->endpoint_uri);
   g_free (fixture->uri);
