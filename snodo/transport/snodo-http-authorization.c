@@ -433,7 +433,8 @@ snodo_http_authorization_emit_validate (SnodoHttpAuthorization *self,
  *
  * Creates an authorization to give to a transport with
  * [method@Snodo.HttpTransport.set_authorization]. Connect to
- * [signal@Snodo.HttpAuthorization::validate-token] and set
+ * [signal@Snodo.HttpAuthorization::validate-token] (or call
+ * [method@Snodo.HttpAuthorization.set_introspection]) and set
  * [property@Snodo.HttpAuthorization:authorization-servers].
  *
  * Returns: (transfer full): a new authorization
@@ -766,6 +767,9 @@ snodo_http_authorization_set_validation_timeout (SnodoHttpAuthorization *self,
  * never logged; the secret is never sent anywhere but @endpoint, which
  * must be `https`, or `http` to this machine (a loopback address or
  * `localhost`); redirects are not followed.
+ *
+ * Call it before the transport listens, or on its context: the checks run
+ * there (those under way when it changes finish with what they had).
  *
  * Returns: %TRUE, or %FALSE with @error set when @endpoint is not an
  *   allowed URL

@@ -518,8 +518,10 @@ snodo_introspection_check (SnodoIntrospection *self,
     }
 
   if (self->session == NULL)
-    self->session = soup_session_new_with_options ("timeout", timeout, "idle-timeout", 60,
-                                                   "user-agent", "snodo/" PACKAGE_VERSION, NULL);
+    self->session = soup_session_new_with_options ("idle-timeout", 60, "user-agent", "snodo/" PACKAGE_VERSION,
+                                                   NULL);
+  /* The check's own timeout cancels it first; this bounds each read. */
+  soup_session_set_timeout (self->session, timeout);
   exchange = g_new0 (Exchange, 1);
   exchange->self = snodo_introspection_ref (self);
   exchange->request = g_object_ref (request);
