@@ -90,7 +90,6 @@ SnodoIntrospection *snodo_introspection_new       (const char          *endpoint
 SnodoIntrospection *snodo_introspection_ref       (SnodoIntrospection  *self);
 void                snodo_introspection_unref     (SnodoIntrospection  *self);
 const char         *snodo_introspection_get_endpoint  (SnodoIntrospection *self);
-const char         *snodo_introspection_get_client_id (SnodoIntrospection *self);
 /* Whether @endpoint may be an introspection endpoint: https, or http to
  * this machine. */
 gboolean            snodo_introspection_endpoint_is_allowed (const char  *endpoint,

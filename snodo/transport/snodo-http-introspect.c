@@ -33,11 +33,10 @@
 
 struct _SnodoIntrospection
 {
-  /* Immutable; owned. The secret is never logged. */
+  /* Immutable; owned. */
   char        *endpoint;
-  char        *client_id;
-  char        *client_secret;
-  /* "Basic base64(id:secret)". */
+  /* "Basic base64(id:secret)", the client's credentials: never logged,
+   * wiped when freed. */
   char        *basic;
 
   /* Made on first use, on the transport's context. */
@@ -97,8 +96,6 @@ snodo_introspection_new (const char *endpoint,
   g_autofree char *encoded = g_base64_encode ((const guchar *) pair, strlen (pair));
 
   self->endpoint = g_strdup (endpoint);
-  self->client_id = g_strdup (client_id);
-  self->client_secret = g_strdup (client_secret);
   self->basic = g_strconcat ("Basic ", encoded, NULL);
   memset (encoded, 0, strlen (encoded));
   wipe_free (pass);
@@ -113,8 +110,6 @@ snodo_introspection_clear (gpointer data)
   SnodoIntrospection *self = data;
 
   g_free (self->endpoint);
-  g_free (self->client_id);
-  wipe_free (self->client_secret);
   wipe_free (self->basic);
   g_clear_object (&self->session);
   /* The entries hold their links of `order`. */
@@ -137,12 +132,6 @@ const char *
 snodo_introspection_get_endpoint (SnodoIntrospection *self)
 {
   return self->endpoint;
-}
-
-const char *
-snodo_introspection_get_client_id (SnodoIntrospection *self)
-{
-  return self->client_id;
 }
 
 gboolean
