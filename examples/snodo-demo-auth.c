@@ -11,7 +11,13 @@
  * those scopes; any other token is refused. With it, the tool whoami says
  * who the caller is. --authorization-server (required: MCP's metadata
  * names at least one), --resource, --required-scopes and --tool-scope say
- * what the protected resource metadata and the challenges tell clients. */
+ * what the protected resource metadata and the challenges tell clients.
+ *
+ * --token-introspection=URL has the authorization server check the tokens
+ * instead (RFC 7662: SnodoHttpAuthorization's introspection), authenticating
+ * as --introspection-client-id with the secret in
+ * --introspection-client-secret-file; with --bearer-token-file too, the
+ * tokens of the file are accepted first and the others introspected. */
 
 #include "config.h"
 
@@ -37,6 +43,12 @@ const GOptionEntry demo_auth_entries[] = {
     "Scopes every request needs, separated by commas", "LIST" },
   { "tool-scope", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
     "A scope a call of TOOL needs (may be repeated)", "TOOL:SCOPE" },
+  { "token-introspection", 0, 0, G_OPTION_ARG_STRING, NULL,
+    "Require a bearer token on HTTP, checked at this token introspection endpoint (RFC 7662)", "URL" },
+  { "introspection-client-id", 0, 0, G_OPTION_ARG_STRING, NULL,
+    "The client id of the server at the introspection endpoint", "ID" },
+  { "introspection-client-secret-file", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+    "A file holding the client secret for the introspection endpoint", "FILE" },
   { NULL }
 };
 
@@ -70,6 +82,9 @@ validate_token_cb (SnodoHttpAuthorization *authorization,
 {
   DemoToken *token = g_hash_table_lookup (tokens, snodo_auth_request_get_token (request));
 
+  /* Not in the file: the introspection endpoint's, if there is one. */
+  if (token == NULL && snodo_http_authorization_get_introspection_endpoint (authorization) != NULL)
+    return FALSE;
   if (token == NULL)
     snodo_auth_request_refuse (request, "unknown token");
   else
@@ -237,6 +252,55 @@ demo_auth_wanted (GVariantDict *options)
   return FALSE;
 }
 
+/* --token-introspection=@endpoint with its client id and secret; FALSE,
+ * having said why, when they are wrong. The secret is never printed. */
+static gboolean
+demo_auth_introspection (GVariantDict           *options,
+                         SnodoHttpAuthorization *authorization,
+                         const char             *endpoint)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *secret = NULL;
+  const char *client_id = NULL;
+  const char *secret_file = NULL;
+  gsize len = 0;
+  gboolean ok;
+
+  if (!g_variant_dict_lookup (options, "introspection-client-id", "&s", &client_id) || client_id[0] == '\0' ||
+      !g_variant_dict_lookup (options, "introspection-client-secret-file", "^&ay", &secret_file))
+    {
+      g_printerr ("snodo-demo: --token-introspection needs --introspection-client-id and "
+                  "--introspection-client-secret-file\n");
+      return FALSE;
+    }
+  if (!g_file_get_contents (secret_file, &secret, &len, &error))
+    {
+      g_printerr ("snodo-demo: --introspection-client-secret-file: %s\n", error->message);
+      return FALSE;
+    }
+  /* The first line, without its end. */
+  if (memchr (secret, '\0', len) == NULL)
+    secret[strcspn (secret, "\r\n")] = '\0';
+  else
+    secret[0] = '\0';
+  if (secret[0] == '\0')
+    {
+      g_autofree char *display = g_filename_display_name (secret_file);
+
+      memset (secret, 0, len);
+      g_printerr ("snodo-demo: --introspection-client-secret-file: “%s” holds no secret\n", display);
+      return FALSE;
+    }
+  ok = snodo_http_authorization_set_introspection (authorization, endpoint, client_id, secret, &error);
+  memset (secret, 0, len);
+  if (!ok)
+    {
+      g_printerr ("snodo-demo: --token-introspection: %s\n", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 demo_auth_setup (GVariantDict             *options,
                  SnodoServer              *server,
@@ -253,25 +317,29 @@ demo_auth_setup (GVariantDict             *options,
   g_autofree const char **servers = NULL;
   g_autofree const char **tool_scopes = NULL;
   const char *file = NULL;
+  const char *introspection = NULL;
   const char *resource = NULL;
   const char *text = NULL;
 
-  if (!g_variant_dict_lookup (options, "bearer-token-file", "^&ay", &file))
+  g_variant_dict_lookup (options, "bearer-token-file", "^&ay", &file);
+  g_variant_dict_lookup (options, "token-introspection", "&s", &introspection);
+  if (file == NULL && introspection == NULL)
     {
       if (!demo_auth_wanted (options))
         return TRUE;
-      g_printerr ("snodo-demo: --authorization-server, --resource, --required-scopes "
-                                           "and --tool-scope need --bearer-token-file\n");
+      g_printerr ("snodo-demo: --authorization-server, --resource, --required-scopes, --tool-scope and "
+                  "--introspection-client-* need --bearer-token-file or --token-introspection\n");
       return FALSE;
     }
 
   authorization = snodo_http_authorization_new ();
-  tokens = demo_read_tokens (file, &error);
-  if (tokens == NULL)
+  if (file != NULL && (tokens = demo_read_tokens (file, &error)) == NULL)
     {
       g_printerr ("snodo-demo: %s\n", error->message);
       return FALSE;
     }
+  if (introspection != NULL && !demo_auth_introspection (options, authorization, introspection))
+    return FALSE;
 
   if (g_variant_dict_lookup (options, "resource", "&s", &resource))
     {
@@ -290,8 +358,9 @@ demo_auth_setup (GVariantDict             *options,
   if (!g_variant_dict_lookup (options, "authorization-server", "^a&s", &servers) || servers[0] == NULL ||
       servers[0][0] == '\0')
     {
-      g_printerr ("snodo-demo: --bearer-token-file needs --authorization-server: "
-                                           "the metadata must name where clients get tokens\n");
+      g_printerr ("snodo-demo: %s needs --authorization-server: "
+                  "the metadata must name where clients get tokens\n",
+                  file != NULL ? "--bearer-token-file" : "--token-introspection");
       return FALSE;
     }
   snodo_http_authorization_set_authorization_servers (authorization, servers);
@@ -341,11 +410,14 @@ demo_auth_setup (GVariantDict             *options,
     snodo_http_authorization_set_scopes_supported (authorization, (const char * const *) all);
   snodo_http_authorization_set_resource_name (authorization, "Snodo demo");
 
-  *out_auth = g_new0 (DemoAuth, 1);
-  (*out_auth)->file = g_strdup (file);
-  (*out_auth)->tokens = g_hash_table_ref (tokens);
-  g_signal_connect_data (authorization, "validate-token", G_CALLBACK (validate_token_cb),
-                         g_steal_pointer (&tokens), demo_tokens_free, 0);
+  if (tokens != NULL)
+    {
+      *out_auth = g_new0 (DemoAuth, 1);
+      (*out_auth)->file = g_strdup (file);
+      (*out_auth)->tokens = g_hash_table_ref (tokens);
+      g_signal_connect_data (authorization, "validate-token", G_CALLBACK (validate_token_cb),
+                             g_steal_pointer (&tokens), demo_tokens_free, 0);
+    }
   *out_authorization = g_steal_pointer (&authorization);
 
   whoami = snodo_tool_new ("whoami", "Says who the caller is: the principal and scopes of its bearer token");

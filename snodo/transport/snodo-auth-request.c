@@ -56,6 +56,8 @@ struct _SnodoAuthRequest
   guint                 completed : 1;
   guint                 abandoned : 1;
   guint                 accepted : 1;
+  /* The check could not be made (failed, not refused). */
+  guint                 failed : 1;
   char                 *principal;
   char                **scopes;
   char                 *description;
@@ -193,6 +195,34 @@ snodo_auth_request_dup_info (SnodoAuthRequest  *self,
     *description = self->description;
   g_mutex_unlock (&self->lock);
   return info;
+}
+
+/* The check could not be made: like refuse(), but the HTTP request is
+ * answered 503 (a client that signed in again would be no better off). */
+void
+snodo_auth_request_fail (SnodoAuthRequest *self)
+{
+  g_mutex_lock (&self->lock);
+  if (self->completed)
+    {
+      g_mutex_unlock (&self->lock);
+      return;
+    }
+  self->completed = TRUE;
+  self->failed = TRUE;
+  g_mutex_unlock (&self->lock);
+  snodo_auth_request_post_done (self);
+}
+
+gboolean
+snodo_auth_request_get_failed (SnodoAuthRequest *self)
+{
+  gboolean failed;
+
+  g_mutex_lock (&self->lock);
+  failed = self->failed;
+  g_mutex_unlock (&self->lock);
+  return failed;
 }
 
 /**

@@ -293,6 +293,14 @@ check_done_cb (SnodoAuthRequest *request,
       return;
     }
 
+  if (snodo_auth_request_get_failed (request))
+    {
+      snodo_http_reply_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, NULL, SNODO_RPC_ERROR_INTERNAL_ERROR,
+                              _("Service unavailable: the bearer token could not be checked"));
+      check_free (check);
+      return;
+    }
+
   info = snodo_auth_request_dup_info (request, &description);
   if (info == NULL)
     reply_challenge (self, msg, SOUP_STATUS_UNAUTHORIZED, NULL, "invalid_token", description,
@@ -370,10 +378,17 @@ snodo_http_transport_authorize (SnodoHttpTransport *self,
     snodo_http_listener_hold (self->listener, msg);
   soup_server_message_pause (msg);
 
-  /* Fails closed: a token nobody checks is refused. */
+  /* A token no handler takes goes to the introspection endpoint; without
+   * one, it fails closed: a token nobody checks is refused. */
   if (!snodo_http_authorization_emit_validate (self->authorization, check->request) &&
       !snodo_auth_request_get_completed (check->request))
-    snodo_auth_request_refuse (check->request, NULL);
+    {
+      if (self->authorization->introspection != NULL)
+        snodo_introspection_check (self->authorization->introspection, check->request,
+                                   self->authorization->validation_timeout);
+      else
+        snodo_auth_request_refuse (check->request, NULL);
+    }
   return FALSE;
 }
 

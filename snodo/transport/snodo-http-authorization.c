@@ -57,6 +57,12 @@
  * Tokens are never logged. A token is checked for every request; an
  * application whose check is costly keeps its own cache.
  *
+ * Instead of a handler, the authorization server can check the tokens:
+ * with [method@Snodo.HttpAuthorization.set_introspection], a token that no
+ * handler takes is sent to its introspection endpoint (RFC 7662), which
+ * says whether it is active, for whom, with which scopes and for which
+ * audience; Snodo keeps the answers a short while.
+ *
  * In Python (the answer may as well come later, from a callback):
  *
  * ```python
@@ -184,6 +190,7 @@ snodo_http_authorization_finalize (GObject *object)
   g_free (self->resource_name);
   g_free (self->resource_documentation);
   g_hash_table_unref (self->tool_scopes);
+  g_clear_pointer (&self->introspection, snodo_introspection_unref);
 
   G_OBJECT_CLASS (snodo_http_authorization_parent_class)->finalize (object);
 }
@@ -381,8 +388,10 @@ snodo_http_authorization_class_init (SnodoHttpAuthorizationClass *klass)
    * to @request until then), and returns %TRUE.
    *
    * If no handler returns %TRUE and none completed @request, the token is
-   * refused: a transport whose application forgot to check tokens lets
-   * nobody in.
+   * checked at the introspection endpoint when
+   * [method@Snodo.HttpAuthorization.set_introspection] named one, and
+   * refused otherwise: a transport whose application forgot to check
+   * tokens lets nobody in.
    *
    * Emitted on the transport's context (the thread-default main context
    * where it was made).
@@ -424,7 +433,8 @@ snodo_http_authorization_emit_validate (SnodoHttpAuthorization *self,
  *
  * Creates an authorization to give to a transport with
  * [method@Snodo.HttpTransport.set_authorization]. Connect to
- * [signal@Snodo.HttpAuthorization::validate-token] and set
+ * [signal@Snodo.HttpAuthorization::validate-token] (or call
+ * [method@Snodo.HttpAuthorization.set_introspection]) and set
  * [property@Snodo.HttpAuthorization:authorization-servers].
  *
  * Returns: (transfer full): a new authorization
@@ -709,6 +719,99 @@ snodo_http_authorization_set_validation_timeout (SnodoHttpAuthorization *self,
     return;
   self->validation_timeout = validation_timeout;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALIDATION_TIMEOUT]);
+}
+
+/**
+ * snodo_http_authorization_set_introspection:
+ * @self: an authorization
+ * @endpoint: (nullable): the URL of the authorization server's token
+ *   introspection endpoint (its metadata's `introspection_endpoint`), or
+ *   %NULL for none (the default)
+ * @client_id: (nullable): the client id of this resource server at the
+ *   authorization server (needed with @endpoint)
+ * @client_secret: (nullable): its client secret (needed with @endpoint)
+ * @error: return location for a #GError
+ *
+ * Has the authorization server check the tokens that no handler of
+ * [signal@Snodo.HttpAuthorization::validate-token] takes, by OAuth 2.0
+ * Token Introspection (RFC 7662): the token is POSTed to @endpoint
+ * (`token` and `token_type_hint=access_token`, form-encoded), the resource
+ * server authenticating as a confidential client with HTTP Basic
+ * (`client_secret_basic`). The token is accepted if the answer says it is
+ * `active`, and:
+ *
+ * - its `aud` (a string or an array) holds the resource identifier
+ *   ([method@Snodo.AuthRequest.get_resource]: the
+ *   [property@Snodo.HttpAuthorization:resource], or the endpoint's URL as
+ *   the request names it), as MCP requires of a server. A trailing slash
+ *   is not a difference (`https://mcp.example.com` is
+ *   `https://mcp.example.com/`); an answer without `aud` is refused, so
+ *   the authorization server must support resource indicators (RFC 8707)
+ *   or give its tokens that audience otherwise;
+ * - its `exp` (if any) is still to come and its `nbf` (if any) has passed;
+ * - its `token_type` (if any) is `Bearer` (or `access_token`), not a
+ *   refresh token.
+ *
+ * The principal is the answer's `sub`, or else its `username`, or else
+ * its `client_id`; the scopes are its `scope`, split at spaces. A token
+ * that is not accepted is refused (401 `invalid_token`). An endpoint that
+ * cannot be reached, does not answer 200 with a JSON object (of at most 64
+ * KiB) or takes longer than
+ * [property@Snodo.HttpAuthorization:validation-timeout] fails the request
+ * with 503, not 401 (the client's token may be good: signing in again would
+ * not help), and a message is logged that names the endpoint.
+ *
+ * The answers for active tokens are kept, keyed by a hash of the token,
+ * for 60 seconds at most (never past their `exp`), 256 tokens at most: a
+ * revoked token may still be accepted that long. Tokens and the secret are
+ * never logged; the secret is never sent anywhere but @endpoint, which
+ * must be `https`, or `http` to this machine (a loopback address or
+ * `localhost`); redirects are not followed.
+ *
+ * Call it before the transport listens, or on its context: the checks run
+ * there (those under way when it changes finish with what they had).
+ *
+ * Returns: %TRUE, or %FALSE with @error set when @endpoint is not an
+ *   allowed URL
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_http_authorization_set_introspection (SnodoHttpAuthorization  *self,
+                                            const char              *endpoint,
+                                            const char              *client_id,
+                                            const char              *client_secret,
+                                            GError                 **error)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_AUTHORIZATION (self), FALSE);
+  g_return_val_if_fail (endpoint == NULL || (client_id != NULL && client_secret != NULL), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (endpoint != NULL && !snodo_introspection_endpoint_is_allowed (endpoint, error))
+    return FALSE;
+  g_clear_pointer (&self->introspection, snodo_introspection_unref);
+  if (endpoint != NULL)
+    self->introspection = snodo_introspection_new (endpoint, client_id, client_secret);
+  return TRUE;
+}
+
+/**
+ * snodo_http_authorization_get_introspection_endpoint:
+ * @self: an authorization
+ *
+ * Gets the introspection endpoint that
+ * [method@Snodo.HttpAuthorization.set_introspection] set.
+ *
+ * Returns: (nullable): its URL, or %NULL for none
+ *
+ * Since: 0.1
+ */
+const char *
+snodo_http_authorization_get_introspection_endpoint (SnodoHttpAuthorization *self)
+{
+  g_return_val_if_fail (SNODO_IS_HTTP_AUTHORIZATION (self), NULL);
+
+  return self->introspection != NULL ? snodo_introspection_get_endpoint (self->introspection) : NULL;
 }
 
 /**

@@ -72,6 +72,16 @@ void                    snodo_http_authorization_set_validation_timeout
                                                             (SnodoHttpAuthorization *self,
                                                              guint                   validation_timeout);
 SNODO_AVAILABLE_IN_ALL
+gboolean                snodo_http_authorization_set_introspection
+                                                            (SnodoHttpAuthorization *self,
+                                                             const char             *endpoint,
+                                                             const char             *client_id,
+                                                             const char             *client_secret,
+                                                             GError                **error);
+SNODO_AVAILABLE_IN_ALL
+const char             *snodo_http_authorization_get_introspection_endpoint
+                                                            (SnodoHttpAuthorization *self);
+SNODO_AVAILABLE_IN_ALL
 void                    snodo_http_authorization_require_tool_scopes
                                                             (SnodoHttpAuthorization *self,
                                                              const char             *tool_name,

@@ -7,25 +7,30 @@
 
 oidc-provider.mjs (oidc-provider from npm) issues the tokens;
 snodo-demo --http=0 requires them (mcp:read for every request, mcp:tools
-for the tool whoami); `snodo call --no-browser --credentials-dir` prints
+for the tool whoami) and checks them at the provider's introspection
+endpoint (--token-introspection, as the confidential client snodo-demo);
+`snodo call --no-browser --credentials-dir` prints
 the authorization URL on stderr, and this script is the browser: it
 follows the URL with a cookie jar, posts the login and consent forms and
 follows the redirect to the loopback URI snodo listens on. Checked: the
 first call signs in (dynamic registration, PKCE, resource indicator), the
 second reuses the stored token, a call once the access token is about to
 expire refreshes it, a tool that needs another scope steps up, and two
-calls started at once sign in once. Sign-ins are kept in files
+calls started at once sign in once; snodo-demo refuses a token for another
+audience, a made-up one and a revoked one. Sign-ins are kept in files
 (--credentials-dir), or with --secret-service in the Secret Service
 (snodo's default store when built with libsecret): a gnome-keyring-daemon
 unlocked on the session bus, which must be a private one
 (dbus-run-session). Output is TAP on stdout.
 """
 
+import base64
 import html
 import http.cookiejar
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -49,11 +54,13 @@ env = dict(os.environ, HOME=tmp, XDG_RUNTIME_DIR=os.path.join(tmp, 'run'), XDG_D
            XDG_CONFIG_HOME=os.path.join(tmp, 'config'))
 os.mkdir(env['XDG_RUNTIME_DIR'], 0o700)
 keyring = os.path.join(env['XDG_DATA_HOME'], 'keyrings', 'login.keyring')
-token_file = os.path.join(tmp, 'tokens')
+issued_file = os.path.join(tmp, 'issued')
 credentials = os.path.join(tmp, 'credentials')
-with open(token_file, 'w') as f:
-    # snodo-demo wants one token at least; the provider appends its own.
-    f.write('not-issued-by-the-provider nobody\n')
+open(issued_file, 'w').close()
+# snodo-demo's client secret at the provider.
+secret_file = os.path.join(tmp, 'introspection-secret')
+with open(secret_file, 'w') as f:
+    f.write(secrets.token_urlsafe(24) + '\n')
 
 results = []
 
@@ -90,27 +97,40 @@ if secret_service:
 else:
     print('# sign-ins are kept in files (--credentials-dir)', flush=True)
 
-provider = subprocess.Popen([node, provider_script, token_file, str(ACCESS_TOKEN_TTL)],
+provider = subprocess.Popen([node, provider_script, issued_file, str(ACCESS_TOKEN_TTL), secret_file],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 issuer = provider.stdout.readline().strip()
 if not issuer.startswith('http://127.0.0.1:'):
     bail(f'oidc-provider did not start (it printed “{issuer}”)')
 print(f'# issuer {issuer}', flush=True)
 
-demo_argv = [demo, '--http=0', f'--bearer-token-file={token_file}', f'--authorization-server={issuer}',
+with urllib.request.urlopen(f'{issuer}/.well-known/openid-configuration', timeout=30) as response:
+    discovery = json.load(response)
+introspection_endpoint = discovery.get('introspection_endpoint')
+revocation_endpoint = discovery.get('revocation_endpoint')
+if not introspection_endpoint or not revocation_endpoint:
+    bail(f'oidc-provider offers no introspection or revocation endpoint: {discovery}')
+
+demo_argv = [demo, '--http=0', f'--authorization-server={issuer}', f'--token-introspection={introspection_endpoint}',
+             '--introspection-client-id=snodo-demo', f'--introspection-client-secret-file={secret_file}',
              '--required-scopes=mcp:read', '--tool-scope=whoami:mcp:tools']
-demo_proc = subprocess.Popen(demo_argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
-demo2_proc = None
-url = demo_proc.stdout.readline().strip()
-if not url.startswith('http://'):
-    bail(f'snodo-demo did not start (it printed “{url}”)')
+demo2_proc = demo3_proc = None
+
+
+def start_demo(*more):
+    proc = subprocess.Popen(demo_argv + list(more), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline().strip()
+    if not line.startswith('http://'):
+        bail(f'snodo-demo did not start (it printed “{line}”)')
+    return proc, line
+
+
+demo_proc, url = start_demo()
 print(f'# resource {url}', flush=True)
-provider.stdin.write(f'{demo_proc.pid}\n')
-provider.stdin.flush()
 
 
 def cleanup():
-    for p in (demo_proc, demo2_proc, provider):
+    for p in (demo_proc, demo2_proc, demo3_proc, provider):
         if p is None:
             continue
         p.terminate()
@@ -208,10 +228,54 @@ def finish_call(proc, deadline=60):
     return proc.returncode, out, ''.join(err_lines), urls, errors
 
 
+def issued_tokens():
+    """The access tokens the provider issued, in order (dicts)."""
+    with open(issued_file) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def issued_grants():
     """The grants of the access tokens the provider issued, in order."""
-    with open(token_file) as f:
-        return [line[len("# grant "):].strip() for line in f if line.startswith("# grant ")]
+    return [t['grant'] for t in issued_tokens()]
+
+
+def resource_server_post(endpoint, fields):
+    """POSTs a form to the provider as snodo-demo's client; the JSON answer
+    (or None for an empty one)."""
+    with open(secret_file) as f:
+        secret = f.readline().strip()
+    request = urllib.request.Request(endpoint, data=urllib.parse.urlencode(fields).encode(), method='POST')
+    credentials_pair = f'{urllib.parse.quote("snodo-demo", safe="")}:{urllib.parse.quote(secret, safe="")}'
+    request.add_header('Authorization', 'Basic ' + base64.b64encode(credentials_pair.encode()).decode())
+    with urllib.request.urlopen(request, timeout=30) as response:
+        body = response.read()
+    return json.loads(body) if body.strip() else None
+
+
+def whoami(server, token):
+    """A 2026-07-28 tools/call of whoami to @server with the bearer @token:
+    (HTTP status, the principal or None, the WWW-Authenticate error or None)."""
+    body = json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {
+        'name': 'whoami', 'arguments': {}, '_meta': {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {}}}}).encode()
+    request = urllib.request.Request(server, data=body, method='POST', headers={
+        'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'whoami',
+        'Authorization': f'Bearer {token}'})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            status, headers, page = response.status, response.headers, response.read().decode()
+    except urllib.error.HTTPError as e:
+        status, headers, page = e.code, e.headers, e.read().decode(errors='replace')
+    principal = None
+    if status == 200:
+        try:
+            principal = json.loads(page)['result']['structuredContent']['principal']
+        except (ValueError, KeyError, TypeError):
+            pass
+    m = re.search(r'error="([^"]*)"', headers.get('WWW-Authenticate') or '')
+    return status, principal, m.group(1) if m else None
 
 
 def result_text(out):
@@ -254,8 +318,8 @@ try:
     check('the second call succeeds', status == 0 and 'second' in (result_text(out) or ''), f'status {status}', out, err)
 
     # 3. Once the access token is about to expire, a call refreshes it.
-    # snodo-demo would still accept the old token (its file has no
-    # expiry): what the provider issued tells whether snodo refreshed it.
+    # snodo-demo would still accept the old token (it has not expired
+    # yet): what the provider issued tells whether snodo refreshed it.
     time.sleep(max(0, signed_in_by + FRESH_FOR + 1 - time.monotonic()))
     issued_before = issued_grants()
     status, out, err, urls, errors = run_call('echo', {'text': 'refreshed'})
@@ -281,11 +345,8 @@ try:
           f'status {status}', out, err, *errors)
 
     # 5. Two calls started at once to a server not signed in to yet (a
-    # second snodo-demo, which the provider now reloads): one sign-in.
-    demo2_proc = subprocess.Popen(demo_argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
-    url2 = demo2_proc.stdout.readline().strip()
-    provider.stdin.write(f'{demo2_proc.pid}\n')
-    provider.stdin.flush()
+    # second snodo-demo, another resource): one sign-in.
+    demo2_proc, url2 = start_demo()
     issued_before = issued_grants()
     procs = [start_call('echo', {'text': f'together {i}'}, url2) for i in range(2)]
     outcomes = [None, None]
@@ -305,6 +366,38 @@ try:
     check('both calls started at once succeed',
           all(o[0] == 0 and f'together {i}' in (result_text(o[1]) or '') for i, o in enumerate(outcomes)),
           *[f'status {o[0]}: {o[1]} {o[2]}' for o in outcomes])
+
+    # 6. What snodo-demo refuses: 401 invalid_token, checked at the provider.
+    tokens = issued_tokens()
+    for_url = [t for t in tokens if t['aud'] == url]
+    for_url2 = [t for t in tokens if t['aud'] == url2]
+    check('every access token was issued for its resource (aud)', len(for_url) >= 3 and len(for_url2) >= 1
+          and len(for_url) + len(for_url2) == len(tokens), tokens)
+    status, who, error = whoami(url, for_url[-1]['token'])
+    check('a token issued for the resource is accepted, as its account', status == 200 and who == 'ada',
+          status, who, error)
+    status, who, error = whoami(url, for_url2[-1]['token'])
+    check('a token for another audience (the second snodo-demo) is refused', status == 401
+          and error == 'invalid_token', status, who, error)
+    status, who, error = whoami(url, secrets.token_urlsafe(32))
+    check('a made-up token is refused', status == 401 and error == 'invalid_token', status, who, error)
+
+    # A revoked token, to a third snodo-demo of the same resource (its
+    # cache is empty): the refreshed token of step 3, active until revoked.
+    demo3_proc, url3 = start_demo(f'--resource={url}')
+    revoked = [t for t in for_url if t['grant'].endswith('refresh_token')]
+    answer = resource_server_post(introspection_endpoint, {'token': revoked[-1]['token']}) if revoked else None
+    check('before it is revoked, the provider says the refreshed token is active',
+          answer is not None and answer.get('active') is True, answer)
+    status, who, error = whoami(url3, for_url[-1]['token'])
+    check('a snodo-demo for the same resource accepts a token for it', status == 200 and who == 'ada',
+          status, who, error)
+    if revoked:
+        resource_server_post(revocation_endpoint, {'token': revoked[-1]['token'], 'token_type_hint': 'access_token'})
+    answer = resource_server_post(introspection_endpoint, {'token': revoked[-1]['token']}) if revoked else None
+    status, who, error = whoami(url3, revoked[-1]['token'] if revoked else 'none')
+    check('a revoked token is refused', answer == {'active': False} and status == 401 and error == 'invalid_token',
+          answer, status, who, error)
 finally:
     cleanup()
 
