@@ -27,6 +27,12 @@ int snodo_cli_proxy        (GApplication *app,
                             int           argc,
                             char        **argv);
 int snodo_cli_proxy_status (void);
+/* snodo proxy --serve NAME=COMMAND|URL … (snodo-proxy-serve.c), likewise. */
+int snodo_cli_proxy_serve        (GApplication *app,
+                                  GVariantDict *options,
+                                  int           argc,
+                                  char        **argv);
+int snodo_cli_proxy_serve_status (void);
 
 /* --header, --bearer-token-file, --cacert (only with @http) and
  * --request-timeout (snodo-cli-options.c): checked, a usage error in

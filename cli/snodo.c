@@ -306,6 +306,8 @@ command_line_cb (GApplication            *app,
       g_variant_dict_lookup (options, "config", "&s", &config);
       return snodo_cli_servers (config, argc - 2, argv + 2);
     }
+  if (argc >= 2 && g_str_equal (argv[1], "proxy") && g_variant_dict_contains (options, "serve"))
+    return snodo_cli_proxy_serve (app, options, argc - 2, argv + 2);
   if (argc >= 2 && g_str_equal (argv[1], "proxy"))
     return snodo_cli_proxy (app, options, argc - 2, argv + 2);
   if (argc < 2 || (!g_str_equal (argv[1], "list") && !g_str_equal (argv[1], "call")))
@@ -428,6 +430,9 @@ main (int   argc,
       "With --http, keep sign-ins in files of this folder instead of the user's store", "DIR" },
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How long to wait for each answer, in milliseconds, or 0 for ever (default 60000)", "MS" },
+    { "serve", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
+      "With proxy, serve the server that COMMAND starts or that is at URL, its tools and prompts named NAME_… "
+      "(repeatable: several servers behind one)", "NAME=COMMAND|URL" },
     { "config", 0, 0, G_OPTION_ARG_STRING, NULL,
       "With servers, print a client configuration in FORMAT: claude-desktop, mcp-servers or vscode", "FORMAT" },
     G_OPTION_ENTRY_NULL
@@ -441,7 +446,7 @@ main (int   argc,
   snodo_stdio_transport_log_to_stderr ();
 
   app = g_application_new ("org.snodo.Cli", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
-  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | proxy URL | proxy -- COMMAND [ARG…] | actions BUS-NAME [OBJECT-PATH] | servers [--config FORMAT] [ID…]");
+  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | proxy URL | proxy -- COMMAND [ARG…] | proxy --serve NAME=COMMAND|URL… | actions BUS-NAME [OBJECT-PATH] | servers [--config FORMAT] [ID…]");
   g_application_set_option_context_summary (app,
     "Talks to a Model Context Protocol server that COMMAND starts, or to one at URL.\n"
     "\n"
@@ -460,6 +465,8 @@ main (int   argc,
   status = g_application_run (app, argc, argv);
   if (status == 0)
     status = snodo_cli_proxy_status ();
+  if (status == 0)
+    status = snodo_cli_proxy_serve_status ();
   g_clear_object (&cli.client);
   snodo_telemetry_flush (2000);
   g_clear_pointer (&cli.params, json_object_unref);
