@@ -426,47 +426,70 @@ serve_complete_cb (SnodoInvocation *invocation,
 }
 
 /* resources/subscribe of the front client: the backend that has the
- * resource is subscribed to it too (once), so that its updates come. */
+ * resource is subscribed to it too (once), before the front client is
+ * answered, so that the updates that follow the answer come. */
+typedef struct
+{
+  SnodoInvocation *invocation;
+  SnodoMiddlewareNext *next;
+} Subscribe;
+
+static void
+serve_subscribe_done (SnodoMiddlewareNext *next,
+                      SnodoInvocation     *invocation,
+                      SnodoAnswer         *answer,
+                      gpointer             user_data)
+{
+  snodo_invocation_return_answer (invocation, answer);
+}
+
 static void
 serve_subscribed_cb (GObject      *source,
                      GAsyncResult *result,
                      gpointer      user_data)
 {
+  Subscribe *subscribe = user_data;
+
   snodo_client_subscribe_resource_finish (SNODO_CLIENT (source), result, NULL);
+  snodo_middleware_next_call (subscribe->next, subscribe->invocation, serve_subscribe_done, NULL, NULL);
+  g_object_unref (subscribe->next);
+  g_free (subscribe);
 }
 
 static void
-serve_request_hook (SnodoInvocation *invocation,
-                    gpointer         user_data)
+serve_subscribe_middleware (SnodoInvocation     *invocation,
+                            SnodoMiddlewareNext *next,
+                            gpointer             user_data)
 {
   Serve *serve = user_data;
   JsonNode *params_node = snodo_invocation_get_params (invocation);
-  const char *uri;
+  const char *uri = params_node != NULL && JSON_NODE_HOLDS_OBJECT (params_node)
+                    ? string_member (json_node_get_object (params_node), "uri") : NULL;
 
-  if (!g_str_equal (snodo_invocation_get_method (invocation), "resources/subscribe") ||
-      params_node == NULL || !JSON_NODE_HOLDS_OBJECT (params_node))
-    return;
-  uri = string_member (json_node_get_object (params_node), "uri");
-  if (uri == NULL)
-    return;
-  for (guint i = 0; i < serve->backends->len; i++)
+  for (guint i = 0; uri != NULL && i < serve->backends->len; i++)
     {
       Backend *backend = g_ptr_array_index (serve->backends, i);
       JsonObject *capabilities;
       JsonNode *resources;
+      Subscribe *subscribe;
 
       if (backend->state != BACKEND_READY && backend->state != BACKEND_LISTING)
+        continue;
+      if (!g_hash_table_contains (backend->items[KIND_RESOURCES], uri) || g_hash_table_contains (backend->subscribed, uri))
         continue;
       capabilities = snodo_client_get_server_capabilities (backend->client);
       resources = capabilities != NULL ? json_object_get_member (capabilities, "resources") : NULL;
       if (resources == NULL || !JSON_NODE_HOLDS_OBJECT (resources) ||
           !json_object_get_boolean_member_with_default (json_node_get_object (resources), "subscribe", FALSE))
         continue;
-      if (!g_hash_table_contains (backend->items[KIND_RESOURCES], uri) || g_hash_table_contains (backend->subscribed, uri))
-        continue;
       g_hash_table_add (backend->subscribed, g_strdup (uri));
-      snodo_client_subscribe_resource_async (backend->client, uri, NULL, serve_subscribed_cb, NULL);
+      subscribe = g_new0 (Subscribe, 1);
+      subscribe->invocation = invocation;
+      subscribe->next = g_object_ref (next);
+      snodo_client_subscribe_resource_async (backend->client, uri, NULL, serve_subscribed_cb, subscribe);
+      return;
     }
+  snodo_middleware_next_call (next, invocation, serve_subscribe_done, NULL, NULL);
 }
 
 /* ---- The front catalog ------------------------------------------------ */
@@ -1331,7 +1354,7 @@ snodo_cli_proxy_serve (GApplication *app,
   serve->server = snodo_server_new ("snodo-proxy", SNODO_VERSION_S);
   snodo_server_set_title (serve->server, "snodo proxy");
   snodo_server_set_completion_func (serve->server, serve_complete_cb, serve, NULL);
-  snodo_server_add_request_hook (serve->server, serve_request_hook, serve, NULL);
+  snodo_server_add_middleware (serve->server, "resources/subscribe", serve_subscribe_middleware, serve, NULL);
   /* The backends' own time limits apply; the front client cancels. */
   snodo_server_set_handler_timeout (serve->server, 0);
 
