@@ -75,6 +75,10 @@ typedef struct
   gboolean listing_kind[N_KINDS];
   /* The calls in flight, by key: Call. */
   GHashTable *calls;
+  /* What it listed last, for each kind (JsonArray, NULL for nothing). */
+  JsonArray *listed[N_KINDS];
+  /* The URIs it has that another backend has too, said once. */
+  GHashTable *shadowed;
   /* Subscribed resources, so as not to subscribe twice. */
   GHashTable *subscribed;
 } Backend;
@@ -654,39 +658,19 @@ serve_remove_item (Backend    *backend,
     }
 }
 
-/* Whether another backend holds the URI @key of @kind in the front
- * catalog already. */
-static Backend *
-serve_uri_owner (Serve      *serve,
-                 Kind        kind,
-                 const char *key)
-{
-  for (guint i = 0; i < serve->backends->len; i++)
-    {
-      Backend *backend = g_ptr_array_index (serve->backends, i);
-
-      if (g_hash_table_contains (backend->items[kind], key))
-        return backend;
-    }
-  return NULL;
-}
-
-/* Makes the front catalog hold what @backend lists now (@items: JsonNode
- * descriptions; NULL for nothing): removes what went or changed, adds
- * what came or changed. Each change is a list change for the front
- * client. */
-static void
-serve_backend_sync (Backend   *backend,
-                    Kind       kind,
-                    JsonArray *items)
+/* What each backend wants in the front catalog for @kind: a table of
+ * front name or URI -> description (JsonNode), and their order. A URI is
+ * wanted only by the first backend on the command line that lists it. */
+static GHashTable *
+serve_wanted (Backend    *backend,
+              Kind        kind,
+              GHashTable *claimed,
+              GPtrArray  *order)
 {
   static const char * const keys[] = { "name", "name", "uri", "uriTemplate" };
-  g_autoptr(GHashTable) wanted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                        (GDestroyNotify) json_node_unref);
-  GHashTableIter iter;
-  gpointer key, value;
+  GHashTable *wanted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_node_unref);
+  JsonArray *items = backend->state == BACKEND_READY || backend->state == BACKEND_LISTING ? backend->listed[kind] : NULL;
   guint length = items != NULL ? json_array_get_length (items) : 0;
-  g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
 
   for (guint i = 0; i < length; i++)
     {
@@ -697,7 +681,25 @@ serve_backend_sync (Backend   *backend,
 
       if (id == NULL)
         continue;
-      front = kind == KIND_TOOLS || kind == KIND_PROMPTS ? g_strconcat (backend->name, "_", id, NULL) : g_strdup (id);
+      if (kind == KIND_TOOLS || kind == KIND_PROMPTS)
+        front = g_strconcat (backend->name, "_", id, NULL);
+      else
+        {
+          Backend *owner = g_hash_table_lookup (claimed, id);
+
+          if (owner != NULL && owner != backend)
+            {
+              if (!g_hash_table_contains (backend->shadowed, id))
+                {
+                  g_hash_table_add (backend->shadowed, g_strdup (id));
+                  g_printerr ("snodo: %s: %s is not offered: %s has it too, and comes first\n",
+                              backend->name, id, owner->name);
+                }
+              continue;
+            }
+          g_hash_table_insert (claimed, g_strdup (id), backend);
+          front = g_strdup (id);
+        }
       if (g_hash_table_contains (wanted, front))
         {
           g_free (front);
@@ -706,43 +708,79 @@ serve_backend_sync (Backend   *backend,
       g_hash_table_insert (wanted, front, json_node_ref (node));
       g_ptr_array_add (order, g_strdup (front));
     }
+  return wanted;
+}
 
-  /* What went or changed. */
-  g_hash_table_iter_init (&iter, backend->items[kind]);
-  while (g_hash_table_iter_next (&iter, &key, &value))
+/* Makes the front catalog hold, for @kind, what the backends list now:
+ * removes what went or changed, then adds what came or changed. Each
+ * change is a list change for the front client. */
+static void
+serve_sync (Serve *serve,
+            Kind   kind)
+{
+  g_autoptr(GHashTable) claimed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) wanted = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
+  g_autoptr(GPtrArray) orders = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+
+  for (guint b = 0; b < serve->backends->len; b++)
     {
-      JsonNode *now = g_hash_table_lookup (wanted, key);
+      Backend *backend = g_ptr_array_index (serve->backends, b);
+      GPtrArray *order = g_ptr_array_new_with_free_func (g_free);
 
-      if (now == NULL || !json_node_equal (now, value))
-        {
-          serve_remove_item (backend, kind, key);
-          g_hash_table_iter_remove (&iter);
-        }
+      g_ptr_array_add (wanted, serve_wanted (backend, kind, claimed, order));
+      g_ptr_array_add (orders, order);
     }
-  /* What came or changed, in the backend's order. */
-  for (guint i = 0; i < order->len; i++)
+  /* What went or changed, for every backend first: a URI may go from one
+   * to another. */
+  for (guint b = 0; b < serve->backends->len; b++)
     {
-      const char *front = g_ptr_array_index (order, i);
-      JsonNode *node = g_hash_table_lookup (wanted, front);
-      Backend *owner;
+      Backend *backend = g_ptr_array_index (serve->backends, b);
+      GHashTable *now = g_ptr_array_index (wanted, b);
+      GHashTableIter iter;
+      gpointer key, value;
 
-      if (g_hash_table_contains (backend->items[kind], front))
-        continue;
-      if (kind == KIND_RESOURCES || kind == KIND_TEMPLATES)
+      g_hash_table_iter_init (&iter, backend->items[kind]);
+      while (g_hash_table_iter_next (&iter, &key, &value))
         {
-          owner = serve_uri_owner (backend->serve, kind, front);
-          if (owner != NULL)
-            {
-              g_autofree char *text = g_strdup_printf ("%s is not offered: %s has it too, and comes first",
-                                                       front, owner->name);
+          JsonNode *node = g_hash_table_lookup (now, key);
 
-              g_printerr ("snodo: %s: %s\n", backend->name, text);
-              continue;
+          if (node == NULL || !json_node_equal (node, value))
+            {
+              serve_remove_item (backend, kind, key);
+              g_hash_table_iter_remove (&iter);
             }
         }
-      if (serve_add_item (backend, kind, front, json_node_get_object (node)))
-        g_hash_table_insert (backend->items[kind], g_strdup (front), json_node_ref (node));
     }
+  /* What came or changed, in the backends' order. */
+  for (guint b = 0; b < serve->backends->len; b++)
+    {
+      Backend *backend = g_ptr_array_index (serve->backends, b);
+      GHashTable *now = g_ptr_array_index (wanted, b);
+      GPtrArray *order = g_ptr_array_index (orders, b);
+
+      for (guint i = 0; i < order->len; i++)
+        {
+          const char *front = g_ptr_array_index (order, i);
+          JsonNode *node = g_hash_table_lookup (now, front);
+
+          if (g_hash_table_contains (backend->items[kind], front))
+            continue;
+          if (serve_add_item (backend, kind, front, json_node_get_object (node)))
+            g_hash_table_insert (backend->items[kind], g_strdup (front), json_node_ref (node));
+        }
+    }
+}
+
+/* @backend lists @items (NULL: nothing, it failed) for @kind. */
+static void
+serve_backend_sync (Backend   *backend,
+                    Kind       kind,
+                    JsonArray *items)
+{
+  g_clear_pointer (&backend->listed[kind], json_array_unref);
+  if (items != NULL)
+    backend->listed[kind] = json_array_ref (items);
+  serve_sync (backend->serve, kind);
 }
 
 /* ---- Backends --------------------------------------------------------- */
@@ -1125,7 +1163,11 @@ backend_free (Backend *backend)
     g_signal_handlers_disconnect_by_data (backend->client, backend);
   g_clear_object (&backend->client);
   for (Kind kind = 0; kind < N_KINDS; kind++)
-    g_clear_pointer (&backend->items[kind], g_hash_table_unref);
+    {
+      g_clear_pointer (&backend->items[kind], g_hash_table_unref);
+      g_clear_pointer (&backend->listed[kind], json_array_unref);
+    }
+  g_clear_pointer (&backend->shadowed, g_hash_table_unref);
   g_clear_pointer (&backend->calls, g_hash_table_unref);
   g_clear_pointer (&backend->subscribed, g_hash_table_unref);
   g_strfreev (backend->argv);
@@ -1369,6 +1411,7 @@ snodo_cli_proxy_serve (GApplication *app,
                                                       (GDestroyNotify) json_node_unref);
       backend->calls = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) call_free);
       backend->subscribed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      backend->shadowed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       if (!serve_backend_start (backend, &error))
         {
           backend->state = BACKEND_FAILED;
