@@ -1140,6 +1140,10 @@ serve_backend_start (Backend  *backend,
   snodo_client_set_request_timeout (client, 0);
   if (!snodo_cli_apply_client_options (client, serve->options, error))
     return FALSE;
+  /* Signing in to a server at a URL, unless the user gave the token. */
+  if (backend->uri != NULL && !snodo_cli_has_own_authorization (serve->options) &&
+      !snodo_cli_set_up_oauth (client, serve->options, error))
+    return FALSE;
   snodo_client_set_pinned_version (client, SERVE_BACKEND_VERSION);
   json_object_set_object_member (elicitation, "form", json_object_new ());
   json_object_set_object_member (elicitation, "url", json_object_new ());
