@@ -32,6 +32,11 @@
 
 /* How long serving waits for the backends to answer at startup. */
 #define SERVE_STARTUP_TIMEOUT_S 10
+/* A backend that fails after it answered is started again after 1, 2, 4,
+ * 8 and 16 seconds; after that it stays failed. The count starts again
+ * once it has served for a minute. */
+#define SERVE_RESTARTS 5
+#define SERVE_RESTART_RESET_S 60
 /* The version the backends are spoken to in: the one whose server
  * requests and notifications name the requests they are about. */
 #define SERVE_BACKEND_VERSION SNODO_PROTOCOL_VERSION_2025_11_25
@@ -79,8 +84,13 @@ typedef struct
   JsonArray *listed[N_KINDS];
   /* The URIs it has that another backend has too, said once. */
   GHashTable *shadowed;
-  /* Subscribed resources, so as not to subscribe twice. */
+  /* Subscribed resources, so as not to subscribe twice, and to subscribe
+   * again when it is started again. */
   GHashTable *subscribed;
+  /* Restarts in a row, the one waiting, and since when it serves. */
+  guint restarts;
+  guint restart_id;
+  gint64 ready_since;
 } Backend;
 
 struct _Serve
@@ -800,26 +810,73 @@ serve_all_answered (Serve *serve)
   return TRUE;
 }
 
+static gboolean serve_backend_start (Backend *backend, GError **error);
+
+static void
+serve_old_client_closed_cb (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
+{
+  snodo_client_close_finish (SNODO_CLIENT (source), result, NULL);
+  g_object_unref (source);
+}
+
+static void serve_backend_fail (Backend *backend, const GError *error);
+
+static gboolean
+serve_backend_restart_cb (gpointer user_data)
+{
+  Backend *backend = user_data;
+  g_autoptr(GError) error = NULL;
+
+  backend->restart_id = 0;
+  if (!serve_backend_start (backend, &error))
+    serve_backend_fail (backend, error);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 serve_backend_fail (Backend      *backend,
                     const GError *error)
 {
   Serve *serve = backend->serve;
   g_autofree char *text = NULL;
-  g_autoptr(GList) calls = NULL;
+  gboolean served = backend->ready_since != 0;
 
   if (backend->state == BACKEND_FAILED || backend->state == BACKEND_CLOSED)
     return;
   backend->state = BACKEND_FAILED;
+  if (backend->client != NULL)
+    {
+      /* Its child reaped, whatever is left of it ended. */
+      g_signal_handlers_disconnect_by_data (backend->client, backend);
+      snodo_client_close_async (g_steal_pointer (&backend->client), NULL, serve_old_client_closed_cb, NULL);
+    }
+  if (served && g_get_monotonic_time () - backend->ready_since > SERVE_RESTART_RESET_S * G_USEC_PER_SEC)
+    backend->restarts = 0;
+  backend->ready_since = 0;
   if (!serve->ended)
     {
-      text = g_strdup_printf ("the server failed, its tools, prompts and resources are removed: %s",
-                              error != NULL ? error->message : "it closed the connection");
+      const char *reason = error != NULL ? error->message : "it closed the connection";
+
+      if (served && backend->restarts < SERVE_RESTARTS)
+        {
+          guint delay = 1u << backend->restarts;
+
+          text = g_strdup_printf ("the server failed, its tools, prompts and resources are removed; "
+                                  "starting it again in %u s: %s", delay, reason);
+          backend->restarts++;
+          backend->restart_id = g_timeout_add_seconds (delay, serve_backend_restart_cb, backend);
+        }
+      else if (served)
+        text = g_strdup_printf ("the server failed %u times in a row, its tools, prompts and resources are removed; "
+                                "it is not started again: %s", SERVE_RESTARTS + 1, reason);
+      else
+        text = g_strdup_printf ("the server failed, its tools, prompts and resources are removed: %s", reason);
       serve_report (serve, SNODO_LOG_LEVEL_ERROR, backend->name, text);
     }
   for (Kind kind = 0; kind < N_KINDS; kind++)
     serve_backend_sync (backend, kind, NULL);
-  g_hash_table_remove_all (backend->subscribed);
   /* The calls in flight fail with the connection (serve_forwarded_cb). */
   serve_start (serve);
 }
@@ -829,7 +886,32 @@ serve_backend_closed_cb (SnodoClient  *client,
                          const GError *error,
                          gpointer      user_data)
 {
-  serve_backend_fail (user_data, error);
+  Backend *backend = user_data;
+
+  if (client == backend->client)
+    serve_backend_fail (backend, error);
+}
+
+/* The backend answered and listed: it serves. */
+static void
+serve_backend_ready (Backend *backend)
+{
+  GHashTableIter iter;
+  gpointer uri;
+
+  backend->state = BACKEND_READY;
+  backend->ready_since = g_get_monotonic_time ();
+  if (backend->restarts > 0)
+    {
+      g_autofree char *text = g_strdup_printf ("the server was started again and serves");
+
+      serve_report (backend->serve, SNODO_LOG_LEVEL_NOTICE, backend->name, text);
+    }
+  /* The subscriptions of the server that failed, to the new one. */
+  g_hash_table_iter_init (&iter, backend->subscribed);
+  while (g_hash_table_iter_next (&iter, &uri, NULL))
+    snodo_client_subscribe_resource_async (backend->client, uri, NULL, NULL, NULL);
+  serve_start (backend->serve);
 }
 
 typedef struct
@@ -890,10 +972,7 @@ serve_listed_cb (GObject      *source,
       serve_backend_list (backend, kind);
     }
   if (backend->state == BACKEND_LISTING && --backend->listing == 0)
-    {
-      backend->state = BACKEND_READY;
-      serve_start (backend->serve);
-    }
+    serve_backend_ready (backend);
 }
 
 /* Whether the backend offers the lists of @kind. */
@@ -941,10 +1020,11 @@ serve_backend_connected_cb (GObject      *source,
 
   if (!snodo_client_connect_finish (SNODO_CLIENT (source), result, &error))
     {
-      serve_backend_fail (backend, error);
+      if (SNODO_CLIENT (source) == backend->client)
+        serve_backend_fail (backend, error);
       return;
     }
-  if (backend->state != BACKEND_STARTING)
+  if (SNODO_CLIENT (source) != backend->client || backend->state != BACKEND_STARTING)
     return;
   backend->state = BACKEND_LISTING;
   backend->listing = 1;
@@ -952,10 +1032,7 @@ serve_backend_connected_cb (GObject      *source,
     if (serve_backend_offers (backend, kind))
       serve_backend_list (backend, kind);
   if (--backend->listing == 0)
-    {
-      backend->state = BACKEND_READY;
-      serve_start (backend->serve);
-    }
+    serve_backend_ready (backend);
 }
 
 /* The most recent call in flight to @backend: the one a server's request
@@ -1163,6 +1240,7 @@ serve_backend_start (Backend  *backend,
 static void
 backend_free (Backend *backend)
 {
+  g_clear_handle_id (&backend->restart_id, g_source_remove);
   if (backend->client != NULL)
     g_signal_handlers_disconnect_by_data (backend->client, backend);
   g_clear_object (&backend->client);
@@ -1231,6 +1309,7 @@ serve_end (Serve *serve)
     {
       Backend *backend = g_ptr_array_index (serve->backends, i);
 
+      g_clear_handle_id (&backend->restart_id, g_source_remove);
       if (backend->client == NULL)
         continue;
       backend->state = BACKEND_CLOSED;

@@ -275,6 +275,17 @@ def main_checks(uri):
         check('a backend killed: the others still answer', text_of(answer) == 'still', answer)
         answer = p.request(32, 'prompts/list')
         check('a backend killed: its prompts are gone', sorted(names(answer, 'prompts')) == ['a_greet', 'web_greet'], answer)
+        check('a backend killed: the log message says it is started again in 1 s',
+              log is not None and 'starting it again in 1 s' in str(log['params'].get('data')), log)
+        back = p.wait_for(lambda m: m.get('method') == 'notifications/message' and
+                          m['params'].get('logger') == 'b' and 'started again' in str(m['params'].get('data')))
+        tools = names(p.request(33, 'tools/list'))
+        answer = p.request(34, 'tools/call', {'name': 'b_echo', 'arguments': {'text': 'back'}})
+        restarted = [pid for pid, cmdline in children(p.process.pid).items() if b'--protocol-versions' in cmdline]
+        check('a backend killed is started again: its tools are back and answer',
+              back is not None and 'b_echo' in tools and text_of(answer) == 'back' and
+              len(restarted) == 1 and restarted != b, (back, tools, answer, restarted))
+        kids = children(p.process.pid)
 
     p.send({'jsonrpc': '2.0', 'id': 40, 'method': 'tools/call', 'params': {'name': 'web_sleep', 'arguments': {'ms': 700}}})
     time.sleep(0.1)
