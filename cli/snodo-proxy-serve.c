@@ -135,6 +135,8 @@ typedef struct
 
 static Serve *the_serve;
 
+static void serve_backend_fail (Backend *backend, const GError *error);
+
 static void serve_backend_list (Backend *backend, Kind kind);
 
 /* ---- Items ------------------------------------------------------------ */
@@ -260,6 +262,10 @@ serve_forwarded_cb (GObject      *source,
         }
     }
   g_hash_table_remove (backend->calls, call->key);
+  /* No answer at all: the server is gone (over HTTP, nothing else tells). */
+  if (answer == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+      SNODO_CLIENT (source) == backend->client)
+    serve_backend_fail (backend, error);
 }
 
 /* A _meta of the front client's request, without what is between it and
@@ -821,8 +827,6 @@ serve_old_client_closed_cb (GObject      *source,
   g_object_unref (source);
 }
 
-static void serve_backend_fail (Backend *backend, const GError *error);
-
 static gboolean
 serve_backend_restart_cb (gpointer user_data)
 {
@@ -841,7 +845,9 @@ serve_backend_fail (Backend      *backend,
 {
   Serve *serve = backend->serve;
   g_autofree char *text = NULL;
-  gboolean served = backend->ready_since != 0;
+  /* It served once: it is started again, even if it fails to start
+   * again. */
+  gboolean served = backend->ready_since != 0 || backend->restarts > 0;
 
   if (backend->state == BACKEND_FAILED || backend->state == BACKEND_CLOSED)
     return;
@@ -852,7 +858,8 @@ serve_backend_fail (Backend      *backend,
       g_signal_handlers_disconnect_by_data (backend->client, backend);
       snodo_client_close_async (g_steal_pointer (&backend->client), NULL, serve_old_client_closed_cb, NULL);
     }
-  if (served && g_get_monotonic_time () - backend->ready_since > SERVE_RESTART_RESET_S * G_USEC_PER_SEC)
+  if (backend->ready_since != 0 &&
+      g_get_monotonic_time () - backend->ready_since > SERVE_RESTART_RESET_S * G_USEC_PER_SEC)
     backend->restarts = 0;
   backend->ready_since = 0;
   if (!serve->ended)
@@ -903,9 +910,7 @@ serve_backend_ready (Backend *backend)
   backend->ready_since = g_get_monotonic_time ();
   if (backend->restarts > 0)
     {
-      g_autofree char *text = g_strdup_printf ("the server was started again and serves");
-
-      serve_report (backend->serve, SNODO_LOG_LEVEL_NOTICE, backend->name, text);
+      serve_report (backend->serve, SNODO_LOG_LEVEL_NOTICE, backend->name, "the server was started again and serves");
     }
   /* The subscriptions of the server that failed, to the new one. */
   g_hash_table_iter_init (&iter, backend->subscribed);

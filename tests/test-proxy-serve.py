@@ -346,6 +346,36 @@ def failing_checks():
           'snodo: gone: ' in err and 'snodo: dead: ' in err and status == 0, (status, err[-2000:]))
 
 
+def http_failure_checks():
+    server = subprocess.Popen([demo, '--http', '0'], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    uri = server.stdout.readline().strip()
+    p = Proxy('--serve', 'a=' + demo, '--serve', 'web=' + uri)
+    p.initialize()
+    before = names(p.request(1, 'tools/list'))
+    server.kill()
+    server.wait()
+    answer = p.request(2, 'tools/call', {'name': 'web_echo', 'arguments': {'text': 'x'}})
+    check('HTTP: a call to a server gone is an error that names it',
+          'web_echo' in before and 'web' in (answer or {}).get('error', {}).get('message', ''), answer)
+    log = p.wait_for(lambda m: m.get('method') == 'notifications/message' and m['params'].get('logger') == 'web')
+    tools = names(p.request(3, 'tools/list'))
+    check('HTTP: the server gone is reported, its tools removed, the others kept',
+          log is not None and not any(t.startswith('web_') for t in tools) and 'a_echo' in tools, (log, tools))
+    # The server back at its address: it is served again.
+    server = subprocess.Popen([demo, '--http', uri.rsplit(':', 1)[1].split('/')[0]], stdout=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, text=True)
+    try:
+        back = p.wait_for(lambda m: m.get('method') == 'notifications/message' and m['params'].get('logger') == 'web' and
+                          'started again' in str(m['params'].get('data')), timeout=30)
+        answer = p.request(4, 'tools/call', {'name': 'web_echo', 'arguments': {'text': 'back'}})
+        check('HTTP: the server back at its address is served again', back is not None and text_of(answer) == 'back',
+              (back, answer))
+        check('HTTP: the proxy exits with status 0 at the end of input', p.end() == 0)
+    finally:
+        server.kill()
+        server.wait()
+
+
 def kill_checks():
     p = Proxy('--serve', 'a=' + demo, '--serve', 'b=' + demo)
     answer = p.initialize()
@@ -384,6 +414,7 @@ finally:
     server.kill()
     server.wait()
 failing_checks()
+http_failure_checks()
 kill_checks()
 print('1..%d' % count)
 sys.exit(1 if failed else 0)
