@@ -37,9 +37,9 @@
  * once it has served for a minute. */
 #define SERVE_RESTARTS 5
 #define SERVE_RESTART_RESET_S 60
-/* The version the backends are spoken to in: the one whose server
- * requests and notifications name the requests they are about. */
-#define SERVE_BACKEND_VERSION SNODO_PROTOCOL_VERSION_2025_11_25
+/* The backends are spoken to in the initialize era, whose server requests
+ * and progress go with the calls they are about: 2025-11-25, else
+ * 2025-06-18. */
 
 typedef struct _Serve Serve;
 
@@ -87,6 +87,8 @@ typedef struct
   /* Subscribed resources, so as not to subscribe twice, and to subscribe
    * again when it is started again. */
   GHashTable *subscribed;
+  /* The version asked for. */
+  SnodoProtocolVersion version;
   /* Restarts in a row, the one waiting, and since when it serves. */
   guint restarts;
   guint restart_id;
@@ -1025,8 +1027,22 @@ serve_backend_connected_cb (GObject      *source,
 
   if (!snodo_client_connect_finish (SNODO_CLIENT (source), result, &error))
     {
-      if (SNODO_CLIENT (source) == backend->client)
-        serve_backend_fail (backend, error);
+      if (SNODO_CLIENT (source) != backend->client)
+        return;
+      /* A server of 2025-06-18 answers initialize with its version. */
+      if (g_error_matches (error, SNODO_ERROR, SNODO_ERROR_FAILED) &&
+          backend->version == SNODO_PROTOCOL_VERSION_2025_11_25)
+        {
+          g_autoptr(GError) again = NULL;
+
+          g_signal_handlers_disconnect_by_data (backend->client, backend);
+          snodo_client_close_async (g_steal_pointer (&backend->client), NULL, serve_old_client_closed_cb, NULL);
+          backend->version = SNODO_PROTOCOL_VERSION_2025_06_18;
+          if (!serve_backend_start (backend, &again))
+            serve_backend_fail (backend, again);
+          return;
+        }
+      serve_backend_fail (backend, error);
       return;
     }
   if (SNODO_CLIENT (source) != backend->client || backend->state != BACKEND_STARTING)
@@ -1226,7 +1242,7 @@ serve_backend_start (Backend  *backend,
   if (backend->uri != NULL && !snodo_cli_has_own_authorization (serve->options) &&
       !snodo_cli_set_up_oauth (client, serve->options, error))
     return FALSE;
-  snodo_client_set_pinned_version (client, SERVE_BACKEND_VERSION);
+  snodo_client_set_pinned_version (client, backend->version);
   json_object_set_object_member (elicitation, "form", json_object_new ());
   json_object_set_object_member (elicitation, "url", json_object_new ());
   json_object_set_object_member (capabilities, "elicitation", elicitation);
@@ -1333,8 +1349,43 @@ serve_transport_closed_cb (SnodoStdioTransport *transport,
   Serve *serve = user_data;
 
   if (error != NULL)
-    g_printerr ("snodo: %s\n", error->message);
+    {
+      g_printerr ("snodo: %s\n", error->message);
+      serve->status = 1;
+    }
   serve_end (serve);
+}
+
+/* The instructions of the backends that answered, each under its name:
+ * what a client reads once, at the start. */
+static void
+serve_set_instructions (Serve *serve)
+{
+  g_autoptr(GString) instructions = g_string_new (NULL);
+
+  for (guint i = 0; i < serve->backends->len; i++)
+    {
+      Backend *backend = g_ptr_array_index (serve->backends, i);
+      const char *text = backend->client != NULL && backend->state == BACKEND_READY
+                         ? snodo_client_get_instructions (backend->client) : NULL;
+
+      if (text == NULL || *text == '\0')
+        continue;
+      g_string_append_printf (instructions, "%s## %s (tools and prompts named %s_…)\n\n%s\n",
+                              instructions->len > 0 ? "\n" : "", backend->name, backend->name, text);
+    }
+  if (instructions->len > 0)
+    snodo_server_set_instructions (serve->server, instructions->str);
+}
+
+static void
+serve_serve (Serve *serve)
+{
+  g_clear_handle_id (&serve->startup_id, g_source_remove);
+  serve_set_instructions (serve);
+  serve->transport = snodo_stdio_transport_new_for_stdio (serve->server);
+  g_signal_connect (serve->transport, "closed", G_CALLBACK (serve_transport_closed_cb), serve);
+  snodo_stdio_transport_start (serve->transport);
 }
 
 /* Serving begins once every backend answered or failed, or after the
@@ -1344,10 +1395,7 @@ serve_start (Serve *serve)
 {
   if (serve->transport != NULL || serve->ended || !serve_all_answered (serve))
     return;
-  g_clear_handle_id (&serve->startup_id, g_source_remove);
-  serve->transport = snodo_stdio_transport_new_for_stdio (serve->server);
-  g_signal_connect (serve->transport, "closed", G_CALLBACK (serve_transport_closed_cb), serve);
-  snodo_stdio_transport_start (serve->transport);
+  serve_serve (serve);
 }
 
 static gboolean
@@ -1364,9 +1412,7 @@ serve_startup_timeout_cb (gpointer user_data)
         g_printerr ("snodo: %s: no answer after %d seconds; serving without it until it answers\n",
                     backend->name, SERVE_STARTUP_TIMEOUT_S);
     }
-  serve->transport = snodo_stdio_transport_new_for_stdio (serve->server);
-  g_signal_connect (serve->transport, "closed", G_CALLBACK (serve_transport_closed_cb), serve);
-  snodo_stdio_transport_start (serve->transport);
+  serve_serve (serve);
   return G_SOURCE_REMOVE;
 }
 
@@ -1500,6 +1546,7 @@ snodo_cli_proxy_serve (GApplication *app,
       backend->calls = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) call_free);
       backend->subscribed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       backend->shadowed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      backend->version = SNODO_PROTOCOL_VERSION_2025_11_25;
       if (!serve_backend_start (backend, &error))
         {
           backend->state = BACKEND_FAILED;

@@ -162,6 +162,10 @@ def main_checks(uri):
     answer = p.initialize({'elicitation': {}})
     check('initialize is answered by the proxy itself',
           (answer or {}).get('result', {}).get('serverInfo', {}).get('name') == 'snodo-proxy', answer)
+    instructions = (answer or {}).get('result', {}).get('instructions', '')
+    check('initialize: the instructions of every backend, each under its name',
+          all('## %s (tools and prompts named %s_' % (n, n) in instructions for n in ('a', 'b', 'web')) and
+          instructions.count('A demonstration server') == 3, instructions)
 
     answer = p.request(1, 'tools/list')
     tools = names(answer)
@@ -334,9 +338,11 @@ def modern_checks(uri):
 
 def failing_checks():
     p = Proxy('--serve', 'a=' + demo, '--serve', 'gone=/nonexistent/server --flag',
-              '--serve', 'dead=sh -c "exit 3"')
+              '--serve', 'dead=sh -c "exit 3"', '--serve', 'old=%s --protocol-versions 2025-06-18' % demo)
     answer = p.initialize()
     tools = names(p.request(1, 'tools/list'))
+    version = p.request(2, 'tools/call', {'name': 'old_version', 'arguments': {}})
+    check('a backend of 2025-06-18 only is served in 2025-06-18', text_of(version) == '2025-06-18', version)
     check('backends that fail to start do not keep the others from being served',
           answer is not None and 'a_echo' in tools and not any(t.startswith(('gone_', 'dead_')) for t in tools),
           (answer, tools))
