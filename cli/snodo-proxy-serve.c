@@ -447,13 +447,15 @@ serve_complete_cb (SnodoInvocation *invocation,
   serve_forward (backend, invocation, "completion/complete", forwarded);
 }
 
-/* resources/subscribe of the front client: the backend that has the
- * resource is subscribed to it too (once), before the front client is
- * answered, so that the updates that follow the answer come. */
+/* resources/subscribe (or a 2026-07-28 subscriptions/listen with
+ * resourceSubscriptions) of the front client: the backend that has each
+ * resource is subscribed to it too (once), before the front client's
+ * request goes on, so that the updates that follow its answer come. */
 typedef struct
 {
   SnodoInvocation *invocation;
   SnodoMiddlewareNext *next;
+  guint outstanding;
 } Subscribe;
 
 static void
@@ -466,34 +468,34 @@ serve_subscribe_done (SnodoMiddlewareNext *next,
 }
 
 static void
-serve_subscribed_cb (GObject      *source,
-                     GAsyncResult *result,
-                     gpointer      user_data)
+serve_subscribe_next (Subscribe *subscribe)
 {
-  Subscribe *subscribe = user_data;
-
-  snodo_client_subscribe_resource_finish (SNODO_CLIENT (source), result, NULL);
+  if (--subscribe->outstanding > 0)
+    return;
   snodo_middleware_next_call (subscribe->next, subscribe->invocation, serve_subscribe_done, NULL, NULL);
   g_object_unref (subscribe->next);
   g_free (subscribe);
 }
 
 static void
-serve_subscribe_middleware (SnodoInvocation     *invocation,
-                            SnodoMiddlewareNext *next,
-                            gpointer             user_data)
+serve_subscribed_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
 {
-  Serve *serve = user_data;
-  JsonNode *params_node = snodo_invocation_get_params (invocation);
-  const char *uri = params_node != NULL && JSON_NODE_HOLDS_OBJECT (params_node)
-                    ? string_member (json_node_get_object (params_node), "uri") : NULL;
+  snodo_client_subscribe_resource_finish (SNODO_CLIENT (source), result, NULL);
+  serve_subscribe_next (user_data);
+}
 
-  for (guint i = 0; uri != NULL && i < serve->backends->len; i++)
+static void
+serve_subscribe_uri (Serve      *serve,
+                     const char *uri,
+                     Subscribe  *subscribe)
+{
+  for (guint i = 0; i < serve->backends->len; i++)
     {
       Backend *backend = g_ptr_array_index (serve->backends, i);
       JsonObject *capabilities;
       JsonNode *resources;
-      Subscribe *subscribe;
 
       if (backend->state != BACKEND_READY && backend->state != BACKEND_LISTING)
         continue;
@@ -505,13 +507,45 @@ serve_subscribe_middleware (SnodoInvocation     *invocation,
           !json_object_get_boolean_member_with_default (json_node_get_object (resources), "subscribe", FALSE))
         continue;
       g_hash_table_add (backend->subscribed, g_strdup (uri));
-      subscribe = g_new0 (Subscribe, 1);
-      subscribe->invocation = invocation;
-      subscribe->next = g_object_ref (next);
+      subscribe->outstanding++;
       snodo_client_subscribe_resource_async (backend->client, uri, NULL, serve_subscribed_cb, subscribe);
-      return;
     }
-  snodo_middleware_next_call (next, invocation, serve_subscribe_done, NULL, NULL);
+}
+
+static void
+serve_subscribe_middleware (SnodoInvocation     *invocation,
+                            SnodoMiddlewareNext *next,
+                            gpointer             user_data)
+{
+  Serve *serve = user_data;
+  JsonNode *params_node = snodo_invocation_get_params (invocation);
+  JsonObject *params = params_node != NULL && JSON_NODE_HOLDS_OBJECT (params_node)
+                       ? json_node_get_object (params_node) : NULL;
+  Subscribe *subscribe = g_new0 (Subscribe, 1);
+
+  subscribe->invocation = invocation;
+  subscribe->next = g_object_ref (next);
+  /* One for the loop, so that nothing goes on before it ends. */
+  subscribe->outstanding = 1;
+  if (params != NULL && string_member (params, "uri") != NULL)
+    serve_subscribe_uri (serve, string_member (params, "uri"), subscribe);
+  else if (params != NULL)
+    {
+      JsonNode *notifications = json_object_get_member (params, "notifications");
+      JsonNode *uris = notifications != NULL && JSON_NODE_HOLDS_OBJECT (notifications)
+                       ? json_object_get_member (json_node_get_object (notifications), "resourceSubscriptions")
+                       : NULL;
+
+      if (uris != NULL && JSON_NODE_HOLDS_ARRAY (uris))
+        for (guint i = 0; i < json_array_get_length (json_node_get_array (uris)); i++)
+          {
+            JsonNode *uri = json_array_get_element (json_node_get_array (uris), i);
+
+            if (JSON_NODE_HOLDS_VALUE (uri) && json_node_get_value_type (uri) == G_TYPE_STRING)
+              serve_subscribe_uri (serve, json_node_get_string (uri), subscribe);
+          }
+    }
+  serve_subscribe_next (subscribe);
 }
 
 /* ---- The front catalog ------------------------------------------------ */
@@ -1531,6 +1565,7 @@ snodo_cli_proxy_serve (GApplication *app,
   snodo_server_set_title (serve->server, "snodo proxy");
   snodo_server_set_completion_func (serve->server, serve_complete_cb, serve, NULL);
   snodo_server_add_middleware (serve->server, "resources/subscribe", serve_subscribe_middleware, serve, NULL);
+  snodo_server_add_middleware (serve->server, "subscriptions/listen", serve_subscribe_middleware, serve, NULL);
   /* The backends' own time limits apply; the front client cancels. */
   snodo_server_set_handler_timeout (serve->server, 0);
 

@@ -332,6 +332,25 @@ def modern_checks(uri):
         answer = p.request(4, 'tools/call', again)
         check('2026-07-28: sent again with the answer, the call completes',
               'confirmed' in text_of(answer) and answer['result'].get('resultType') == 'complete', answer)
+    p.send({'jsonrpc': '2.0', 'id': 5, 'method': 'subscriptions/listen',
+            'params': {'notifications': {'toolsListChanged': True, 'resourceSubscriptions': ['demo://readme']},
+                       '_meta': ENVELOPE}})
+    ack = p.wait_for(lambda m: m.get('method') == 'notifications/subscriptions/acknowledged')
+    p.send({'jsonrpc': '2.0', 'id': 6, 'method': 'tools/call',
+            'params': {'name': 'a_touch', 'arguments': {'uri': 'demo://readme'}, '_meta': ENVELOPE}})
+    updated = p.wait_for(lambda m: m.get('method') == 'notifications/resources/updated')
+    check('2026-07-28: subscriptions/listen gets the updates of a backend\'s resource',
+          ack is not None and updated is not None and updated['params'].get('uri') == 'demo://readme' and
+          updated['params'].get('_meta', {}).get('io.modelcontextprotocol/subscriptionId') == 5, (ack, updated))
+    p.send({'jsonrpc': '2.0', 'id': 7, 'method': 'tools/call',
+            'params': {'name': 'web_toggle', 'arguments': {}, '_meta': ENVELOPE}})
+    changed = p.wait_for(lambda m: m.get('method') == 'notifications/tools/list_changed')
+    answer = p.answer(7)
+    tools = names(p.request(8, 'tools/list', {'_meta': ENVELOPE}))
+    check('2026-07-28: a backend\'s list change comes on the subscription',
+          changed is not None and
+          changed['params'].get('_meta', {}).get('io.modelcontextprotocol/subscriptionId') == 5 and
+          'web_extra' in tools, (changed, answer, tools))
     status = p.end()
     check('2026-07-28: the proxy exits with status 0 at the end of input', status == 0, (status, p.stderr()[-2000:]))
 
