@@ -1570,6 +1570,8 @@ snodo_cli_proxy_serve (GApplication *app,
   snodo_server_set_handler_timeout (serve->server, 0);
 
   g_application_hold (app);
+  /* Every backend set up before any starts: one that fails at once
+   * changes the catalog, which looks at them all. */
   for (guint i = 0; i < serve->backends->len; i++)
     {
       Backend *backend = g_ptr_array_index (serve->backends, i);
@@ -1582,6 +1584,11 @@ snodo_cli_proxy_serve (GApplication *app,
       backend->subscribed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       backend->shadowed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       backend->version = SNODO_PROTOCOL_VERSION_2025_11_25;
+    }
+  for (guint i = 0; i < serve->backends->len; i++)
+    {
+      Backend *backend = g_ptr_array_index (serve->backends, i);
+
       if (!serve_backend_start (backend, &error))
         {
           backend->state = BACKEND_FAILED;
