@@ -227,6 +227,8 @@ command_line_cb (GApplication            *app,
     return snodo_cli_proxy_serve (app, options, argc - 2, argv + 2);
   if (argc >= 2 && g_str_equal (argv[1], "proxy"))
     return snodo_cli_proxy (app, options, argc - 2, argv + 2);
+  if (g_variant_dict_contains (options, "serve"))
+    return usage_error ("--serve goes with proxy");
   if (argc < 2 || (!g_str_equal (argv[1], "list") && !g_str_equal (argv[1], "call")))
     return usage_error ("the first argument must be list, call, proxy, actions or servers");
   cli->command = g_strdup (argv[1]);

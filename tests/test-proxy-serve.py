@@ -166,6 +166,12 @@ def usage_checks():
               p.returncode == 2 and '--serve' in p.stderr and p.stdout == '', (p.returncode, p.stderr))
 
 
+    p = subprocess.run([snodo, 'list', '--serve', 'a=' + demo], stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, timeout=30)
+    check('usage: --serve without proxy is refused with status 2', p.returncode == 2 and '--serve' in p.stderr,
+          (p.returncode, p.stderr))
+
+
 def main_checks(uri):
     # a answers last, yet its resources are those served: it comes first.
     p = Proxy('--serve', 'a=sh -c \'sleep 0.5; exec "$0"\' ' + demo,
