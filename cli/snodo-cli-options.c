@@ -3,7 +3,8 @@
 
 /* The snodo command's options for its client of a server: --header,
  * --bearer-token-file, --cacert (with an HTTP server) and
- * --request-timeout, checked before a client is made and applied to it. */
+ * --request-timeout, checked before a client is made and applied to it;
+ * and the sign-in to an HTTP server (--client-id and the rest). */
 
 #include "config.h"
 
@@ -130,5 +131,85 @@ snodo_cli_apply_client_options (SnodoClient   *client,
       if (g_ascii_string_to_unsigned (timeout_string, 10, 0, G_MAXUINT, &value, NULL))
         snodo_client_set_request_timeout (client, (guint) value);
     }
+  return TRUE;
+}
+
+/* The sign-in URL: on standard error, and in the browser when there is
+ * one (a display, or no X11/Wayland to ask about). Handled either way:
+ * the user may open it by hand. */
+static gboolean
+cli_authorize_cb (SnodoClientOAuth *oauth,
+                  const char       *url,
+                  SnodoClient      *client)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean display = TRUE;
+
+#if defined(G_OS_UNIX) && !defined(__APPLE__)
+  display = g_getenv ("DISPLAY") != NULL || g_getenv ("WAYLAND_DISPLAY") != NULL;
+#endif
+  g_printerr ("snodo: sign in to %s at %s\n", snodo_client_get_uri (client), url);
+  if (display && snodo_client_oauth_get_open_browser (oauth) &&
+      !g_app_info_launch_default_for_uri (url, NULL, &error))
+    g_printerr ("snodo: could not open a browser: %s\n", error->message);
+  return TRUE;
+}
+
+gboolean
+snodo_cli_has_own_authorization (GVariantDict *options)
+{
+  g_autofree const char **headers = NULL;
+  const char *token_file = NULL;
+
+  if (g_variant_dict_lookup (options, "bearer-token-file", "^&ay", &token_file))
+    return TRUE;
+  if (g_variant_dict_lookup (options, "header", "^a&s", &headers))
+    for (guint h = 0; headers[h] != NULL; h++)
+      if (g_ascii_strncasecmp (headers[h], "Authorization:", strlen ("Authorization:")) == 0)
+        return TRUE;
+  return FALSE;
+}
+
+gboolean
+snodo_cli_set_up_oauth (SnodoClient   *client,
+                        GVariantDict  *options,
+                        GError       **error)
+{
+  g_autoptr(SnodoClientOAuth) oauth = snodo_client_oauth_new ();
+  g_autoptr(SnodoCredentialStore) store = NULL;
+  const char *client_id = NULL;
+  const char *secret_file = NULL;
+  const char *directory = NULL;
+  g_autofree char *secret = NULL;
+  gboolean flag = FALSE;
+
+  if (g_variant_dict_lookup (options, "client-secret-file", "^&ay", &secret_file))
+    {
+      if (!g_file_get_contents (secret_file, &secret, NULL, error))
+        return FALSE;
+      g_strstrip (secret);
+    }
+  if (g_variant_dict_lookup (options, "client-id", "&s", &client_id))
+    snodo_client_oauth_set_client (oauth, client_id, secret);
+  if (g_variant_dict_lookup (options, "client-credentials", "b", &flag) && flag)
+    {
+      if (client_id == NULL || secret == NULL)
+        {
+          g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                               "--client-credentials needs --client-id and --client-secret-file");
+          return FALSE;
+        }
+      snodo_client_oauth_set_client_credentials (oauth, TRUE);
+    }
+  if (g_variant_dict_lookup (options, "no-browser", "b", &flag) && flag)
+    snodo_client_oauth_set_open_browser (oauth, FALSE);
+  if (g_variant_dict_lookup (options, "credentials-dir", "^&ay", &directory))
+    store = snodo_credential_store_new_file (directory);
+  else
+    store = snodo_credential_store_new_default ();
+  snodo_client_oauth_set_store (oauth, store);
+  /* The client holds the sign-in, which does not outlive it. */
+  g_signal_connect (oauth, "authorize", G_CALLBACK (cli_authorize_cb), client);
+  snodo_client_set_oauth (client, oauth);
   return TRUE;
 }

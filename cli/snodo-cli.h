@@ -27,6 +27,12 @@ int snodo_cli_proxy        (GApplication *app,
                             int           argc,
                             char        **argv);
 int snodo_cli_proxy_status (void);
+/* snodo proxy --serve NAME=COMMAND|URL … (snodo-proxy-serve.c), likewise. */
+int snodo_cli_proxy_serve        (GApplication *app,
+                                  GVariantDict *options,
+                                  int           argc,
+                                  char        **argv);
+int snodo_cli_proxy_serve_status (void);
 
 /* --header, --bearer-token-file, --cacert (only with @http) and
  * --request-timeout (snodo-cli-options.c): checked, a usage error in
@@ -37,6 +43,15 @@ gboolean snodo_cli_check_client_options (GVariantDict  *options,
 gboolean snodo_cli_apply_client_options (SnodoClient   *client,
                                          GVariantDict  *options,
                                          GError       **error);
+/* Whether the user gave the token (--bearer-token-file, or an
+ * Authorization header); if not, the sign-in to an HTTP server: the
+ * user's registrations and tokens kept in the user's store (or
+ * --credentials-dir), the sign-in URL on standard error and in the
+ * browser (snodo-cli-options.c). */
+gboolean snodo_cli_has_own_authorization (GVariantDict  *options);
+gboolean snodo_cli_set_up_oauth          (SnodoClient   *client,
+                                          GVariantDict  *options,
+                                          GError       **error);
 /* snodo-elicit.c: whether standard input is a terminal; and answering
  * the server's elicitation/create there (declares the capability). */
 gboolean snodo_cli_stdin_is_terminal (void);

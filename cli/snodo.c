@@ -198,89 +198,6 @@ usage_error (const char *message)
   return 2;
 }
 
-/* The sign-in URL: on standard error, and in the browser when there is
- * one (a display, or no X11/Wayland to ask about). Handled either way:
- * the user may open it by hand. */
-static gboolean
-cli_authorize_cb (SnodoClientOAuth *oauth,
-                  const char       *url,
-                  Cli              *cli)
-{
-  g_autoptr(GError) error = NULL;
-  gboolean display = TRUE;
-
-#if defined(G_OS_UNIX) && !defined(__APPLE__)
-  display = g_getenv ("DISPLAY") != NULL || g_getenv ("WAYLAND_DISPLAY") != NULL;
-#endif
-  g_printerr ("snodo: sign in to %s at %s\n", snodo_client_get_uri (cli->client), url);
-  if (display && snodo_client_oauth_get_open_browser (oauth) &&
-      !g_app_info_launch_default_for_uri (url, NULL, &error))
-    g_printerr ("snodo: could not open a browser: %s\n", error->message);
-  return TRUE;
-}
-
-/* Sign-in for --http: registrations and tokens kept in the user's store
- * (or --credentials-dir). */
-/* Whether the user gave the token: --bearer-token-file, or an
- * Authorization header. */
-static gboolean
-cli_has_own_authorization (GVariantDict *options)
-{
-  g_autofree const char **headers = NULL;
-  const char *token_file = NULL;
-
-  if (g_variant_dict_lookup (options, "bearer-token-file", "^&ay", &token_file))
-    return TRUE;
-  if (g_variant_dict_lookup (options, "header", "^a&s", &headers))
-    for (guint h = 0; headers[h] != NULL; h++)
-      if (g_ascii_strncasecmp (headers[h], "Authorization:", strlen ("Authorization:")) == 0)
-        return TRUE;
-  return FALSE;
-}
-
-static gboolean
-cli_set_up_oauth (Cli           *cli,
-                  GVariantDict  *options,
-                  GError       **error)
-{
-  g_autoptr(SnodoClientOAuth) oauth = snodo_client_oauth_new ();
-  g_autoptr(SnodoCredentialStore) store = NULL;
-  const char *client_id = NULL;
-  const char *secret_file = NULL;
-  const char *directory = NULL;
-  g_autofree char *secret = NULL;
-  gboolean flag = FALSE;
-
-  if (g_variant_dict_lookup (options, "client-secret-file", "^&ay", &secret_file))
-    {
-      if (!g_file_get_contents (secret_file, &secret, NULL, error))
-        return FALSE;
-      g_strstrip (secret);
-    }
-  if (g_variant_dict_lookup (options, "client-id", "&s", &client_id))
-    snodo_client_oauth_set_client (oauth, client_id, secret);
-  if (g_variant_dict_lookup (options, "client-credentials", "b", &flag) && flag)
-    {
-      if (client_id == NULL || secret == NULL)
-        {
-          g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                               "--client-credentials needs --client-id and --client-secret-file");
-          return FALSE;
-        }
-      snodo_client_oauth_set_client_credentials (oauth, TRUE);
-    }
-  if (g_variant_dict_lookup (options, "no-browser", "b", &flag) && flag)
-    snodo_client_oauth_set_open_browser (oauth, FALSE);
-  if (g_variant_dict_lookup (options, "credentials-dir", "^&ay", &directory))
-    store = snodo_credential_store_new_file (directory);
-  else
-    store = snodo_credential_store_new_default ();
-  snodo_client_oauth_set_store (oauth, store);
-  g_signal_connect (oauth, "authorize", G_CALLBACK (cli_authorize_cb), cli);
-  snodo_client_set_oauth (cli->client, oauth);
-  return TRUE;
-}
-
 static int
 command_line_cb (GApplication            *app,
                  GApplicationCommandLine *command_line,
@@ -306,8 +223,12 @@ command_line_cb (GApplication            *app,
       g_variant_dict_lookup (options, "config", "&s", &config);
       return snodo_cli_servers (config, argc - 2, argv + 2);
     }
+  if (argc >= 2 && g_str_equal (argv[1], "proxy") && g_variant_dict_contains (options, "serve"))
+    return snodo_cli_proxy_serve (app, options, argc - 2, argv + 2);
   if (argc >= 2 && g_str_equal (argv[1], "proxy"))
     return snodo_cli_proxy (app, options, argc - 2, argv + 2);
+  if (g_variant_dict_contains (options, "serve"))
+    return usage_error ("--serve goes with proxy");
   if (argc < 2 || (!g_str_equal (argv[1], "list") && !g_str_equal (argv[1], "call")))
     return usage_error ("the first argument must be list, call, proxy, actions or servers");
   cli->command = g_strdup (argv[1]);
@@ -369,7 +290,8 @@ command_line_cb (GApplication            *app,
     }
   /* Signing in, unless the user gave the token (a file, or an
    * Authorization header). */
-  if (uri != NULL && !cli_has_own_authorization (options) && !cli_set_up_oauth (cli, options, &error))
+  if (uri != NULL && !snodo_cli_has_own_authorization (options) &&
+      !snodo_cli_set_up_oauth (cli->client, options, &error))
     {
       g_printerr ("snodo: %s\n", error->message);
       return 1;
@@ -428,6 +350,9 @@ main (int   argc,
       "With --http, keep sign-ins in files of this folder instead of the user's store", "DIR" },
     { "request-timeout", 0, 0, G_OPTION_ARG_STRING, NULL,
       "How long to wait for each answer, in milliseconds, or 0 for ever (default 60000)", "MS" },
+    { "serve", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
+      "With proxy, serve the server that COMMAND starts or that is at URL, its tools and prompts named NAME_… "
+      "(repeatable: several servers behind one)", "NAME=COMMAND|URL" },
     { "config", 0, 0, G_OPTION_ARG_STRING, NULL,
       "With servers, print a client configuration in FORMAT: claude-desktop, mcp-servers or vscode", "FORMAT" },
     G_OPTION_ENTRY_NULL
@@ -441,14 +366,15 @@ main (int   argc,
   snodo_stdio_transport_log_to_stderr ();
 
   app = g_application_new ("org.snodo.Cli", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
-  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | proxy URL | proxy -- COMMAND [ARG…] | actions BUS-NAME [OBJECT-PATH] | servers [--config FORMAT] [ID…]");
+  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | proxy URL | proxy -- COMMAND [ARG…] | proxy --serve NAME=COMMAND|URL… | actions BUS-NAME [OBJECT-PATH] | servers [--config FORMAT] [ID…]");
   g_application_set_option_context_summary (app,
     "Talks to a Model Context Protocol server that COMMAND starts, or to one at URL.\n"
     "\n"
     "  list   prints the server's tools, resources, resource templates and prompts\n"
     "  call   sends METHOD with PARAMS-JSON (an object) and prints the result as JSON\n"
     "  proxy  serves, on standard input and output, the server at URL or that COMMAND starts:\n"
-    "         every message is forwarded to it, and its answers, notifications and requests back\n"
+    "         every message is forwarded to it, and its answers, notifications and requests back;\n"
+    "         with --serve, several servers behind one, their tools and prompts named NAME_…\n"
     "  actions  serves the actions of the application that owns BUS-NAME on the session bus\n"
     "           as an MCP server on standard input and output\n"
     "  servers  lists the installed and running applications that offer MCP, or prints\n"
@@ -460,6 +386,8 @@ main (int   argc,
   status = g_application_run (app, argc, argv);
   if (status == 0)
     status = snodo_cli_proxy_status ();
+  if (status == 0)
+    status = snodo_cli_proxy_serve_status ();
   g_clear_object (&cli.client);
   snodo_telemetry_flush (2000);
   g_clear_pointer (&cli.params, json_object_unref);

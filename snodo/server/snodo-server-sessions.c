@@ -493,6 +493,62 @@ snodo_server_notify_resource_updated (SnodoServer *self,
   snodo_server_publish_change (self, "notifications/resources/updated", uri);
 }
 
+/**
+ * snodo_server_log:
+ * @self: a server
+ * @level: how severe the message is
+ * @logger: (nullable): the name of what logs
+ * @data: any JSON value to log
+ *
+ * Sends a log message (`notifications/message`) about no request in
+ * particular, such as the state of something the server depends on, to
+ * each client of the initialize era (2025-06-18, 2025-11-25) that wants
+ * messages of @level: at or above the level it set with
+ * `logging/setLevel`, every level until it does. A 2026-07-28 client gets
+ * log messages only about its requests
+ * ([method@Snodo.Invocation.log]). Call it on the server's main context.
+ *
+ * Returns: %TRUE if the message was sent to at least one client
+ *
+ * Since: 0.1
+ */
+gboolean
+snodo_server_log (SnodoServer   *self,
+                  SnodoLogLevel  level,
+                  const char    *logger,
+                  JsonNode      *data)
+{
+  g_autoptr(GBytes) line = NULL;
+  gboolean sent = FALSE;
+
+  g_return_val_if_fail (SNODO_IS_SERVER (self), FALSE);
+  g_return_val_if_fail (data != NULL, FALSE);
+
+  for (guint i = 0; i < snodo_server_get_connections (self)->len; i++)
+    {
+      SnodoConnection *connection = g_ptr_array_index (snodo_server_get_connections (self), i);
+
+      if (connection->era != SNODO_ERA_LEGACY || !connection->initialized ||
+          (int) level < g_atomic_int_get (&connection->log_level))
+        continue;
+      if (line == NULL)
+        {
+          g_autoptr(JsonNode) params = NULL;
+          JsonObject *object = json_object_new ();
+
+          json_object_set_string_member (object, "level", snodo_log_level_to_string ((guint) level));
+          if (logger != NULL)
+            json_object_set_string_member (object, "logger", logger);
+          json_object_set_member (object, "data", json_node_copy (data));
+          params = snodo_json_node_take_object (object);
+          line = snodo_frame_encode_notification ("notifications/message", params);
+        }
+      snodo_connection_send (connection, line, NULL, NULL);
+      sent = TRUE;
+    }
+  return sent;
+}
+
 /* The tasks extension: @task (a DetailedTask, as tasks/get answers) to
  * every subscription that listens to its id. */
 void

@@ -115,6 +115,11 @@ SNODO_AVAILABLE_IN_ALL
 void         snodo_server_notify_resource_updated  (SnodoServer  *self,
                                                     const char   *uri);
 SNODO_AVAILABLE_IN_ALL
+gboolean     snodo_server_log                      (SnodoServer   *self,
+                                                    SnodoLogLevel  level,
+                                                    const char    *logger,
+                                                    JsonNode      *data);
+SNODO_AVAILABLE_IN_ALL
 gboolean     snodo_server_add_method       (SnodoServer    *self,
                                             const char     *method,
                                             JsonNode       *params_schema,
