@@ -53,11 +53,10 @@
 #include "snodo-proxy.h"
 
 static void proxy_read (Proxy *proxy);
-static void proxy_dispatch (Proxy *proxy, JsonNode *node);
 static void proxy_connect (Proxy *proxy, SnodoProtocolVersion version, JsonObject *capabilities);
 
 
-static void
+void
 forward_free (Forward *forward)
 {
   g_free (forward->key);
@@ -149,6 +148,11 @@ proxy_send (Proxy      *proxy,
 
   if (proxy->output_failed)
     return;
+  if (proxy->sink != NULL)
+    {
+      proxy->sink (proxy->front, g_steal_pointer (&owned));
+      return;
+    }
   json_node_set_object (node, owned);
   json_generator_set_root (generator, node);
   json_generator_to_gstring (generator, text);
@@ -204,7 +208,10 @@ proxy_release (Proxy *proxy)
   if (proxy->released)
     return;
   proxy->released = TRUE;
-  g_application_release (proxy->app);
+  if (proxy->released_func != NULL)
+    proxy->released_func (proxy->front);
+  else
+    g_application_release (proxy->app);
 }
 
 static void
@@ -771,7 +778,7 @@ proxy_response (Proxy      *proxy,
     }
 }
 
-static void
+void
 proxy_dispatch (Proxy    *proxy,
                 JsonNode *node)
 {
@@ -912,7 +919,7 @@ proxy_signal_cb (gpointer user_data)
 
 static Proxy *the_proxy;
 
-static void
+void
 proxy_free (Proxy *proxy)
 {
   g_clear_object (&proxy->client);
@@ -940,6 +947,7 @@ snodo_cli_proxy_status (void)
   int status = the_proxy != NULL ? the_proxy->status : 0;
 
   g_clear_pointer (&the_proxy, proxy_free);
+  snodo_cli_proxy_http_clear ();
   return status;
 }
 
@@ -968,6 +976,13 @@ snodo_cli_proxy (GApplication *app,
     i++;
   if (i >= argc)
     return proxy_usage_error ("proxy needs a URL, or -- and a command to start the server with");
+  /* The other way round: the command's server offered over HTTP. */
+  if (g_variant_dict_contains (options, "http") || g_variant_dict_contains (options, "http-unix"))
+    {
+      if (g_str_has_prefix (argv[i], "http://") || g_str_has_prefix (argv[i], "https://"))
+        return proxy_usage_error ("proxy --http serves a command's server: -- COMMAND [ARG…], not a URL");
+      return snodo_cli_proxy_http (app, options, argv + i);
+    }
   http = i == 0 && (g_str_has_prefix (argv[i], "http://") || g_str_has_prefix (argv[i], "https://"));
   if (http && argc != 1)
     return proxy_usage_error ("proxy URL goes without a command");
