@@ -125,7 +125,8 @@ int_node (gint64 value)
 /* The client gave the request up: the child is told, and nothing is
  * answered (the invocation, cancelled, sends nothing). */
 static gboolean
-pending_cancelled_cb (gpointer user_data)
+pending_cancelled_cb (GCancellable *cancellable,
+                      gpointer      user_data)
 {
   Pending *pending = user_data;
   Front *front = pending->front;

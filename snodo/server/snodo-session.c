@@ -176,11 +176,12 @@ snodo_connection_end_session (SnodoConnection *connection)
  * snodo_session_get_protocol_version:
  * @self: a session
  *
- * Gets the protocol version of the session: the one the answer to its
- * `initialize` negotiated in the initialize era.
+ * Gets the protocol version of a session of the initialize era: the one
+ * the answer to its `initialize` negotiated (while that answer is
+ * awaited, the one the client asked for, if the server enables it).
  *
  * Returns: the version, or %SNODO_PROTOCOL_VERSION_UNKNOWN before
- *   `initialize` was answered and for a stateless request
+ *   `initialize` and for a 2026-07-28 connection
  *
  * Since: 0.1
  */
