@@ -976,19 +976,36 @@ snodo_cli_proxy (GApplication *app,
     i++;
   if (i >= argc)
     return proxy_usage_error ("proxy needs a URL, or -- and a command to start the server with");
+  /* The client's first message chooses the version. */
+  if (g_variant_dict_contains (options, "protocol-version"))
+    return proxy_usage_error ("--protocol-version does not go with proxy: the client's first message chooses the version");
   /* The other way round: the command's server offered over HTTP. */
   if (g_variant_dict_contains (options, "http") || g_variant_dict_contains (options, "http-unix"))
     {
+      if (g_variant_dict_contains (options, "header") || g_variant_dict_contains (options, "bearer-token-file") ||
+          g_variant_dict_contains (options, "cacert"))
+        return proxy_usage_error ("--header, --bearer-token-file and --cacert are for a URL, not for proxy --http "
+                                  "(it accepts tokens with --accept-bearer-token-file)");
       if (g_str_has_prefix (argv[i], "http://") || g_str_has_prefix (argv[i], "https://"))
         return proxy_usage_error ("proxy --http serves a command's server: -- COMMAND [ARG…], not a URL");
       return snodo_cli_proxy_http (app, options, argv + i);
     }
+  {
+    static const char * const serving[] = { "tls-certificate", "tls-key", "allowed-hosts", "allowed-origins",
+                                            "max-sessions", "pool-size", "accept-bearer-token-file",
+                                            "authorization-server" };
+
+    for (guint o = 0; o < G_N_ELEMENTS (serving); o++)
+      if (g_variant_dict_contains (options, serving[o]))
+        {
+          g_autofree char *text = g_strdup_printf ("--%s goes with proxy --http or --http-unix", serving[o]);
+
+          return proxy_usage_error (text);
+        }
+  }
   http = i == 0 && (g_str_has_prefix (argv[i], "http://") || g_str_has_prefix (argv[i], "https://"));
   if (http && argc != 1)
     return proxy_usage_error ("proxy URL goes without a command");
-  /* The client's first message chooses the version. */
-  if (g_variant_dict_contains (options, "protocol-version"))
-    return proxy_usage_error ("--protocol-version does not go with proxy: the client's first message chooses the version");
   if (!snodo_cli_check_client_options (options, http, &error))
     {
       g_printerr ("snodo: %s\n", error->message);

@@ -318,9 +318,30 @@ def server_everything():
     check('server-everything: no child left', wait_for(lambda: not any(alive(k) for k in kids)), kids)
 
 
+def usage():
+    def status(*args):
+        r = subprocess.run([snodo, 'proxy', *args], capture_output=True, text=True, timeout=20)
+        return r.returncode, r.stdout, r.stderr
+    for args, why in ((['--http', '1.2.3', '--', demo], 'a bad address'),
+                      (['--pool-size', '2', '--', demo], '--pool-size without --http'),
+                      (['--http', '127.0.0.1:0', 'http://127.0.0.1:1/mcp'], 'a URL to serve'),
+                      (['--http', '127.0.0.1:0', '--tls-key', 'key.pem', '--', demo], '--tls-key alone'),
+                      (['--http', '127.0.0.1:0', '--accept-bearer-token-file', demo, '--', demo],
+                       'tokens without --authorization-server')):
+        code, out, err = status(*args)
+        check('%s: status 2, nothing served' % why, code == 2 and out == '' and 'snodo:' in err, (code, out, err))
+    taken = socket.socket()
+    taken.bind(('127.0.0.1', 0))
+    taken.listen(1)
+    code, out, err = status('--http', '127.0.0.1:%d' % taken.getsockname()[1], '--', demo)
+    taken.close()
+    check('a port taken: status 3', code == 3 and out == '', (code, out, err))
+
+
 if not os.path.exists('/proc/self/stat'):
     print('1..0 # SKIP no /proc to find the children by')
     sys.exit(0)
+usage()
 sessions_and_pool()
 killed()
 limits_and_auth()
