@@ -17,8 +17,10 @@
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -92,7 +94,8 @@ class UnixConnection(http.client.HTTPConnection):
 
 
 class Proxy:
-    def __init__(self, *options, child=None):
+    def __init__(self, *options, child=None, cafile=None):
+        self.cafile = cafile
         self.process = subprocess.Popen([snodo, 'proxy', *options, '--', *(child or [demo])],
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.url = self.process.stdout.readline().decode().strip()
@@ -103,6 +106,9 @@ class Proxy:
     def connection(self):
         if self.unix:
             return UnixConnection(self.unix)
+        if self.url.startswith('https://'):
+            context = ssl.create_default_context(cafile=self.cafile)
+            return http.client.HTTPSConnection(self.host, self.port, timeout=20, context=context)
         return http.client.HTTPConnection(self.host, self.port, timeout=20)
 
     def post(self, message, headers=None, version=None, session=None):
@@ -289,6 +295,23 @@ def limits_and_auth():
         p.stop()
 
 
+def tls():
+    if shutil.which('openssl') is None:
+        check('TLS # SKIP no openssl to make a certificate with', True)
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        cert, key = os.path.join(folder, 'cert.pem'), os.path.join(folder, 'key.pem')
+        subprocess.run(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj',
+                        '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+                        '-keyout', key, '-out', cert], check=True, capture_output=True)
+        p = Proxy('--http', '127.0.0.1:0', '--tls-certificate', cert, '--tls-key', key, cafile=cert)
+        check('--tls-certificate: the URL is https', p.url.startswith('https://127.0.0.1:'), p.url)
+        session, answer = p.initialize()
+        check('over TLS: a session served by its child',
+              session is not None and text_of(p.call(session, 'echo', {'text': 'sealed'})) == 'sealed', answer)
+        p.stop()
+
+
 def other_era(only, label, legacy_expected=True):
     p = Proxy('--http', '127.0.0.1:0', child=[demo, '--protocol-versions=' + only])
     session, answer = p.initialize()
@@ -345,6 +368,7 @@ usage()
 sessions_and_pool()
 killed()
 limits_and_auth()
+tls()
 other_era(MODERN, 'a child of 2026-07-28 only')
 other_era(LEGACY, 'a child of 2025-11-25 only')
 if everything:
