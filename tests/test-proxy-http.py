@@ -287,6 +287,11 @@ def limits_and_auth():
         good = {'Authorization': 'Bearer secret-1'}
         session, answer = p.initialize(headers=good)
         check('with an accepted token: served', session is not None and 'result' in answer, answer)
+        first = children(p.process.pid)
+        second, answer = p.initialize(headers=good)
+        check('--max-sessions 1: a second session evicts the idle first, and its child ends',
+              second is not None and len(first) == 1 and wait_for(lambda: not alive(first[0])) and
+              len(children(p.process.pid)) == 1, (first, children(p.process.pid), answer))
         status, _, messages = p.post({'jsonrpc': '2.0', 'id': 1, 'method': 'initialize',
                                       'params': {'protocolVersion': LEGACY, 'capabilities': {},
                                                  'clientInfo': {'name': 'test', 'version': '1'}}},
