@@ -34,7 +34,9 @@
  * requests ([method@Snodo.Session.request_async]). Those that belong to a
  * request go with its invocation ([method@Snodo.Invocation.notify],
  * [method@Snodo.Invocation.request_input_async]). The notifications of the
- * client come as [signal@Snodo.Session::notification], except
+ * client come as [signal@Snodo.Session::notification] once the session
+ * was asked for (by the forward function of its first request,
+ * `initialize` in the initialize era), except
  * `notifications/initialized` and `notifications/cancelled`, which the
  * server handles itself (the cancellable of the request cancelled fires).
  *
