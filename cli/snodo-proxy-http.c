@@ -492,6 +492,18 @@ http_proxy_pick (HttpProxy *http)
 {
   Front *best = NULL;
 
+  /* A server that could not be started, or is gone, makes room: the next
+   * request tries a new one. */
+  for (guint i = http->pool->len; i > 0; i--)
+    {
+      Front *front = g_ptr_array_index (http->pool, i - 1);
+
+      if (front->proxy->state == PROXY_GONE)
+        {
+          g_ptr_array_remove_index (http->pool, i - 1);
+          front_end (front);
+        }
+    }
   for (guint i = 0; i < http->pool->len; i++)
     {
       Front *front = g_ptr_array_index (http->pool, i);

@@ -255,6 +255,14 @@ def sessions_and_pool():
           messages[-1].get('id') == 'm' and messages[-1].get('result', {}).get('resultType') == 'complete',
           messages)
 
+    pooled = [k for k in children(p.process.pid) if k not in kid_b]
+    os.kill(pooled[0], signal.SIGKILL)
+    wait_for(lambda: not alive(pooled[0]))
+    time.sleep(0.5)  # the proxy sees its output end
+    answers = [text_of(p.modern('echo', {'text': 'again %d' % i}, id=i)) for i in range(3)]
+    check('a pooled server that dies is replaced', answers == ['again 0', 'again 1', 'again 2'] and
+          len(children(p.process.pid)) <= 3, (answers, children(p.process.pid)))
+
     kids = children(p.process.pid)
     code = p.stop(signal.SIGTERM)
     check('SIGTERM: the proxy exits 0', code == 0, code)
