@@ -250,12 +250,12 @@ snodo_invocation_forward_negotiated (SnodoInvocation *self,
  *
  * Answers the request with what another server answered, as it is: a
  * result of any kind (a 2026-07-28 `input_required` too), with nothing
- * added, or an error keeping its code, message and data. Callable from
- * any thread, once.
+ * added, or an error keeping its code, message and data. Callable once,
+ * from any thread, except for `initialize`.
  *
- * The answer to `initialize` of a session of the initialize era sets the
- * session's version: its `protocolVersion`, which should be one the server
- * enables.
+ * The answer to `initialize` of a session of the initialize era, given on
+ * the server's main context, sets the session's version: its
+ * `protocolVersion`, which should be one the server enables.
  *
  * Since: 0.1
  */
