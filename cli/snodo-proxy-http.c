@@ -41,6 +41,8 @@
 #include "snodo-cli.h"
 #include "snodo-proxy.h"
 
+#if SNODO_HAS_HTTP_TRANSPORT
+
 #define FRONT_KEY "snodo-proxy-front"
 #define TOKEN_FILE_MAX_BYTES 65536
 
@@ -927,3 +929,21 @@ snodo_cli_proxy_http (GApplication *app,
   g_application_hold (app);
   return 0;
 }
+
+#else /* !SNODO_HAS_HTTP_TRANSPORT */
+
+void
+snodo_cli_proxy_http_clear (void)
+{
+}
+
+int
+snodo_cli_proxy_http (GApplication *app,
+                      GVariantDict *options,
+                      char        **argv)
+{
+  g_printerr ("snodo: proxy --http needs Snodo's HTTP transport, which this build lacks (-Dhttp=disabled)\n");
+  return 1;
+}
+
+#endif
