@@ -14,6 +14,7 @@
 # @modelcontextprotocol/server-everything's dist/index.js: that server as
 # the child, in both eras. Output is TAP.
 
+import atexit
 import http.client
 import json
 import os
@@ -93,11 +94,24 @@ class UnixConnection(http.client.HTTPConnection):
         self.sock.connect(self.path)
 
 
+started = []
+
+
+@atexit.register
+def kill_started():
+    """A check that raised leaves no proxy behind."""
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 class Proxy:
     def __init__(self, *options, child=None, cafile=None):
         self.cafile = cafile
         self.process = subprocess.Popen([snodo, 'proxy', *options, '--', *(child or [demo])],
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        started.append(self.process)
         self.url = self.process.stdout.readline().decode().strip()
         parsed = urllib.parse.urlsplit(self.url)
         self.unix = urllib.parse.unquote(parsed.netloc) if parsed.scheme == 'http+unix' else None
