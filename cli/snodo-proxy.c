@@ -51,11 +51,10 @@
 #include "snodo-proxy.h"
 
 static void proxy_read (Proxy *proxy);
-static void proxy_dispatch (Proxy *proxy, JsonNode *node);
 static void proxy_connect (Proxy *proxy, SnodoProtocolVersion version, JsonObject *capabilities);
 
 
-static void
+void
 forward_free (Forward *forward)
 {
   g_free (forward->key);
@@ -147,6 +146,11 @@ proxy_send (Proxy      *proxy,
 
   if (proxy->output_failed)
     return;
+  if (proxy->sink != NULL)
+    {
+      proxy->sink (proxy->front, g_steal_pointer (&owned));
+      return;
+    }
   json_node_set_object (node, owned);
   json_generator_set_root (generator, node);
   json_generator_to_gstring (generator, text);
@@ -202,7 +206,10 @@ proxy_release (Proxy *proxy)
   if (proxy->released)
     return;
   proxy->released = TRUE;
-  g_application_release (proxy->app);
+  if (proxy->released_func != NULL)
+    proxy->released_func (proxy->front);
+  else
+    g_application_release (proxy->app);
 }
 
 static void
@@ -769,7 +776,7 @@ proxy_response (Proxy      *proxy,
     }
 }
 
-static void
+void
 proxy_dispatch (Proxy    *proxy,
                 JsonNode *node)
 {
@@ -910,7 +917,7 @@ proxy_signal_cb (gpointer user_data)
 
 static Proxy *the_proxy;
 
-static void
+void
 proxy_free (Proxy *proxy)
 {
   g_clear_object (&proxy->client);
@@ -938,6 +945,7 @@ snodo_cli_proxy_status (void)
   int status = the_proxy != NULL ? the_proxy->status : 0;
 
   g_clear_pointer (&the_proxy, proxy_free);
+  snodo_cli_proxy_http_clear ();
   return status;
 }
 
@@ -966,12 +974,36 @@ snodo_cli_proxy (GApplication *app,
     i++;
   if (i >= argc)
     return proxy_usage_error ("proxy needs a URL, or -- and a command to start the server with");
-  http = i == 0 && (g_str_has_prefix (argv[i], "http://") || g_str_has_prefix (argv[i], "https://"));
-  if (http && argc != 1)
-    return proxy_usage_error ("proxy URL goes without a command");
   /* The client's first message chooses the version. */
   if (g_variant_dict_contains (options, "protocol-version"))
     return proxy_usage_error ("--protocol-version does not go with proxy: the client's first message chooses the version");
+  /* The other way round: the command's server offered over HTTP. */
+  if (g_variant_dict_contains (options, "http") || g_variant_dict_contains (options, "http-unix"))
+    {
+      if (g_variant_dict_contains (options, "header") || g_variant_dict_contains (options, "bearer-token-file") ||
+          g_variant_dict_contains (options, "cacert"))
+        return proxy_usage_error ("--header, --bearer-token-file and --cacert are for a URL, not for proxy --http "
+                                  "(it accepts tokens with --accept-bearer-token-file)");
+      if (g_str_has_prefix (argv[i], "http://") || g_str_has_prefix (argv[i], "https://"))
+        return proxy_usage_error ("proxy --http serves a command's server: -- COMMAND [ARG…], not a URL");
+      return snodo_cli_proxy_http (app, options, argv + i);
+    }
+  {
+    static const char * const serving[] = { "tls-certificate", "tls-key", "allowed-hosts", "allowed-origins",
+                                            "max-sessions", "pool-size", "accept-bearer-token-file",
+                                            "authorization-server" };
+
+    for (guint o = 0; o < G_N_ELEMENTS (serving); o++)
+      if (g_variant_dict_contains (options, serving[o]))
+        {
+          g_autofree char *text = g_strdup_printf ("--%s goes with proxy --http or --http-unix", serving[o]);
+
+          return proxy_usage_error (text);
+        }
+  }
+  http = i == 0 && (g_str_has_prefix (argv[i], "http://") || g_str_has_prefix (argv[i], "https://"));
+  if (http && argc != 1)
+    return proxy_usage_error ("proxy URL goes without a command");
   if (!snodo_cli_check_client_options (options, http, &error))
     {
       g_printerr ("snodo: %s\n", error->message);

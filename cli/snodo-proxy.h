@@ -84,6 +84,14 @@ typedef struct
    * answered only at its end: id key -> Listen. */
   GHashTable *listens;
 
+  /* Serving over HTTP (snodo-proxy-http.c): where the messages for the
+   * local client go instead of standard output (@message taken), what is
+   * done at the end instead of releasing the application, and for whom. */
+  void (*sink) (gpointer    front,
+                JsonObject *message);
+  void (*released_func) (gpointer front);
+  gpointer front;
+
   /* Standard input ended: no more reading; finish once all is answered. */
   gboolean eof;
   gboolean finishing;
@@ -125,6 +133,16 @@ void        proxy_send_error   (Proxy      *proxy,
                                 const char *text,
                                 JsonObject *data);
 void        proxy_maybe_finish (Proxy      *proxy);
+void        proxy_dispatch     (Proxy      *proxy,
+                                JsonNode   *node);
+void        proxy_free         (Proxy      *proxy);
+void        forward_free       (Forward    *forward);
+
+/* snodo-proxy-http.c */
+int         snodo_cli_proxy_http (GApplication *app,
+                                  GVariantDict *options,
+                                  char        **argv);
+void        snodo_cli_proxy_http_clear (void);
 Forward    *proxy_forward_new  (Proxy      *proxy,
                                 JsonNode   *id,
                                 const char *method);

@@ -330,7 +330,8 @@ main (int   argc,
       "Speak only this protocol version: 2025-06-18, 2025-11-25 or 2026-07-28 (default: the newest the server speaks)",
       "VERSION" },
     { "http", 0, 0, G_OPTION_ARG_STRING, NULL,
-      "Talk to the server at URL (http, https, or http+unix for a Unix socket) over Streamable HTTP instead of starting one", "URL" },
+      "Talk to the server at URL (http, https, or http+unix for a Unix socket) over Streamable HTTP instead of starting one; "
+      "with proxy, serve over Streamable HTTP on [ADDRESS:]PORT instead (0: a free port)", "URL|[ADDRESS:]PORT" },
     { "header", 'H', 0, G_OPTION_ARG_STRING_ARRAY, NULL,
       "With --http, send this header with every request (repeatable)", "'NAME: VALUE'" },
     { "bearer-token-file", 0, 0, G_OPTION_ARG_FILENAME, NULL,
@@ -353,6 +354,24 @@ main (int   argc,
     { "serve", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
       "With proxy, serve the server that COMMAND starts or that is at URL, its tools and prompts named NAME_… "
       "(repeatable: several servers behind one)", "NAME=COMMAND|URL" },
+    { "http-unix", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "With proxy, serve over HTTP on a Unix socket made at PATH instead of --http", "PATH" },
+    { "tls-certificate", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "With proxy --http, serve HTTPS with this certificate (a PEM file)", "FILE" },
+    { "tls-key", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "The private key of --tls-certificate (a PEM file)", "FILE" },
+    { "allowed-hosts", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "With proxy --http, accept only these Host headers (separated by commas)", "LIST" },
+    { "allowed-origins", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "With proxy --http, accept only these Origin headers (separated by commas)", "LIST" },
+    { "max-sessions", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "With proxy --http, serve at most this many sessions (each has a server of its own)", "N" },
+    { "pool-size", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "With proxy --http, serve 2026-07-28 requests with at most this many servers (default 4)", "N" },
+    { "accept-bearer-token-file", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "With proxy --http, accept only the bearer tokens of this file: TOKEN PRINCIPAL [SCOPE…] a line", "FILE" },
+    { "authorization-server", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
+      "With --accept-bearer-token-file, where clients get tokens (repeatable)", "URL" },
     { "config", 0, 0, G_OPTION_ARG_STRING, NULL,
       "With servers, print a client configuration in FORMAT: claude-desktop, mcp-servers or vscode", "FORMAT" },
     G_OPTION_ENTRY_NULL
@@ -366,7 +385,7 @@ main (int   argc,
   snodo_stdio_transport_log_to_stderr ();
 
   app = g_application_new ("org.snodo.Cli", G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_COMMAND_LINE);
-  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | proxy URL | proxy -- COMMAND [ARG…] | proxy --serve NAME=COMMAND|URL… | actions BUS-NAME [OBJECT-PATH] | servers [--config FORMAT] [ID…]");
+  g_application_set_option_context_parameter_string (app, "list|call [--http URL | -- COMMAND [ARG…]] [METHOD [PARAMS-JSON]] | proxy URL | proxy [--http [ADDRESS:]PORT] -- COMMAND [ARG…] | proxy --serve NAME=COMMAND|URL… | actions BUS-NAME [OBJECT-PATH] | servers [--config FORMAT] [ID…]");
   g_application_set_option_context_summary (app,
     "Talks to a Model Context Protocol server that COMMAND starts, or to one at URL.\n"
     "\n"
@@ -375,6 +394,7 @@ main (int   argc,
     "  proxy  serves, on standard input and output, the server at URL or that COMMAND starts:\n"
     "         every message is forwarded to it, and its answers, notifications and requests back;\n"
     "         with --serve, several servers behind one, their tools and prompts named NAME_…\n"
+    "         with --http, serves the server that COMMAND starts over Streamable HTTP instead\n"
     "  actions  serves the actions of the application that owns BUS-NAME on the session bus\n"
     "           as an MCP server on standard input and output\n"
     "  servers  lists the installed and running applications that offer MCP, or prints\n"

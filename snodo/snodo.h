@@ -25,6 +25,7 @@
 # include "snodo-skill.h"
 # include "snodo-middleware-next.h"
 # include "snodo-server.h"
+# include "snodo-session.h"
 # include "snodo-action-group.h"
 # include "snodo-settings.h"
 # include "snodo-stdio-transport.h"

@@ -15,6 +15,7 @@ typedef struct _SnodoClient         SnodoClient;
 typedef struct _SnodoExecutor       SnodoExecutor;
 typedef struct _SnodoInvocation     SnodoInvocation;
 typedef struct _SnodoServer         SnodoServer;
+typedef struct _SnodoSession        SnodoSession;
 typedef struct _SnodoStdioTransport SnodoStdioTransport;
 typedef struct _SnodoTool           SnodoTool;
 typedef struct _SnodoWork           SnodoWork;

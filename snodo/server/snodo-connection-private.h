@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "snodo-executor.h"
+#include "snodo-session.h"
 #include "snodo-protocol-private.h"
 #include "snodo-server-private.h"
 #include "snodo-wire-private.h"
@@ -67,6 +68,10 @@ struct _SnodoConnection
   /* Who the requests dispatched now come from (owned), or NULL without
    * authorization; see snodo_connection_set_auth(). On the context. */
   SnodoAuthInfo               *auth;
+  /* What a forwarding server's application sees of the connection
+   * (snodo-session.c): made with the first ask, owned until the
+   * connection ends; NULL otherwise. On the context. */
+  SnodoSession                *session;
 
   /* Deadlines (SnodoDeadline), earliest first, under deadline_lock, and the
    * one source that fires for them (made with the first), whose ready time
@@ -109,5 +114,12 @@ void             snodo_connection_handle_response (SnodoConnection   *self,
 /* Fails every request of the server on @self that is unanswered. */
 void             snodo_connection_fail_requests   (SnodoConnection   *self,
                                                    const char        *message);
+
+/* snodo-session.c */
+SnodoSession    *snodo_connection_get_session     (SnodoConnection   *connection,
+                                                   guint              request_timeout);
+void             snodo_connection_end_session     (SnodoConnection   *connection);
+void             snodo_session_emit_notification  (SnodoSession      *self,
+                                                   SnodoFrame        *frame);
 
 G_END_DECLS

@@ -58,7 +58,6 @@ void                snodo_invocation_set_tool_call   (SnodoInvocation    *self,
 SnodoConnection    *snodo_invocation_get_connection  (SnodoInvocation    *self);
 const SnodoDialect *snodo_invocation_get_dialect     (SnodoInvocation    *self);
 SnodoServer        *snodo_invocation_get_server      (SnodoInvocation    *self);
-JsonNode           *snodo_invocation_get_id          (SnodoInvocation    *self);
 void                snodo_invocation_set_output_schema (SnodoInvocation  *self,
                                                         JsonNode         *schema);
 const char         *snodo_invocation_get_key         (SnodoInvocation    *self);

@@ -307,9 +307,21 @@ snodo_invocation_set_output_schema (SnodoInvocation *self,
     self->output_schema = json_node_ref (schema);
 }
 
+/**
+ * snodo_invocation_get_id:
+ * @self: an invocation
+ *
+ * Gets the id of the request, as the client sent it (a string or an
+ * integer).
+ *
+ * Returns: (transfer none): the id
+ *
+ * Since: 0.1
+ */
 JsonNode *
 snodo_invocation_get_id (SnodoInvocation *self)
 {
+  g_return_val_if_fail (SNODO_IS_INVOCATION (self), NULL);
   return self->id;
 }
 

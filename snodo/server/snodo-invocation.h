@@ -123,6 +123,14 @@ void                  snodo_invocation_return_error_literal (SnodoInvocation *se
                                                              const char      *message);
 
 SNODO_AVAILABLE_IN_ALL
+JsonNode             *snodo_invocation_get_id               (SnodoInvocation *self);
+SNODO_AVAILABLE_IN_ALL
+void                  snodo_invocation_return_forwarded     (SnodoInvocation *self,
+                                                             JsonObject      *answer);
+SNODO_AVAILABLE_IN_ALL
+SnodoSession         *snodo_invocation_get_session          (SnodoInvocation *self);
+
+SNODO_AVAILABLE_IN_ALL
 const char           *snodo_invocation_get_uri              (SnodoInvocation    *self);
 SNODO_AVAILABLE_IN_ALL
 JsonObject           *snodo_invocation_get_variables        (SnodoInvocation    *self);

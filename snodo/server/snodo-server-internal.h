@@ -182,4 +182,24 @@ gboolean      snodo_server_announce_change       (SnodoServer     *self,
                                                   const char      *method,
                                                   const char      *uri);
 
+/* A forwarding server (snodo-server-forward.c): the application's
+ * function that answers every request, or func NULL. */
+typedef struct
+{
+  SnodoForwardFunc func;
+  gpointer         user_data;
+  GDestroyNotify   destroy;
+} SnodoServerForward;
+
+SnodoServerForward *snodo_server_get_forward     (SnodoServer     *self);
+void          snodo_server_forward_clear         (SnodoServerForward *forward);
+/* Hands @frame, a request of @dialect on @connection, to the forward
+ * function, as admitted work; answers it with an error if it is refused. */
+void          snodo_server_forward_request       (SnodoServer        *self,
+                                                  SnodoConnection    *connection,
+                                                  const SnodoDialect *dialect,
+                                                  SnodoFrame         *frame,
+                                                  SnodoRequestMeta   *meta,
+                                                  gsize               cost);
+
 G_END_DECLS

@@ -313,6 +313,8 @@ snodo_server_connection_ended (SnodoServer     *self,
 
   g_hash_table_remove_all (connection->resource_subscriptions);
   g_ptr_array_remove (snodo_server_get_connections (self), connection);
+  if (G_UNLIKELY (connection->session != NULL))
+    snodo_connection_end_session (connection);
 }
 
 /* Sends @method to every 2025 connection that completed initialize, and to

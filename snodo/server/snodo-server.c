@@ -185,6 +185,9 @@ struct _SnodoServer
    * serverInfo says beyond name, version and title. */
   SnodoServerCustom   custom;
   SnodoServerIdentity identity;
+
+  /* See snodo-server-forward.c; func NULL unless the server forwards. */
+  SnodoServerForward  forward;
 };
 
 
@@ -220,6 +223,12 @@ SnodoServerCustom *
 snodo_server_get_custom (SnodoServer *self)
 {
   return &self->custom;
+}
+
+SnodoServerForward *
+snodo_server_get_forward (SnodoServer *self)
+{
+  return &self->forward;
 }
 
 SnodoServerIdentity *
@@ -489,6 +498,13 @@ snodo_server_dispatch_request (SnodoServer     *self,
   dialect = selection.dialect;
   snodo_selection_clear (&selection);
 
+  /* A forwarding server's application answers every request itself. */
+  if (G_UNLIKELY (self->forward.func != NULL))
+    {
+      snodo_server_forward_request (self, connection, dialect, frame, &meta, cost);
+      return;
+    }
+
   method = snodo_dialect_lookup (dialect, frame->method);
   if (method == NULL && (custom = snodo_server_lookup_custom_method (self, frame->method)) != NULL)
     method = snodo_custom_method_get_method (custom);
@@ -695,6 +711,8 @@ snodo_server_dispatch (SnodoServer     *self,
                 snodo_executor_cancel (connection->stream_executor, connection->owner, key))))
             g_debug ("Cancelled request %s", key);
         }
+      else if (G_UNLIKELY (connection->session != NULL))
+        snodo_session_emit_notification (connection->session, frame);
       else
         snodo_server_dispatch_custom_notification (self, frame);
       /* Notifications are never answered, whatever they are. */
@@ -722,6 +740,7 @@ snodo_server_finalize (GObject *object)
   snodo_server_custom_clear (&self->custom);
   snodo_server_identity_clear (&self->identity);
   snodo_server_hooks_clear (&self->hooks);
+  snodo_server_forward_clear (&self->forward);
   g_clear_pointer (&self->catalog, snodo_catalog_free);
   g_clear_pointer (&self->connections, g_ptr_array_unref);
   g_clear_pointer (&self->protocol_versions, g_strfreev);

@@ -135,6 +135,30 @@ gboolean     snodo_server_add_notification_handler (SnodoServer           *self,
                                                     gpointer               user_data,
                                                     GDestroyNotify         destroy,
                                                     GError               **error);
+/**
+ * SnodoForwardFunc:
+ * @invocation: (transfer full): the request to answer
+ * @user_data: the data given to [method@Snodo.Server.set_forward_func]
+ *
+ * Answers any request of a forwarding server: see
+ * [method@Snodo.Server.set_forward_func]. The request's method is
+ * [method@Snodo.Invocation.get_method], its params as the client sent them
+ * (the 2026-07-28 `_meta` envelope included)
+ * [method@Snodo.Invocation.get_params]; it is answered with
+ * [method@Snodo.Invocation.return_forwarded] or another
+ * `snodo_invocation_return_*()` function, exactly once, now or later. It
+ * is called on the server's main context.
+ *
+ * Since: 0.1
+ */
+typedef void (*SnodoForwardFunc) (SnodoInvocation *invocation,
+                                  gpointer         user_data);
+
+SNODO_AVAILABLE_IN_ALL
+void         snodo_server_set_forward_func (SnodoServer      *self,
+                                            SnodoForwardFunc  func,
+                                            gpointer          user_data,
+                                            GDestroyNotify    destroy);
 SNODO_AVAILABLE_IN_ALL
 const char  *snodo_server_get_description  (SnodoServer    *self);
 SNODO_AVAILABLE_IN_ALL

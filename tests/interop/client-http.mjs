@@ -8,6 +8,10 @@
 // failed.
 //
 //   node tests/interop/client-http.mjs [path/to/snodo-demo]
+//
+// With SNODO_HTTP_SERVER set to a JSON array (a command line, which
+// prints its URL as its first line), that server instead: `snodo proxy
+// --http 127.0.0.1:0 -- snodo-demo`, the same checks through the proxy.
 
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -30,11 +34,13 @@ const watchdog = setTimeout(() => {
   process.exit(1);
 }, 100000);
 
-const child = spawn(demo, ['--http', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const command = process.env.SNODO_HTTP_SERVER ? JSON.parse(process.env.SNODO_HTTP_SERVER) : [demo, '--http', '0'];
+const serverName = process.env.SNODO_HTTP_SERVER ? 'snodo proxy --http' : 'snodo-demo --http';
+const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
 const url = await new Promise((resolveUrl, reject) => {
   const lines = createInterface({ input: child.stdout });
   lines.once('line', (line) => resolveUrl(new URL(line.trim())));
-  child.once('exit', (code) => reject(new Error(`snodo-demo --http exited (${code}) before printing its URI`)));
+  child.once('exit', (code) => reject(new Error(`${serverName} exited (${code}) before printing its URI`)));
 });
 
 let n = 0;
@@ -137,10 +143,10 @@ for (const c of clients) {
 // stop on: SNODO_DEMO_NO_SIGNALS=1 reports the check as skipped.
 if (process.env.SNODO_DEMO_NO_SIGNALS === '1') {
   n++;
-  process.stdout.write(`ok ${n} - snodo-demo --http exits 0 on SIGTERM # SKIP no signals on Windows\n`);
+  process.stdout.write(`ok ${n} - ${serverName} exits 0 on SIGTERM # SKIP no signals on Windows\n`);
   child.kill('SIGKILL');
 } else {
-  await check('snodo-demo --http exits 0 on SIGTERM', async () => {
+  await check(`${serverName} exits 0 on SIGTERM`, async () => {
     const code = await new Promise((resolveCode) => {
       child.once('exit', (status) => resolveCode(status));
       child.kill('SIGTERM');

@@ -11,7 +11,9 @@
 # 2026-07-28:
 # the tools listed, a call answered, the readme read, the prompt answered,
 # each in the era asked for (a 2026-07-28 result names the server in its
-# _meta; an initialize-era one does not). Output is TAP.
+# _meta; an initialize-era one does not). And the other way round: the
+# Inspector at the URL of `snodo proxy --http 127.0.0.1:0 -- snodo-demo`
+# (also of one era only). Output is TAP.
 
 import json
 import os
@@ -37,8 +39,11 @@ def check(name, ok, detail=''):
 def inspect(target, era, *args):
     """Runs the Inspector's CLI once on `snodo proxy TARGET`; returns (its
     JSON answer, stderr)."""
-    command = [node, inspector, '--cli', '--protocol-era', era, '--format', 'json', '-q',
-               *args, '--', snodo, 'proxy', *target]
+    command = [node, inspector, '--cli', '--protocol-era', era, '--format', 'json', '-q']
+    if target[0] == '--server-url':
+        command += [*target, *args]
+    else:
+        command += [*args, '--', snodo, 'proxy', *target]
     with tempfile.TemporaryDirectory() as catalog:
         result = subprocess.run(command, capture_output=True, text=True, timeout=90,
                                 env=dict(os.environ, MCP_CATALOG_PATH=os.path.join(catalog, 'mcp.json')))
@@ -99,6 +104,18 @@ try:
 finally:
     server.kill()
     server.wait()
+for where, only in (('', []), (' of 2025-11-25 only', ['--protocol-versions', '2025-11-25']),
+                    (' of 2026-07-28 only', ['--protocol-versions', '2026-07-28'])):
+    server = subprocess.Popen([snodo, 'proxy', '--http', '127.0.0.1:0', '--', demo, *only],
+                              stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    try:
+        uri = server.stdout.readline().strip()
+        check('snodo proxy --http 127.0.0.1:0 prints its URL', uri.startswith('http://'), uri)
+        if uri.startswith('http'):
+            run_checks('at snodo proxy --http, to snodo-demo%s' % where, ['--server-url', uri])
+    finally:
+        server.kill()
+        server.wait()
 
 print('1..%d' % count)
 sys.exit(1 if failed else 0)

@@ -12,6 +12,10 @@
 //   node tests/interop/proxy-contract.mjs SNODO ADAPTER http|stdio SNODO-DEMO
 //
 // ADAPTER is one of adapters.mjs: v1, v2Legacy, v2Modern.
+//
+// Mode serve: the URL is that of `snodo proxy --http 127.0.0.1:0 --
+// snodo-demo` instead, so that every check goes through the HTTP front of
+// the proxy too (SDK -> snodo proxy URL -> snodo proxy --http -> snodo-demo).
 
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -20,19 +24,23 @@ import { runContract } from './mcp-contract.mjs';
 
 const [snodo, adapterName, mode, demo] = process.argv.slice(2);
 const adapter = adapters[adapterName];
-if (!snodo || !adapter || !['http', 'stdio'].includes(mode) || !demo) {
-  process.stdout.write('Bail out! usage: proxy-contract.mjs SNODO v1|v2Legacy|v2Modern http|stdio SNODO-DEMO\n');
+if (!snodo || !adapter || !['http', 'serve', 'stdio'].includes(mode) || !demo) {
+  process.stdout.write('Bail out! usage: proxy-contract.mjs SNODO v1|v2Legacy|v2Modern http|serve|stdio SNODO-DEMO\n');
   process.exit(1);
 }
 
 let args;
-if (mode === 'http') {
-  const server = spawn(demo, ['--http', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+if (mode === 'http' || mode === 'serve') {
+  const server = mode === 'http' ? spawn(demo, ['--http', '0'], { stdio: ['ignore', 'pipe', 'inherit'] })
+                                 // One pooled server: the contract's state (toggle, then the
+                                 // list change on its subscription) is one server's.
+                                 : spawn(snodo, ['proxy', '--http', '127.0.0.1:0', '--pool-size', '1', '--', demo],
+                                         { stdio: ['ignore', 'pipe', 'inherit'] });
   process.on('exit', () => server.kill('SIGKILL'));
   const url = await new Promise((resolveUrl, reject) => {
     const lines = createInterface({ input: server.stdout });
     lines.once('line', (line) => resolveUrl(line.trim()));
-    server.once('exit', (code) => reject(new Error(`snodo-demo --http exited (${code}) before printing its URL`)));
+    server.once('exit', (code) => reject(new Error(`the HTTP server exited (${code}) before printing its URL`)));
   });
   args = ['proxy', url];
 } else {

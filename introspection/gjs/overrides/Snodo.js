@@ -217,6 +217,11 @@ function _init() {
             }
         });
     };
+    // A forwarding server: one function answers every request.
+    const setForwardFunc = server.set_forward_func;
+    server.set_forward_func = function (func) {
+        return setForwardFunc.call(this, guard('forwarded request', null, func));
+    };
     server.set_icons = function (icons) {
         return setIcons.call(this, nodeOrNull(icons));
     };
@@ -321,6 +326,14 @@ function _init() {
     invocation.notify = function (method, params) {
         return notify.call(this, method, params === undefined || params === null ? null
             : toJsonNode(params).get_object());
+    };
+    const getId = invocation.get_id;
+    invocation.get_id = function () {
+        return fromJsonNode(getId.call(this));
+    };
+    const returnForwarded = invocation.return_forwarded;
+    invocation.return_forwarded = function (answer) {
+        return returnForwarded.call(this, toJsonNode(answer).get_object());
     };
     const returnResult = invocation.return_result;
     invocation.return_result = function (result) {
@@ -434,6 +447,24 @@ function _init() {
     Snodo.ServerRequest.prototype.return_result = function (result) {
         return requestReturnResult.call(this, toJsonNode(result).get_object());
     };
+
+    // A client's connection to a forwarding server, with plain values.
+    const session = Snodo.Session.prototype;
+    const sessionNotify = session.notify;
+    session.notify = function (method, params) {
+        return sessionNotify.call(this, method, params === undefined || params === null ? null
+            : toJsonNode(params).get_object());
+    };
+    const sessionRequest = session.request_async;
+    session.request_async = function (method, params, ...rest) {
+        return sessionRequest.call(this, method, params === undefined || params === null ? null
+            : toJsonNode(params).get_object(), ...rest);
+    };
+    const sessionRequestFinish = session.request_finish;
+    session.request_finish = function (result) {
+        return fromJsonNode(sessionRequestFinish.call(this, result));
+    };
+    Gio._promisify(session, 'request_async', 'request_finish');
 
     // Without a callback, these return a promise.
     Gio._promisify(Snodo.Invocation.prototype, 'request_input_async', 'request_input_finish');

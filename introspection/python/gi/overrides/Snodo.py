@@ -169,6 +169,11 @@ class Server(Snodo.Server):
         return super().add_method(method, _node_or_none(params_schema), _guard('method', method, func),
                                   *user_data)
 
+    def set_forward_func(self, func, *user_data):
+        """Makes a forwarding server: @func(invocation, *user_data) answers
+        every request, with invocation.return_forwarded()."""
+        return super().set_forward_func(_guard('forwarded request', None, func), *user_data)
+
     def add_notification_handler(self, method, params_schema, func, *user_data):
         """Calls @func(server, method, params, *user_data), params a dict,
         for every notification @method of the application's own."""
@@ -344,6 +349,15 @@ class Invocation(Snodo.Invocation):
     def request_input_finish(self, result):
         """The client's answer, as a dict."""
         return from_json_node(super().request_input_finish(result))
+
+    def get_id(self):
+        """The request's id, as the client sent it (a str or an int)."""
+        return from_json_node(super().get_id())
+
+    def return_forwarded(self, answer):
+        """Answers with @answer, a dict holding 'result' or 'error', as
+        another server answered."""
+        return super().return_forwarded(_object_or_none(answer))
 
     def set_annotation(self, key, value):
         """In a request hook: attaches @value (any JSON value; None removes
@@ -565,6 +579,25 @@ class ServerRequest(Snodo.ServerRequest):
 
 ServerRequest = override(ServerRequest)
 __all__.append('ServerRequest')
+
+
+class Session(Snodo.Session):
+    """A client's connection to a forwarding server, with dicts."""
+
+    def notify(self, method, params=None):
+        """Sends the notification @method with @params, a dict."""
+        return super().notify(method, _object_or_none(params))
+
+    def request_async(self, method, params, cancellable, callback, *user_data):
+        return super().request_async(method, _object_or_none(params), cancellable, callback, *user_data)
+
+    def request_finish(self, result):
+        """The client's result, as a dict."""
+        return from_json_node(super().request_finish(result))
+
+
+Session = override(Session)
+__all__.append('Session')
 
 
 # The short form: tools, resources and prompts from plain functions, and
