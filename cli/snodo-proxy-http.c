@@ -652,6 +652,7 @@ http_proxy_maybe_release (HttpProxy *http)
   g_application_release (http->app);
 }
 
+#ifdef G_OS_UNIX
 static void
 http_proxy_closed_cb (GObject      *source,
                       GAsyncResult *result,
@@ -673,7 +674,6 @@ http_proxy_closed_cb (GObject      *source,
   http_proxy_maybe_release (http);
 }
 
-#ifdef G_OS_UNIX
 static gboolean
 http_proxy_signal_cb (gpointer user_data)
 {
