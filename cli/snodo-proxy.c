@@ -392,6 +392,11 @@ proxy_make_client (Proxy   *proxy,
   snodo_client_set_request_timeout (client, 0);
   if (!snodo_cli_apply_client_options (client, proxy->options, error))
     return FALSE;
+  /* A server at a URL that wants OAuth is signed in to as by snodo call
+   * --http, unless the command line brings its own authorization. */
+  if (proxy->uri != NULL && !snodo_cli_has_own_authorization (proxy->options) &&
+      !snodo_cli_set_up_oauth (client, proxy->options, error))
+    return FALSE;
   g_signal_connect (client, "notification", G_CALLBACK (proxy_notification_cb), proxy);
   g_signal_connect (client, "server-request", G_CALLBACK (proxy_server_request_cb), proxy);
   g_signal_connect (client, "closed", G_CALLBACK (proxy_client_closed_cb), proxy);

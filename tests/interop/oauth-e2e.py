@@ -367,6 +367,44 @@ try:
           all(o[0] == 0 and f'together {i}' in (result_text(o[1]) or '') for i, o in enumerate(outcomes)),
           *[f'status {o[0]}: {o[1]} {o[2]}' for o in outcomes])
 
+    # 5b. snodo proxy URL: a stdio server in front of the signed-in
+    # server, which reuses what the calls stored; with nothing stored (a
+    # new --credentials-dir), it signs in itself.
+    def run_proxy(server, store):
+        proc = subprocess.Popen([snodo, 'proxy', '--no-browser', *store, server],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env)
+        proc.stdin.write('\n'.join(json.dumps(m) for m in [
+            {'jsonrpc': '2.0', 'id': 1, 'method': 'initialize', 'params': {
+                'protocolVersion': '2025-11-25', 'capabilities': {}, 'clientInfo': {'name': 'e2e', 'version': '1'}}},
+            {'jsonrpc': '2.0', 'method': 'notifications/initialized'},
+            {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/call', 'params': {
+                'name': 'echo', 'arguments': {'text': 'proxied'}}}]) + '\n')
+        proc.stdin.close()
+        status, out, err, urls, errors = finish_call(proc)
+        answers = {}
+        for line in out.splitlines():
+            try:
+                answers[json.loads(line).get('id')] = json.loads(line)
+            except ValueError:
+                pass
+        text = ' '.join(c.get('text', '') for c in answers.get(2, {}).get('result', {}).get('content', []))
+        return status, text, err, urls, errors
+
+    store = [] if secret_service else [f'--credentials-dir={credentials}']
+    issued_before = issued_grants()
+    status, text, err, urls, errors = run_proxy(url2, store)
+    check('snodo proxy URL reuses the stored sign-in (none asked, no token issued)',
+          not urls and issued_grants() == issued_before, urls, issued_grants()[len(issued_before):], err)
+    check('a call through snodo proxy URL is answered', status == 0 and text == 'proxied', f'status {status}', text, err)
+    if not secret_service:
+        fresh = os.path.join(tmp, 'proxy-credentials')
+        status, text, err, urls, errors = run_proxy(url2, [f'--credentials-dir={fresh}'])
+        check('snodo proxy URL with nothing stored signs in once, at the issuer',
+              len(urls) == 1 and urls[0].startswith(issuer + '/') and not errors, urls, err, *errors)
+        check('the call through the proxy that signed in is answered, and the sign-in stored',
+              status == 0 and text == 'proxied' and os.listdir(fresh), f'status {status}', text, err)
+
     # 6. What snodo-demo refuses: 401 invalid_token, checked at the provider.
     tokens = issued_tokens()
     for_url = [t for t in tokens if t['aud'] == url]
