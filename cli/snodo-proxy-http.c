@@ -770,6 +770,62 @@ parse_count (GVariantDict *options,
   return TRUE;
 }
 
+/* --token-introspection=@endpoint with --introspection-client-id and the
+ * first line of --introspection-client-secret-file, which is wiped once
+ * handed over and never printed. */
+static gboolean
+set_introspection (GVariantDict            *options,
+                   SnodoHttpAuthorization  *authorization,
+                   const char              *endpoint,
+                   int                     *status,
+                   GError                 **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *secret = NULL;
+  const char *client_id = NULL;
+  const char *secret_file = NULL;
+  gsize len = 0;
+  gboolean ok;
+
+  if (!g_variant_dict_lookup (options, "introspection-client-id", "&s", &client_id) || client_id[0] == '\0' ||
+      !g_variant_dict_lookup (options, "introspection-client-secret-file", "^&ay", &secret_file))
+    {
+      *status = 2;
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           "--token-introspection needs --introspection-client-id and "
+                           "--introspection-client-secret-file");
+      return FALSE;
+    }
+  if (!g_file_get_contents (secret_file, &secret, &len, &local_error))
+    {
+      g_set_error (error, local_error->domain, local_error->code,
+                   "--introspection-client-secret-file: %s", local_error->message);
+      return FALSE;
+    }
+  if (memchr (secret, '\0', len) == NULL)
+    secret[strcspn (secret, "\r\n")] = '\0';
+  else
+    secret[0] = '\0';
+  if (secret[0] == '\0')
+    {
+      g_autofree char *display = g_filename_display_name (secret_file);
+
+      memset (secret, 0, len);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "--introspection-client-secret-file: “%s” holds no secret", display);
+      return FALSE;
+    }
+  ok = snodo_http_authorization_set_introspection (authorization, endpoint, client_id, secret, &local_error);
+  memset (secret, 0, len);
+  if (!ok)
+    {
+      *status = 2;
+      g_set_error (error, local_error->domain, local_error->code, "--token-introspection: %s", local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 http_proxy_set_up (HttpProxy *http,
                    int       *status,
@@ -783,6 +839,7 @@ http_proxy_set_up (HttpProxy *http,
   const char *key_file = NULL;
   const char *text = NULL;
   const char *token_file = NULL;
+  const char *introspection = NULL;
   g_autofree const char **servers = NULL;
   guint max_sessions = 0;
 
@@ -793,6 +850,7 @@ http_proxy_set_up (HttpProxy *http,
   g_variant_dict_lookup (http->options, "tls-key", "^&ay", &key_file);
   g_variant_dict_lookup (http->options, "accept-bearer-token-file", "^&ay", &token_file);
   g_variant_dict_lookup (http->options, "authorization-server", "^a&s", &servers);
+  g_variant_dict_lookup (http->options, "token-introspection", "&s", &introspection);
   if ((where != NULL) == (unix_path != NULL))
     {
       g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -805,10 +863,10 @@ http_proxy_set_up (HttpProxy *http,
                            "--tls-certificate and --tls-key go together");
       return FALSE;
     }
-  if ((token_file != NULL) != (servers != NULL && servers[0] != NULL))
+  if ((token_file != NULL || introspection != NULL) != (servers != NULL && servers[0] != NULL))
     {
       g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                           "--accept-bearer-token-file and --authorization-server go together: "
+                           "--accept-bearer-token-file or --token-introspection goes with --authorization-server: "
                            "the metadata must name where clients get tokens");
       return FALSE;
     }
@@ -849,15 +907,22 @@ http_proxy_set_up (HttpProxy *http,
     set_list (http->transport, "allowed-hosts", text);
   if (g_variant_dict_lookup (http->options, "allowed-origins", "&s", &text))
     set_list (http->transport, "allowed-origins", text);
-  if (token_file != NULL)
+  if (token_file != NULL || introspection != NULL)
     {
       g_autoptr(SnodoHttpAuthorization) authorization = snodo_http_authorization_new ();
 
-      http->tokens = read_tokens (token_file, error);
-      if (http->tokens == NULL)
-        return FALSE;
       snodo_http_authorization_set_authorization_servers (authorization, servers);
-      g_signal_connect (authorization, "validate-token", G_CALLBACK (validate_token_cb), http);
+      /* The file's tokens first; a token it does not have goes to the
+       * introspection endpoint. */
+      if (token_file != NULL)
+        {
+          http->tokens = read_tokens (token_file, error);
+          if (http->tokens == NULL)
+            return FALSE;
+          g_signal_connect (authorization, "validate-token", G_CALLBACK (validate_token_cb), http);
+        }
+      if (introspection != NULL && !set_introspection (http->options, authorization, introspection, status, error))
+        return FALSE;
       snodo_http_transport_set_authorization (http->transport, authorization);
     }
 

@@ -988,7 +988,7 @@ snodo_cli_proxy (GApplication *app,
       if (g_variant_dict_contains (options, "header") || g_variant_dict_contains (options, "bearer-token-file") ||
           g_variant_dict_contains (options, "cacert"))
         return proxy_usage_error ("--header, --bearer-token-file and --cacert are for a URL, not for proxy --http "
-                                  "(it accepts tokens with --accept-bearer-token-file)");
+                                  "(it accepts tokens with --accept-bearer-token-file or --token-introspection)");
       if (g_str_has_prefix (argv[i], "http://") || g_str_has_prefix (argv[i], "https://"))
         return proxy_usage_error ("proxy --http serves a command's server: -- COMMAND [ARG…], not a URL");
       return snodo_cli_proxy_http (app, options, argv + i);
@@ -996,7 +996,8 @@ snodo_cli_proxy (GApplication *app,
   {
     static const char * const serving[] = { "tls-certificate", "tls-key", "allowed-hosts", "allowed-origins",
                                             "max-sessions", "pool-size", "accept-bearer-token-file",
-                                            "authorization-server" };
+                                            "token-introspection", "introspection-client-id",
+                                            "introspection-client-secret-file", "authorization-server" };
 
     for (guint o = 0; o < G_N_ELEMENTS (serving); o++)
       if (g_variant_dict_contains (options, serving[o]))

@@ -15,7 +15,9 @@
 # the child, in both eras. Output is TAP.
 
 import atexit
+import base64
 import http.client
+import http.server
 import json
 import os
 import shutil
@@ -322,6 +324,59 @@ def limits_and_auth():
         p.stop()
 
 
+def introspection():
+    """--token-introspection: a fake endpoint on loopback says which tokens
+    are active, and for which audience."""
+    asked = []
+
+    class Endpoint(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            form = urllib.parse.parse_qs(self.rfile.read(int(self.headers['Content-Length'])).decode())
+            asked.append((self.headers.get('Authorization'), form))
+            token = form.get('token', [''])[0]
+            if token == 'live':
+                answer = {'active': True, 'sub': 'bob', 'scope': 'mcp', 'aud': proxy_url[0]}
+            elif token == 'elsewhere':
+                answer = {'active': True, 'sub': 'eve', 'aud': 'https://other.example.org/mcp'}
+            else:
+                answer = {'active': False}
+            body = json.dumps(answer).encode()
+            self.send_response(200)
+            self.send_header('Content-Type', 'application/json')
+            self.send_header('Content-Length', str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    proxy_url = ['']
+    endpoint = http.server.HTTPServer(('127.0.0.1', 0), Endpoint)
+    threading.Thread(target=endpoint.serve_forever, daemon=True).start()
+    with tempfile.TemporaryDirectory() as folder:
+        secret = os.path.join(folder, 'secret')
+        with open(secret, 'w') as f:
+            f.write('s3cret\n')
+        p = Proxy('--http', '127.0.0.1:0', '--authorization-server', 'https://auth.example.org',
+                  '--token-introspection', 'http://127.0.0.1:%d/introspect' % endpoint.server_port,
+                  '--introspection-client-id', 'proxy', '--introspection-client-secret-file', secret)
+        proxy_url[0] = p.url
+        session, answer = p.initialize(headers={'Authorization': 'Bearer live'})
+        check('--token-introspection: an active token for this server is served',
+              session is not None and 'result' in answer, answer)
+        check('--token-introspection: the endpoint was asked as the proxy\'s client',
+              any(a == 'Basic ' + base64.b64encode(b'proxy:s3cret').decode() and f.get('token') == ['live']
+                  for a, f in asked), asked)
+        for token, why in (('elsewhere', 'a token for another audience'), ('dead', 'an inactive token')):
+            status, _, messages = p.post({'jsonrpc': '2.0', 'id': 1, 'method': 'initialize',
+                                          'params': {'protocolVersion': LEGACY, 'capabilities': {},
+                                                     'clientInfo': {'name': 'test', 'version': '1'}}},
+                                         headers={'Authorization': 'Bearer ' + token})
+            check('--token-introspection: %s is refused (401)' % why, status == 401, (status, messages))
+        p.stop()
+    endpoint.shutdown()
+
+
 def tls():
     if shutil.which('openssl') is None:
         check('TLS # SKIP no openssl to make a certificate with', True)
@@ -377,7 +432,12 @@ def usage():
                       (['--http', '127.0.0.1:0', 'http://127.0.0.1:1/mcp'], 'a URL to serve'),
                       (['--http', '127.0.0.1:0', '--tls-key', 'key.pem', '--', demo], '--tls-key alone'),
                       (['--http', '127.0.0.1:0', '--accept-bearer-token-file', demo, '--', demo],
-                       'tokens without --authorization-server')):
+                       'tokens without --authorization-server'),
+                      (['--http', '127.0.0.1:0', '--authorization-server', 'https://a.example.org',
+                        '--token-introspection', 'http://127.0.0.1:1/i', '--', demo],
+                       '--token-introspection without its client'),
+                      (['--token-introspection', 'http://127.0.0.1:1/i', '--', demo],
+                       '--token-introspection without --http')):
         code, out, err = status(*args)
         check('%s: status 2, nothing served' % why, code == 2 and out == '' and 'snodo:' in err, (code, out, err))
     taken = socket.socket()
@@ -395,6 +455,7 @@ usage()
 sessions_and_pool()
 killed()
 limits_and_auth()
+introspection()
 tls()
 other_era(MODERN, 'a child of 2026-07-28 only')
 other_era(LEGACY, 'a child of 2025-11-25 only')
