@@ -689,47 +689,6 @@ http_proxy_signal_cb (gpointer user_data)
 
 static HttpProxy *the_http_proxy;
 
-/* [ADDRESS:]PORT, [IPV6]:PORT. */
-static GSocketAddress *
-parse_address (const char  *text,
-               GError     **error)
-{
-  g_autofree char *host = NULL;
-  g_autoptr(GInetAddress) inet = NULL;
-  const char *port_text = text;
-  const char *colon = strrchr (text, ':');
-  guint64 port = 0;
-
-  if (text[0] == '[')
-    {
-      const char *end = strchr (text, ']');
-
-      if (end == NULL || end[1] != ':')
-        goto bad;
-      host = g_strndup (text + 1, end - text - 1);
-      port_text = end + 2;
-    }
-  else if (colon != NULL)
-    {
-      if (strchr (text, ':') != colon)
-        goto bad;
-      host = g_strndup (text, colon - text);
-      port_text = colon + 1;
-    }
-  if (!g_ascii_string_to_unsigned (port_text, 10, 0, G_MAXUINT16, &port, NULL))
-    goto bad;
-  inet = g_inet_address_new_from_string (host != NULL ? host : "127.0.0.1");
-  if (inet == NULL)
-    goto bad;
-  return g_inet_socket_address_new (inet, (guint16) port);
-
-bad:
-  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-               "--http needs [ADDRESS:]PORT, a port from 0 to 65535 and an IPv4 or IPv6 address "
-               "(in brackets), not “%s”", text);
-  return NULL;
-}
-
 static void
 set_list (SnodoHttpTransport *transport,
           const char         *property,
@@ -875,9 +834,14 @@ http_proxy_set_up (HttpProxy *http,
     return FALSE;
   if (where != NULL)
     {
-      address = parse_address (where, error);
+      g_autoptr(GError) local_error = NULL;
+
+      address = snodo_http_transport_parse_address (where, &local_error);
       if (address == NULL)
-        return FALSE;
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--http: %s", local_error->message);
+          return FALSE;
+        }
     }
   else
     {

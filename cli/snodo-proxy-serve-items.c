@@ -205,32 +205,34 @@ serve_forward (Backend         *backend,
   json_object_unref (params);
 }
 
+/* A call of a named item (tool, prompt): its backend's name for it and
+ * the arguments as they came. */
 static void
-serve_tool_cb (SnodoInvocation *invocation,
-               gpointer         user_data)
+serve_named (Item            *item,
+             SnodoInvocation *invocation,
+             const char      *method)
 {
-  Item *item = user_data;
   JsonObject *params = serve_params_new (invocation);
   JsonObject *arguments = snodo_invocation_get_arguments (invocation);
 
   json_object_set_string_member (params, "name", item->name);
   if (arguments != NULL)
     json_object_set_object_member (params, "arguments", json_object_ref (arguments));
-  serve_forward (item->backend, invocation, "tools/call", params);
+  serve_forward (item->backend, invocation, method, params);
+}
+
+static void
+serve_tool_cb (SnodoInvocation *invocation,
+               gpointer         user_data)
+{
+  serve_named (user_data, invocation, "tools/call");
 }
 
 static void
 serve_prompt_cb (SnodoInvocation *invocation,
                  gpointer         user_data)
 {
-  Item *item = user_data;
-  JsonObject *params = serve_params_new (invocation);
-  JsonObject *arguments = snodo_invocation_get_arguments (invocation);
-
-  json_object_set_string_member (params, "name", item->name);
-  if (arguments != NULL)
-    json_object_set_object_member (params, "arguments", json_object_ref (arguments));
-  serve_forward (item->backend, invocation, "prompts/get", params);
+  serve_named (user_data, invocation, "prompts/get");
 }
 
 static void

@@ -1347,12 +1347,53 @@ test_listen_tls_client_leaves (Fixture       *fixture,
   g_assert_true (wait_for_connections (fixture->transport, 0, 2000));
 }
 
+/* Where to listen, as the programs' --http and --mcp-http take it. */
+static void
+test_parse_address (void)
+{
+  static const struct { const char *text; const char *address; guint port; } good[] = {
+    { "8080", "127.0.0.1", 8080 },
+    { "0", "127.0.0.1", 0 },
+    { "", "127.0.0.1", 0 },
+    { "0.0.0.0:443", "0.0.0.0", 443 },
+    { "127.0.0.1:", "127.0.0.1", 0 },
+    { "[::1]:65535", "::1", 65535 },
+    { "[::]:0", "::", 0 },
+  };
+  static const char * const bad[] = {
+    "1.2.3", "::1:80", "[::1]80", "[::1", "localhost:80", "127.0.0.1:65536", "127.0.0.1:-1", "80x", "a:b:c",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GSocketAddress) address = snodo_http_transport_parse_address (good[i].text, &error);
+      g_autofree char *host = NULL;
+
+      g_assert_no_error (error);
+      g_assert_true (G_IS_INET_SOCKET_ADDRESS (address));
+      host = g_inet_address_to_string (g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (address)));
+      g_assert_cmpstr (host, ==, good[i].address);
+      g_assert_cmpuint (g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (address)), ==, good[i].port);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GSocketAddress) address = snodo_http_transport_parse_address (bad[i], &error);
+
+      g_assert_null (address);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+      g_assert_nonnull (strstr (error->message, bad[i]));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/snodo/http/listen/parse-address", test_parse_address);
   g_test_add ("/snodo/http/listen/ipv6", Fixture, NULL, fixture_setup, test_listen_ipv6, fixture_teardown);
   g_test_add ("/snodo/http/listen/any", Fixture, NULL, fixture_setup, test_listen_any, fixture_teardown);
   g_test_add ("/snodo/http/listen/unix", Fixture, NULL, fixture_setup, test_listen_unix, fixture_teardown);

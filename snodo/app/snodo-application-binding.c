@@ -451,40 +451,12 @@ static GSocketAddress *
 snodo_application_binding_parse_http (const char  *text,
                                       GError     **error)
 {
-  g_autofree char *host = NULL;
-  g_autoptr(GInetAddress) inet = NULL;
-  const char *port_text = text;
-  const char *colon = strrchr (text, ':');
-  guint64 port = 0;
+  g_autoptr(GError) local_error = NULL;
+  GSocketAddress *address = snodo_http_transport_parse_address (text, &local_error);
 
-  if (text[0] == '[')
-    {
-      const char *end = strchr (text, ']');
-
-      if (end == NULL || end[1] != ':')
-        goto bad;
-      host = g_strndup (text + 1, end - text - 1);
-      port_text = end + 2;
-    }
-  else if (colon != NULL)
-    {
-      if (strchr (text, ':') != colon)
-        goto bad;
-      host = g_strndup (text, colon - text);
-      port_text = colon + 1;
-    }
-  if (port_text[0] != '\0' && !g_ascii_string_to_unsigned (port_text, 10, 0, G_MAXUINT16, &port, NULL))
-    goto bad;
-  inet = g_inet_address_new_from_string (host != NULL ? host : "127.0.0.1");
-  if (inet == NULL)
-    goto bad;
-  return g_inet_socket_address_new (inet, (guint16) port);
-
-bad:
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-               _("--mcp-http needs [ADDRESS:]PORT, a port from 0 to 65535 and an IPv4 or IPv6 address "
-                 "(in brackets), not “%s”"), text);
-  return NULL;
+  if (address == NULL)
+    g_set_error (error, local_error->domain, local_error->code, "--mcp-http: %s", local_error->message);
+  return address;
 }
 
 /* A list option, separated by commas, as a transport property. */

@@ -11,6 +11,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <gio/gio.h>
 #include <libsoup/soup.h>
 
@@ -296,6 +298,68 @@ snodo_http_transport_get_port (SnodoHttpTransport *self)
 {
   g_return_val_if_fail (SNODO_IS_HTTP_TRANSPORT (self), 0);
   return self->port;
+}
+
+/**
+ * snodo_http_transport_parse_address:
+ * @text: where to listen, as a command line says it: `PORT`,
+ *   `ADDRESS:PORT` or `[IPV6]:PORT`
+ * @error: return location for a #GError, or %NULL
+ *
+ * Parses where to listen as Snodo's programs take it (`snodo-demo --http`,
+ * `--mcp-http` of [class@Snodo.ApplicationBinding], `snodo proxy --http`),
+ * for [method@Snodo.HttpTransport.listen]. Without an address it is
+ * `127.0.0.1`, the loopback interface; a port of 0, or none (`""`,
+ * `ADDRESS:`), asks for a free one, which
+ * [method@Snodo.HttpTransport.get_port] then tells.
+ *
+ * Returns: (transfer full) (nullable): the address, or %NULL with @error
+ *   set (%G_IO_ERROR_INVALID_ARGUMENT, naming @text)
+ *
+ * Since: 0.1
+ */
+GSocketAddress *
+snodo_http_transport_parse_address (const char  *text,
+                                    GError     **error)
+{
+  g_autofree char *host = NULL;
+  g_autoptr(GInetAddress) inet = NULL;
+  const char *port_text = text;
+  const char *colon;
+  guint64 port = 0;
+
+  g_return_val_if_fail (text != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  colon = strrchr (text, ':');
+  if (text[0] == '[')
+    {
+      const char *end = strchr (text, ']');
+
+      if (end == NULL || end[1] != ':')
+        goto bad;
+      host = g_strndup (text + 1, end - text - 1);
+      port_text = end + 2;
+    }
+  else if (colon != NULL)
+    {
+      if (strchr (text, ':') != colon)
+        goto bad;
+      host = g_strndup (text, colon - text);
+      port_text = colon + 1;
+    }
+  if (port_text[0] != '\0' && !g_ascii_string_to_unsigned (port_text, 10, 0, G_MAXUINT16, &port, NULL))
+    goto bad;
+  inet = g_inet_address_new_from_string (host != NULL ? host : "127.0.0.1");
+  if (inet == NULL)
+    goto bad;
+  return g_inet_socket_address_new (inet, (guint16) port);
+
+bad:
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+               _("“%s” is not [ADDRESS:]PORT: a port from 0 to 65535 and an IPv4 or IPv6 address "
+                 "(in brackets)"), text);
+  return NULL;
 }
 
 /**

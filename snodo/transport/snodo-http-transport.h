@@ -176,6 +176,9 @@ void                 snodo_http_transport_set_instance_id     (SnodoHttpTranspor
 SNODO_AVAILABLE_IN_ALL
 guint16              snodo_http_transport_get_port            (SnodoHttpTransport   *self);
 SNODO_AVAILABLE_IN_ALL
+GSocketAddress      *snodo_http_transport_parse_address       (const char           *text,
+                                                               GError              **error);
+SNODO_AVAILABLE_IN_ALL
 char                *snodo_http_transport_dup_uri             (SnodoHttpTransport   *self);
 SNODO_AVAILABLE_IN_ALL
 void                 snodo_http_transport_close_async         (SnodoHttpTransport   *self,
