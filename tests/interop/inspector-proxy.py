@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Copyright 2026 The Snodo authors
 #
-#   inspector-proxy.py NODE INSPECTOR SNODO SNODO-DEMO
+#   inspector-proxy.py NODE INSPECTOR SNODO SNODO-DEMO [SERVER-EVERYTHING]
 #
 # The MCP Inspector's command line (`mcp-inspector --cli`) against
 # `snodo proxy URL` (URL: a `snodo-demo --http 0` this script runs) and
@@ -13,7 +13,10 @@
 # each in the era asked for (a 2026-07-28 result names the server in its
 # _meta; an initialize-era one does not). And the other way round: the
 # Inspector at the URL of `snodo proxy --http 127.0.0.1:0 -- snodo-demo`
-# (also of one era only). Output is TAP.
+# (also of one era only). With SERVER-EVERYTHING (the npm server's
+# dist/index.js), the same server, which speaks the initialize era only,
+# behind the proxy each way: listed and called in both eras. Output is
+# TAP.
 
 import json
 import os
@@ -22,6 +25,7 @@ import sys
 import tempfile
 
 node, inspector, snodo, demo = sys.argv[1:5]
+everything = sys.argv[5] if len(sys.argv) > 5 else None
 count = 0
 failed = 0
 
@@ -53,11 +57,25 @@ def inspect(target, era, *args):
         return {'unreadable': result.stdout}, result.stderr
 
 
-def in_era(result, era):
+def in_era(result, era, server='snodo-demo'):
     """Whether @result is of @era: a 2026-07-28 result names the server in
     its _meta (the Inspector drops resultType), an initialize-era one not."""
-    named = result.get('_meta', {}).get('io.modelcontextprotocol/serverInfo', {}).get('name') == 'snodo-demo'
+    named = result.get('_meta', {}).get('io.modelcontextprotocol/serverInfo', {}).get('name') == server
     return named if era == 'modern' else not named
+
+
+def run_everything_checks(where, target):
+    for era in ('legacy', 'modern'):
+        label = '%s, %s era' % (where, era)
+        answer, err = inspect(target, era, '--method', 'tools/list')
+        names = [t.get('name') for t in answer.get('result', {}).get('tools', [])]
+        check('%s: the tools listed' % label, 'echo' in names and len(names) > 3, (answer, err))
+        answer, err = inspect(target, era, '--method', 'tools/call', '--tool-name', 'echo',
+                              '--tool-args-json', json.dumps({'message': 'h\u00e9llo'}))
+        result = answer.get('result', {})
+        check('%s: a call answered' % label,
+              'h\u00e9llo' in result.get('content', [{}])[0].get('text', '') and
+              in_era(result, era, 'mcp-servers/everything'), (answer, err))
 
 
 def run_checks(where, target):
@@ -115,6 +133,19 @@ for where, only in (('', []), (' of 2025-11-25 only', ['--protocol-versions', '2
             run_checks('at snodo proxy --http, to snodo-demo%s' % where, ['--server-url', uri])
     finally:
         server.kill()
+        server.wait()
+
+if everything:
+    run_everything_checks('to server-everything as a child', ['--', node, everything])
+    server = subprocess.Popen([snodo, 'proxy', '--http', '127.0.0.1:0', '--', node, everything],
+                              stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    try:
+        uri = server.stdout.readline().strip()
+        check('snodo proxy --http 127.0.0.1:0 -- server-everything prints its URL', uri.startswith('http://'), uri)
+        if uri.startswith('http'):
+            run_everything_checks('at snodo proxy --http, to server-everything', ['--server-url', uri])
+    finally:
+        server.terminate()
         server.wait()
 
 print('1..%d' % count)
