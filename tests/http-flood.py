@@ -13,7 +13,7 @@ connection shut and nothing written. The echo must be answered, within a
 bound generous enough for a loaded machine (the figure itself is in
 bench/README.md, bench/memory --only flood). The server's peak resident
 set stays within 1.5 x (max-live-bytes + max-bodies-bytes) over its
-baseline, and 2 s after the flood most of it is back with the system
+baseline, and within 5 s of the flood most of it is back with the system
 (G_SLICE=always-malloc: GLib before 2.76 keeps json-glib's freed nodes in
 GSlice caches of its own, which no trim reaches).
 
@@ -228,21 +228,28 @@ def run(port, pid, sanitized):
            f"the echo is answered within {ECHO_BOUND} s", f"{echo_time:.2f} s")
 
     peak = status_kb(pid, "VmHWM")
-    time.sleep(2)
-    after = status_kb(pid, "VmRSS")
+    # The memory comes back a moment after the flood (the trims that
+    # follow a burst of large frees, snodo-memory.c): watched for up to
+    # 5 s.
     bound = baseline + 1.5 * (256 + 64) * 1024
-    print(f"# VmRSS {baseline} kB before, peak {peak} kB (bound {bound:.0f} kB), {after} kB 2 s after")
+    waited = 0.0
+    after = status_kb(pid, "VmRSS")
+    while after is not None and after > baseline + 64 * 1024 and waited < 5.0:
+        time.sleep(0.25)
+        waited += 0.25
+        after = status_kb(pid, "VmRSS")
+    print(f"# VmRSS {baseline} kB before, peak {peak} kB (bound {bound:.0f} kB), {after} kB {waited:.2f} s after")
     if sanitized:
         # AddressSanitizer's allocator keeps freed memory in quarantine,
         # pads every block and never hands pages back to malloc_trim():
         # the resident set says nothing of Snodo's bounds there.
         for name in ("the peak resident set stays within 1.5 x (max-live-bytes + max-bodies-bytes)",
-                     "2 s after the flood, the memory is back with the system"):
+                     "within 5 s of the flood, the memory is back with the system"):
             skip(name, "under AddressSanitizer, whose allocator holds freed memory")
     elif peak is not None:
         report(peak <= bound, "the peak resident set stays within 1.5 x (max-live-bytes + max-bodies-bytes)",
                f"{peak} kB")
-        report(after <= baseline + 64 * 1024, "2 s after the flood, the memory is back with the system",
+        report(after <= baseline + 64 * 1024, "within 5 s of the flood, the memory is back with the system",
                f"{after} kB against {baseline} kB before")
 
     # The server still answers once the flood is over.

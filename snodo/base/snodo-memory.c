@@ -7,7 +7,10 @@
  * with an arena of its own) the resident set would stay near its peak.
  * Where malloc_trim() is there, it hands the free pages back, on a thread
  * of its own, a moment after the frees (so that a burst of them is one
- * trim). Elsewhere this does nothing. */
+ * trim), then a few times more as the burst settles: what is freed at its
+ * end (less than makes a trim worth it, or not counted here, such as the
+ * buffers of connections that close after their last answers) would
+ * otherwise stay with the process. Elsewhere this does nothing. */
 
 #include "config.h"
 
@@ -19,10 +22,13 @@
 
 #include "snodo-base-private.h"
 
-/* Bytes freed that make a trim worth it, and how long after the frees it
- * comes. */
+/* Bytes freed that make a trim worth it, how long after the frees it
+ * comes, and the trims that follow a burst's last: how many, how far
+ * apart. */
 #define TRIM_AFTER_BYTES (16 * 1024 * 1024)
 #define TRIM_DELAY_MS 100
+#define TRIM_SETTLE_ROUNDS 4
+#define TRIM_SETTLE_MS 500
 
 #ifdef HAVE_MALLOC_TRIM
 static GMutex trim_lock;
@@ -32,18 +38,25 @@ static gboolean trim_scheduled;
 static gpointer
 trim_thread (gpointer data)
 {
+  guint settling = 0;
+
   for (;;)
     {
-      g_usleep (TRIM_DELAY_MS * 1000);
+      g_usleep ((settling > 0 ? TRIM_SETTLE_MS : TRIM_DELAY_MS) * 1000);
       g_mutex_lock (&trim_lock);
       trim_freed = 0;
       g_mutex_unlock (&trim_lock);
 
       malloc_trim (0);
 
-      /* More was freed while trimming: once more. */
       g_mutex_lock (&trim_lock);
-      if (trim_freed < TRIM_AFTER_BYTES)
+      if (trim_freed >= TRIM_AFTER_BYTES)
+        /* More was freed while trimming: once more, soon. */
+        settling = 0;
+      else if (settling < TRIM_SETTLE_ROUNDS)
+        /* The burst is ending: again as it settles. */
+        settling++;
+      else
         {
           trim_scheduled = FALSE;
           g_mutex_unlock (&trim_lock);
