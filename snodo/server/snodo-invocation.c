@@ -1039,8 +1039,6 @@ snodo_invocation_log (SnodoInvocation *self,
                       JsonNode        *data)
 {
   g_autoptr(GBytes) line = NULL;
-  g_autoptr(JsonNode) params = NULL;
-  JsonObject *object;
   int threshold;
 
   g_return_val_if_fail (SNODO_IS_INVOCATION (self), FALSE);
@@ -1051,17 +1049,26 @@ snodo_invocation_log (SnodoInvocation *self,
   if (threshold < 0 || (int) level < threshold || !snodo_invocation_is_live (self))
     return FALSE;
 
-  object = json_object_new ();
+  line = snodo_server_encode_log (level, logger, data);
+  snodo_connection_send_related (self->connection, self->key, line, NULL, NULL);
+  return TRUE;
+}
+
+GBytes *
+snodo_server_encode_log (SnodoLogLevel  level,
+                         const char    *logger,
+                         JsonNode      *data)
+{
+  g_autoptr(JsonNode) params = NULL;
+  JsonObject *object = json_object_new ();
+
   json_object_set_string_member (object, "level", snodo_log_level_to_string ((guint) level));
   if (logger != NULL)
     json_object_set_string_member (object, "logger", logger);
   json_object_set_member (object, "data", json_node_copy (data));
   params = json_node_init_object (json_node_alloc (), object);
   json_object_unref (object);
-
-  line = snodo_frame_encode_notification ("notifications/message", params);
-  snodo_connection_send_related (self->connection, self->key, line, NULL, NULL);
-  return TRUE;
+  return snodo_frame_encode_notification ("notifications/message", params);
 }
 
 /**

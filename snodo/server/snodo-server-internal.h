@@ -202,4 +202,10 @@ void          snodo_server_forward_request       (SnodoServer        *self,
                                                   SnodoRequestMeta   *meta,
                                                   gsize               cost);
 
+/* The line of a log message (`notifications/message`) of @level, @logger
+ * (nullable) and @data (copied); snodo-invocation.c. */
+GBytes       *snodo_server_encode_log            (SnodoLogLevel       level,
+                                                  const char         *logger,
+                                                  JsonNode           *data);
+
 G_END_DECLS

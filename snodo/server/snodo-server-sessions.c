@@ -534,17 +534,7 @@ snodo_server_log (SnodoServer   *self,
           (int) level < g_atomic_int_get (&connection->log_level))
         continue;
       if (line == NULL)
-        {
-          g_autoptr(JsonNode) params = NULL;
-          JsonObject *object = json_object_new ();
-
-          json_object_set_string_member (object, "level", snodo_log_level_to_string ((guint) level));
-          if (logger != NULL)
-            json_object_set_string_member (object, "logger", logger);
-          json_object_set_member (object, "data", json_node_copy (data));
-          params = snodo_json_node_take_object (object);
-          line = snodo_frame_encode_notification ("notifications/message", params);
-        }
+        line = snodo_server_encode_log (level, logger, data);
       snodo_connection_send (connection, line, NULL, NULL);
       sent = TRUE;
     }
